@@ -1,0 +1,91 @@
+# karte: one Makefile for the daemon, the analysis library, the tools and
+# every test. `make run` and `make test` install what is missing first.
+
+BUILD   ?= build
+CC      ?= cc
+PKGS    := libmicrohttpd jansson sqlite3 nettle
+WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
+           -Wvla -Wwrite-strings -Wformat=2 -Werror
+CFLAGS  ?= -O2 -g
+ifeq ($(SAN),1)
+CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis \
+             $(shell pkg-config --cflags $(PKGS))
+LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+
+SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/token.c \
+              server/writer.c server/http.c server/pool.c server/api_runs.c \
+              server/api_static.c
+SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
+KARTED     := $(BUILD)/karted
+
+TESTS      := test_run test_store
+TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
+
+.PHONY: all run test test-unit test-integration test-contract asan bench clean deps help
+
+all: $(KARTED)
+
+help:
+	@echo "make            build $(KARTED)"
+	@echo "make run        install dependencies, build, start karted on 127.0.0.1:8080"
+	@echo "make test       install dependencies, run every test (plain and sanitizer builds)"
+	@echo "make asan       the unit and integration tests under ASan+UBSan only"
+	@echo "make bench      the benchmarks (figures printed, see README)"
+
+deps:
+	@./deploy/install-deps.sh
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/server/schema_sql.c: schema/gen.sh $(sort $(wildcard schema/[0-9]*.sql))
+	@mkdir -p $(dir $@)
+	sh schema/gen.sh $(sort $(wildcard schema/[0-9]*.sql)) > $@
+
+$(BUILD)/server/schema_sql.o: $(BUILD)/server/schema_sql.c
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(KARTED): $(SERVER_OBJ) $(BUILD)/server/main.o
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs cmocka)
+
+run: deps $(KARTED)
+	@mkdir -p data
+	./$(KARTED) serve --listen 127.0.0.1:8080 --db data/karte.db
+
+test-unit: $(TEST_BINS)
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done
+
+test-integration: $(KARTED)
+	python3 tests/integration.py --karted $(KARTED)
+
+# Every test, on the plain build and again on the sanitizer build.
+test: deps
+	$(MAKE) test-unit test-integration
+	$(MAKE) asan
+	@echo "make test: every test passed (plain and sanitizer builds)"
+
+asan:
+	$(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
+
+bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite
+	python3 tests/bench_runs.py --build $(BUILD)
+
+$(BUILD)/bench/bare_mhd: $(BUILD)/tests/bench/bare_mhd.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/bench/bare_sqlite: $(BUILD)/tests/bench/bare_sqlite.o $(BUILD)/server/schema_sql.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+clean:
+	rm -rf build build-asan
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Install the Debian 12 packages karte needs to build, run and test.
+# Idempotent: asks dpkg what is missing and runs `apt-get update` and
+# `apt-get install` only when something is. Needs root for the install.
+set -eu
+
+PKGS="build-essential pkg-config
+libmicrohttpd-dev libjansson-dev libsqlite3-dev sqlite3 nettle-dev
+libgsl-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core
+libcmocka-dev python3 curl wrk libxml2-utils"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+echo "install-deps: installing:$missing" >&2
+if [ "$(id -u)" -ne 0 ]; then
+	SUDO=sudo
+else
+	SUDO=
+fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,339 @@
+/* The Runs part of HTTP API v1: post, list, get, delete, counts. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "karted.h"
+#include "token.h"
+#include "xalloc.h"
+
+#define PAGE_DEFAULT 100
+#define PAGE_MAX     1000
+
+bool api_token_ok(void *app, const char *token)
+{
+	struct karted *k = app;
+	char hash[TOKEN_HASH_LEN + 1];
+	struct store *st;
+	bool ok;
+
+	if (strlen(token) > 256)
+		return false;
+	token_hash(token, strlen(token), hash);
+	st = pool_get(k->readers);
+	ok = store_token_valid(st, hash);
+	pool_put(k->readers, st);
+	return ok;
+}
+
+/* ---- POST /api/v1/runs, DELETE /api/v1/runs/{id}: through the writer ---- */
+
+struct write_req {
+	struct wjob job;
+	struct karted *k;
+	struct req *rq;
+};
+
+static void post_done(struct wjob *job)
+{
+	struct write_req *w = (struct write_req *)job;
+	struct resp *rs = req_resp(w->rq);
+	json_t *ids;
+	size_t i;
+
+	if (job->rc) {
+		resp_error(rs, &job->err);
+	} else {
+		ids = json_array();
+		for (i = 0; i < job->batch.count; i++)
+			json_array_append_new(ids, json_integer(job->ids[i]));
+		/* 201 when something was created; 200 when every run was a repeat */
+		resp_json(rs, job->fresh ? 201 : 200, json_pack("{s:o}", "ids", ids));
+	}
+	run_batch_free(&job->batch);
+	free(job->ids);
+	http_resume(w->rq);
+	free(w);
+}
+
+static void submit(void *arg)
+{
+	struct write_req *w = arg;
+
+	writer_submit(w->k->writer, &w->job);
+}
+
+static int post_runs(void *app, struct req *rq, struct resp *rs)
+{
+	struct write_req *w = xcalloc(1, sizeof(*w));
+	struct kerr err;
+	const char *body;
+	size_t len;
+
+	body = req_body(rq, &len);
+	if (run_parse_body(body, len, req_is_ndjson(rq) ? BODY_NDJSON : BODY_JSON, &w->job.batch,
+			   &err)) {
+		free(w);
+		resp_error(rs, &err);
+		return 0;
+	}
+	w->k = app;
+	w->rq = rq;
+	w->job.kind = WJOB_RUNS;
+	w->job.done = post_done;
+	req_defer(rq, submit, w);
+	return HTTP_PENDING;
+}
+
+/* A run id from the path: a positive integer, else 404. */
+static int path_id(struct req *rq, struct resp *rs, int64_t *id)
+{
+	const char *s = req_param(rq);
+	char *end;
+
+	errno = 0;
+	*id = strtoll(s, &end, 10);
+	if (errno || *end || *id <= 0 || s[0] == '+' || s[0] == ' ') {
+		resp_errorf(rs, 404, "there is no run with id '%.40s'", s);
+		return -1;
+	}
+	return 0;
+}
+
+static void delete_done(struct wjob *job)
+{
+	struct write_req *w = (struct write_req *)job;
+	struct resp *rs = req_resp(w->rq);
+
+	if (job->rc)
+		resp_error(rs, &job->err);
+	else if (!job->deleted)
+		resp_errorf(rs, 404, "there is no run with id %" PRId64, job->id);
+	else
+		resp_json(rs, 200, json_pack("{s:I}", "deleted", (json_int_t)job->id));
+	http_resume(w->rq);
+	free(w);
+}
+
+static int delete_run(void *app, struct req *rq, struct resp *rs)
+{
+	struct write_req *w;
+	int64_t id;
+
+	if (path_id(rq, rs, &id))
+		return 0;
+	w = xcalloc(1, sizeof(*w));
+	w->k = app;
+	w->rq = rq;
+	w->job.kind = WJOB_DELETE;
+	w->job.id = id;
+	w->job.done = delete_done;
+	req_defer(rq, submit, w);
+	return HTTP_PENDING;
+}
+
+/* ---- reads ------------------------------------------------------------- */
+
+static int get_run(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	struct kerr err;
+	struct store *st;
+	struct run r;
+	int64_t id;
+	int rc;
+
+	if (path_id(rq, rs, &id))
+		return 0;
+	st = pool_get(k->readers);
+	rc = store_get_run(st, id, &r, &err);
+	pool_put(k->readers, st);
+	if (rc) {
+		resp_error(rs, &err);
+		return 0;
+	}
+	resp_json(rs, 200, json_pack("{s:o}", "run", run_to_json(&r)));
+	run_clear(&r);
+	return 0;
+}
+
+/* Parse an integer query parameter in [min, max]; absent leaves *out. */
+static int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t *out,
+		     struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	long long v;
+	char *end;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return kerr_field(err, 400, key, "%s must be an integer from %lld to %lld (got '%.40s')",
+				  key, (long long)min, (long long)max, s);
+	*out = v;
+	return 0;
+}
+
+struct list_ctx {
+	json_t *runs;
+	int64_t limit, last_id;
+	size_t count;
+	bool more;
+};
+
+static int add_run(const struct run *r, void *ctx)
+{
+	struct list_ctx *c = ctx;
+
+	if ((int64_t)c->count == c->limit) {
+		c->more = true;	/* the limit+1st row: there is a next page */
+		return 1;
+	}
+	json_array_append_new(c->runs, run_to_json(r));
+	c->last_id = r->id;
+	c->count++;
+	return 0;
+}
+
+static int list_runs(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	struct run_filter f = {0};
+	struct list_ctx c = {0};
+	struct kerr err;
+	struct store *st;
+	const char *s;
+	char next[24];
+	int rc;
+
+	kerr_clear(&err);
+	f.system = req_query(rq, "system");
+	f.application = req_query(rq, "application");
+	f.variant = req_query(rq, "variant");
+	c.limit = PAGE_DEFAULT;
+	if (query_int(rq, "p", 1, 1000000000, &f.p, &err) ||
+	    query_int(rq, "limit", 1, PAGE_MAX, &c.limit, &err) ||
+	    query_int(rq, "after", 1, INT64_MAX, &f.before_id, &err)) {
+		resp_error(rs, &err);
+		return 0;
+	}
+	if ((s = req_query(rq, "n"))) {
+		char *end;
+
+		f.n = strtod(s, &end);
+		if (!*s || *end || !(f.n > 0)) {
+			kerr_field(&err, 400, "n", "n must be a number greater than 0 (got '%.40s')", s);
+			resp_error(rs, &err);
+			return 0;
+		}
+	}
+	f.limit = c.limit + 1;
+	c.runs = json_array();
+	st = pool_get(k->readers);
+	rc = store_each_run(st, &f, add_run, &c, &err);
+	pool_put(k->readers, st);
+	if (rc < 0) {
+		json_decref(c.runs);
+		resp_error(rs, &err);
+		return 0;
+	}
+	snprintf(next, sizeof(next), "%" PRId64, c.last_id);
+	resp_json(rs, 200, json_pack("{s:o,s:o}", "runs", c.runs, "next",
+				     c.more ? json_string(next) : json_null()));
+	return 0;
+}
+
+struct group_ctx {
+	json_t *rows;
+	enum store_group g;
+};
+
+static int add_group(const struct store_group_row *row, void *ctx)
+{
+	struct group_ctx *c = ctx;
+	json_t *o;
+
+	switch (c->g) {
+	case GROUP_SYSTEM:
+		o = json_pack("{s:s}", "name", row->system);
+		break;
+	case GROUP_APPLICATION:
+		o = json_pack("{s:s}", "name", row->application);
+		break;
+	default:
+		o = json_pack("{s:s,s:s,s:s}", "system", row->system, "application",
+			      row->application, "variant", row->variant);
+		break;
+	}
+	json_object_set_new(o, "runs", json_integer(row->runs));
+	json_object_set_new(o, "last_run_at", json_string(row->last_run_at));
+	json_array_append_new(c->rows, o);
+	return 0;
+}
+
+static int list_group(struct karted *k, enum store_group g, const char *key, struct resp *rs)
+{
+	struct group_ctx c = {json_array(), g};
+	struct kerr err;
+	struct store *st;
+	int rc;
+
+	st = pool_get(k->readers);
+	rc = store_each_group(st, g, add_group, &c, &err);
+	pool_put(k->readers, st);
+	if (rc < 0) {
+		json_decref(c.rows);
+		resp_error(rs, &err);
+		return 0;
+	}
+	resp_json(rs, 200, json_pack("{s:o}", key, c.rows));
+	return 0;
+}
+
+static int list_systems(void *app, struct req *rq, struct resp *rs)
+{
+	(void)rq;
+	return list_group(app, GROUP_SYSTEM, "systems", rs);
+}
+
+static int list_applications(void *app, struct req *rq, struct resp *rs)
+{
+	(void)rq;
+	return list_group(app, GROUP_APPLICATION, "applications", rs);
+}
+
+static int list_series(void *app, struct req *rq, struct resp *rs)
+{
+	(void)rq;
+	return list_group(app, GROUP_SERIES, "series", rs);
+}
+
+static int health(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	struct store *st;
+	int version;
+
+	(void)rq;
+	st = pool_get(k->readers);
+	version = store_schema_version(st);
+	pool_put(k->readers, st);
+	resp_json(rs, 200, json_pack("{s:s,s:i}", "status", "ok", "schema_version", version));
+	return 0;
+}
+
+const struct route api_routes[] = {
+	{"POST", "/api/v1/runs", ROUTE_WRITE | ROUTE_BODY, post_runs},
+	{"GET", "/api/v1/runs", 0, list_runs},
+	{"GET", "/api/v1/runs/{}", 0, get_run},
+	{"DELETE", "/api/v1/runs/{}", ROUTE_WRITE, delete_run},
+	{"GET", "/api/v1/systems", 0, list_systems},
+	{"GET", "/api/v1/applications", 0, list_applications},
+	{"GET", "/api/v1/series", 0, list_series},
+	{"GET", "/api/v1/health", 0, health},
+	{NULL, NULL, 0, NULL},
+};

@@ -1,0 +1,541 @@
+#include "http.h"
+
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "xalloc.h"
+
+#define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
+
+struct http {
+	struct MHD_Daemon *d;
+	struct http_config cfg;
+	atomic_int active;	/* requests between headers and completion */
+	unsigned port;
+};
+
+struct req {
+	struct MHD_Connection *conn;
+	struct http *h;
+	const char *method;
+	const char *path;
+	const struct route *route;
+	char *param;
+	char *body;
+	size_t len, cap;
+	size_t discarded;	/* bytes thrown away after the cap was passed */
+	bool too_big;
+	bool ndjson;
+	bool pending;		/* suspended, waiting for http_resume() */
+	atomic_bool resumed;
+	void (*start)(void *arg);
+	void *start_arg;
+	struct resp rs;
+};
+
+/* ---- handler accessors ------------------------------------------------- */
+
+const char *req_method(const struct req *rq)
+{
+	return rq->method;
+}
+
+const char *req_path(const struct req *rq)
+{
+	return rq->path;
+}
+
+const char *req_param(const struct req *rq)
+{
+	return rq->param;
+}
+
+const char *req_query(const struct req *rq, const char *key)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+struct each_ctx {
+	const char *key;
+	void (*each)(const char *value, void *ctx);
+	void *ctx;
+};
+
+static enum MHD_Result each_value(void *cls, enum MHD_ValueKind kind, const char *key,
+				  const char *value)
+{
+	struct each_ctx *c = cls;
+
+	(void)kind;
+	if (key && value && !strcmp(key, c->key))
+		c->each(value, c->ctx);
+	return MHD_YES;
+}
+
+void req_query_each(const struct req *rq, const char *key,
+		    void (*each)(const char *value, void *ctx), void *ctx)
+{
+	struct each_ctx c = {key, each, ctx};
+
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, each_value, &c);
+}
+
+const char *req_header(const struct req *rq, const char *name)
+{
+	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
+}
+
+const char *req_body(const struct req *rq, size_t *len)
+{
+	*len = rq->len;
+	return rq->body ? rq->body : "";
+}
+
+bool req_is_ndjson(const struct req *rq)
+{
+	return rq->ndjson;
+}
+
+struct resp *req_resp(struct req *rq)
+{
+	return &rq->rs;
+}
+
+void req_defer(struct req *rq, void (*start)(void *arg), void *arg)
+{
+	rq->start = start;
+	rq->start_arg = arg;
+}
+
+void http_resume(struct req *rq)
+{
+	atomic_store(&rq->resumed, true);
+	MHD_resume_connection(rq->conn);
+}
+
+/* ---- responses --------------------------------------------------------- */
+
+void resp_json(struct resp *rs, int status, json_t *body)
+{
+	rs->status = status;
+	rs->body = json_dumps(body, KARTE_JSON_FLAGS);
+	rs->len = rs->body ? strlen(rs->body) : 0;
+	rs->content_type = "application/json";
+	json_decref(body);
+}
+
+void resp_error(struct resp *rs, const struct kerr *err)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "error", json_string(err->msg[0] ? err->msg : "internal error"));
+	if (err->field[0])
+		json_object_set_new(o, "field", json_string(err->field));
+	if (err->index >= 0)
+		json_object_set_new(o, "index", json_integer(err->index));
+	resp_json(rs, err->code >= 400 ? err->code : 500, o);
+}
+
+void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
+{
+	struct kerr err;
+	va_list ap;
+
+	kerr_clear(&err);
+	err.code = status;
+	va_start(ap, fmt);
+	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	va_end(ap);
+	resp_error(rs, &err);
+}
+
+static enum MHD_Result send_resp(struct req *rq)
+{
+	struct resp *rs = &rq->rs;
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	if (rs->status == 0)
+		resp_errorf(rs, 500, "the handler gave no answer");
+	if (rs->body) {
+		r = MHD_create_response_from_buffer(rs->len, rs->body, MHD_RESPMEM_MUST_FREE);
+		rs->body = NULL;	/* MHD owns it now */
+	} else {
+		r = MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+	}
+	if (!r)
+		return MHD_NO;
+	if (rs->content_type)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, rs->cache ? rs->cache : "no-store");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'self'; img-src 'self' data:; object-src 'none'; "
+				"base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+	if (rs->allow[0])
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
+	if (rs->location)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);
+	if (rs->status == 401)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"karte\"");
+	if (rs->status >= 500)
+		fprintf(stderr, "karted: %s %s -> %d\n", rq->method, rq->path, rs->status);
+	ret = MHD_queue_response(rq->conn, (unsigned)rs->status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* ---- routing ----------------------------------------------------------- */
+
+/* Match path against pattern ("{}" stands for one non-empty segment, or
+ * with ROUTE_PREFIX the pattern is a prefix). *param gets the segment. */
+static bool match(const struct route *rt, const char *path, const char **param, size_t *plen)
+{
+	const char *brace = strstr(rt->path, "{}");
+	size_t pre, seg;
+
+	*param = NULL;
+	*plen = 0;
+	if (rt->flags & ROUTE_PREFIX) {
+		pre = strlen(rt->path);
+		if (strncmp(path, rt->path, pre))
+			return false;
+		*param = path + pre;
+		*plen = strlen(path + pre);
+		return true;
+	}
+	if (!brace)
+		return !strcmp(rt->path, path);
+	pre = (size_t)(brace - rt->path);
+	if (strncmp(path, rt->path, pre))
+		return false;
+	seg = strcspn(path + pre, "/");
+	if (seg == 0 || strcmp(path + pre + seg, brace + 2))
+		return false;
+	*param = path + pre;
+	*plen = seg;
+	return true;
+}
+
+/* Find the route; *path_known tells whether some route has this path (for
+ * 405 versus 404) and allow lists its methods. */
+static const struct route *route_find(struct req *rq, bool *path_known, char *allow,
+				      size_t allow_size)
+{
+	const char *method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
+	const struct route *rt;
+	const char *param;
+	size_t plen;
+
+	*path_known = false;
+	allow[0] = '\0';
+	for (rt = rq->h->cfg.routes; rt->method; rt++) {
+		if (!match(rt, rq->path, &param, &plen))
+			continue;
+		*path_known = true;
+		if (!strcmp(rt->method, method)) {
+			rq->param = param ? xstrndup(param, plen) : NULL;
+			return rt;
+		}
+		if (!strstr(allow, rt->method)) {
+			if (allow[0])
+				strncat(allow, ", ", allow_size - strlen(allow) - 1);
+			strncat(allow, rt->method, allow_size - strlen(allow) - 1);
+		}
+	}
+	return NULL;
+}
+
+static bool has_token(struct req *rq)
+{
+	const char *auth = req_header(rq, MHD_HTTP_HEADER_AUTHORIZATION);
+
+	if (!auth || strncasecmp(auth, "Bearer ", 7))
+		return false;
+	auth += 7;
+	while (*auth == ' ')
+		auth++;
+	return *auth && rq->h->cfg.token_ok(rq->h->cfg.app, auth);
+}
+
+/* application/json or application/x-ndjson, parameters allowed. */
+static int body_kind(const char *ct, bool *ndjson)
+{
+	static const struct {
+		const char *type;
+		bool ndjson;
+	} ok[] = {{"application/json", false}, {"application/x-ndjson", true}};
+	size_t i, n;
+
+	if (!ct)
+		return -1;
+	while (*ct == ' ')
+		ct++;
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		n = strlen(ok[i].type);
+		if (!strncasecmp(ct, ok[i].type, n) &&
+		    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ')) {
+			*ndjson = ok[i].ndjson;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Checks made as soon as the headers are in; true when rq->rs holds the
+ * answer (an error) already. */
+static bool early_answer(struct req *rq)
+{
+	struct http *h = rq->h;
+	struct resp *rs = &rq->rs;
+	bool known;
+	const char *cl;
+
+	if (strncmp(rq->path, "/api/", 5) && h->cfg.serve_static) {
+		if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
+			snprintf(rs->allow, sizeof(rs->allow), "GET, HEAD");
+			resp_errorf(rs, 405, "%s is not allowed here; use GET", rq->method);
+		} else if (h->cfg.serve_static(h->cfg.app, rq->path, rs)) {
+			resp_errorf(rs, 404, "there is no page at %s", rq->path);
+		}
+		return true;
+	}
+	rq->route = route_find(rq, &known, rs->allow, sizeof(rs->allow));
+	if (!rq->route) {
+		if (known)
+			resp_errorf(rs, 405, "%s is not allowed on %s; allowed: %s", rq->method, rq->path,
+				    rs->allow);
+		else
+			resp_errorf(rs, 404, "there is no API endpoint %s", rq->path);
+		return true;
+	}
+	if (((rq->route->flags & ROUTE_WRITE) || h->cfg.read_token) && !has_token(rq)) {
+		resp_errorf(rs, 401,
+			    "this request needs a valid token: send 'Authorization: Bearer TOKEN' "
+			    "(create one with: karted token create NAME)");
+		return true;
+	}
+	if (rq->route->flags & ROUTE_BODY) {
+		if (body_kind(req_header(rq, MHD_HTTP_HEADER_CONTENT_TYPE), &rq->ndjson)) {
+			resp_errorf(rs, 415,
+				    "the body must be sent as Content-Type application/json or "
+				    "application/x-ndjson");
+			return true;
+		}
+		cl = req_header(rq, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if (cl && strtoull(cl, NULL, 10) > h->cfg.max_body) {
+			rq->too_big = true;
+			resp_errorf(rs, 413, "the body is larger than the limit of %zu bytes",
+				    h->cfg.max_body);
+			return true;
+		}
+	}
+	return false;
+}
+
+static void take_upload(struct req *rq, const char *data, size_t size)
+{
+	if (rq->too_big || rq->len + size > rq->h->cfg.max_body) {
+		rq->too_big = true;
+		rq->discarded += size;
+		return;
+	}
+	if (rq->len + size + 1 > rq->cap) {
+		rq->cap = rq->cap ? rq->cap : 4096;
+		while (rq->cap < rq->len + size + 1)
+			rq->cap *= 2;
+		rq->body = xrealloc(rq->body, rq->cap);
+	}
+	memcpy(rq->body + rq->len, data, size);
+	rq->len += size;
+	rq->body[rq->len] = '\0';
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version,
+				  const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	struct http *h = cls;
+	struct req *rq = *con_cls;
+	int rc;
+
+	(void)version;
+	if (!rq) {
+		rq = xcalloc(1, sizeof(*rq));
+		rq->conn = conn;
+		rq->h = h;
+		rq->method = method;
+		rq->path = url;
+		*con_cls = rq;
+		atomic_fetch_add(&h->active, 1);
+		if (early_answer(rq))
+			return send_resp(rq);
+		return MHD_YES;
+	}
+	if (*upload_data_size) {
+		take_upload(rq, upload_data, *upload_data_size);
+		*upload_data_size = 0;
+		return rq->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
+	}
+	if (rq->pending) {
+		if (!atomic_load(&rq->resumed))
+			return MHD_YES;	/* spurious call while suspended */
+		rq->pending = false;
+		return send_resp(rq);
+	}
+	if (rq->too_big) {
+		resp_errorf(&rq->rs, 413, "the body is larger than the limit of %zu bytes",
+			    h->cfg.max_body);
+		return send_resp(rq);
+	}
+	rc = rq->route->fn(h->cfg.app, rq, &rq->rs);
+	if (rc == HTTP_PENDING) {
+		rq->pending = true;
+		MHD_suspend_connection(conn);
+		rq->start(rq->start_arg);
+		return MHD_YES;
+	}
+	if (rc < 0 && rq->rs.status == 0)
+		resp_errorf(&rq->rs, 500, "internal error");
+	return send_resp(rq);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http *h = cls;
+	struct req *rq = *con_cls;
+
+	(void)conn;
+	(void)toe;
+	if (!rq)
+		return;
+	free(rq->param);
+	free(rq->body);
+	free(rq->rs.body);
+	free(rq);
+	*con_cls = NULL;
+	atomic_fetch_sub(&h->active, 1);
+}
+
+/* ---- daemon ------------------------------------------------------------ */
+
+static int parse_listen(const char *listen, struct sockaddr_storage *ss, bool *v6,
+			struct kerr *err)
+{
+	char host[128];
+	const char *colon;
+	unsigned long port;
+	char *end;
+	size_t hl;
+
+	memset(ss, 0, sizeof(*ss));
+	if (listen[0] == '[') {
+		const char *close = strchr(listen, ']');
+
+		if (!close || close[1] != ':')
+			goto bad;
+		hl = (size_t)(close - listen - 1);
+		colon = close + 1;
+		listen++;
+	} else {
+		colon = strrchr(listen, ':');
+		if (!colon)
+			goto bad;
+		hl = (size_t)(colon - listen);
+	}
+	if (hl == 0 || hl >= sizeof(host))
+		goto bad;
+	memcpy(host, listen, hl);
+	host[hl] = '\0';
+	port = strtoul(colon + 1, &end, 10);
+	if (!colon[1] || *end || port > 65535)
+		goto bad;
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	*v6 = false;
+	if (inet_pton(AF_INET, host, &((struct sockaddr_in *)ss)->sin_addr) == 1) {
+		((struct sockaddr_in *)ss)->sin_family = AF_INET;
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &((struct sockaddr_in6 *)ss)->sin6_addr) == 1) {
+		((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+		*v6 = true;
+		return 0;
+	}
+bad:
+	return kerr_set(err, 400,
+			"cannot use listen address '%s': give ADDR:PORT such as 127.0.0.1:8080 or "
+			"[::1]:8080", listen);
+}
+
+struct http *http_start(const struct http_config *cfg, struct kerr *err)
+{
+	struct sockaddr_storage ss;
+	const union MHD_DaemonInfo *info;
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+			 MHD_USE_ERROR_LOG;
+	struct http *h;
+	bool v6;
+
+	if (parse_listen(cfg->listen, &ss, &v6, err))
+		return NULL;
+	if (v6)
+		flags |= MHD_USE_IPv6;
+	h = xcalloc(1, sizeof(*h));
+	h->cfg = *cfg;
+	atomic_init(&h->active, 0);
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 1,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
+				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+				MHD_OPTION_END);
+	if (!h->d) {
+		kerr_set(err, 500, "cannot listen on %s (address in use, or not this machine's?)",
+			 cfg->listen);
+		free(h);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info ? info->port : 0;
+	return h;
+}
+
+unsigned http_port(const struct http *h)
+{
+	return h->port;
+}
+
+void http_stop(struct http *h, unsigned wait_ms)
+{
+	MHD_socket fd;
+	unsigned waited = 0;
+
+	if (!h)
+		return;
+	fd = MHD_quiesce_daemon(h->d);
+	if (fd != MHD_INVALID_SOCKET)
+		close(fd);
+	while (atomic_load(&h->active) > 0 && waited < wait_ms) {
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+		waited += 10;
+	}
+	MHD_stop_daemon(h->d);
+	free(h);
+}

@@ -1,0 +1,104 @@
+/*
+ * http: karted's HTTP layer on libmicrohttpd, the only file that sees MHD.
+ * It collects the body with a size cap, matches the route table, checks the
+ * bearer token and the content type, calls the handler and sends what it
+ * filled. Handlers may answer later from another thread (HTTP_PENDING, then
+ * http_resume()); per-request state is freed only in MHD's completed
+ * callback.
+ */
+#ifndef KARTE_HTTP_H
+#define KARTE_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "kerr.h"
+
+struct req;
+
+struct resp {
+	int status;
+	char *body;		  /* malloc'd, freed by http.c; NULL for none */
+	size_t len;
+	const char *content_type; /* static string */
+	char allow[32];		  /* Allow header of a 405 */
+	const char *cache;	  /* Cache-Control, static; NULL for no-store */
+	const char *location;	  /* Location header, static or NULL */
+};
+
+enum route_flags {
+	ROUTE_WRITE = 1 << 0,	/* needs a valid token */
+	ROUTE_BODY = 1 << 1,	/* takes a JSON or NDJSON body */
+	ROUTE_PREFIX = 1 << 2,	/* path is a prefix; the rest is the param */
+};
+
+#define HTTP_PENDING 1		/* handler returned: the answer comes later */
+
+typedef int (*route_fn)(void *app, struct req *rq, struct resp *rs);
+
+struct route {
+	const char *method;	/* "GET", "POST", "DELETE" */
+	const char *path;	/* exact path, "{}" for one segment (the param) */
+	unsigned flags;		/* enum route_flags */
+	route_fn fn;		/* 0: filled rs; HTTP_PENDING: later; -1: 500 */
+};
+
+struct http_config {
+	const char *listen;	  /* "ADDR:PORT", "[v6]:PORT"; port 0 picks one */
+	size_t max_body;	  /* bytes; larger bodies get 413 */
+	unsigned threads;	  /* MHD worker threads */
+	bool read_token;	  /* reads need a token too */
+	const struct route *routes; /* ended by an entry with method NULL */
+	/* static files for paths outside /api/; NULL for none. Fills rs, 0 or -1 (404). */
+	int (*serve_static)(void *app, const char *path, struct resp *rs);
+	bool (*token_ok)(void *app, const char *token);
+	void *app;
+};
+
+struct http;
+
+/* Start serving. NULL and err when the address is bad or taken. */
+struct http *http_start(const struct http_config *cfg, struct kerr *err);
+
+/* The port actually bound (useful with port 0). */
+unsigned http_port(const struct http *h);
+
+/* Stop accepting, let requests in flight finish (at most wait_ms), then
+ * close every connection and free h. Accepts NULL. */
+void http_stop(struct http *h, unsigned wait_ms);
+
+/* Accessors for handlers. */
+const char *req_method(const struct req *rq);
+const char *req_path(const struct req *rq);
+const char *req_param(const struct req *rq);		/* the {} segment, or NULL */
+const char *req_query(const struct req *rq, const char *key);	/* first value or NULL */
+/* Call each(value, ctx) for every value of a repeated query key. */
+void req_query_each(const struct req *rq, const char *key,
+		    void (*each)(const char *value, void *ctx), void *ctx);
+const char *req_header(const struct req *rq, const char *name);
+const char *req_body(const struct req *rq, size_t *len);
+bool req_is_ndjson(const struct req *rq);
+
+/* For a handler that answers later: after the handler returns HTTP_PENDING,
+ * http.c suspends the connection and only then calls start(arg), which hands
+ * the work to another thread; that thread fills req_resp(rq) and calls
+ * http_resume(rq). */
+void req_defer(struct req *rq, void (*start)(void *arg), void *arg);
+void http_resume(struct req *rq);
+
+/* The answer to a pending request, to fill before http_resume(). */
+struct resp *req_resp(struct req *rq);
+
+/* Fill rs with a JSON body (steals body, a new reference) and status. */
+void resp_json(struct resp *rs, int status, json_t *body);
+
+/* Fill rs with {"error", "field", "index"} from err (status err->code). */
+void resp_error(struct resp *rs, const struct kerr *err);
+
+/* Fill rs with {"error": msg} and status. */
+void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * karted: the daemon's shared state handed to every handler, and the
+ * routes. The writer thread owns the only writing connection; readers come
+ * from a small pool, one per request that needs one.
+ */
+#ifndef KARTE_KARTED_H
+#define KARTE_KARTED_H
+
+#include <stdbool.h>
+
+#include "http.h"
+#include "store.h"
+#include "writer.h"
+
+struct pool;
+
+struct karted {
+	struct writer *writer;
+	struct pool *readers;
+	const char *static_dir;	/* NULL: no static files */
+	bool read_token;
+};
+
+/* Reader pool: `size` read-only connections to path. */
+struct pool *pool_open(const char *path, unsigned size, struct kerr *err);
+struct store *pool_get(struct pool *p);	/* blocks until one is free */
+void pool_put(struct pool *p, struct store *st);
+void pool_close(struct pool *p);
+
+/* The API route table (ended by a NULL method). */
+extern const struct route api_routes[];
+
+bool api_token_ok(void *app, const char *token);
+int api_static(void *app, const char *path, struct resp *rs);
+
+#endif

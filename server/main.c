@@ -1,0 +1,392 @@
+/* karted: the karte daemon and its administration commands. */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "karted.h"
+#include "token.h"
+
+#define KARTE_VERSION "0.1.0"
+
+static const char usage[] =
+	"usage: karted COMMAND [OPTIONS]\n"
+	"\n"
+	"karte's daemon: stores measured runs of parallel programs and serves\n"
+	"scalability and energy analyses over HTTP.\n"
+	"\n"
+	"commands:\n"
+	"  serve                 run the HTTP service (the default command)\n"
+	"  token create NAME     make a write token; prints only the token\n"
+	"  token list            list tokens (names and dates; tokens are stored hashed)\n"
+	"  token revoke NAME     revoke a token\n"
+	"  migrate               create or migrate the database, then exit\n"
+	"  version               print the version\n"
+	"\n"
+	"options (each also from the environment variable shown):\n"
+	"  --db PATH             SQLite database            KARTE_DB      (./data/karte.db)\n"
+	"  --listen ADDR:PORT    address to serve on        KARTE_LISTEN  (127.0.0.1:8080)\n"
+	"                        port 0 picks a free port; [::1]:8080 for IPv6\n"
+	"  --threads N           HTTP worker threads        KARTE_THREADS (2)\n"
+	"  --max-body BYTES      largest request body       KARTE_MAX_BODY (8388608)\n"
+	"  --read-token          reads need a token too     KARTE_READ_TOKEN=1\n"
+	"  --sync MODE           normal: a stored run survives a crash of karted;\n"
+	"                        full: also a power loss (fsync per commit)\n"
+	"                                                   KARTE_SYNC    (normal)\n"
+	"  --static DIR          browser UI files           KARTE_STATIC_DIR (./static)\n"
+	"  --no-first-token      do not create a token on the first start\n"
+	"  -h, --help            this text\n"
+	"\n"
+	"examples:\n"
+	"  karted serve --listen 127.0.0.1:8080 --db data/karte.db\n"
+	"  TOKEN=$(karted token create ci --db data/karte.db)\n"
+	"  curl -H \"Authorization: Bearer $TOKEN\" -H 'Content-Type: application/json' \\\n"
+	"       -d '{\"system\":\"SP2\",\"application\":\"md\",\"p\":16,\"n\":80000,\"tau\":12.5,"
+	"\"chi\":5.6}' \\\n"
+	"       http://127.0.0.1:8080/api/v1/runs\n";
+
+struct opts {
+	const char *db;
+	const char *listen;
+	const char *static_dir;
+	unsigned threads;
+	size_t max_body;
+	bool read_token;
+	bool sync_full;
+	bool first_token;
+};
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+
+	return v && *v ? v : fallback;
+}
+
+static int parse_unsigned(const char *what, const char *s, unsigned long long max,
+			  unsigned long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoull(s, &end, 10);
+	if (!*s || *end || errno || *out == 0 || *out > max) {
+		fprintf(stderr, "karted: %s must be a whole number from 1 to %llu (got '%s')\n", what,
+			max, s);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_sync(const char *s, bool *full)
+{
+	if (!strcmp(s, "normal") || !strcmp(s, "full")) {
+		*full = !strcmp(s, "full");
+		return 0;
+	}
+	fprintf(stderr, "karted: --sync must be 'normal' or 'full' (got '%s')\n", s);
+	return -1;
+}
+
+/* Options from the environment, then the command line. Returns optind of
+ * the first operand, or -1 (message printed), or -2 for --help. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"listen", required_argument, NULL, 'l'},
+		{"threads", required_argument, NULL, 't'},
+		{"max-body", required_argument, NULL, 'm'},
+		{"read-token", no_argument, NULL, 'r'},
+		{"sync", required_argument, NULL, 's'},
+		{"static", required_argument, NULL, 'S'},
+		{"no-first-token", no_argument, NULL, 'F'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	unsigned long long v;
+	int c;
+
+	o->db = env_or("KARTE_DB", "data/karte.db");
+	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
+	o->static_dir = env_or("KARTE_STATIC_DIR", "static");
+	o->threads = 2;
+	o->max_body = 8u << 20;
+	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
+	o->first_token = true;
+	if (getenv("KARTE_THREADS") && (parse_unsigned("KARTE_THREADS", getenv("KARTE_THREADS"), 64, &v) ||
+					!(o->threads = (unsigned)v)))
+		return -1;
+	if (getenv("KARTE_MAX_BODY") &&
+	    (parse_unsigned("KARTE_MAX_BODY", getenv("KARTE_MAX_BODY"), 1ull << 32, &v) ||
+	     !(o->max_body = (size_t)v)))
+		return -1;
+	if (getenv("KARTE_SYNC") && parse_sync(getenv("KARTE_SYNC"), &o->sync_full))
+		return -1;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			o->db = optarg;
+			break;
+		case 'l':
+			o->listen = optarg;
+			break;
+		case 't':
+			if (parse_unsigned("--threads", optarg, 64, &v))
+				return -1;
+			o->threads = (unsigned)v;
+			break;
+		case 'm':
+			if (parse_unsigned("--max-body", optarg, 1ull << 32, &v))
+				return -1;
+			o->max_body = (size_t)v;
+			break;
+		case 'r':
+			o->read_token = true;
+			break;
+		case 's':
+			if (parse_sync(optarg, &o->sync_full))
+				return -1;
+			break;
+		case 'S':
+			o->static_dir = optarg;
+			break;
+		case 'F':
+			o->first_token = false;
+			break;
+		case 'h':
+			return -2;
+		default:
+			fprintf(stderr, "karted: see 'karted --help'\n");
+			return -1;
+		}
+	}
+	return optind;
+}
+
+/* Create the directory holding path when it is missing (one level). */
+static void make_parent(const char *path)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return;
+	*slash = '\0';
+	mkdir(dir, 0755);
+}
+
+static struct store *open_admin(const struct opts *o)
+{
+	struct kerr err;
+	struct store *st;
+
+	kerr_clear(&err);
+	make_parent(o->db);
+	st = store_open(o->db, STORE_MIGRATE, &err);
+	if (!st)
+		fprintf(stderr, "karted: %s\n", err.msg);
+	return st;
+}
+
+/* Make a token called name; the token goes to out. */
+static int new_token(struct store *st, const char *name, char token[TOKEN_LEN + 1],
+		     struct kerr *err)
+{
+	char hash[TOKEN_HASH_LEN + 1];
+
+	if (!*name || strlen(name) > 64)
+		return kerr_set(err, 400, "a token name must be 1 to 64 characters");
+	if (token_generate(token))
+		return kerr_set(err, 500, "cannot read random bytes for a token: %s", strerror(errno));
+	token_hash(token, strlen(token), hash);
+	return store_token_add(st, name, hash, err);
+}
+
+static int print_token(const char *name, const char *created, const char *revoked, void *ctx)
+{
+	(void)ctx;
+	printf("%-24s created %s%s%s\n", name, created, revoked ? "  revoked " : "",
+	       revoked ? revoked : "");
+	return 0;
+}
+
+static int cmd_token(const struct opts *o, int argc, char **argv)
+{
+	char token[TOKEN_LEN + 1];
+	struct kerr err;
+	struct store *st;
+	int rc = 1;
+
+	kerr_clear(&err);
+	if (argc < 1) {
+		fprintf(stderr, "karted: token needs create NAME, list or revoke NAME\n");
+		return 2;
+	}
+	if ((!strcmp(argv[0], "create") || !strcmp(argv[0], "revoke")) && argc != 2) {
+		fprintf(stderr, "karted: token %s needs one NAME\n", argv[0]);
+		return 2;
+	}
+	if (strcmp(argv[0], "create") && strcmp(argv[0], "revoke") && strcmp(argv[0], "list")) {
+		fprintf(stderr, "karted: unknown token command '%s' (create, list, revoke)\n", argv[0]);
+		return 2;
+	}
+	st = open_admin(o);
+	if (!st)
+		return 1;
+	if (!strcmp(argv[0], "create")) {
+		if (new_token(st, argv[1], token, &err) == 0) {
+			printf("%s\n", token);	/* only the token: TOKEN=$(karted token create x) */
+			rc = 0;
+		}
+	} else if (!strcmp(argv[0], "revoke")) {
+		if (store_token_revoke(st, argv[1], &err) == 0) {
+			fprintf(stderr, "karted: token '%s' revoked\n", argv[1]);
+			rc = 0;
+		}
+	} else {
+		rc = store_each_token(st, print_token, NULL, &err) < 0;
+	}
+	if (rc)
+		fprintf(stderr, "karted: %s\n", err.msg);
+	store_close(st);
+	return rc;
+}
+
+static int count_token(const char *name, const char *created, const char *revoked, void *ctx)
+{
+	(void)name;
+	(void)created;
+	(void)revoked;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* The host part of ADDR:PORT as a browser would use it. */
+static const char *shown_host(const char *listen, char *buf, size_t size)
+{
+	const char *colon = listen[0] == '[' ? strchr(listen, ']') + 1 : strrchr(listen, ':');
+
+	snprintf(buf, size, "%.*s", (int)(colon - listen), listen);
+	if (!strcmp(buf, "0.0.0.0") || !strcmp(buf, "localhost"))
+		snprintf(buf, size, "127.0.0.1");
+	else if (!strcmp(buf, "[::]"))
+		snprintf(buf, size, "[::1]");
+	return buf;
+}
+
+static int cmd_serve(const struct opts *o)
+{
+	struct karted k = {0};
+	struct http_config cfg = {0};
+	struct http *h = NULL;
+	struct store *st;
+	struct kerr err;
+	sigset_t sigs;
+	char token[TOKEN_LEN + 1];
+	char host[128];
+	int ntokens = 0, sig, rc = 1;
+	struct stat sb;
+
+	kerr_clear(&err);
+	/* Signals are taken by sigwait() below; every thread inherits the mask. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	st = open_admin(o);
+	if (!st)
+		return 1;
+	if (o->first_token && store_each_token(st, count_token, &ntokens, &err) == 0 &&
+	    ntokens == 0 && new_token(st, "first-start", token, &err) == 0)
+		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
+	k.readers = pool_open(o->db, o->threads + 2, &err);
+	if (!k.readers)
+		goto out;
+	k.writer = writer_start(st, &err);
+	if (!k.writer)
+		goto out;
+	st = NULL;	/* the writer owns it */
+	k.read_token = o->read_token;
+	k.static_dir = (!stat(o->static_dir, &sb) && S_ISDIR(sb.st_mode)) ? o->static_dir : NULL;
+
+	cfg.listen = o->listen;
+	cfg.max_body = o->max_body;
+	cfg.threads = o->threads;
+	cfg.read_token = o->read_token;
+	cfg.routes = api_routes;
+	cfg.serve_static = api_static;
+	cfg.token_ok = api_token_ok;
+	cfg.app = &k;
+	h = http_start(&cfg, &err);
+	if (!h)
+		goto out;
+	printf("karted: serving http://%s:%u/ (database %s)\n", shown_host(o->listen, host, sizeof(host)),
+	       http_port(h), o->db);
+	fflush(stdout);
+
+	sigwait(&sigs, &sig);
+	fprintf(stderr, "karted: %s: finishing requests in flight, then stopping\n",
+		sig == SIGINT ? "SIGINT" : "SIGTERM");
+	rc = 0;
+out:
+	if (rc)
+		fprintf(stderr, "karted: %s\n", err.msg);
+	http_stop(h, 10000);
+	writer_stop(k.writer);	/* drains its queue, closes its store */
+	pool_close(k.readers);
+	store_close(st);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	const char *cmd;
+	int first;
+
+	first = parse_opts(argc, argv, &o);
+	if (first == -2) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (first < 0)
+		return 2;
+	cmd = first < argc ? argv[first++] : "serve";
+	if (!strcmp(cmd, "serve")) {
+		if (first < argc) {
+			fprintf(stderr, "karted: serve takes no operands (got '%s')\n", argv[first]);
+			return 2;
+		}
+		return cmd_serve(&o);
+	}
+	if (!strcmp(cmd, "token"))
+		return cmd_token(&o, argc - first, argv + first);
+	if (!strcmp(cmd, "migrate")) {
+		struct store *st = open_admin(&o);
+
+		if (!st)
+			return 1;
+		fprintf(stderr, "karted: database %s is at schema version %d\n", o.db,
+			store_schema_version(st));
+		store_close(st);
+		return 0;
+	}
+	if (!strcmp(cmd, "version")) {
+		printf("karted %s (schema %d)\n", KARTE_VERSION, store_schema_latest());
+		return 0;
+	}
+	fprintf(stderr, "karted: unknown command '%s'; see 'karted --help'\n", cmd);
+	return 2;
+}

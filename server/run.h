@@ -1,0 +1,80 @@
+/*
+ * run: one measured run of a parallel program, as the API posts and answers
+ * it. run_parse_body() turns a request body (one object, an array, or NDJSON)
+ * into validated runs, naming the bad field and item on the first error;
+ * run_to_json() gives the answer form. Pure: no I/O, no global state.
+ */
+#ifndef KARTE_RUN_H
+#define KARTE_RUN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "kerr.h"
+
+/* Limits on what one run may carry (documented in the README). */
+#define RUN_NAME_MAX	  128	/* system, application, variant, region and counter names */
+#define RUN_KEY_MAX	  256	/* idempotency_key */
+#define RUN_LABEL_MAX	  64	/* label keys */
+#define RUN_LABEL_VAL_MAX 1024	/* label values */
+#define RUN_REGIONS_MAX	  4096	/* regions per run */
+#define RUN_COUNTERS_MAX  512	/* counters per region */
+#define RUN_LABELS_MAX	  128	/* labels per run */
+
+enum run_opt {			/* bits of run.has: which optional numbers are set */
+	RUN_HAS_FREQ = 1 << 0,
+	RUN_HAS_CAP = 1 << 1,
+	RUN_HAS_ENERGY = 1 << 2,
+};
+
+struct run {
+	int64_t id;		/* 0 until stored */
+	char *system;
+	char *application;
+	char *variant;		/* "" when not posted */
+	int64_t p;		/* processors, >= 1 */
+	double n;		/* problem size, > 0 */
+	double tau;		/* parallel time, seconds, > 0 */
+	double chi;		/* overhead, seconds, 0..tau (tau - gamma when only gamma posted) */
+	double gamma;		/* parallel computation, seconds (tau - chi when only chi posted) */
+	unsigned has;		/* enum run_opt bits */
+	double frequency_mhz;
+	double power_cap_w;
+	double energy_j;
+	char *measured_at;	/* ISO 8601 or NULL */
+	char *idempotency_key;	/* or NULL */
+	char *regions;		/* canonical JSON array text or NULL */
+	char *labels;		/* canonical JSON object text or NULL */
+	char *created_at;	/* set by the store, NULL before */
+};
+
+struct run_batch {
+	struct run *runs;
+	size_t count;
+};
+
+enum body_kind { BODY_JSON, BODY_NDJSON };
+
+/* Validate one decoded JSON run into *out (zeroed first). On error fills
+ * err (code 400, field) and returns -1; *out then owns nothing. */
+int run_from_json(json_t *obj, struct run *out, struct kerr *err);
+
+/* Parse and validate a whole body. JSON: one object or a non-empty array;
+ * NDJSON: one object per non-blank line. All or nothing: on the first bad
+ * item fills err (field, index = item number from 0) and returns -1 with
+ * *batch empty. On success the caller frees with run_batch_free(). */
+int run_parse_body(const char *body, size_t len, enum body_kind kind,
+		   struct run_batch *batch, struct kerr *err);
+
+void run_clear(struct run *r);
+void run_batch_free(struct run_batch *batch);
+
+/* The answer form of a stored run; a new reference. */
+json_t *run_to_json(const struct run *r);
+
+/* Flags for every json_dumps of karte: compact, doubles exact. */
+#define KARTE_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(17))
+
+#endif

@@ -1,0 +1,573 @@
+#include "store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+#include "xalloc.h"
+
+#define LIST_VARIANTS 32	/* one prepared listing per combination of 5 filters */
+
+enum stmt_id {
+	S_BEGIN, S_COMMIT, S_ROLLBACK, S_MARK, S_RELEASE, S_UNDO,
+	S_INSERT, S_FIND_KEY, S_GET, S_DELETE,
+	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES,
+	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
+	S_COUNT
+};
+
+#define RUN_COLUMNS                                                                            \
+	"id, system, application, variant, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, " \
+	"energy_j, measured_at, idempotency_key, regions, labels, created_at"
+
+static const char *const stmt_sql[S_COUNT] = {
+	[S_BEGIN] = "BEGIN IMMEDIATE",
+	[S_COMMIT] = "COMMIT",
+	[S_ROLLBACK] = "ROLLBACK",
+	[S_MARK] = "SAVEPOINT req",
+	[S_RELEASE] = "RELEASE req",
+	[S_UNDO] = "ROLLBACK TO req",
+	[S_INSERT] = "INSERT INTO runs (system, application, variant, p, n, tau, chi, gamma, "
+		     "frequency_mhz, power_cap_w, energy_j, measured_at, idempotency_key, regions, "
+		     "labels) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
+	[S_GET] = "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?",
+	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
+	[S_GROUP_SYSTEM] =
+		"SELECT g.system, NULL, NULL, g.c, r.created_at FROM (SELECT system, count(*) c, "
+		"max(id) m FROM runs GROUP BY system) g JOIN runs r ON r.id = g.m ORDER BY g.system",
+	[S_GROUP_APPLICATION] =
+		"SELECT NULL, g.application, NULL, g.c, r.created_at FROM (SELECT application, "
+		"count(*) c, max(id) m FROM runs GROUP BY application) g JOIN runs r ON r.id = g.m "
+		"ORDER BY g.application",
+	[S_GROUP_SERIES] =
+		"SELECT g.system, g.application, g.variant, g.c, r.created_at FROM (SELECT system, "
+		"application, variant, count(*) c, max(id) m FROM runs GROUP BY system, application, "
+		"variant) g JOIN runs r ON r.id = g.m ORDER BY 1, 2, 3",
+	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?, ?)",
+	[S_TOKEN_VALID] = "SELECT 1 FROM tokens WHERE hash = ? AND revoked_at IS NULL",
+	[S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
+			   "WHERE name = ? AND revoked_at IS NULL",
+	[S_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
+};
+
+struct store {
+	sqlite3 *db;
+	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
+	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
+};
+
+static int db_error(struct store *st, struct kerr *err, const char *what)
+{
+	return kerr_set(err, 500, "database error while %s: %s", what, sqlite3_errmsg(st->db));
+}
+
+static sqlite3_stmt *prepare(struct store *st, const char *sql, struct kerr *err)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
+		db_error(st, err, "preparing a statement");
+		return NULL;
+	}
+	return s;
+}
+
+static sqlite3_stmt *stmt(struct store *st, enum stmt_id id, struct kerr *err)
+{
+	if (!st->stmt[id])
+		st->stmt[id] = prepare(st, stmt_sql[id], err);
+	else
+		sqlite3_reset(st->stmt[id]);
+	return st->stmt[id];
+}
+
+/* Run a statement that returns no rows. */
+static int exec_stmt(struct store *st, enum stmt_id id, struct kerr *err, const char *what)
+{
+	sqlite3_stmt *s = stmt(st, id, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, what);
+	return 0;
+}
+
+static int user_version(struct store *st)
+{
+	sqlite3_stmt *s;
+	int v = -1;
+
+	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		v = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	return v;
+}
+
+int store_schema_latest(void)
+{
+	return schema_migrations[schema_migrations_count - 1].version;
+}
+
+int store_schema_version(struct store *st)
+{
+	return user_version(st);
+}
+
+/* Apply every migration newer than the database, all in one transaction. */
+static int migrate(struct store *st, struct kerr *err)
+{
+	char *msg = NULL, pragma[64];
+	int have, i;
+
+	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
+		goto fail;
+	have = user_version(st);
+	if (have > store_schema_latest()) {
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+		return kerr_set(err, 500,
+				"the database has schema version %d, newer than this karted knows "
+				"(%d): use a newer karted", have, store_schema_latest());
+	}
+	for (i = 0; i < schema_migrations_count; i++) {
+		const struct schema_migration *m = &schema_migrations[i];
+
+		if (m->version <= have)
+			continue;
+		if (sqlite3_exec(st->db, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
+			kerr_set(err, 500, "migration %s failed: %s", m->name, msg);
+			sqlite3_free(msg);
+			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+			return -1;
+		}
+		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
+		if (sqlite3_exec(st->db, pragma, NULL, NULL, &msg) != SQLITE_OK)
+			goto fail;
+	}
+	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
+		goto fail;
+	return 0;
+fail:
+	kerr_set(err, 500, "cannot migrate the database: %s", msg ? msg : sqlite3_errmsg(st->db));
+	sqlite3_free(msg);
+	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return -1;
+}
+
+struct store *store_open(const char *path, unsigned flags, struct kerr *err)
+{
+	struct store *st = xcalloc(1, sizeof(*st));
+	int oflags = SQLITE_OPEN_NOMUTEX;
+	char *msg = NULL;
+	int have;
+
+	oflags |= (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY :
+					     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+	if (sqlite3_open_v2(path, &st->db, oflags, NULL) != SQLITE_OK) {
+		kerr_set(err, 500, "cannot open database '%s': %s", path,
+			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(st->db, 10000);
+	sqlite3_extended_result_codes(st->db, 1);
+	if (!(flags & STORE_READONLY)) {
+		const char *sync = (flags & STORE_SYNC_FULL) ? "PRAGMA synchronous = FULL" :
+							       "PRAGMA synchronous = NORMAL";
+
+		if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK) {
+			kerr_set(err, 500, "cannot set up database '%s': %s", path, msg);
+			sqlite3_free(msg);
+			goto fail;
+		}
+	}
+	if ((flags & STORE_MIGRATE) && migrate(st, err))
+		goto fail;
+	have = user_version(st);
+	if (have != store_schema_latest()) {
+		kerr_set(err, 500,
+			 "database '%s' has schema version %d but this karted needs %d%s", path, have,
+			 store_schema_latest(),
+			 have < store_schema_latest() ? ": start `karted serve` once to migrate it" : "");
+		goto fail;
+	}
+	return st;
+fail:
+	store_close(st);
+	return NULL;
+}
+
+void store_close(struct store *st)
+{
+	size_t i, j;
+
+	if (!st)
+		return;
+	for (i = 0; i < S_COUNT; i++)
+		sqlite3_finalize(st->stmt[i]);
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < LIST_VARIANTS; j++)
+			sqlite3_finalize(st->list[i][j]);
+	sqlite3_close(st->db);
+	free(st);
+}
+
+int store_begin(struct store *st, struct kerr *err)
+{
+	return exec_stmt(st, S_BEGIN, err, "beginning a transaction");
+}
+
+int store_commit(struct store *st, struct kerr *err)
+{
+	return exec_stmt(st, S_COMMIT, err, "committing");
+}
+
+void store_rollback(struct store *st)
+{
+	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
+}
+
+int store_mark(struct store *st, struct kerr *err)
+{
+	return exec_stmt(st, S_MARK, err, "opening a savepoint");
+}
+
+int store_release(struct store *st, struct kerr *err)
+{
+	return exec_stmt(st, S_RELEASE, err, "releasing a savepoint");
+}
+
+void store_undo(struct store *st)
+{
+	exec_stmt(st, S_UNDO, NULL, "rolling back a savepoint");
+	exec_stmt(st, S_RELEASE, NULL, "releasing a savepoint");
+}
+
+static void bind_text(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static void bind_opt(sqlite3_stmt *s, int i, bool has, double v)
+{
+	if (has)
+		sqlite3_bind_double(s, i, v);
+	else
+		sqlite3_bind_null(s, i);
+}
+
+static int find_key(struct store *st, const char *key, int64_t *id, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_FIND_KEY, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "looking up an idempotency key");
+	return rc == SQLITE_ROW;
+}
+
+int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
+		  struct kerr *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	*existed = false;
+	if (r->idempotency_key) {
+		rc = find_key(st, r->idempotency_key, id, err);
+		if (rc)
+			return rc < 0 ? -1 : (*existed = true, 0);
+	}
+	s = stmt(st, S_INSERT, err);
+	if (!s)
+		return -1;
+	bind_text(s, 1, r->system);
+	bind_text(s, 2, r->application);
+	bind_text(s, 3, r->variant ? r->variant : "");
+	sqlite3_bind_int64(s, 4, r->p);
+	sqlite3_bind_double(s, 5, r->n);
+	sqlite3_bind_double(s, 6, r->tau);
+	sqlite3_bind_double(s, 7, r->chi);
+	sqlite3_bind_double(s, 8, r->gamma);
+	bind_opt(s, 9, r->has & RUN_HAS_FREQ, r->frequency_mhz);
+	bind_opt(s, 10, r->has & RUN_HAS_CAP, r->power_cap_w);
+	bind_opt(s, 11, r->has & RUN_HAS_ENERGY, r->energy_j);
+	bind_text(s, 12, r->measured_at);
+	bind_text(s, 13, r->idempotency_key);
+	bind_text(s, 14, r->regions);
+	bind_text(s, 15, r->labels);
+	rc = sqlite3_step(s);
+	sqlite3_clear_bindings(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "storing a run");
+	*id = sqlite3_last_insert_rowid(st->db);
+	return 0;
+}
+
+static char *col_text(sqlite3_stmt *s, int i)
+{
+	const unsigned char *t = sqlite3_column_text(s, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+/* Fill r from a row of RUN_COLUMNS; the strings are the row's (borrowed)
+ * when copy is false, else owned by r. */
+static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(s, 0);
+	if (copy) {
+		r->system = col_text(s, 1);
+		r->application = col_text(s, 2);
+		r->variant = col_text(s, 3);
+		r->measured_at = col_text(s, 12);
+		r->idempotency_key = col_text(s, 13);
+		r->regions = col_text(s, 14);
+		r->labels = col_text(s, 15);
+		r->created_at = col_text(s, 16);
+	} else {
+		r->system = (char *)sqlite3_column_text(s, 1);
+		r->application = (char *)sqlite3_column_text(s, 2);
+		r->variant = (char *)sqlite3_column_text(s, 3);
+		r->measured_at = (char *)sqlite3_column_text(s, 12);
+		r->idempotency_key = (char *)sqlite3_column_text(s, 13);
+		r->regions = (char *)sqlite3_column_text(s, 14);
+		r->labels = (char *)sqlite3_column_text(s, 15);
+		r->created_at = (char *)sqlite3_column_text(s, 16);
+	}
+	r->p = sqlite3_column_int64(s, 4);
+	r->n = sqlite3_column_double(s, 5);
+	r->tau = sqlite3_column_double(s, 6);
+	r->chi = sqlite3_column_double(s, 7);
+	r->gamma = sqlite3_column_double(s, 8);
+	if (sqlite3_column_type(s, 9) != SQLITE_NULL) {
+		r->has |= RUN_HAS_FREQ;
+		r->frequency_mhz = sqlite3_column_double(s, 9);
+	}
+	if (sqlite3_column_type(s, 10) != SQLITE_NULL) {
+		r->has |= RUN_HAS_CAP;
+		r->power_cap_w = sqlite3_column_double(s, 10);
+	}
+	if (sqlite3_column_type(s, 11) != SQLITE_NULL) {
+		r->has |= RUN_HAS_ENERGY;
+		r->energy_j = sqlite3_column_double(s, 11);
+	}
+}
+
+int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_GET, err);
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		row_to_run(s, out, true);
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE)
+		return kerr_set(err, 404, "there is no run with id %lld", (long long)id);
+	if (rc != SQLITE_ROW)
+		return db_error(st, err, "reading a run");
+	return 0;
+}
+
+int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_DELETE, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "deleting a run");
+	*deleted = sqlite3_changes(st->db) > 0;
+	return 0;
+}
+
+enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16 };
+
+/* The listing statement for one combination of filters. The text is made
+ * only of the constant fragments below; every value is bound. */
+static sqlite3_stmt *list_stmt(struct store *st, unsigned bits, bool oldest, struct kerr *err)
+{
+	static const char *const clause[] = {
+		" AND system = ?1", " AND application = ?2", " AND variant = ?3", " AND p = ?4",
+		" AND n = ?5",
+	};
+	char sql[512];
+	size_t i;
+
+	if (st->list[oldest][bits]) {
+		sqlite3_reset(st->list[oldest][bits]);
+		sqlite3_clear_bindings(st->list[oldest][bits]);
+		return st->list[oldest][bits];
+	}
+	snprintf(sql, sizeof(sql), "SELECT %s FROM runs WHERE %s", RUN_COLUMNS,
+		 oldest ? "id > ?6" : "id < ?6");
+	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
+		if (bits & (1u << i))
+			strncat(sql, clause[i], sizeof(sql) - strlen(sql) - 1);
+	strncat(sql, oldest ? " ORDER BY id LIMIT ?7" : " ORDER BY id DESC LIMIT ?7",
+		sizeof(sql) - strlen(sql) - 1);
+	st->list[oldest][bits] = prepare(st, sql, err);
+	return st->list[oldest][bits];
+}
+
+int store_each_run(struct store *st, const struct run_filter *f,
+		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
+{
+	unsigned bits = (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
+			(f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
+	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err);
+	struct run r;
+	int rc, stop = 0;
+
+	if (!s)
+		return -1;
+	bind_text(s, 1, f->system);
+	bind_text(s, 2, f->application);
+	bind_text(s, 3, f->variant);
+	sqlite3_bind_int64(s, 4, f->p);
+	sqlite3_bind_double(s, 5, f->n);
+	if (f->oldest_first)
+		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : 0);
+	else
+		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : INT64_MAX);
+	sqlite3_bind_int64(s, 7, f->limit > 0 ? f->limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		row_to_run(s, &r, false);
+		stop = each(&r, ctx);
+		if (stop)
+			break;
+	}
+	sqlite3_reset(s);
+	if (!stop && rc != SQLITE_DONE)
+		return db_error(st, err, "listing runs");
+	return stop;
+}
+
+int store_each_group(struct store *st, enum store_group g,
+		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
+		     struct kerr *err)
+{
+	static const enum stmt_id ids[] = {S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES};
+	sqlite3_stmt *s = stmt(st, ids[g], err);
+	struct store_group_row row;
+	int rc, stop = 0;
+
+	if (!s)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		row.system = (const char *)sqlite3_column_text(s, 0);
+		row.application = (const char *)sqlite3_column_text(s, 1);
+		row.variant = (const char *)sqlite3_column_text(s, 2);
+		row.runs = sqlite3_column_int64(s, 3);
+		row.last_run_at = (const char *)sqlite3_column_text(s, 4);
+		stop = each(&row, ctx);
+		if (stop)
+			break;
+	}
+	sqlite3_reset(s);
+	if (!stop && rc != SQLITE_DONE)
+		return db_error(st, err, "counting runs");
+	return stop;
+}
+
+int store_token_add(struct store *st, const char *name, const char *hash_hex, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_TOKEN_ADD, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, hash_hex, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
+		return kerr_set(err, 400,
+				"a token named '%s' exists already: revoke it or choose another name",
+				name);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "storing a token");
+	return 0;
+}
+
+bool store_token_valid(struct store *st, const char *hash_hex)
+{
+	sqlite3_stmt *s = stmt(st, S_TOKEN_VALID, NULL);
+	int rc;
+
+	if (!s)
+		return false;
+	sqlite3_bind_text(s, 1, hash_hex, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_ROW;
+}
+
+int store_token_revoke(struct store *st, const char *name, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_TOKEN_REVOKE, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "revoking a token");
+	if (sqlite3_changes(st->db) == 0)
+		return kerr_set(err, 404, "there is no active token named '%s'", name);
+	return 0;
+}
+
+int store_each_token(struct store *st,
+		     int (*each)(const char *name, const char *created_at, const char *revoked_at,
+				 void *ctx),
+		     void *ctx, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_TOKEN_LIST, err);
+	int rc, stop = 0;
+
+	if (!s)
+		return -1;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		stop = each((const char *)sqlite3_column_text(s, 0),
+			    (const char *)sqlite3_column_text(s, 1),
+			    (const char *)sqlite3_column_text(s, 2), ctx);
+		if (stop)
+			break;
+	}
+	sqlite3_reset(s);
+	if (!stop && rc != SQLITE_DONE)
+		return db_error(st, err, "listing tokens");
+	return stop;
+}

@@ -1,0 +1,99 @@
+/*
+ * store: karte's SQLite database. One struct store is one connection with its
+ * prepared statements; it is not shared between threads (the server keeps a
+ * writer and a pool of readers). Opening with STORE_MIGRATE applies the
+ * numbered migrations of schema/ inside one transaction.
+ */
+#ifndef KARTE_STORE_H
+#define KARTE_STORE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "kerr.h"
+#include "run.h"
+
+struct store;
+
+enum store_flags {
+	STORE_MIGRATE = 1 << 0,	  /* create / migrate the schema (writer only) */
+	STORE_READONLY = 1 << 1,  /* a reader connection */
+	STORE_SYNC_FULL = 1 << 2, /* fsync every commit (power-loss durable) */
+};
+
+/* Open (creating when STORE_MIGRATE) the database at path. WAL mode;
+ * synchronous=NORMAL unless STORE_SYNC_FULL: a committed transaction is in
+ * the WAL file (written, not fsynced), so it survives a crash of the
+ * process. Returns NULL and fills err on failure. */
+struct store *store_open(const char *path, unsigned flags, struct kerr *err);
+
+/* Close; accepts NULL. */
+void store_close(struct store *st);
+
+/* The schema version of the database and of this binary. */
+int store_schema_version(struct store *st);
+int store_schema_latest(void);
+
+/* Transactions for group commit. begin/commit/rollback act on the whole
+ * batch; mark/release/undo on one request inside it (a SAVEPOINT). */
+int store_begin(struct store *st, struct kerr *err);
+int store_commit(struct store *st, struct kerr *err);
+void store_rollback(struct store *st);
+int store_mark(struct store *st, struct kerr *err);
+int store_release(struct store *st, struct kerr *err);
+void store_undo(struct store *st);
+
+/* Insert r (validated) unless its idempotency_key is already stored. Sets
+ * *id to the new or the first id; *existed tells which. 0 or -1 with err. */
+int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
+		  struct kerr *err);
+
+/* Fill *out with run id (caller run_clear()s it). -1 with err->code 404
+ * when there is none. */
+int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *err);
+
+/* Delete run id; *deleted false when there was none. */
+int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err);
+
+struct run_filter {
+	const char *system;	 /* NULL: any */
+	const char *application; /* NULL: any */
+	const char *variant;	 /* NULL: any */
+	int64_t p;		 /* 0: any */
+	double n;		 /* <= 0: any */
+	int64_t before_id;	 /* 0: from the newest; else runs with id < before_id */
+	int64_t limit;		 /* rows at most; <= 0: no limit */
+	bool oldest_first;	 /* ascending id (analyses) instead of newest first */
+};
+
+/* Call each(run, ctx) for every matching run, newest first (or oldest with
+ * f->oldest_first). The run is borrowed for the call. each returning
+ * non-zero stops the walk and is returned. -1 with err on database error. */
+int store_each_run(struct store *st, const struct run_filter *f,
+		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
+
+enum store_group { GROUP_SYSTEM, GROUP_APPLICATION, GROUP_SERIES };
+
+struct store_group_row {
+	const char *system;	 /* set for GROUP_SYSTEM and GROUP_SERIES */
+	const char *application; /* set for GROUP_APPLICATION and GROUP_SERIES */
+	const char *variant;	 /* set for GROUP_SERIES */
+	int64_t runs;
+	const char *last_run_at; /* created_at of the newest run */
+};
+
+/* Run counts grouped by system, application or series, sorted by name. */
+int store_each_group(struct store *st, enum store_group g,
+		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
+		     struct kerr *err);
+
+/* Tokens are kept as hex SHA-256 hashes only. */
+int store_token_add(struct store *st, const char *name, const char *hash_hex, struct kerr *err);
+bool store_token_valid(struct store *st, const char *hash_hex);
+int store_token_revoke(struct store *st, const char *name, struct kerr *err);
+int store_each_token(struct store *st,
+		     int (*each)(const char *name, const char *created_at, const char *revoked_at,
+				 void *ctx),
+		     void *ctx, struct kerr *err);
+
+#endif
