@@ -3,7 +3,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson sqlite3 nettle
+PKGS    := libmicrohttpd jansson yajl sqlite3 nettle
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -16,7 +16,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalys
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/token.c \
-              server/writer.c server/http.c server/pool.c server/api_runs.c \
+              server/writer.c server/checkpointer.c server/http.c server/pool.c server/api_runs.c \
               server/api_static.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted

@@ -1,17 +1,26 @@
--- karte schema 1: runs and write tokens.
--- Scalars the API filters and analyses on are columns; regions and labels
--- are kept as the canonical JSON the server wrote (numbers at 17 digits),
--- so they round-trip exactly and one run is one row (one insert).
+-- karte schema 1: series, runs and write tokens.
+-- A series is what the analyses select: (system, application, variant).
+-- Runs point at their series by integer id, so the one index a run insert
+-- has to update is on two integers. Regions and labels are kept as compact
+-- JSON with the numbers as posted, so they round-trip exactly and one run
+-- is one row.
+
+CREATE TABLE series (
+	id          INTEGER PRIMARY KEY,
+	system      TEXT NOT NULL,
+	application TEXT NOT NULL,
+	variant     TEXT NOT NULL,
+	UNIQUE (system, application, variant)
+) STRICT;
+CREATE INDEX series_application ON series (application);
 
 CREATE TABLE runs (
-	id              INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused, so cursors stay stable
-	system          TEXT    NOT NULL,
-	application     TEXT    NOT NULL,
-	variant         TEXT    NOT NULL DEFAULT '',
+	id              INTEGER PRIMARY KEY AUTOINCREMENT,  -- never reused: cursors and links stay valid
+	series_id       INTEGER NOT NULL REFERENCES series (id),
 	p               INTEGER NOT NULL CHECK (p >= 1),
 	n               REAL    NOT NULL CHECK (n > 0),
 	tau             REAL    NOT NULL CHECK (tau > 0),   -- seconds
-	chi             REAL    NOT NULL,                   -- seconds; derived as tau - gamma when only gamma was posted
+	chi             REAL    NOT NULL,                   -- seconds; tau - gamma when only gamma was posted
 	gamma           REAL    NOT NULL,                   -- seconds; tau - chi when only chi was posted
 	frequency_mhz   REAL,
 	power_cap_w     REAL,
@@ -20,14 +29,11 @@ CREATE TABLE runs (
 	idempotency_key TEXT,
 	regions         TEXT,                               -- JSON array or NULL
 	labels          TEXT,                               -- JSON object or NULL
-	created_at      TEXT    NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+	created_at      TEXT    NOT NULL                    -- UTC, set by karted per commit
 ) STRICT;
 
--- series selection (system, application[, variant]) newest first; also
--- serves GET /systems (grouped by its prefix)
-CREATE INDEX runs_series ON runs (system, application, variant, id);
--- GET /applications and filters on application alone
-CREATE INDEX runs_application ON runs (application);
+-- a series' runs newest first (listing, analyses, counts)
+CREATE INDEX runs_series ON runs (series_id, id);
 CREATE UNIQUE INDEX runs_idempotency ON runs (idempotency_key)
 	WHERE idempotency_key IS NOT NULL;
 

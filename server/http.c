@@ -4,7 +4,9 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
-#include <stdatomic.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/signalfd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +23,8 @@
 struct http {
 	struct MHD_Daemon *d;
 	struct http_config cfg;
-	atomic_int active;	/* requests between headers and completion */
+	int active;		/* requests between headers and completion */
+	bool quiesced;
 	unsigned port;
 };
 
@@ -38,7 +41,7 @@ struct req {
 	bool too_big;
 	bool ndjson;
 	bool pending;		/* suspended, waiting for http_resume() */
-	atomic_bool resumed;
+	bool resumed;
 	void (*start)(void *arg);
 	void *start_arg;
 	struct resp rs;
@@ -120,7 +123,7 @@ void req_defer(struct req *rq, void (*start)(void *arg), void *arg)
 
 void http_resume(struct req *rq)
 {
-	atomic_store(&rq->resumed, true);
+	rq->resumed = true;
 	MHD_resume_connection(rq->conn);
 }
 
@@ -180,9 +183,10 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
 	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, rs->cache ? rs->cache : "no-store");
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-	MHD_add_response_header(r, "Content-Security-Policy",
-				"default-src 'self'; img-src 'self' data:; object-src 'none'; "
-				"base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
+	if (rs->content_type && !strncmp(rs->content_type, "text/html", 9))
+		MHD_add_response_header(r, "Content-Security-Policy",
+					"default-src 'self'; img-src 'self' data:; object-src 'none'; "
+					"base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
 	if (rs->allow[0])
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
 	if (rs->location)
@@ -378,7 +382,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		rq->method = method;
 		rq->path = url;
 		*con_cls = rq;
-		atomic_fetch_add(&h->active, 1);
+		h->active++;
 		if (early_answer(rq))
 			return send_resp(rq);
 		return MHD_YES;
@@ -389,7 +393,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return rq->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
 	}
 	if (rq->pending) {
-		if (!atomic_load(&rq->resumed))
+		if (!rq->resumed)
 			return MHD_YES;	/* spurious call while suspended */
 		rq->pending = false;
 		return send_resp(rq);
@@ -426,7 +430,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	free(rq->rs.body);
 	free(rq);
 	*con_cls = NULL;
-	atomic_fetch_sub(&h->active, 1);
+	h->active--;
 }
 
 /* ---- daemon ------------------------------------------------------------ */
@@ -486,8 +490,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-			 MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	struct http *h;
 	bool v6;
 
@@ -497,13 +500,12 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 		flags |= MHD_USE_IPv6;
 	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
-	atomic_init(&h->active, 0);
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_THREAD_POOL_SIZE, cfg->threads ? cfg->threads : 1,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
 				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 				MHD_OPTION_END);
 	if (!h->d) {
@@ -522,20 +524,58 @@ unsigned http_port(const struct http *h)
 	return h->port;
 }
 
-void http_stop(struct http *h, unsigned wait_ms)
+static double now_s(void)
 {
-	MHD_socket fd;
-	unsigned waited = 0;
+	struct timespec ts;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int http_loop(struct http *h, int sigfd, unsigned drain_ms)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	struct pollfd fds[3] = {{info->epoll_fd, POLLIN, 0}, {h->cfg.wake_fd, POLLIN, 0},
+				{sigfd, POLLIN, 0}};
+	struct signalfd_siginfo si;
+	MHD_UNSIGNED_LONG_LONG to;
+	double deadline = 0;
+	int after = 0, sig = 0, timeout;
+	MHD_socket fd;
+
+	for (;;) {
+		timeout = 1000;
+		if (MHD_get_timeout(h->d, &to) == MHD_YES && to < 1000)
+			timeout = (int)to;
+		/* MHD asks for 0 while handlers wait for their answers; the
+		 * writer's wake_fd says when those are there. */
+		if ((after & AFTER_WAITING) && timeout == 0)
+			timeout = 1000;
+		if (sig && timeout > 10)
+			timeout = 10;
+		if (after & AFTER_ANSWERED)
+			timeout = 0;	/* send the answers now */
+		poll(fds, sig ? 2 : 3, timeout);
+		if (!sig && (fds[2].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+			sig = (int)si.ssi_signo;
+			fprintf(stderr, "karted: %s: no new connections; finishing requests in flight\n",
+				sig == SIGINT ? "SIGINT" : "SIGTERM");
+			fd = MHD_quiesce_daemon(h->d);
+			if (fd != MHD_INVALID_SOCKET)
+				close(fd);
+			deadline = now_s() + drain_ms / 1000.0;
+		}
+		MHD_run(h->d);
+		after = h->cfg.after_run ? h->cfg.after_run(h->cfg.app) : 0;
+		if (sig && ((h->active == 0 && !(after & AFTER_WAITING)) || now_s() > deadline))
+			return sig;
+	}
+}
+
+void http_stop(struct http *h)
+{
 	if (!h)
 		return;
-	fd = MHD_quiesce_daemon(h->d);
-	if (fd != MHD_INVALID_SOCKET)
-		close(fd);
-	while (atomic_load(&h->active) > 0 && waited < wait_ms) {
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-		waited += 10;
-	}
 	MHD_stop_daemon(h->d);
 	free(h);
 }

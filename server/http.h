@@ -4,7 +4,12 @@
  * bearer token and the content type, calls the handler and sends what it
  * filled. Handlers may answer later from another thread (HTTP_PENDING, then
  * http_resume()); per-request state is freed only in MHD's completed
- * callback.
+ * callback. HTTP runs on one thread, in an event loop (http_loop): after
+ * each turn it calls after_run(), where karted hands the writes queued
+ * during the turn to its writer thread and answers the committed ones.
+ * A pending request is not suspended (that costs two epoll_ctl calls and a
+ * wake-up each): MHD calls its handler again, which returns at once until
+ * the answer is there; the loop sleeps on wake_fd rather than spin.
  */
 #ifndef KARTE_HTTP_H
 #define KARTE_HTTP_H
@@ -36,6 +41,8 @@ enum route_flags {
 
 #define HTTP_PENDING 1		/* handler returned: the answer comes later */
 
+enum { AFTER_ANSWERED = 1, AFTER_WAITING = 2 };
+
 typedef int (*route_fn)(void *app, struct req *rq, struct resp *rs);
 
 struct route {
@@ -48,12 +55,16 @@ struct route {
 struct http_config {
 	const char *listen;	  /* "ADDR:PORT", "[v6]:PORT"; port 0 picks one */
 	size_t max_body;	  /* bytes; larger bodies get 413 */
-	unsigned threads;	  /* MHD worker threads */
 	bool read_token;	  /* reads need a token too */
 	const struct route *routes; /* ended by an entry with method NULL */
 	/* static files for paths outside /api/; NULL for none. Fills rs, 0 or -1 (404). */
 	int (*serve_static)(void *app, const char *path, struct resp *rs);
 	bool (*token_ok)(void *app, const char *token);
+	/* Once per loop turn, after MHD's work: answer what is ready. Returns
+	 * AFTER_ANSWERED and/or AFTER_WAITING (answers will come; wake_fd will
+	 * tell). */
+	int (*after_run)(void *app);
+	int wake_fd;		/* polled with the sockets; -1 for none */
 	void *app;
 };
 
@@ -65,9 +76,14 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err);
 /* The port actually bound (useful with port 0). */
 unsigned http_port(const struct http *h);
 
-/* Stop accepting, let requests in flight finish (at most wait_ms), then
- * close every connection and free h. Accepts NULL. */
-void http_stop(struct http *h, unsigned wait_ms);
+/* Serve on the calling thread until a signal arrives on sigfd (a
+ * signalfd). Then stop accepting, let the requests in flight finish (at
+ * most drain_ms) and return the signal number. Handlers and after_run all
+ * run on this thread. */
+int http_loop(struct http *h, int sigfd, unsigned drain_ms);
+
+/* Close every connection and free h. Accepts NULL. */
+void http_stop(struct http *h);
 
 /* Accessors for handlers. */
 const char *req_method(const struct req *rq);
@@ -82,9 +98,8 @@ const char *req_body(const struct req *rq, size_t *len);
 bool req_is_ndjson(const struct req *rq);
 
 /* For a handler that answers later: after the handler returns HTTP_PENDING,
- * http.c suspends the connection and only then calls start(arg), which hands
- * the work to another thread; that thread fills req_resp(rq) and calls
- * http_resume(rq). */
+ * http.c calls start(arg), which queues the work; when it is done, the
+ * loop thread fills req_resp(rq) and calls http_resume(rq). */
 void req_defer(struct req *rq, void (*start)(void *arg), void *arg);
 void http_resume(struct req *rq);
 

@@ -1,7 +1,7 @@
 /*
  * karted: the daemon's shared state handed to every handler, and the
- * routes. The writer thread owns the only writing connection; readers come
- * from a small pool, one per request that needs one.
+ * routes. The writer owns the only writing connection; readers come from a
+ * small pool, one per request that needs one.
  */
 #ifndef KARTE_KARTED_H
 #define KARTE_KARTED_H
@@ -14,8 +14,17 @@
 
 struct pool;
 
+#define TOKEN_CACHE 16		/* tokens remembered as valid */
+#define TOKEN_CACHE_S 1.0	/* for this long: a revoked token works at most 1 s more */
+
+struct token_seen {
+	char hash[65];
+	double until;		/* monotonic seconds */
+};
+
 struct karted {
 	struct writer *writer;
+	struct token_seen tokens[TOKEN_CACHE];
 	struct pool *readers;
 	const char *static_dir;	/* NULL: no static files */
 	bool read_token;
@@ -31,6 +40,7 @@ void pool_close(struct pool *p);
 extern const struct route api_routes[];
 
 bool api_token_ok(void *app, const char *token);
+int api_after_run(void *app);	/* commit the writes of this loop turn */
 int api_static(void *app, const char *path, struct resp *rs);
 
 #endif

@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "checkpointer.h"
 #include "karted.h"
 #include "token.h"
 
@@ -32,7 +35,6 @@ static const char usage[] =
 	"  --db PATH             SQLite database            KARTE_DB      (./data/karte.db)\n"
 	"  --listen ADDR:PORT    address to serve on        KARTE_LISTEN  (127.0.0.1:8080)\n"
 	"                        port 0 picks a free port; [::1]:8080 for IPv6\n"
-	"  --threads N           HTTP worker threads        KARTE_THREADS (2)\n"
 	"  --max-body BYTES      largest request body       KARTE_MAX_BODY (8388608)\n"
 	"  --read-token          reads need a token too     KARTE_READ_TOKEN=1\n"
 	"  --sync MODE           normal: a stored run survives a crash of karted;\n"
@@ -54,7 +56,6 @@ struct opts {
 	const char *db;
 	const char *listen;
 	const char *static_dir;
-	unsigned threads;
 	size_t max_body;
 	bool read_token;
 	bool sync_full;
@@ -100,7 +101,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
 		{"listen", required_argument, NULL, 'l'},
-		{"threads", required_argument, NULL, 't'},
 		{"max-body", required_argument, NULL, 'm'},
 		{"read-token", no_argument, NULL, 'r'},
 		{"sync", required_argument, NULL, 's'},
@@ -115,13 +115,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->db = env_or("KARTE_DB", "data/karte.db");
 	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
 	o->static_dir = env_or("KARTE_STATIC_DIR", "static");
-	o->threads = 2;
 	o->max_body = 8u << 20;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
-	if (getenv("KARTE_THREADS") && (parse_unsigned("KARTE_THREADS", getenv("KARTE_THREADS"), 64, &v) ||
-					!(o->threads = (unsigned)v)))
-		return -1;
 	if (getenv("KARTE_MAX_BODY") &&
 	    (parse_unsigned("KARTE_MAX_BODY", getenv("KARTE_MAX_BODY"), 1ull << 32, &v) ||
 	     !(o->max_body = (size_t)v)))
@@ -137,11 +133,6 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'l':
 			o->listen = optarg;
-			break;
-		case 't':
-			if (parse_unsigned("--threads", optarg, 64, &v))
-				return -1;
-			o->threads = (unsigned)v;
 			break;
 		case 'm':
 			if (parse_unsigned("--max-body", optarg, 1ull << 32, &v))
@@ -289,12 +280,13 @@ static int cmd_serve(const struct opts *o)
 	struct karted k = {0};
 	struct http_config cfg = {0};
 	struct http *h = NULL;
+	struct checkpointer *ckpt = NULL;
 	struct store *st;
 	struct kerr err;
 	sigset_t sigs;
 	char token[TOKEN_LEN + 1];
 	char host[128];
-	int ntokens = 0, sig, rc = 1;
+	int ntokens = 0, sig, sigfd = -1, rc = 1;
 	struct stat sb;
 
 	kerr_clear(&err);
@@ -304,17 +296,29 @@ static int cmd_serve(const struct opts *o)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
-	st = open_admin(o);
-	if (!st)
+	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
+	if (sigfd < 0) {
+		fprintf(stderr, "karted: cannot watch signals: %s\n", strerror(errno));
 		return 1;
+	}
+
+	make_parent(o->db);
+	st = store_open(o->db, STORE_MIGRATE | STORE_NO_AUTOCHECKPOINT |
+			(o->sync_full ? STORE_SYNC_FULL : 0), &err);
+	if (!st) {
+		fprintf(stderr, "karted: %s\n", err.msg);
+		return 1;
+	}
 	if (o->first_token && store_each_token(st, count_token, &ntokens, &err) == 0 &&
 	    ntokens == 0 && new_token(st, "first-start", token, &err) == 0)
 		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
-	k.readers = pool_open(o->db, o->threads + 2, &err);
+	k.readers = pool_open(o->db, 2, &err);
 	if (!k.readers)
 		goto out;
-	k.writer = writer_start(st, &err);
+	ckpt = checkpointer_start(o->db, &err);
+	if (!ckpt)
+		goto out;
+	k.writer = writer_open(st, &err);
 	if (!k.writer)
 		goto out;
 	st = NULL;	/* the writer owns it */
@@ -323,11 +327,12 @@ static int cmd_serve(const struct opts *o)
 
 	cfg.listen = o->listen;
 	cfg.max_body = o->max_body;
-	cfg.threads = o->threads;
 	cfg.read_token = o->read_token;
 	cfg.routes = api_routes;
 	cfg.serve_static = api_static;
 	cfg.token_ok = api_token_ok;
+	cfg.after_run = api_after_run;
+	cfg.wake_fd = writer_fd(k.writer);
 	cfg.app = &k;
 	h = http_start(&cfg, &err);
 	if (!h)
@@ -336,17 +341,19 @@ static int cmd_serve(const struct opts *o)
 	       http_port(h), o->db);
 	fflush(stdout);
 
-	sigwait(&sigs, &sig);
-	fprintf(stderr, "karted: %s: finishing requests in flight, then stopping\n",
-		sig == SIGINT ? "SIGINT" : "SIGTERM");
+	sig = http_loop(h, sigfd, 10000);
+	fprintf(stderr, "karted: %s: stopped\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	rc = 0;
 out:
 	if (rc)
 		fprintf(stderr, "karted: %s\n", err.msg);
-	http_stop(h, 10000);
-	writer_stop(k.writer);	/* drains its queue, closes its store */
+	http_stop(h);
+	writer_close(k.writer);	/* commits what is queued, closes its store */
+	checkpointer_stop(ckpt);
 	pool_close(k.readers);
 	store_close(st);
+	if (sigfd >= 0)
+		close(sigfd);
 	return rc;
 }
 

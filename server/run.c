@@ -1,75 +1,85 @@
 #include "run.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 
 #include "xalloc.h"
 
+/*
+ * Bodies are parsed with yajl's event (SAX) parser straight into struct
+ * run: no document tree is built, which keeps a POST cheap (a DOM parser
+ * costs several times the whole storage of a run). Regions and labels are
+ * re-emitted through a yajl generator as they stream by, so what is stored
+ * is compact JSON holding the posted numbers digit for digit.
+ */
+
 #define BAD 400
 
-/* A number from JSON: integer or real, finite (jansson rejects 1e999 at
- * parse time, so only the type needs checking). */
-static bool get_number(json_t *v, double *out)
-{
-	if (json_is_integer(v)) {
-		*out = (double)json_integer_value(v);
-		return true;
-	}
-	if (json_is_real(v)) {
-		*out = json_real_value(v);
-		return isfinite(*out);
-	}
-	return false;
-}
+/* Top-level fields, in the order a missing one is reported. */
+enum fld {
+	F_SYSTEM, F_APPLICATION, F_VARIANT, F_P, F_N, F_TAU, F_CHI, F_GAMMA, F_FREQ, F_CAP,
+	F_ENERGY, F_REGIONS, F_LABELS, F_MEASURED_AT, F_IDEM, F_COUNT, F_NONE = F_COUNT
+};
 
-/* Printable text: no control characters (they break logs, CSV and charts). */
-static bool printable(const char *s)
+static const char *const fld_names[F_COUNT] = {
+	"system", "application", "variant", "p", "n", "tau", "chi", "gamma", "frequency_mhz",
+	"power_cap_w", "energy_j", "regions", "labels", "measured_at", "idempotency_key",
+};
+
+enum region_fld { R_NAME, R_TIME, R_ENERGY, R_POWER, R_FREQ, R_COUNTERS, R_COUNT };
+
+static const char *const region_names[R_COUNT] = {
+	"name", "time_s", "energy_j", "power_w", "frequency_mhz", "counters",
+};
+
+/* Where the parser is: the container it is inside. */
+enum level { L_TOP, L_BATCH, L_RUN, L_REGIONS, L_REGION, L_COUNTERS, L_LABELS };
+
+struct sax {
+	struct run_batch *batch;
+	size_t cap;
+	struct kerr *err;
+	const char *body;
+	enum body_kind kind;
+	enum level level;
+	bool top_array;
+	long index;		/* item number of the run being read */
+	long line;		/* NDJSON: line where that run starts */
+	size_t line_pos;	/* bytes already counted into line_at */
+	long line_at;
+	yajl_handle h;
+	yajl_gen gen;		/* regions / labels being re-emitted */
+
+	struct run cur;
+	double num[F_COUNT];	/* numbers of the current run */
+	unsigned seen;		/* bits of enum fld present (not null) */
+	unsigned given;		/* bits of enum fld named at all */
+	enum fld field;		/* key just read at L_RUN */
+
+	size_t region;		/* index of the region being read */
+	enum region_fld rfield;
+	unsigned rseen;
+	char **rnames;		/* names of this run's regions, for duplicates */
+	size_t nrnames;
+	size_t nitems;		/* counters in this region / labels in this run */
+	char key[RUN_NAME_MAX + 1];	/* counter / label name just read */
+};
+
+static bool printable(const unsigned char *s, size_t len)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] < 0x20 || s[i] == 0x7f)
 			return false;
 	return true;
-}
-
-static int check_name(json_t *v, const char *field, size_t minlen, size_t maxlen,
-		      bool colon_ok, struct kerr *err)
-{
-	const char *s;
-	size_t len;
-
-	if (!json_is_string(v))
-		return kerr_field(err, BAD, field, "%s must be a string", field);
-	s = json_string_value(v);
-	len = json_string_length(v);
-	if (len < minlen)
-		return kerr_field(err, BAD, field, "%s must not be empty", field);
-	if (len > maxlen)
-		return kerr_field(err, BAD, field, "%s is %zu bytes long; at most %zu are allowed",
-				  field, len, maxlen);
-	if (strlen(s) != len || !printable(s))
-		return kerr_field(err, BAD, field, "%s must not contain control characters", field);
-	if (!colon_ok && strchr(s, ':'))
-		return kerr_field(err, BAD, field,
-				  "%s must not contain ':' (series are named system:application:variant)",
-				  field);
-	return 0;
-}
-
-enum range { GT0, GE0 };
-
-static int check_number(json_t *v, const char *field, enum range range, double *out,
-			struct kerr *err)
-{
-	if (!get_number(v, out))
-		return kerr_field(err, BAD, field, "%s must be a finite number", field);
-	if (range == GT0 && !(*out > 0))
-		return kerr_field(err, BAD, field, "%s must be greater than 0 (got %g)", field, *out);
-	if (range == GE0 && !(*out >= 0))
-		return kerr_field(err, BAD, field, "%s must be 0 or more (got %g)", field, *out);
-	return 0;
 }
 
 /* ISO 8601 date-time: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM). */
@@ -98,276 +108,595 @@ static bool iso8601(const char *s)
 	return false;
 }
 
-static int check_counters(json_t *v, const char *where, struct kerr *err)
+/* The field path of the value being read, for error messages. */
+static void where(struct sax *x, char *buf, size_t size, const char *leaf)
+{
+	switch (x->level) {
+	case L_REGIONS:
+		snprintf(buf, size, "regions[%zu]", x->region);
+		break;
+	case L_REGION:
+		snprintf(buf, size, "regions[%zu].%s", x->region, leaf ? leaf : region_names[x->rfield]);
+		break;
+	case L_COUNTERS:
+		snprintf(buf, size, "regions[%zu].counters", x->region);
+		break;
+	case L_LABELS:
+		snprintf(buf, size, "labels");
+		break;
+	default:
+		snprintf(buf, size, "%s", leaf ? leaf : x->field < F_COUNT ? fld_names[x->field] : "");
+		break;
+	}
+}
+
+/* Record an error about the value being read; stops the parse. */
+__attribute__((format(printf, 2, 3))) static int fail(struct sax *x, const char *fmt, ...)
 {
 	char field[64];
-	const char *key;
-	json_t *val;
-	double x;
+	va_list ap;
 
-	snprintf(field, sizeof(field), "%s.counters", where);
-	if (!json_is_object(v))
-		return kerr_field(err, BAD, field, "%s must be an object of name: number", field);
-	if (json_object_size(v) > RUN_COUNTERS_MAX)
-		return kerr_field(err, BAD, field, "%s has %zu counters; at most %d are allowed", field,
-				  json_object_size(v), RUN_COUNTERS_MAX);
-	json_object_foreach(v, key, val) {
-		if (!*key || strlen(key) > RUN_NAME_MAX || !printable(key))
-			return kerr_field(err, BAD, field,
-					  "counter names in %s must be 1 to %d printable bytes", field,
-					  RUN_NAME_MAX);
-		if (!get_number(val, &x) || x < 0)
-			return kerr_field(err, BAD, field,
-					  "counter '%.64s' in %s must be a finite number, 0 or more", key,
-					  field);
-	}
+	if (x->err->code)
+		return 0;
+	where(x, field, sizeof(field), NULL);
+	snprintf(x->err->field, sizeof(x->err->field), "%s", field);
+	x->err->code = BAD;
+	va_start(ap, fmt);
+	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
+	va_end(ap);
+	x->err->index = x->top_array || x->kind == BODY_NDJSON ? x->index : -1;
 	return 0;
 }
 
-static int check_region(json_t *reg, size_t i, struct kerr *err)
+static const char *cur_name(struct sax *x)
 {
-	static const struct {
-		const char *key;
-		enum range range;
-	} nums[] = {
-		{"time_s", GE0}, {"energy_j", GE0}, {"power_w", GE0}, {"frequency_mhz", GT0},
+	static __thread char buf[64];
+
+	where(x, buf, sizeof(buf), NULL);
+	return buf;
+}
+
+/* A number token: finite, else an error naming the field. */
+static int number(struct sax *x, const char *s, size_t len, double *out)
+{
+	char buf[64];
+	char *end;
+
+	if (len >= sizeof(buf))
+		return fail(x, "%s has too many digits", cur_name(x));
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	*out = strtod(buf, &end);
+	if (*end || !isfinite(*out))
+		return fail(x, "%s must be a finite number (got %s)", cur_name(x), buf);
+	return 1;
+}
+
+static int type_error(struct sax *x, const char *got)
+{
+	static const char *const want[F_COUNT] = {
+		[F_SYSTEM] = "a string", [F_APPLICATION] = "a string", [F_VARIANT] = "a string",
+		[F_P] = "an integer", [F_N] = "a number", [F_TAU] = "a number (seconds)",
+		[F_CHI] = "a number (seconds)", [F_GAMMA] = "a number (seconds)",
+		[F_FREQ] = "a number (MHz)", [F_CAP] = "a number (W)", [F_ENERGY] = "a number (J)",
+		[F_REGIONS] = "an array of region objects", [F_LABELS] = "an object of name: string",
+		[F_MEASURED_AT] = "an ISO 8601 time string", [F_IDEM] = "a string",
 	};
-	char where[32], field[64];
-	const char *key;
-	json_t *val;
-	double x;
-	size_t k;
+	static const char *const rwant[R_COUNT] = {
+		"a string", "a number (seconds)", "a number (J)", "a number (W)", "a number (MHz)",
+		"an object of name: number",
+	};
 
-	snprintf(where, sizeof(where), "regions[%zu]", i);
-	if (!json_is_object(reg))
-		return kerr_field(err, BAD, where, "%s must be an object", where);
-	json_object_foreach(reg, key, val) {
-		snprintf(field, sizeof(field), "%s.%.24s", where, key);
-		if (!strcmp(key, "name")) {
-			if (check_name(val, field, 1, RUN_NAME_MAX, true, err))
-				return -1;
-			continue;
-		}
-		if (!strcmp(key, "counters")) {
-			if (!json_is_null(val) && check_counters(val, where, err))
-				return -1;
-			continue;
-		}
-		for (k = 0; k < sizeof(nums) / sizeof(nums[0]); k++)
-			if (!strcmp(key, nums[k].key))
-				break;
-		if (k == sizeof(nums) / sizeof(nums[0]))
-			return kerr_field(err, BAD, field,
-					  "unknown field '%.64s' in %s (known: name, time_s, energy_j, "
-					  "power_w, frequency_mhz, counters)", key, where);
-		if (!json_is_null(val) && check_number(val, field, nums[k].range, &x, err))
-			return -1;
+	switch (x->level) {
+	case L_RUN:
+		return fail(x, "%s must be %s, not %s", fld_names[x->field], want[x->field], got);
+	case L_REGION:
+		return fail(x, "%s must be %s, not %s", cur_name(x), rwant[x->rfield], got);
+	case L_REGIONS:
+		return fail(x, "%s must be an object, not %s", cur_name(x), got);
+	case L_COUNTERS:
+		return fail(x, "counter '%s' in %s must be a number, not %s", x->key, cur_name(x), got);
+	case L_LABELS:
+		return fail(x, "label '%s' must be a string, not %s", x->key, got);
+	default:
+		if (x->kind == BODY_NDJSON)
+			return fail(x, "each line must be a run object, not %s", got);
+		return fail(x, "the body must be a run object or an array of runs, not %s", got);
 	}
-	if (!json_object_get(reg, "name")) {
-		snprintf(field, sizeof(field), "%s.name", where);
-		return kerr_field(err, BAD, field, "%s needs a name", where);
-	}
-	return 0;
 }
 
-static char *dump(json_t *v)
+/* ---- events ------------------------------------------------------------ */
+
+static int ev_null(void *ctx)
 {
-	char *s = json_dumps(v, KARTE_JSON_FLAGS);
+	struct sax *x = ctx;
 
-	if (!s)
-		return xstrdup("null");	/* only on out-of-memory inside jansson */
-	return s;
-}
-
-static int take_regions(json_t *v, struct run *r, struct kerr *err)
-{
-	size_t i, j;
-
-	if (!json_is_array(v))
-		return kerr_field(err, BAD, "regions", "regions must be an array of objects");
-	if (json_array_size(v) > RUN_REGIONS_MAX)
-		return kerr_field(err, BAD, "regions", "a run may have at most %d regions (got %zu)",
-				  RUN_REGIONS_MAX, json_array_size(v));
-	for (i = 0; i < json_array_size(v); i++) {
-		if (check_region(json_array_get(v, i), i, err))
-			return -1;
-		for (j = 0; j < i; j++) {
-			if (!strcmp(json_string_value(json_object_get(json_array_get(v, i), "name")),
-				    json_string_value(json_object_get(json_array_get(v, j), "name")))) {
-				char field[40];
-
-				snprintf(field, sizeof(field), "regions[%zu].name", i);
-				return kerr_field(err, BAD, field,
-						  "region name '%.64s' appears twice in one run",
-						  json_string_value(json_object_get(json_array_get(v, i),
-										    "name")));
-			}
-		}
+	switch (x->level) {
+	case L_RUN:
+		return 1;	/* null is "not given" */
+	case L_REGION:
+		yajl_gen_null(x->gen);
+		return 1;
+	default:
+		return type_error(x, "null");
 	}
-	r->regions = dump(v);
-	return 0;
 }
 
-static int take_labels(json_t *v, struct run *r, struct kerr *err)
+static int ev_bool(void *ctx, int b)
 {
-	const char *key;
-	json_t *val;
-
-	if (!json_is_object(v))
-		return kerr_field(err, BAD, "labels", "labels must be an object of name: string");
-	if (json_object_size(v) > RUN_LABELS_MAX)
-		return kerr_field(err, BAD, "labels", "a run may have at most %d labels", RUN_LABELS_MAX);
-	json_object_foreach(v, key, val) {
-		if (!*key || strlen(key) > RUN_LABEL_MAX || !printable(key))
-			return kerr_field(err, BAD, "labels", "label names must be 1 to %d printable bytes",
-					  RUN_LABEL_MAX);
-		if (!json_is_string(val) || json_string_length(val) > RUN_LABEL_VAL_MAX ||
-		    strlen(json_string_value(val)) != json_string_length(val))
-			return kerr_field(err, BAD, "labels",
-					  "label '%.64s' must be a string of at most %d bytes", key,
-					  RUN_LABEL_VAL_MAX);
-	}
-	r->labels = dump(v);
-	return 0;
+	return type_error(ctx, b ? "true" : "false");
 }
 
-/* Top-level fields, in the order a missing one is reported. */
-enum fld {
-	F_SYSTEM, F_APPLICATION, F_VARIANT, F_P, F_N, F_TAU, F_CHI, F_GAMMA, F_FREQ, F_CAP,
-	F_ENERGY, F_REGIONS, F_LABELS, F_MEASURED_AT, F_IDEM, F_COUNT
-};
+static int ev_number(void *ctx, const char *s, size_t len)
+{
+	struct sax *x = ctx;
+	double v;
 
-static const char *const fld_names[F_COUNT] = {
-	"system", "application", "variant", "p", "n", "tau", "chi", "gamma", "frequency_mhz",
-	"power_cap_w", "energy_j", "regions", "labels", "measured_at", "idempotency_key",
-};
+	switch (x->level) {
+	case L_RUN:
+		if (x->field < F_P || x->field > F_ENERGY)
+			return type_error(x, "a number");
+		if (!number(x, s, len, &v))
+			return 0;
+		if (x->field == F_P && !(v == floor(v) && v >= 1 && v <= 1e9))
+			return fail(x, "p must be an integer from 1 to 1e9 (got %.*s)", (int)len, s);
+		x->num[x->field] = v;
+		x->seen |= 1u << x->field;
+		return 1;
+	case L_REGION:
+		if (x->rfield == R_NAME || x->rfield == R_COUNTERS)
+			return type_error(x, "a number");
+		if (!number(x, s, len, &v))
+			return 0;
+		if (x->rfield == R_FREQ ? !(v > 0) : !(v >= 0))
+			return fail(x, "%s must be %s (got %.*s)", cur_name(x),
+				    x->rfield == R_FREQ ? "greater than 0" : "0 or more", (int)len, s);
+		yajl_gen_number(x->gen, s, len);
+		return 1;
+	case L_COUNTERS:
+		if (!number(x, s, len, &v))
+			return 0;
+		if (v < 0)
+			return fail(x, "counter '%s' in %s must be 0 or more", x->key, cur_name(x));
+		yajl_gen_number(x->gen, s, len);
+		return 1;
+	default:
+		return type_error(x, "a number");
+	}
+}
 
-static int lookup_field(const char *key)
+static int check_text(struct sax *x, const unsigned char *s, size_t len, size_t minlen,
+		      size_t maxlen, bool colon_ok)
+{
+	if (len < minlen)
+		return fail(x, "%s must not be empty", cur_name(x));
+	if (len > maxlen)
+		return fail(x, "%s is %zu bytes long; at most %zu are allowed", cur_name(x), len,
+			    maxlen);
+	if (!printable(s, len))
+		return fail(x, "%s must not contain control characters", cur_name(x));
+	if (!colon_ok && memchr(s, ':', len))
+		return fail(x, "%s must not contain ':' (series are named "
+			    "system:application:variant)", cur_name(x));
+	return 1;
+}
+
+static int run_string(struct sax *x, const unsigned char *s, size_t len)
+{
+	char **slot;
+
+	switch (x->field) {
+	case F_SYSTEM:
+	case F_APPLICATION:
+		if (!check_text(x, s, len, 1, RUN_NAME_MAX, false))
+			return 0;
+		slot = x->field == F_SYSTEM ? &x->cur.system : &x->cur.application;
+		break;
+	case F_VARIANT:
+		if (!check_text(x, s, len, 0, RUN_NAME_MAX, true))
+			return 0;
+		slot = &x->cur.variant;
+		break;
+	case F_IDEM:
+		if (!check_text(x, s, len, 1, RUN_KEY_MAX, true))
+			return 0;
+		slot = &x->cur.idempotency_key;
+		break;
+	case F_MEASURED_AT:
+		slot = &x->cur.measured_at;
+		break;
+	default:
+		return type_error(x, "a string");
+	}
+	free(*slot);
+	*slot = xstrndup((const char *)s, len);
+	if (x->field == F_MEASURED_AT && !iso8601(*slot))
+		return fail(x, "measured_at must be an ISO 8601 time such as 2026-11-21T10:00:00Z");
+	x->seen |= 1u << x->field;
+	return 1;
+}
+
+static int ev_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct sax *x = ctx;
+	size_t i;
+
+	switch (x->level) {
+	case L_RUN:
+		return run_string(x, s, len);
+	case L_REGION:
+		if (x->rfield != R_NAME)
+			return type_error(x, "a string");
+		if (!check_text(x, s, len, 1, RUN_NAME_MAX, true))
+			return 0;
+		for (i = 0; i < x->nrnames; i++)
+			if (strlen(x->rnames[i]) == len && !memcmp(x->rnames[i], s, len))
+				return fail(x, "region name '%.*s' appears twice in one run",
+					    (int)(len > 64 ? 64 : len), s);
+		x->rnames = xrealloc(x->rnames, (x->nrnames + 1) * sizeof(*x->rnames));
+		x->rnames[x->nrnames++] = xstrndup((const char *)s, len);
+		yajl_gen_string(x->gen, s, len);
+		return 1;
+	case L_LABELS:
+		if (len > RUN_LABEL_VAL_MAX || !printable(s, len))
+			return fail(x, "label '%s' must be a string of at most %d printable bytes",
+				    x->key, RUN_LABEL_VAL_MAX);
+		yajl_gen_string(x->gen, s, len);
+		return 1;
+	default:
+		return type_error(x, "a string");
+	}
+}
+
+static void gen_begin(struct sax *x)
+{
+	if (!x->gen)
+		x->gen = yajl_gen_alloc(NULL);
+	else
+		yajl_gen_reset(x->gen, NULL);
+	yajl_gen_clear(x->gen);
+}
+
+static char *gen_take(struct sax *x)
+{
+	const unsigned char *buf;
+	size_t len;
+
+	yajl_gen_get_buf(x->gen, &buf, &len);
+	return xstrndup((const char *)buf, len);
+}
+
+/* 1-based line of byte offset pos (monotonic calls). */
+static long line_of(struct sax *x, size_t pos)
+{
+	for (; x->line_pos < pos; x->line_pos++)
+		if (x->body[x->line_pos] == '\n')
+			x->line_at++;
+	return x->line_at;
+}
+
+static void run_begin(struct sax *x)
+{
+	memset(&x->cur, 0, sizeof(x->cur));
+	x->seen = x->given = 0;
+	x->field = F_NONE;
+	x->level = L_RUN;
+	if (x->kind == BODY_NDJSON)
+		x->line = line_of(x, yajl_get_bytes_consumed(x->h));
+}
+
+static int ev_start_map(void *ctx)
+{
+	struct sax *x = ctx;
+
+	switch (x->level) {
+	case L_TOP:
+	case L_BATCH:
+		run_begin(x);
+		return 1;
+	case L_RUN:
+		if (x->field != F_LABELS)
+			return type_error(x, "an object");
+		x->level = L_LABELS;
+		x->nitems = 0;
+		gen_begin(x);
+		yajl_gen_map_open(x->gen);
+		return 1;
+	case L_REGIONS:
+		x->level = L_REGION;
+		x->rseen = 0;
+		x->rfield = R_NAME;
+		yajl_gen_map_open(x->gen);
+		return 1;
+	case L_REGION:
+		if (x->rfield != R_COUNTERS)
+			return type_error(x, "an object");
+		x->level = L_COUNTERS;
+		x->nitems = 0;
+		yajl_gen_map_open(x->gen);
+		return 1;
+	default:
+		return type_error(x, "an object");
+	}
+}
+
+static int key_run(struct sax *x, const unsigned char *k, size_t len)
 {
 	int f;
 
 	for (f = 0; f < F_COUNT; f++)
-		if (!strcmp(key, fld_names[f]))
-			return f;
-	return -1;
-}
+		if (strlen(fld_names[f]) == len && !memcmp(fld_names[f], k, len))
+			break;
+	if (f == F_COUNT) {
+		char name[48];
 
-static int take_p(json_t *v, struct run *r, struct kerr *err)
-{
-	double x;
-
-	if (json_is_integer(v)) {
-		if (json_integer_value(v) < 1 || json_integer_value(v) > 1000000000)
-			return kerr_field(err, BAD, "p", "p must be an integer from 1 to 1e9 (got %lld)",
-					  (long long)json_integer_value(v));
-		r->p = json_integer_value(v);
+		snprintf(name, sizeof(name), "%.*s", (int)(len > 40 ? 40 : len), k);
+		snprintf(x->err->field, sizeof(x->err->field), "%s", len ? name : "(empty)");
+		x->err->code = BAD;
+		snprintf(x->err->msg, sizeof(x->err->msg),
+			 "unknown field '%s' (check its spelling; see the README for the fields of "
+			 "a run)", name);
+		x->err->index = x->top_array || x->kind == BODY_NDJSON ? x->index : -1;
 		return 0;
 	}
-	if (!get_number(v, &x))
-		return kerr_field(err, BAD, "p", "p must be an integer (processors used)");
-	if (x != floor(x) || x < 1 || x > 1e9)
-		return kerr_field(err, BAD, "p", "p must be an integer from 1 to 1e9 (got %g)", x);
-	r->p = (int64_t)x;
-	return 0;
+	x->field = (enum fld)f;
+	if (x->given & (1u << f))
+		return fail(x, "%s appears twice in one run", fld_names[f]);
+	x->given |= 1u << f;
+	return 1;
 }
 
-static int convert(json_t *obj, struct run *r, struct kerr *err)
+static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 {
-	json_t *f[F_COUNT] = {0};
-	const char *key;
-	json_t *val;
-	int i;
+	struct sax *x = ctx;
+	int f;
 
-	if (!json_is_object(obj))
-		return kerr_set(err, BAD, "a run must be a JSON object");
-	json_object_foreach(obj, key, val) {
-		i = lookup_field(key);
-		if (i < 0)
-			return kerr_field(err, BAD, key[0] ? key : "(empty)",
-					  "unknown field '%.64s' (check its spelling; see the API "
-					  "reference for the fields of a run)", key);
-		if (!json_is_null(val))
-			f[i] = val;
+	switch (x->level) {
+	case L_RUN:
+		return key_run(x, k, len);
+	case L_REGION:
+		for (f = 0; f < R_COUNT; f++)
+			if (strlen(region_names[f]) == len && !memcmp(region_names[f], k, len))
+				break;
+		if (f == R_COUNT)
+			return fail(x, "unknown field '%.*s' in regions[%zu] (known: name, time_s, "
+				    "energy_j, power_w, frequency_mhz, counters)",
+				    (int)(len > 40 ? 40 : len), k, x->region);
+		x->rfield = (enum region_fld)f;
+		if (x->rseen & (1u << f))
+			return fail(x, "%s appears twice", cur_name(x));
+		x->rseen |= 1u << f;
+		yajl_gen_string(x->gen, k, len);
+		return 1;
+	default:		/* L_COUNTERS, L_LABELS */
+		if (++x->nitems > (x->level == L_LABELS ? RUN_LABELS_MAX : RUN_COUNTERS_MAX))
+			return fail(x, "%s has too many entries (at most %d)", cur_name(x),
+				    x->level == L_LABELS ? RUN_LABELS_MAX : RUN_COUNTERS_MAX);
+		if (!len || len > (x->level == L_LABELS ? RUN_LABEL_MAX : RUN_NAME_MAX) ||
+		    !printable(k, len))
+			return fail(x, "names in %s must be 1 to %d printable bytes", cur_name(x),
+				    x->level == L_LABELS ? RUN_LABEL_MAX : RUN_NAME_MAX);
+		memcpy(x->key, k, len);
+		x->key[len] = '\0';
+		yajl_gen_string(x->gen, k, len);
+		return 1;
 	}
-	for (i = F_SYSTEM; i <= F_TAU; i++)
-		if (i != F_VARIANT && !f[i])
-			return kerr_field(err, BAD, fld_names[i], "%s is required", fld_names[i]);
-	if (!f[F_CHI] && !f[F_GAMMA])
-		return kerr_field(err, BAD, "chi", "one of chi or gamma is required");
+}
 
-	if (check_name(f[F_SYSTEM], "system", 1, RUN_NAME_MAX, false, err) ||
-	    check_name(f[F_APPLICATION], "application", 1, RUN_NAME_MAX, false, err) ||
-	    (f[F_VARIANT] && check_name(f[F_VARIANT], "variant", 0, RUN_NAME_MAX, true, err)) ||
-	    take_p(f[F_P], r, err) ||
-	    check_number(f[F_N], "n", GT0, &r->n, err) ||
-	    check_number(f[F_TAU], "tau", GT0, &r->tau, err))
-		return -1;
-	if (f[F_CHI]) {
-		if (check_number(f[F_CHI], "chi", GE0, &r->chi, err))
-			return -1;
-		if (r->chi > r->tau)
-			return kerr_field(err, BAD, "chi", "chi (%g) must not exceed tau (%g)", r->chi,
-					  r->tau);
+/* A run object is complete: the checks that need all of its fields. */
+static int run_finish(struct sax *x)
+{
+	struct run *r = &x->cur;
+	int f;
+
+	x->field = F_NONE;
+	for (f = F_SYSTEM; f <= F_TAU; f++)
+		if (f != F_VARIANT && !(x->seen & (1u << f))) {
+			x->field = (enum fld)f;
+			return fail(x, "%s is required", fld_names[f]);
+		}
+	if (!(x->seen & (1u << F_CHI | 1u << F_GAMMA))) {
+		x->field = F_CHI;
+		return fail(x, "one of chi or gamma is required");
 	}
-	if (f[F_GAMMA]) {
-		if (check_number(f[F_GAMMA], "gamma", GE0, &r->gamma, err))
-			return -1;
-		if (r->gamma > r->tau)
-			return kerr_field(err, BAD, "gamma", "gamma (%g) must not exceed tau (%g)",
-					  r->gamma, r->tau);
+	r->p = (int64_t)x->num[F_P];
+	r->n = x->num[F_N];
+	r->tau = x->num[F_TAU];
+	r->chi = x->num[F_CHI];
+	r->gamma = x->num[F_GAMMA];
+	for (f = F_N; f <= F_ENERGY; f++) {
+		bool gt0 = f == F_N || f == F_TAU || f == F_FREQ || f == F_CAP;
+
+		if (!(x->seen & (1u << f)))
+			continue;
+		x->field = (enum fld)f;
+		if (gt0 && !(x->num[f] > 0))
+			return fail(x, "%s must be greater than 0 (got %g)", fld_names[f], x->num[f]);
+		if (!gt0 && !(x->num[f] >= 0))
+			return fail(x, "%s must be 0 or more (got %g)", fld_names[f], x->num[f]);
 	}
-	if (f[F_CHI] && f[F_GAMMA]) {
-		if (fabs(r->chi + r->gamma - r->tau) > 1e-6 * r->tau)
-			return kerr_field(err, BAD, "gamma",
-					  "chi + gamma must equal tau (%g + %g != %g); post one of them",
-					  r->chi, r->gamma, r->tau);
-	} else if (f[F_CHI]) {
+	if ((x->seen & (1u << F_CHI)) && r->chi > r->tau) {
+		x->field = F_CHI;
+		return fail(x, "chi (%g) must not exceed tau (%g)", r->chi, r->tau);
+	}
+	if ((x->seen & (1u << F_GAMMA)) && r->gamma > r->tau) {
+		x->field = F_GAMMA;
+		return fail(x, "gamma (%g) must not exceed tau (%g)", r->gamma, r->tau);
+	}
+	if ((x->seen & (1u << F_CHI)) && (x->seen & (1u << F_GAMMA))) {
+		if (fabs(r->chi + r->gamma - r->tau) > 1e-6 * r->tau) {
+			x->field = F_GAMMA;
+			return fail(x, "chi + gamma must equal tau (%g + %g != %g); post one of them",
+				    r->chi, r->gamma, r->tau);
+		}
+	} else if (x->seen & (1u << F_CHI)) {
 		r->gamma = r->tau - r->chi;
 	} else {
 		r->chi = r->tau - r->gamma;
 	}
-	if (f[F_FREQ]) {
-		if (check_number(f[F_FREQ], "frequency_mhz", GT0, &r->frequency_mhz, err))
-			return -1;
-		r->has |= RUN_HAS_FREQ;
+	r->has = ((x->seen >> F_FREQ) & 1 ? RUN_HAS_FREQ : 0) |
+		 ((x->seen >> F_CAP) & 1 ? RUN_HAS_CAP : 0) |
+		 ((x->seen >> F_ENERGY) & 1 ? RUN_HAS_ENERGY : 0);
+	r->frequency_mhz = x->num[F_FREQ];
+	r->power_cap_w = x->num[F_CAP];
+	r->energy_j = x->num[F_ENERGY];
+	if (!r->variant)
+		r->variant = xstrdup("");
+	if (x->batch->count == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 8;
+		x->batch->runs = xrealloc(x->batch->runs, x->cap * sizeof(*x->batch->runs));
 	}
-	if (f[F_CAP]) {
-		if (check_number(f[F_CAP], "power_cap_w", GT0, &r->power_cap_w, err))
-			return -1;
-		r->has |= RUN_HAS_CAP;
-	}
-	if (f[F_ENERGY]) {
-		if (check_number(f[F_ENERGY], "energy_j", GE0, &r->energy_j, err))
-			return -1;
-		r->has |= RUN_HAS_ENERGY;
-	}
-	if (f[F_MEASURED_AT]) {
-		if (!json_is_string(f[F_MEASURED_AT]) || !iso8601(json_string_value(f[F_MEASURED_AT])))
-			return kerr_field(err, BAD, "measured_at",
-					  "measured_at must be an ISO 8601 time such as "
-					  "2026-11-21T10:00:00Z");
-		r->measured_at = xstrdup(json_string_value(f[F_MEASURED_AT]));
-	}
-	if (f[F_IDEM]) {
-		if (check_name(f[F_IDEM], "idempotency_key", 1, RUN_KEY_MAX, true, err))
-			return -1;
-		r->idempotency_key = xstrdup(json_string_value(f[F_IDEM]));
-	}
-	if (f[F_REGIONS] && take_regions(f[F_REGIONS], r, err))
-		return -1;
-	if (f[F_LABELS] && take_labels(f[F_LABELS], r, err))
-		return -1;
-	r->system = xstrdup(json_string_value(f[F_SYSTEM]));
-	r->application = xstrdup(json_string_value(f[F_APPLICATION]));
-	r->variant = xstrdup(f[F_VARIANT] ? json_string_value(f[F_VARIANT]) : "");
-	return 0;
+	x->batch->runs[x->batch->count++] = *r;
+	memset(r, 0, sizeof(*r));
+	x->index++;
+	x->level = x->top_array ? L_BATCH : L_TOP;
+	return 1;
 }
 
-int run_from_json(json_t *obj, struct run *out, struct kerr *err)
+static void names_free(struct sax *x)
 {
-	memset(out, 0, sizeof(*out));
-	if (convert(obj, out, err)) {
-		run_clear(out);
+	size_t i;
+
+	for (i = 0; i < x->nrnames; i++)
+		free(x->rnames[i]);
+	x->nrnames = 0;
+}
+
+static int ev_end_map(void *ctx)
+{
+	struct sax *x = ctx;
+
+	switch (x->level) {
+	case L_RUN:
+		names_free(x);
+		return run_finish(x);
+	case L_LABELS:
+		yajl_gen_map_close(x->gen);
+		x->cur.labels = gen_take(x);
+		x->level = L_RUN;
+		x->seen |= 1u << F_LABELS;
+		return 1;
+	case L_REGION:
+		if (!(x->rseen & (1u << R_NAME))) {
+			x->rfield = R_NAME;
+			return fail(x, "regions[%zu] needs a name", x->region);
+		}
+		yajl_gen_map_close(x->gen);
+		x->level = L_REGIONS;
+		x->region++;
+		return 1;
+	default:		/* L_COUNTERS */
+		yajl_gen_map_close(x->gen);
+		x->level = L_REGION;
+		return 1;
+	}
+}
+
+static int ev_start_array(void *ctx)
+{
+	struct sax *x = ctx;
+
+	if (x->level == L_TOP && x->kind == BODY_JSON && !x->top_array) {
+		x->top_array = true;
+		x->level = L_BATCH;
+		return 1;
+	}
+	if (x->level == L_RUN && x->field == F_REGIONS) {
+		x->level = L_REGIONS;
+		x->region = 0;
+		gen_begin(x);
+		yajl_gen_array_open(x->gen);
+		return 1;
+	}
+	return type_error(x, "an array");
+}
+
+static int ev_end_array(void *ctx)
+{
+	struct sax *x = ctx;
+
+	if (x->level == L_BATCH) {
+		x->level = L_TOP;
+		return 1;
+	}
+	/* L_REGIONS */
+	if (x->region > RUN_REGIONS_MAX)
+		return fail(x, "a run may have at most %d regions", RUN_REGIONS_MAX);
+	yajl_gen_array_close(x->gen);
+	x->cur.regions = gen_take(x);
+	x->level = L_RUN;
+	x->seen |= 1u << F_REGIONS;
+	return 1;
+}
+
+static const yajl_callbacks callbacks = {
+	.yajl_null = ev_null,
+	.yajl_boolean = ev_bool,
+	.yajl_number = ev_number,
+	.yajl_string = ev_string,
+	.yajl_start_map = ev_start_map,
+	.yajl_map_key = ev_map_key,
+	.yajl_end_map = ev_end_map,
+	.yajl_start_array = ev_start_array,
+	.yajl_end_array = ev_end_array,
+};
+
+static void syntax_error(struct sax *x, const char *body, size_t len)
+{
+	unsigned char *msg = yajl_get_error(x->h, 0, (const unsigned char *)body, len);
+	size_t at = yajl_get_bytes_consumed(x->h);
+	char *nl;
+
+	nl = strchr((char *)msg, '\n');
+	if (nl)
+		*nl = '\0';
+	if (x->kind == BODY_NDJSON) {
+		kerr_set(x->err, BAD, "line %ld is not valid JSON (%s)", line_of(x, at), (char *)msg);
+		x->err->index = x->index;
+	} else {
+		kerr_set(x->err, BAD, "the body is not valid JSON (%s, near byte %zu)", (char *)msg, at);
+	}
+	yajl_free_error(x->h, msg);
+}
+
+int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run_batch *batch,
+		   struct kerr *err)
+{
+	struct sax x = {0};
+	yajl_status st;
+
+	batch->runs = NULL;
+	batch->count = 0;
+	kerr_clear(err);
+	x.batch = batch;
+	x.err = err;
+	x.body = body;
+	x.kind = kind;
+	x.line_at = 1;
+	x.h = yajl_alloc(&callbacks, NULL, &x);
+	if (kind == BODY_NDJSON)
+		yajl_config(x.h, yajl_allow_multiple_values, 1);
+	st = yajl_parse(x.h, (const unsigned char *)body, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(x.h);
+	if (st != yajl_status_ok && !err->code)
+		syntax_error(&x, body, len);
+	if (!err->code && batch->count == 0)
+		kerr_set(err, BAD, kind == BODY_NDJSON ? "the NDJSON body holds no runs" :
+			 "the body is an empty array: post at least one run");
+	if (err->code && kind == BODY_NDJSON && st != yajl_status_ok && strncmp(err->msg, "line ", 5)) {
+		size_t n = strlen(err->msg);
+
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (line %ld)", x.line);
+	}
+	yajl_free(x.h);
+	if (x.gen)
+		yajl_gen_free(x.gen);
+	names_free(&x);
+	free(x.rnames);
+	run_clear(&x.cur);
+	if (err->code) {
+		run_batch_free(batch);
 		return -1;
 	}
 	return 0;
@@ -395,118 +724,6 @@ void run_batch_free(struct run_batch *batch)
 	free(batch->runs);
 	batch->runs = NULL;
 	batch->count = 0;
-}
-
-static void batch_push(struct run_batch *b, size_t *cap, const struct run *r)
-{
-	if (b->count == *cap) {
-		*cap = *cap ? *cap * 2 : 8;
-		b->runs = xrealloc(b->runs, *cap * sizeof(*b->runs));
-	}
-	b->runs[b->count++] = *r;
-}
-
-static int parse_error(struct kerr *err, const json_error_t *je, long line_offset)
-{
-	return kerr_set(err, BAD, "the body is not valid JSON: %s at line %ld, column %d", je->text,
-			(long)je->line + line_offset, je->column);
-}
-
-static int add_item(json_t *item, struct run_batch *batch, size_t *cap, long index,
-		    struct kerr *err)
-{
-	struct run r;
-
-	if (run_from_json(item, &r, err)) {
-		err->index = index;
-		return -1;
-	}
-	batch_push(batch, cap, &r);
-	return 0;
-}
-
-static int parse_json(const char *body, size_t len, struct run_batch *batch, struct kerr *err)
-{
-	json_error_t je;
-	json_t *root;
-	size_t cap = 0, i;
-	int rc = 0;
-
-	root = json_loadb(body, len, 0, &je);
-	if (!root)
-		return parse_error(err, &je, 0);
-	if (json_is_array(root)) {
-		if (json_array_size(root) == 0) {
-			rc = kerr_set(err, BAD, "the body is an empty array: post at least one run");
-			goto out;
-		}
-		for (i = 0; i < json_array_size(root) && !rc; i++)
-			rc = add_item(json_array_get(root, i), batch, &cap, (long)i, err);
-	} else if (json_is_object(root)) {
-		rc = add_item(root, batch, &cap, -1, err);
-	} else {
-		rc = kerr_set(err, BAD, "the body must be a run object or an array of runs");
-	}
-out:
-	json_decref(root);
-	return rc;
-}
-
-static int parse_ndjson(const char *body, size_t len, struct run_batch *batch, struct kerr *err)
-{
-	const char *line = body, *end = body + len, *nl;
-	size_t cap = 0;
-	long lineno = 0, index = 0;
-	json_error_t je;
-	json_t *item;
-	int rc;
-
-	for (; line < end; line = nl + 1) {
-		const char *p;
-
-		nl = memchr(line, '\n', (size_t)(end - line));
-		if (!nl)
-			nl = end;
-		lineno++;
-		for (p = line; p < nl && isspace((unsigned char)*p); p++)
-			;
-		if (p == nl)
-			continue;	/* blank line */
-		item = json_loadb(line, (size_t)(nl - line), 0, &je);
-		if (!item) {
-			kerr_set(err, BAD, "line %ld is not valid JSON: %s (column %d)", lineno, je.text,
-				 je.column);
-			err->index = index;
-			return -1;
-		}
-		rc = add_item(item, batch, &cap, index, err);
-		json_decref(item);
-		if (rc) {
-			size_t n = strlen(err->msg);
-
-			snprintf(err->msg + n, sizeof(err->msg) - n, " (line %ld)", lineno);
-			return -1;
-		}
-		index++;
-	}
-	if (batch->count == 0)
-		return kerr_set(err, BAD, "the NDJSON body holds no runs");
-	return 0;
-}
-
-int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run_batch *batch,
-		   struct kerr *err)
-{
-	int rc;
-
-	batch->runs = NULL;
-	batch->count = 0;
-	kerr_clear(err);
-	rc = kind == BODY_NDJSON ? parse_ndjson(body, len, batch, err) :
-				   parse_json(body, len, batch, err);
-	if (rc)
-		run_batch_free(batch);
-	return rc;
 }
 
 static void set_text(json_t *o, const char *key, const char *text)

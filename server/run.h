@@ -57,12 +57,9 @@ struct run_batch {
 
 enum body_kind { BODY_JSON, BODY_NDJSON };
 
-/* Validate one decoded JSON run into *out (zeroed first). On error fills
- * err (code 400, field) and returns -1; *out then owns nothing. */
-int run_from_json(json_t *obj, struct run *out, struct kerr *err);
-
 /* Parse and validate a whole body. JSON: one object or a non-empty array;
- * NDJSON: one object per non-blank line. All or nothing: on the first bad
+ * NDJSON: one object per line (any whitespace between objects). Unknown
+ * fields are errors; null stands for "not given". All or nothing: on the first bad
  * item fills err (field, index = item number from 0) and returns -1 with
  * *batch empty. On success the caller frees with run_batch_free(). */
 int run_parse_body(const char *body, size_t len, enum body_kind kind,

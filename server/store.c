@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "schema.h"
 #include "xalloc.h"
@@ -11,41 +12,46 @@
 #define LIST_VARIANTS 32	/* one prepared listing per combination of 5 filters */
 
 enum stmt_id {
-	S_BEGIN, S_COMMIT, S_ROLLBACK, S_MARK, S_RELEASE, S_UNDO,
-	S_INSERT, S_FIND_KEY, S_GET, S_DELETE,
+	S_BEGIN, S_COMMIT, S_ROLLBACK,
+	S_INSERT, S_FIND_KEY, S_GET, S_DELETE, S_SERIES_FIND, S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_COUNT
 };
 
-#define RUN_COLUMNS                                                                            \
-	"id, system, application, variant, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, " \
-	"energy_j, measured_at, idempotency_key, regions, labels, created_at"
+#define RUN_COLUMNS                                                                         \
+	"r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, r.chi, r.gamma, "          \
+	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
+	"r.regions, r.labels, r.created_at"
+#define RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
-	[S_MARK] = "SAVEPOINT req",
-	[S_RELEASE] = "RELEASE req",
-	[S_UNDO] = "ROLLBACK TO req",
-	[S_INSERT] = "INSERT INTO runs (system, application, variant, p, n, tau, chi, gamma, "
-		     "frequency_mhz, power_cap_w, energy_j, measured_at, idempotency_key, regions, "
-		     "labels) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_INSERT] = "INSERT INTO runs (series_id, p, n, tau, chi, gamma, frequency_mhz, "
+		     "power_cap_w, energy_j, measured_at, idempotency_key, regions, labels, "
+		     "created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
 	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
-	[S_GET] = "SELECT " RUN_COLUMNS " FROM runs WHERE id = ?",
+	[S_GET] = "SELECT " RUN_COLUMNS RUN_FROM " WHERE r.id = ?",
+	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
+	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
+	/* per series first (runs_series covers it), then rolled up */
 	[S_GROUP_SYSTEM] =
-		"SELECT g.system, NULL, NULL, g.c, r.created_at FROM (SELECT system, count(*) c, "
-		"max(id) m FROM runs GROUP BY system) g JOIN runs r ON r.id = g.m ORDER BY g.system",
+		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id), "
+		"h AS (SELECT s.system k, sum(g.c) c, max(g.m) m FROM g JOIN series s ON s.id = "
+		"g.series_id GROUP BY s.system) "
+		"SELECT h.k, NULL, NULL, h.c, r.created_at FROM h JOIN runs r ON r.id = h.m ORDER BY 1",
 	[S_GROUP_APPLICATION] =
-		"SELECT NULL, g.application, NULL, g.c, r.created_at FROM (SELECT application, "
-		"count(*) c, max(id) m FROM runs GROUP BY application) g JOIN runs r ON r.id = g.m "
-		"ORDER BY g.application",
+		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id), "
+		"h AS (SELECT s.application k, sum(g.c) c, max(g.m) m FROM g JOIN series s ON s.id = "
+		"g.series_id GROUP BY s.application) "
+		"SELECT NULL, h.k, NULL, h.c, r.created_at FROM h JOIN runs r ON r.id = h.m ORDER BY 2",
 	[S_GROUP_SERIES] =
-		"SELECT g.system, g.application, g.variant, g.c, r.created_at FROM (SELECT system, "
-		"application, variant, count(*) c, max(id) m FROM runs GROUP BY system, application, "
-		"variant) g JOIN runs r ON r.id = g.m ORDER BY 1, 2, 3",
+		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id) "
+		"SELECT s.system, s.application, s.variant, g.c, r.created_at FROM g JOIN series s ON "
+		"s.id = g.series_id JOIN runs r ON r.id = g.m ORDER BY 1, 2, 3",
 	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?, ?)",
 	[S_TOKEN_VALID] = "SELECT 1 FROM tokens WHERE hash = ? AND revoked_at IS NULL",
 	[S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
@@ -53,8 +59,15 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
 };
 
+struct series_cache {		/* the series of the last run stored */
+	int64_t id;		/* 0: empty */
+	char *system, *application, *variant;
+};
+
 struct store {
 	sqlite3 *db;
+	struct series_cache last;
+	char now[64];		/* created_at of the open write transaction */
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
 	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
 };
@@ -182,7 +195,12 @@ struct store *store_open(const char *path, unsigned flags, struct kerr *err)
 		const char *sync = (flags & STORE_SYNC_FULL) ? "PRAGMA synchronous = FULL" :
 							       "PRAGMA synchronous = NORMAL";
 
+		/* Checkpoints (which fsync) are taken off the commit path: see
+		 * store_checkpoint() and karted's checkpointer thread. */
 		if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(st->db, (flags & STORE_NO_AUTOCHECKPOINT) ?
+				 "PRAGMA wal_autocheckpoint = 0" : "PRAGMA wal_autocheckpoint = 1000",
+				 NULL, NULL, &msg) != SQLITE_OK ||
 		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK) {
 			kerr_set(err, 500, "cannot set up database '%s': %s", path, msg);
 			sqlite3_free(msg);
@@ -205,12 +223,22 @@ fail:
 	return NULL;
 }
 
+/* After a rollback the cached series may not exist any more. */
+static void forget_series(struct store *st)
+{
+	free(st->last.system);
+	free(st->last.application);
+	free(st->last.variant);
+	memset(&st->last, 0, sizeof(st->last));
+}
+
 void store_close(struct store *st)
 {
 	size_t i, j;
 
 	if (!st)
 		return;
+	forget_series(st);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	for (i = 0; i < 2; i++)
@@ -222,6 +250,13 @@ void store_close(struct store *st)
 
 int store_begin(struct store *st, struct kerr *err)
 {
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	return exec_stmt(st, S_BEGIN, err, "beginning a transaction");
 }
 
@@ -232,23 +267,8 @@ int store_commit(struct store *st, struct kerr *err)
 
 void store_rollback(struct store *st)
 {
+	forget_series(st);
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
-}
-
-int store_mark(struct store *st, struct kerr *err)
-{
-	return exec_stmt(st, S_MARK, err, "opening a savepoint");
-}
-
-int store_release(struct store *st, struct kerr *err)
-{
-	return exec_stmt(st, S_RELEASE, err, "releasing a savepoint");
-}
-
-void store_undo(struct store *st)
-{
-	exec_stmt(st, S_UNDO, NULL, "rolling back a savepoint");
-	exec_stmt(st, S_RELEASE, NULL, "releasing a savepoint");
 }
 
 static void bind_text(sqlite3_stmt *s, int i, const char *v)
@@ -284,10 +304,56 @@ static int find_key(struct store *st, const char *key, int64_t *id, struct kerr 
 	return rc == SQLITE_ROW;
 }
 
+/* The id of r's series, created when new. */
+static int series_id(struct store *st, const struct run *r, int64_t *id, struct kerr *err)
+{
+	struct series_cache *c = &st->last;
+	sqlite3_stmt *s;
+	int rc;
+
+	if (c->id && !strcmp(c->system, r->system) && !strcmp(c->application, r->application) &&
+	    !strcmp(c->variant, r->variant)) {
+		*id = c->id;
+		return 0;
+	}
+	s = stmt(st, S_SERIES_FIND, err);
+	if (!s)
+		return -1;
+	bind_text(s, 1, r->system);
+	bind_text(s, 2, r->application);
+	bind_text(s, 3, r->variant);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW)
+		*id = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (rc == SQLITE_DONE) {
+		s = stmt(st, S_SERIES_ADD, err);
+		if (!s)
+			return -1;
+		bind_text(s, 1, r->system);
+		bind_text(s, 2, r->application);
+		bind_text(s, 3, r->variant);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return db_error(st, err, "storing a series");
+		*id = sqlite3_last_insert_rowid(st->db);
+	} else if (rc != SQLITE_ROW) {
+		return db_error(st, err, "looking up a series");
+	}
+	forget_series(st);
+	c->id = *id;
+	c->system = xstrdup(r->system);
+	c->application = xstrdup(r->application);
+	c->variant = xstrdup(r->variant);
+	return 0;
+}
+
 int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err)
 {
 	sqlite3_stmt *s;
+	int64_t sid = 0;
 	int rc;
 
 	*existed = false;
@@ -296,24 +362,25 @@ int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *exis
 		if (rc)
 			return rc < 0 ? -1 : (*existed = true, 0);
 	}
+	if (series_id(st, r, &sid, err))
+		return -1;
 	s = stmt(st, S_INSERT, err);
 	if (!s)
 		return -1;
-	bind_text(s, 1, r->system);
-	bind_text(s, 2, r->application);
-	bind_text(s, 3, r->variant ? r->variant : "");
-	sqlite3_bind_int64(s, 4, r->p);
-	sqlite3_bind_double(s, 5, r->n);
-	sqlite3_bind_double(s, 6, r->tau);
-	sqlite3_bind_double(s, 7, r->chi);
-	sqlite3_bind_double(s, 8, r->gamma);
-	bind_opt(s, 9, r->has & RUN_HAS_FREQ, r->frequency_mhz);
-	bind_opt(s, 10, r->has & RUN_HAS_CAP, r->power_cap_w);
-	bind_opt(s, 11, r->has & RUN_HAS_ENERGY, r->energy_j);
-	bind_text(s, 12, r->measured_at);
-	bind_text(s, 13, r->idempotency_key);
-	bind_text(s, 14, r->regions);
-	bind_text(s, 15, r->labels);
+	sqlite3_bind_int64(s, 1, sid);
+	sqlite3_bind_int64(s, 2, r->p);
+	sqlite3_bind_double(s, 3, r->n);
+	sqlite3_bind_double(s, 4, r->tau);
+	sqlite3_bind_double(s, 5, r->chi);
+	sqlite3_bind_double(s, 6, r->gamma);
+	bind_opt(s, 7, r->has & RUN_HAS_FREQ, r->frequency_mhz);
+	bind_opt(s, 8, r->has & RUN_HAS_CAP, r->power_cap_w);
+	bind_opt(s, 9, r->has & RUN_HAS_ENERGY, r->energy_j);
+	bind_text(s, 10, r->measured_at);
+	bind_text(s, 11, r->idempotency_key);
+	bind_text(s, 12, r->regions);
+	bind_text(s, 13, r->labels);
+	bind_text(s, 14, st->now);
 	rc = sqlite3_step(s);
 	sqlite3_clear_bindings(s);
 	sqlite3_reset(s);
@@ -417,8 +484,8 @@ enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, F
 static sqlite3_stmt *list_stmt(struct store *st, unsigned bits, bool oldest, struct kerr *err)
 {
 	static const char *const clause[] = {
-		" AND system = ?1", " AND application = ?2", " AND variant = ?3", " AND p = ?4",
-		" AND n = ?5",
+		" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
+		" AND r.p = ?4", " AND r.n = ?5",
 	};
 	char sql[512];
 	size_t i;
@@ -428,12 +495,12 @@ static sqlite3_stmt *list_stmt(struct store *st, unsigned bits, bool oldest, str
 		sqlite3_clear_bindings(st->list[oldest][bits]);
 		return st->list[oldest][bits];
 	}
-	snprintf(sql, sizeof(sql), "SELECT %s FROM runs WHERE %s", RUN_COLUMNS,
-		 oldest ? "id > ?6" : "id < ?6");
+	snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", RUN_COLUMNS, RUN_FROM,
+		 oldest ? "r.id > ?6" : "r.id < ?6");
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))
 			strncat(sql, clause[i], sizeof(sql) - strlen(sql) - 1);
-	strncat(sql, oldest ? " ORDER BY id LIMIT ?7" : " ORDER BY id DESC LIMIT ?7",
+	strncat(sql, oldest ? " ORDER BY r.id LIMIT ?7" : " ORDER BY r.id DESC LIMIT ?7",
 		sizeof(sql) - strlen(sql) - 1);
 	st->list[oldest][bits] = prepare(st, sql, err);
 	return st->list[oldest][bits];
@@ -570,4 +637,18 @@ int store_each_token(struct store *st,
 	if (!stop && rc != SQLITE_DONE)
 		return db_error(st, err, "listing tokens");
 	return stop;
+}
+
+int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err)
+{
+	int log = 0, done = 0, rc;
+
+	rc = sqlite3_wal_checkpoint_v2(st->db, NULL,
+				       truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE,
+				       &log, &done);
+	if (wal_pages)
+		*wal_pages = log;
+	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
+		return db_error(st, err, "checkpointing");
+	return 0;
 }

@@ -19,6 +19,7 @@ enum store_flags {
 	STORE_MIGRATE = 1 << 0,	  /* create / migrate the schema (writer only) */
 	STORE_READONLY = 1 << 1,  /* a reader connection */
 	STORE_SYNC_FULL = 1 << 2, /* fsync every commit (power-loss durable) */
+	STORE_NO_AUTOCHECKPOINT = 1 << 3, /* someone else runs store_checkpoint() */
 };
 
 /* Open (creating when STORE_MIGRATE) the database at path. WAL mode;
@@ -34,14 +35,15 @@ void store_close(struct store *st);
 int store_schema_version(struct store *st);
 int store_schema_latest(void);
 
-/* Transactions for group commit. begin/commit/rollback act on the whole
- * batch; mark/release/undo on one request inside it (a SAVEPOINT). */
+/* Transactions for group commit: one per batch of requests. */
 int store_begin(struct store *st, struct kerr *err);
 int store_commit(struct store *st, struct kerr *err);
 void store_rollback(struct store *st);
-int store_mark(struct store *st, struct kerr *err);
-int store_release(struct store *st, struct kerr *err);
-void store_undo(struct store *st);
+
+/* Copy the WAL into the database file: PASSIVE (never blocks the writer),
+ * or TRUNCATE (waits for it, then empties the WAL). *wal_pages gets the
+ * WAL's size in pages. A busy database is not an error. */
+int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
 
 /* Insert r (validated) unless its idempotency_key is already stored. Sets
  * *id to the new or the first id; *existed tells which. 0 or -1 with err. */

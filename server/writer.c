@@ -1,18 +1,39 @@
 #include "writer.h"
 
+#include <errno.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "xalloc.h"
 
+/*
+ * Three lists move jobs between the event loop and the writer thread:
+ * head..tail (loop only) collects jobs while the thread is busy; work is the
+ * batch the thread is committing; done is the committed batch waiting for
+ * the loop to answer it. work and done are under lock; the thread writes
+ * wake_fd when done is set.
+ */
 struct writer {
 	struct store *st;
+	struct wjob *head, *tail;
+	struct wjob *work, *done;
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct wjob *head, *tail;	/* FIFO of jobs not yet taken */
+	pthread_cond_t cond;
+	int wake_fd;
 	bool stopping;
+	struct writer_stats stats;	/* loop thread only */
 };
+
+const struct writer_stats *writer_stats(const struct writer *w)
+{
+	return &w->stats;
+}
 
 static int do_runs(struct store *st, struct wjob *job)
 {
@@ -38,115 +59,191 @@ static int do_job(struct store *st, struct wjob *job)
 	return do_runs(st, job);
 }
 
-void writer_run_batch(struct store *st, struct wjob *jobs)
+/* Run jobs in one transaction; 0, or -1 when any failed (then nothing of
+ * them is stored: the transaction is rolled back). */
+static int run_together(struct store *st, struct wjob *jobs, struct kerr *err)
 {
 	struct wjob *j;
-	struct kerr err;
-	bool single = jobs && !jobs->next;
 
+	if (store_begin(st, err))
+		return -1;
+	for (j = jobs; j; j = j->next) {
+		j->rc = do_job(st, j);
+		if (j->rc) {
+			store_rollback(st);
+			return -1;
+		}
+	}
+	if (store_commit(st, err)) {
+		store_rollback(st);
+		return -1;
+	}
+	return 0;
+}
+
+void writer_run_batch(struct store *st, struct wjob *jobs)
+{
+	struct wjob *j, *next;
+	struct kerr err;
+
+	/* Validation happened before a job was queued, so a job fails here only
+	 * on a database error. The common case is one transaction for all; if
+	 * it fails, each job is retried alone, so a bad one cannot take the
+	 * others down with it. */
 	kerr_clear(&err);
 	for (j = jobs; j; j = j->next) {
 		kerr_clear(&j->err);
-		j->rc = 0;
+		free(j->ids);
+		j->ids = NULL;
 	}
-	if (store_begin(st, &err))
-		goto failed;
-	for (j = jobs; j; j = j->next) {
-		/* A lone job needs no savepoint: the transaction is its own. */
-		if (!single && store_mark(st, &j->err)) {
+	if (run_together(st, jobs, &err) == 0)
+		return;
+	for (j = jobs; j; j = next) {
+		next = j->next;
+		j->next = NULL;
+		free(j->ids);
+		j->ids = NULL;
+		kerr_clear(&j->err);
+		if (run_together(st, j, &err) && !j->err.code) {
 			j->rc = -1;
-			continue;
+			j->err = err;
 		}
-		j->rc = do_job(st, j);
-		if (single)
-			break;
-		if (j->rc)
-			store_undo(st);
-		else if (store_release(st, &j->err))
-			j->rc = -1;
-	}
-	if (single && jobs->rc) {
-		store_rollback(st);
-		return;
-	}
-	if (store_commit(st, &err) == 0)
-		return;
-	store_rollback(st);
-failed:
-	for (j = jobs; j; j = j->next) {
-		j->rc = -1;
-		j->err = err;
+		j->next = next;
 	}
 }
 
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
-	struct wjob *jobs, *j, *next;
+	struct wjob *jobs;
+	uint64_t one = 1;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->head && !w->stopping)
-			pthread_cond_wait(&w->wake, &w->lock);
-		if (!w->head && w->stopping)
+		while (!w->work && !w->stopping)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->work)
 			break;
-		jobs = w->head;
-		w->head = w->tail = NULL;
+		jobs = w->work;
 		pthread_mutex_unlock(&w->lock);
 
 		writer_run_batch(w->st, jobs);
-		for (j = jobs; j; j = next) {
-			next = j->next;	/* done() may free j */
-			j->next = NULL;
-			j->done(j);
-		}
+
 		pthread_mutex_lock(&w->lock);
+		w->work = NULL;
+		w->done = jobs;
+		if (write(w->wake_fd, &one, sizeof(one)) < 0)
+			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
 }
 
-struct writer *writer_start(struct store *st, struct kerr *err)
+struct writer *writer_open(struct store *st, struct kerr *err)
 {
 	struct writer *w = xcalloc(1, sizeof(*w));
 
 	w->st = st;
+	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (w->wake_fd < 0) {
+		kerr_set(err, 500, "cannot create the writer's eventfd: %s", strerror(errno));
+		goto fail;
+	}
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->wake, NULL);
+	pthread_cond_init(&w->cond, NULL);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		kerr_set(err, 500, "cannot start the writer thread");
 		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->wake);
-		free(w);
-		return NULL;
+		pthread_cond_destroy(&w->cond);
+		close(w->wake_fd);
+		goto fail;
 	}
 	return w;
+fail:
+	free(w);
+	return NULL;
+}
+
+int writer_fd(const struct writer *w)
+{
+	return w->wake_fd;
 }
 
 void writer_submit(struct writer *w, struct wjob *job)
 {
 	job->next = NULL;
-	pthread_mutex_lock(&w->lock);
 	if (w->tail)
 		w->tail->next = job;
 	else
 		w->head = job;
 	w->tail = job;
-	pthread_cond_signal(&w->wake);
-	pthread_mutex_unlock(&w->lock);
 }
 
-void writer_stop(struct writer *w)
+/* Hand the queued jobs to the thread if it is idle. Caller holds lock. */
+static void kick_locked(struct writer *w)
 {
+	if (w->work || w->done || !w->head)
+		return;
+	w->work = w->head;
+	w->head = w->tail = NULL;
+	pthread_cond_signal(&w->cond);
+}
+
+size_t writer_turn(struct writer *w, bool *waiting)
+{
+	struct wjob *done, *j, *next;
+	uint64_t n;
+	size_t count = 0;
+
+	if (read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		n = 0;	/* nothing to do with it: the lists below tell */
+	pthread_mutex_lock(&w->lock);
+	done = w->done;
+	w->done = NULL;
+	kick_locked(w);
+	*waiting = w->work || w->head;
+	pthread_mutex_unlock(&w->lock);
+	for (j = done; j; j = next) {
+		next = j->next;	/* done() may free j */
+		j->next = NULL;
+		w->stats.jobs++;
+		j->done(j);
+		count++;
+	}
+	if (done) {
+		w->stats.commits++;
+		pthread_mutex_lock(&w->lock);
+		kick_locked(w);
+		*waiting = w->work || w->head;
+		pthread_mutex_unlock(&w->lock);
+	}
+	return count;
+}
+
+void writer_close(struct writer *w)
+{
+	bool waiting = true;
+	struct pollfd pfd;
+
 	if (!w)
 		return;
+	/* answer everything still queued or in flight */
+	while (waiting) {
+		writer_turn(w, &waiting);
+		if (waiting) {
+			pfd.fd = w->wake_fd;
+			pfd.events = POLLIN;
+			poll(&pfd, 1, 100);
+		}
+	}
 	pthread_mutex_lock(&w->lock);
 	w->stopping = true;
-	pthread_cond_signal(&w->wake);
+	pthread_cond_signal(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 	pthread_join(w->thread, NULL);
 	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->wake);
+	pthread_cond_destroy(&w->cond);
+	close(w->wake_fd);
 	store_close(w->st);
 	free(w);
 }

@@ -1,10 +1,13 @@
 /*
- * writer: the one thread that writes to the database, with group commit.
- * Requests hand it jobs; it takes every job queued so far, runs them in one
- * transaction (each inside its own savepoint, so one failing job does not
- * undo the others), commits once, and only then calls each job's done().
- * An acknowledged job is therefore committed (in the WAL) before the client
- * hears of it.
+ * writer: group commit on karted's one writing connection, in a thread of
+ * its own. The event loop queues jobs; whenever the thread is idle it takes
+ * every job queued so far, runs them in one transaction and commits once;
+ * then the loop calls each job's done(), which sends the answer. So an
+ * acknowledged run is committed (in the WAL) before the client hears of
+ * it, the loop parses the next requests while a batch commits, and the
+ * batch grows with the load. If a transaction fails, each of its jobs is
+ * retried in a transaction of its own. An acknowledged
+ * run is therefore committed (in the WAL) before the client hears of it.
  */
 #ifndef KARTE_WRITER_H
 #define KARTE_WRITER_H
@@ -27,24 +30,42 @@ struct wjob {
 	bool deleted;		/* WJOB_DELETE: out */
 	int rc;			/* out: 0 or -1 with err */
 	struct kerr err;
-	void (*done)(struct wjob *job); /* called on the writer thread after commit */
+	void (*done)(struct wjob *job); /* called after the commit; may free the job */
 	struct wjob *next;	/* queue link, the writer's */
 };
 
 struct writer;
 
-/* Start the writer thread on st (the writer owns st from now on and closes
- * it in writer_stop). NULL with err on failure. */
-struct writer *writer_start(struct store *st, struct kerr *err);
+struct writer_stats {
+	uint64_t commits;	/* batches committed (or tried) */
+	uint64_t jobs;		/* requests they carried */
+};
 
-/* Queue a job; done() is called later from the writer thread. */
+/* Counters since start, for /api/v1/health. */
+const struct writer_stats *writer_stats(const struct writer *w);
+
+/* Start the writer thread on st; the writer owns st from now on and
+ * closes it in writer_close. NULL with err on failure. */
+struct writer *writer_open(struct store *st, struct kerr *err);
+
+/* An fd that becomes readable when a batch is committed: poll it. */
+int writer_fd(const struct writer *w);
+
+/* Queue a job (event loop thread). */
 void writer_submit(struct writer *w, struct wjob *job);
 
-/* Finish every queued job, stop the thread, close the store. Accepts NULL. */
-void writer_stop(struct writer *w);
+/* Once per loop turn: call done() of every job of a committed batch, and
+ * hand the jobs queued since to the thread when it is idle. Returns how
+ * many jobs were answered; *waiting tells whether jobs are still queued or
+ * in flight. */
+size_t writer_turn(struct writer *w, bool *waiting);
 
-/* Run one batch of jobs synchronously on st (what the thread does; also
- * used by tests and the bulk path). Every job gets rc/err set. */
+/* Answer everything queued or in flight, stop the thread, close the store.
+ * Accepts NULL. */
+void writer_close(struct writer *w);
+
+/* Run the chain of jobs in one transaction on st (what a flush does; also
+ * used by the tests). Every job gets rc/err set; done() is not called. */
 void writer_run_batch(struct store *st, struct wjob *jobs);
 
 #endif
