@@ -130,21 +130,43 @@ static void where(struct sax *x, char *buf, size_t size, const char *leaf)
 	}
 }
 
-/* Record an error about the value being read; stops the parse. */
-__attribute__((format(printf, 2, 3))) static int fail(struct sax *x, const char *fmt, ...)
+/* Record an error about field (NULL: the value being read); stops the
+ * parse. Only the first error counts. */
+static int vfail(struct sax *x, const char *field, const char *fmt, va_list ap)
 {
-	char field[64];
-	va_list ap;
+	char here[64];
 
 	if (x->err->code)
 		return 0;
-	where(x, field, sizeof(field), NULL);
+	if (!field) {
+		where(x, here, sizeof(here), NULL);
+		field = here;
+	}
 	snprintf(x->err->field, sizeof(x->err->field), "%s", field);
 	x->err->code = BAD;
-	va_start(ap, fmt);
 	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
-	va_end(ap);
 	x->err->index = x->top_array || x->kind == BODY_NDJSON ? x->index : -1;
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3))) static int fail(struct sax *x, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(x, NULL, fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
+__attribute__((format(printf, 3, 4))) static int fail_at(struct sax *x, const char *field,
+							 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(x, field, fmt, ap);
+	va_end(ap);
 	return 0;
 }
 
@@ -431,13 +453,9 @@ static int key_run(struct sax *x, const unsigned char *k, size_t len)
 		char name[48];
 
 		snprintf(name, sizeof(name), "%.*s", (int)(len > 40 ? 40 : len), k);
-		snprintf(x->err->field, sizeof(x->err->field), "%s", len ? name : "(empty)");
-		x->err->code = BAD;
-		snprintf(x->err->msg, sizeof(x->err->msg),
-			 "unknown field '%s' (check its spelling; see the README for the fields of "
-			 "a run)", name);
-		x->err->index = x->top_array || x->kind == BODY_NDJSON ? x->index : -1;
-		return 0;
+		return fail_at(x, len ? name : "(empty)",
+			       "unknown field '%s' (check its spelling; see the README for the "
+			       "fields of a run)", name);
 	}
 	x->field = (enum fld)f;
 	if (x->given & (1u << f))
@@ -458,10 +476,15 @@ static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 		for (f = 0; f < R_COUNT; f++)
 			if (strlen(region_names[f]) == len && !memcmp(region_names[f], k, len))
 				break;
-		if (f == R_COUNT)
-			return fail(x, "unknown field '%.*s' in regions[%zu] (known: name, time_s, "
-				    "energy_j, power_w, frequency_mhz, counters)",
-				    (int)(len > 40 ? 40 : len), k, x->region);
+		if (f == R_COUNT) {
+			char field[64];
+
+			snprintf(field, sizeof(field), "regions[%zu].%.*s", x->region,
+				 (int)(len > 40 ? 40 : len), k);
+			return fail_at(x, field, "unknown field '%.*s' in regions[%zu] (known: name, "
+				       "time_s, energy_j, power_w, frequency_mhz, counters)",
+				       (int)(len > 40 ? 40 : len), k, x->region);
+		}
 		x->rfield = (enum region_fld)f;
 		if (x->rseen & (1u << f))
 			return fail(x, "%s appears twice", cur_name(x));
@@ -668,11 +691,17 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	batch->runs = NULL;
 	batch->count = 0;
 	kerr_clear(err);
+	while (len && isspace((unsigned char)body[len - 1]))
+		len--;
+	if (!len)
+		return kerr_set(err, BAD, "the body is empty: post a run object%s",
+				kind == BODY_NDJSON ? " per line" : " or an array of runs");
 	x.batch = batch;
 	x.err = err;
 	x.body = body;
 	x.kind = kind;
 	x.line_at = 1;
+	x.field = F_NONE;
 	x.h = yajl_alloc(&callbacks, NULL, &x);
 	if (kind == BODY_NDJSON)
 		yajl_config(x.h, yajl_allow_multiple_values, 1);

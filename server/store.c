@@ -652,3 +652,25 @@ int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct ker
 		return db_error(st, err, "checkpointing");
 	return 0;
 }
+
+int store_explain_listing(struct store *st, const struct run_filter *f, char *buf, size_t size,
+			  struct kerr *err)
+{
+	unsigned bits = (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
+			(f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
+	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err), *plan;
+	char sql[600];
+	size_t len = 0;
+	int rc;
+
+	if (!s)
+		return -1;
+	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", sqlite3_sql(s));
+	if (sqlite3_prepare_v2(st->db, sql, -1, &plan, NULL) != SQLITE_OK)
+		return db_error(st, err, "explaining a query");
+	buf[0] = '\0';
+	while ((rc = sqlite3_step(plan)) == SQLITE_ROW && len + 1 < size)
+		len += (size_t)snprintf(buf + len, size - len, "%s\n", sqlite3_column_text(plan, 3));
+	sqlite3_finalize(plan);
+	return 0;
+}

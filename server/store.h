@@ -74,6 +74,11 @@ struct run_filter {
 int store_each_run(struct store *st, const struct run_filter *f,
 		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
 
+/* The query plan (EXPLAIN QUERY PLAN, one line per step) of the listing
+ * store_each_run() uses for f; for tests that indexes are used. */
+int store_explain_listing(struct store *st, const struct run_filter *f, char *buf, size_t size,
+			  struct kerr *err);
+
 enum store_group { GROUP_SYSTEM, GROUP_APPLICATION, GROUP_SERIES };
 
 struct store_group_row {

@@ -1,0 +1,320 @@
+/* Unit tests of run.c: parsing and validating posted runs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "run.h"
+
+/* Parse body expecting success; returns the batch (caller frees). */
+static struct run_batch parse_ok(const char *body, enum body_kind kind)
+{
+	struct run_batch b;
+	struct kerr err;
+
+	if (run_parse_body(body, strlen(body), kind, &b, &err)) {
+		fprintf(stderr, "unexpected error: %s (field %s)\n", err.msg, err.field);
+		fail();
+	}
+	return b;
+}
+
+/* Parse body expecting a 400 naming field (NULL: no field) at index. */
+static void parse_bad(const char *body, enum body_kind kind, const char *field, long index)
+{
+	struct run_batch b;
+	struct kerr err;
+
+	assert_int_equal(run_parse_body(body, strlen(body), kind, &b, &err), -1);
+	assert_int_equal(err.code, 400);
+	assert_true(err.msg[0] != '\0');
+	if (field)
+		assert_string_equal(err.field, field);
+	else
+		assert_string_equal(err.field, "");
+	assert_int_equal(err.index, index);
+	assert_null(b.runs);
+	assert_int_equal(b.count, 0);
+}
+
+#define BASE "\"system\":\"SP2\",\"application\":\"md\",\"p\":16,\"n\":80000,\"tau\":12.5"
+
+static void test_minimal_run_and_derived_gamma(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6}", BODY_JSON);
+
+	(void)state;
+	assert_int_equal(b.count, 1);
+	assert_string_equal(b.runs[0].system, "SP2");
+	assert_string_equal(b.runs[0].application, "md");
+	assert_string_equal(b.runs[0].variant, "");
+	assert_int_equal(b.runs[0].p, 16);
+	assert_true(b.runs[0].n == 80000.0);
+	assert_true(b.runs[0].tau == 12.5);
+	assert_true(b.runs[0].chi == 5.6);
+	assert_true(b.runs[0].gamma == 12.5 - 5.6);
+	assert_int_equal(b.runs[0].has, 0);
+	assert_null(b.runs[0].regions);
+	assert_null(b.runs[0].labels);
+	run_batch_free(&b);
+}
+
+static void test_gamma_only_derives_chi(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE ",\"gamma\":6.9}", BODY_JSON);
+
+	(void)state;
+	assert_true(b.runs[0].gamma == 6.9);
+	assert_true(b.runs[0].chi == 12.5 - 6.9);
+	run_batch_free(&b);
+}
+
+static void test_chi_and_gamma_must_add_up(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6,\"gamma\":6.9}", BODY_JSON);
+
+	(void)state;
+	assert_true(b.runs[0].chi == 5.6 && b.runs[0].gamma == 6.9);
+	run_batch_free(&b);
+	parse_bad("{" BASE ",\"chi\":5.6,\"gamma\":6.0}", BODY_JSON, "gamma", -1);
+}
+
+static void test_full_precision_and_optional_fields(void **state)
+{
+	struct run_batch b = parse_ok(
+		"{" BASE ",\"chi\":0.30000000000000004,\"frequency_mhz\":3000,\"power_cap_w\":120,"
+		"\"energy_j\":1234.5,\"variant\":\"v1\",\"measured_at\":\"2026-11-21T10:00:00Z\","
+		"\"idempotency_key\":\"job-1234\",\"labels\":null}",
+		BODY_JSON);
+
+	(void)state;
+	assert_true(b.runs[0].chi == 0.1 + 0.2);
+	assert_int_equal(b.runs[0].has, RUN_HAS_FREQ | RUN_HAS_CAP | RUN_HAS_ENERGY);
+	assert_true(b.runs[0].frequency_mhz == 3000 && b.runs[0].power_cap_w == 120 &&
+		    b.runs[0].energy_j == 1234.5);
+	assert_string_equal(b.runs[0].variant, "v1");
+	assert_string_equal(b.runs[0].measured_at, "2026-11-21T10:00:00Z");
+	assert_string_equal(b.runs[0].idempotency_key, "job-1234");
+	assert_null(b.runs[0].labels);	/* null means not given */
+	run_batch_free(&b);
+}
+
+static void test_regions_and_labels_keep_posted_numbers(void **state)
+{
+	struct run_batch b = parse_ok(
+		"{" BASE ",\"chi\":5.6,\"regions\":[{\"name\":\"resid\", \"time_s\":1.2,"
+		"\"energy_j\":150.3,\"power_w\":125.2,\"frequency_mhz\":2000,"
+		"\"counters\":{\"instructions\":1.2e9,\"cycles\":12345678901234567}},"
+		"{\"name\":\"psinv\",\"time_s\":0}],\"labels\":{\"compiler\":\"gcc 12\",\"class\":\"C\"}}",
+		BODY_JSON);
+
+	(void)state;
+	assert_string_equal(b.runs[0].regions,
+			    "[{\"name\":\"resid\",\"time_s\":1.2,\"energy_j\":150.3,\"power_w\":125.2,"
+			    "\"frequency_mhz\":2000,\"counters\":{\"instructions\":1.2e9,"
+			    "\"cycles\":12345678901234567}},{\"name\":\"psinv\",\"time_s\":0}]");
+	assert_string_equal(b.runs[0].labels, "{\"compiler\":\"gcc 12\",\"class\":\"C\"}");
+	run_batch_free(&b);
+}
+
+static void test_p_must_be_a_whole_number(void **state)
+{
+	struct run_batch b = parse_ok("{\"system\":\"s\",\"application\":\"a\",\"p\":16.0,"
+				      "\"n\":1,\"tau\":1,\"chi\":0}", BODY_JSON);
+
+	(void)state;
+	assert_int_equal(b.runs[0].p, 16);
+	run_batch_free(&b);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":0,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "p", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":2.5,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "p", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":\"16\",\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "p", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":-3,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "p", -1);
+}
+
+static void test_ranges_name_their_field(void **state)
+{
+	(void)state;
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":-1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "n", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":0,\"chi\":0}",
+		  BODY_JSON, "tau", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":\"fast\",\"chi\":0}",
+		  BODY_JSON, "tau", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":-0.1}",
+		  BODY_JSON, "chi", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":1.5}",
+		  BODY_JSON, "chi", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"gamma\":2}",
+		  BODY_JSON, "gamma", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0,"
+		  "\"frequency_mhz\":0}", BODY_JSON, "frequency_mhz", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1e999,\"chi\":0}",
+		  BODY_JSON, "tau", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":true,\"chi\":0}",
+		  BODY_JSON, "tau", -1);
+}
+
+static void test_required_fields(void **state)
+{
+	(void)state;
+	parse_bad("{\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}", BODY_JSON,
+		  "system", -1);
+	parse_bad("{\"system\":\"\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "system", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1}", BODY_JSON,
+		  "chi", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"n\":1,\"tau\":1,\"chi\":0}", BODY_JSON,
+		  "p", -1);
+	parse_bad("{\"system\":null,\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "system", -1);
+}
+
+static void test_names_are_checked(void **state)
+{
+	char body[512];
+
+	(void)state;
+	parse_bad("{\"system\":\"a:b\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "system", -1);
+	parse_bad("{\"system\":\"a\\u0001\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}",
+		  BODY_JSON, "system", -1);
+	snprintf(body, sizeof(body), "{\"system\":\"%0129d\",\"application\":\"a\",\"p\":1,\"n\":1,"
+		 "\"tau\":1,\"chi\":0}", 7);
+	parse_bad(body, BODY_JSON, "system", -1);
+	snprintf(body, sizeof(body), "{\"system\":\"%0128d\",\"application\":\"a\",\"p\":1,\"n\":1,"
+		 "\"tau\":1,\"chi\":0}", 7);
+	run_batch_free((struct run_batch[]){parse_ok(body, BODY_JSON)});
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0,"
+		  "\"measured_at\":\"yesterday\"}", BODY_JSON, "measured_at", -1);
+	run_batch_free((struct run_batch[]){parse_ok(
+		"{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0,"
+		"\"measured_at\":\"2026-11-21T10:00:00.25+09:00\"}", BODY_JSON)});
+}
+
+static void test_unknown_and_repeated_fields(void **state)
+{
+	(void)state;
+	parse_bad("{" BASE ",\"chi\":1,\"tua\":3}", BODY_JSON, "tua", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"chi\":2}", BODY_JSON, "chi", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\",\"secs\":1}]}", BODY_JSON,
+		  "regions[0].secs", -1);
+}
+
+static void test_regions_are_checked(void **state)
+{
+	(void)state;
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\",\"time_s\":-1}]}", BODY_JSON,
+		  "regions[0].time_s", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\"},{\"time_s\":1}]}", BODY_JSON,
+		  "regions[1].name", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\"},{\"name\":\"r\"}]}", BODY_JSON,
+		  "regions[1].name", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\",\"counters\":{\"x\":-1}}]}",
+		  BODY_JSON, "regions[0].counters", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\",\"counters\":{\"x\":\"1\"}}]}",
+		  BODY_JSON, "regions[0].counters", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":[3]}", BODY_JSON, "regions[0]", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"regions\":{\"name\":\"r\"}}", BODY_JSON, "regions", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"labels\":{\"k\":1}}", BODY_JSON, "labels", -1);
+	parse_bad("{" BASE ",\"chi\":1,\"labels\":[\"k\"]}", BODY_JSON, "labels", -1);
+}
+
+static void test_batch_is_all_or_nothing(void **state)
+{
+	struct run_batch b;
+
+	(void)state;
+	/* "p" twice in the second item is caught: BASE has p already */
+	parse_bad("[{" BASE ",\"chi\":1},{" BASE ",\"chi\":2,\"p\":32}]", BODY_JSON, "p", 1);
+	b = parse_ok("[{" BASE ",\"chi\":1},{" BASE ",\"chi\":2}]", BODY_JSON);
+	assert_int_equal(b.count, 2);
+	assert_true(b.runs[1].chi == 2);
+	run_batch_free(&b);
+	parse_bad("[{" BASE ",\"chi\":1},{" BASE ",\"chi\":2},{" BASE ",\"chi\":50}]", BODY_JSON,
+		  "chi", 2);
+	parse_bad("[]", BODY_JSON, NULL, -1);
+	parse_bad("\"run\"", BODY_JSON, NULL, -1);
+	parse_bad("[[1]]", BODY_JSON, NULL, 0);
+}
+
+static void test_ndjson_lines(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE ",\"chi\":1}\n\n{" BASE ",\"chi\":2}\n", BODY_NDJSON);
+	struct kerr err;
+	const char *bad = "{" BASE ",\"chi\":1}\n{" BASE ",\"chi\":2}\n{" BASE ",\"chi\":-2}\n";
+
+	(void)state;
+	assert_int_equal(b.count, 2);
+	run_batch_free(&b);
+	parse_bad(bad, BODY_NDJSON, "chi", 2);
+	assert_int_equal(run_parse_body(bad, strlen(bad), BODY_NDJSON, &b, &err), -1);
+	assert_non_null(strstr(err.msg, "(line 3)"));
+	bad = "{" BASE ",\"chi\":1}\n{\"system\": \n";
+	assert_int_equal(run_parse_body(bad, strlen(bad), BODY_NDJSON, &b, &err), -1);
+	assert_non_null(strstr(err.msg, "line 2"));	/* the run cut short starts there */
+	parse_bad("\n\n", BODY_NDJSON, NULL, -1);
+	parse_bad("[{" BASE ",\"chi\":1}]", BODY_NDJSON, NULL, 0);
+}
+
+static void test_malformed_json(void **state)
+{
+	(void)state;
+	parse_bad("{\"system\": ", BODY_JSON, NULL, -1);
+	parse_bad("{" BASE ",\"chi\":1} trailing", BODY_JSON, NULL, -1);
+	parse_bad("", BODY_JSON, NULL, -1);
+	parse_bad("{\"system\":\"\xff\"}", BODY_JSON, NULL, -1);	/* not UTF-8 */
+}
+
+static void test_answer_form(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6,\"regions\":[{\"name\":\"r\","
+				      "\"counters\":{\"i\":1.2e9}}],\"labels\":{\"c\":\"C\"}}",
+				      BODY_JSON);
+	json_t *o;
+
+	(void)state;
+	b.runs[0].id = 7;
+	o = run_to_json(&b.runs[0]);
+	assert_int_equal(json_integer_value(json_object_get(o, "id")), 7);
+	assert_true(json_real_value(json_object_get(o, "chi")) == 5.6);
+	assert_true(fabs(json_real_value(json_object_get(o, "efficiency")) - (1 - 5.6 / 12.5)) < 1e-15);
+	assert_true(json_number_value(json_object_get(
+			    json_object_get(json_array_get(json_object_get(o, "regions"), 0),
+					    "counters"), "i")) == 1.2e9);
+	assert_string_equal(json_string_value(json_object_get(json_object_get(o, "labels"), "c")), "C");
+	assert_null(json_object_get(o, "frequency_mhz"));
+	json_decref(o);
+	run_batch_free(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_minimal_run_and_derived_gamma),
+		cmocka_unit_test(test_gamma_only_derives_chi),
+		cmocka_unit_test(test_chi_and_gamma_must_add_up),
+		cmocka_unit_test(test_full_precision_and_optional_fields),
+		cmocka_unit_test(test_regions_and_labels_keep_posted_numbers),
+		cmocka_unit_test(test_p_must_be_a_whole_number),
+		cmocka_unit_test(test_ranges_name_their_field),
+		cmocka_unit_test(test_required_fields),
+		cmocka_unit_test(test_names_are_checked),
+		cmocka_unit_test(test_unknown_and_repeated_fields),
+		cmocka_unit_test(test_regions_are_checked),
+		cmocka_unit_test(test_batch_is_all_or_nothing),
+		cmocka_unit_test(test_ndjson_lines),
+		cmocka_unit_test(test_malformed_json),
+		cmocka_unit_test(test_answer_form),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("run", tests, NULL, NULL);
+}

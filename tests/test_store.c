@@ -1,0 +1,455 @@
+/* Unit tests of store.c and writer.c on a real SQLite file in a temp dir. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "schema.h"
+#include "store.h"
+#include "token.h"
+#include "writer.h"
+
+struct fixture {
+	char dir[64];
+	char path[96];
+	struct store *st;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct kerr err;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/karte-test-store-XXXXXX");
+	if (!f || !mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/k.db", f->dir);
+	f->st = store_open(f->path, STORE_MIGRATE, &err);
+	if (!f->st) {
+		fprintf(stderr, "%s\n", err.msg);
+		return -1;
+	}
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[128];
+
+	store_close(f->st);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* One validated run from JSON text. */
+static struct run_batch runs_of(const char *json)
+{
+	struct run_batch b;
+	struct kerr err;
+
+	if (run_parse_body(json, strlen(json), BODY_JSON, &b, &err)) {
+		fprintf(stderr, "%s\n", err.msg);
+		fail();
+	}
+	return b;
+}
+
+static int64_t put(struct store *st, const char *json)
+{
+	struct run_batch b = runs_of(json);
+	struct kerr err;
+	int64_t id = 0;
+	bool existed;
+
+	assert_int_equal(store_begin(st, &err), 0);
+	assert_int_equal(store_put_run(st, &b.runs[0], &id, &existed, &err), 0);
+	assert_int_equal(store_commit(st, &err), 0);
+	run_batch_free(&b);
+	return id;
+}
+
+#define RUN(sys, app, var, p, n) \
+	"{\"system\":\"" sys "\",\"application\":\"" app "\",\"variant\":\"" var \
+	"\",\"p\":" #p ",\"n\":" #n ",\"tau\":2,\"chi\":0.5}"
+
+static void test_schema_is_latest(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(store_schema_version(f->st), store_schema_latest());
+	assert_int_equal(store_schema_latest(), schema_migrations[schema_migrations_count - 1].version);
+	assert_true(store_schema_latest() >= 2);
+}
+
+static void test_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct run r;
+	struct kerr err;
+	int64_t id = put(f->st, "{\"system\":\"SP2\",\"application\":\"md\",\"variant\":\"v1\","
+			 "\"p\":16,\"n\":80000,\"tau\":12.5,\"chi\":0.30000000000000004,"
+			 "\"frequency_mhz\":3000,\"energy_j\":1234.5,\"measured_at\":"
+			 "\"2026-11-21T10:00:00Z\",\"regions\":[{\"name\":\"resid\",\"time_s\":1.2,"
+			 "\"counters\":{\"instructions\":1.2e9}}],\"labels\":{\"class\":\"C\"}}");
+
+	assert_true(id > 0);
+	assert_int_equal(store_get_run(f->st, id, &r, &err), 0);
+	assert_int_equal(r.id, id);
+	assert_string_equal(r.system, "SP2");
+	assert_string_equal(r.variant, "v1");
+	assert_int_equal(r.p, 16);
+	assert_true(r.chi == 0.1 + 0.2);
+	assert_true(r.gamma == 12.5 - (0.1 + 0.2));
+	assert_int_equal(r.has, RUN_HAS_FREQ | RUN_HAS_ENERGY);
+	assert_true(r.energy_j == 1234.5);
+	assert_string_equal(r.regions, "[{\"name\":\"resid\",\"time_s\":1.2,\"counters\":"
+			    "{\"instructions\":1.2e9}}]");
+	assert_string_equal(r.labels, "{\"class\":\"C\"}");
+	assert_string_equal(r.measured_at, "2026-11-21T10:00:00Z");
+	assert_non_null(r.created_at);
+	assert_int_equal(strlen(r.created_at), strlen("2026-11-22T03:00:00.000Z"));
+	run_clear(&r);
+	assert_int_equal(store_get_run(f->st, id + 1000, &r, &err), -1);
+	assert_int_equal(err.code, 404);
+}
+
+static void test_idempotency_key(void **state)
+{
+	struct fixture *f = *state;
+	struct run_batch b = runs_of("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,"
+				     "\"tau\":1,\"chi\":0,\"idempotency_key\":\"job-1\"}");
+	struct kerr err;
+	int64_t id1, id2;
+	bool existed;
+
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_put_run(f->st, &b.runs[0], &id1, &existed, &err), 0);
+	assert_false(existed);
+	/* the same key again in the same transaction, and after the commit */
+	assert_int_equal(store_put_run(f->st, &b.runs[0], &id2, &existed, &err), 0);
+	assert_true(existed);
+	assert_int_equal(id1, id2);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_put_run(f->st, &b.runs[0], &id2, &existed, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_true(existed);
+	assert_int_equal(id1, id2);
+	run_batch_free(&b);
+}
+
+struct collect {
+	int64_t ids[64];
+	int n;
+};
+
+static int collect_id(const struct run *r, void *ctx)
+{
+	struct collect *c = ctx;
+
+	c->ids[c->n++] = r->id;
+	return 0;
+}
+
+static void test_listing_filters_and_pages(void **state)
+{
+	struct fixture *f = *state;
+	struct run_filter flt = {0};
+	struct collect c = {0};
+	struct kerr err;
+	int64_t ids[6];
+
+	ids[0] = put(f->st, RUN("A", "md", "", 1, 100));
+	ids[1] = put(f->st, RUN("A", "md", "", 2, 100));
+	ids[2] = put(f->st, RUN("A", "md", "v2", 2, 200));
+	ids[3] = put(f->st, RUN("B", "md", "", 4, 100));
+	ids[4] = put(f->st, RUN("A", "cg", "", 4, 100));
+	ids[5] = put(f->st, RUN("A", "md", "", 8, 100));
+
+	flt.system = "A";
+	flt.application = "md";
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 4);	/* newest first, every variant */
+	assert_int_equal(c.ids[0], ids[5]);
+	assert_int_equal(c.ids[1], ids[2]);
+	assert_int_equal(c.ids[3], ids[0]);
+
+	memset(&c, 0, sizeof(c));
+	flt.variant = "";
+	flt.limit = 2;
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.ids[0], ids[5]);
+	assert_int_equal(c.ids[1], ids[1]);
+	flt.before_id = c.ids[1];	/* the next page */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.ids[0], ids[0]);
+
+	memset(&flt, 0, sizeof(flt));
+	memset(&c, 0, sizeof(c));
+	flt.p = 4;
+	flt.oldest_first = true;
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.ids[0], ids[3]);
+	assert_int_equal(c.ids[1], ids[4]);
+
+	memset(&flt, 0, sizeof(flt));
+	memset(&c, 0, sizeof(c));
+	flt.n = 200;
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.ids[0], ids[2]);
+}
+
+static void test_listing_uses_the_series_index(void **state)
+{
+	struct fixture *f = *state;
+	struct run_filter flt = {.system = "A", .application = "md", .variant = "", .limit = 10};
+	struct kerr err;
+	char plan[1024];
+
+	assert_int_equal(store_explain_listing(f->st, &flt, plan, sizeof(plan), &err), 0);
+	print_message("# plan: %s", plan);
+	assert_non_null(strstr(plan, "USING INDEX runs_series"));
+	assert_non_null(strstr(plan, "sqlite_autoindex_series_1"));
+	assert_null(strstr(plan, "SCAN r"));
+	assert_null(strstr(plan, "TEMP B-TREE"));	/* no sort: the index gives the order */
+}
+
+struct groups {
+	char text[512];
+};
+
+static int add_group(const struct store_group_row *row, void *ctx)
+{
+	struct groups *g = ctx;
+	size_t n = strlen(g->text);
+
+	snprintf(g->text + n, sizeof(g->text) - n, "%s/%s/%s=%lld;", row->system ? row->system : "-",
+		 row->application ? row->application : "-", row->variant ? row->variant : "-",
+		 (long long)row->runs);
+	assert_non_null(row->last_run_at);
+	return 0;
+}
+
+static void test_groups_count_runs(void **state)
+{
+	struct fixture *f = *state;
+	struct groups g = {{0}};
+	struct kerr err;
+
+	put(f->st, RUN("A", "md", "", 1, 100));
+	put(f->st, RUN("A", "md", "v2", 2, 100));
+	put(f->st, RUN("B", "md", "", 4, 100));
+	put(f->st, RUN("A", "cg", "", 4, 100));
+	assert_int_equal(store_each_group(f->st, GROUP_SYSTEM, add_group, &g, &err), 0);
+	assert_string_equal(g.text, "A/-/-=3;B/-/-=1;");
+	g.text[0] = '\0';
+	assert_int_equal(store_each_group(f->st, GROUP_APPLICATION, add_group, &g, &err), 0);
+	assert_string_equal(g.text, "-/cg/-=1;-/md/-=3;");
+	g.text[0] = '\0';
+	assert_int_equal(store_each_group(f->st, GROUP_SERIES, add_group, &g, &err), 0);
+	assert_string_equal(g.text, "A/cg/=1;A/md/=1;A/md/v2=1;B/md/=1;");
+}
+
+static void test_delete_never_reuses_ids(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	struct run r;
+	bool deleted;
+	int64_t id = put(f->st, RUN("A", "md", "", 1, 100)), id2;
+
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, id, &deleted, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_true(deleted);
+	assert_int_equal(store_get_run(f->st, id, &r, &err), -1);
+	assert_int_equal(err.code, 404);
+	assert_int_equal(store_delete_run(f->st, id, &deleted, &err), 0);
+	assert_false(deleted);
+	id2 = put(f->st, RUN("A", "md", "", 1, 100));
+	assert_true(id2 > id);	/* the newest id was deleted and is not handed out again */
+}
+
+static void test_tokens(void **state)
+{
+	struct fixture *f = *state;
+	char tok[TOKEN_LEN + 1], tok2[TOKEN_LEN + 1], hash[TOKEN_HASH_LEN + 1];
+	struct kerr err;
+
+	assert_int_equal(token_generate(tok), 0);
+	assert_int_equal(token_generate(tok2), 0);
+	assert_int_equal(strlen(tok), TOKEN_LEN);
+	assert_string_not_equal(tok, tok2);
+	assert_memory_equal(tok, "kt_", 3);
+	token_hash("abc", 3, hash);	/* FIPS 180-2 test vector */
+	assert_string_equal(hash, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+
+	token_hash(tok, strlen(tok), hash);
+	assert_false(store_token_valid(f->st, hash));
+	assert_int_equal(store_token_add(f->st, "ci", hash, &err), 0);
+	assert_true(store_token_valid(f->st, hash));
+	assert_int_equal(store_token_add(f->st, "ci", "00", &err), -1);
+	assert_int_equal(err.code, 400);
+	assert_int_equal(store_token_revoke(f->st, "ci", &err), 0);
+	assert_false(store_token_valid(f->st, hash));
+	assert_int_equal(store_token_revoke(f->st, "ci", &err), -1);
+	assert_int_equal(err.code, 404);
+}
+
+static int count_done;
+
+static void job_done(struct wjob *job)
+{
+	(void)job;
+	count_done++;
+}
+
+static void test_writer_batch(void **state)
+{
+	struct fixture *f = *state;
+	struct wjob a = {0}, b = {0}, d = {0};
+	struct run r;
+	struct kerr err;
+
+	a.kind = b.kind = WJOB_RUNS;
+	a.batch = runs_of("[" RUN("W", "md", "", 1, 1) "," RUN("W", "md", "", 2, 1) "]");
+	b.batch = runs_of(RUN("W", "md", "", 4, 1));
+	a.done = b.done = d.done = job_done;
+	a.next = &b;
+	writer_run_batch(f->st, &a);
+	assert_int_equal(a.rc, 0);
+	assert_int_equal(b.rc, 0);
+	assert_int_equal(a.fresh, 2);
+	assert_int_equal(a.ids[1], a.ids[0] + 1);
+	assert_int_equal(b.ids[0], a.ids[1] + 1);
+	assert_int_equal(store_get_run(f->st, b.ids[0], &r, &err), 0);
+	assert_int_equal(r.p, 4);
+	run_clear(&r);
+
+	d.kind = WJOB_DELETE;
+	d.id = a.ids[0];
+	writer_run_batch(f->st, &d);
+	assert_int_equal(d.rc, 0);
+	assert_true(d.deleted);
+	free(a.ids);
+	free(b.ids);
+	run_batch_free(&a.batch);
+	run_batch_free(&b.batch);
+}
+
+static void test_thread_writer_answers_after_commit(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	struct store *st = store_open(f->path, 0, &err);
+	struct writer *w = writer_open(st, &err);
+	struct wjob j = {0};
+	bool waiting = true;
+	int spins = 0;
+
+	assert_non_null(w);
+	j.kind = WJOB_RUNS;
+	j.batch = runs_of(RUN("T", "md", "", 1, 1));
+	j.done = job_done;
+	count_done = 0;
+	writer_submit(w, &j);
+	while (waiting && spins++ < 1000) {
+		writer_turn(w, &waiting);
+		usleep(1000);
+	}
+	assert_int_equal(count_done, 1);
+	assert_int_equal(j.rc, 0);
+	assert_true(j.ids[0] > 0);
+	assert_int_equal(writer_stats(w)->jobs, 1);
+	free(j.ids);
+	run_batch_free(&j.batch);
+	writer_close(w);
+}
+
+/* A database made by schema 1 only is migrated, its runs kept. */
+static void test_migrates_an_older_database(void **state)
+{
+	struct fixture *f = *state;
+	char path[128];
+	struct kerr err;
+	struct store *st;
+	struct run r;
+	sqlite3 *db;
+
+	(void)f;
+	snprintf(path, sizeof(path), "%s/old.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(schema_migrations[0].version, 1);
+	assert_int_equal(sqlite3_exec(db, schema_migrations[0].sql, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db,
+				      "PRAGMA user_version = 1;"
+				      "INSERT INTO series (id, system, application, variant) VALUES (1, 'old', 'md', '');"
+				      "INSERT INTO runs (series_id, p, n, tau, chi, gamma, created_at) "
+				      "VALUES (1, 4, 100, 2, 0.5, 1.5, '2026-01-01T00:00:00.000Z');",
+				      NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+
+	st = store_open(path, 0, &err);	/* without STORE_MIGRATE: refused, says what to do */
+	assert_null(st);
+	assert_non_null(strstr(err.msg, "migrate"));
+	st = store_open(path, STORE_MIGRATE, &err);
+	assert_non_null(st);
+	assert_int_equal(store_schema_version(st), store_schema_latest());
+	assert_int_equal(store_get_run(st, 1, &r, &err), 0);
+	assert_string_equal(r.system, "old");
+	assert_true(r.chi == 0.5);
+	run_clear(&r);
+	store_close(st);
+}
+
+static void test_refuses_a_newer_database(void **state)
+{
+	struct fixture *f = *state;
+	char path[128];
+	struct kerr err;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/new.db", f->dir);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_null(store_open(path, STORE_MIGRATE, &err));
+	assert_non_null(strstr(err.msg, "newer"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_schema_is_latest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_idempotency_key, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_uses_the_series_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_groups_count_runs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_batch, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_writer_answers_after_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrates_an_older_database, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_refuses_a_newer_database, setup, teardown),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("store", tests, NULL, NULL);
+}
