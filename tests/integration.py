@@ -1,0 +1,578 @@
+#!/usr/bin/env python3
+"""Integration tests: real karted processes on loopback ports, real SQLite files.
+
+usage: tests/integration.py --karted build/karted [-k NAME]
+
+Every endpoint and error path of the Runs API, tokens, the CLI, migrations,
+graceful stop on SIGTERM, durability of acknowledged runs across kill -9,
+and the contract check ../shared/contract/runs_api.py. Each load loop is
+bounded in count and time and talks to 127.0.0.1 or ::1 only.
+Prints one line per test and 'N passed, M failed' last.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT  # noqa: E402
+
+TESTS = []
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def run(**kw):
+    base = dict(system="it-sys", application="it-app", p=4, n=1000.0, tau=2.0, chi=0.5)
+    base.update(kw)
+    return base
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+# ---- one shared server for the API tests -----------------------------------
+
+class Shared:
+    k = None
+    token = None
+
+
+@test
+def first_start_prints_url_and_token():
+    k = Shared.k
+    expect(k.url.startswith("http://127.0.0.1:"), f"URL printed ({k.url})")
+    expect(re.fullmatch(r"kt_[A-Za-z0-9_-]{43}", k.first_token or ""),
+           f"first start prints a write token ({k.first_token})")
+    s, b, _ = k.request("POST", "/api/v1/runs", run(), token=k.first_token)
+    expect(s == 201, f"the first-start token writes ({s} {b})")
+
+
+@test
+def post_one_array_ndjson():
+    k, t = Shared.k, Shared.token
+    s, b, _ = k.request("POST", "/api/v1/runs", run(system="post-sys"), token=t)
+    expect(s == 201 and len(b["ids"]) == 1, f"one run -> 201 ({s} {b})")
+    s, b, _ = k.request("POST", "/api/v1/runs", [run(system="post-sys", p=i) for i in (1, 2, 3)], token=t)
+    expect(s == 201 and len(b["ids"]) == 3 and b["ids"] == sorted(b["ids"]), f"array -> 3 ids ({b})")
+    nd = "".join(json.dumps(run(system="post-sys", p=i)) + "\n" for i in range(5, 15))
+    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson; charset=utf-8", token=t)
+    expect(s == 201 and len(b["ids"]) == 10, f"NDJSON -> 10 ids ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=post-sys&limit=1000")
+    expect(len(b["runs"]) == 14, f"14 runs stored ({len(b['runs'])})")
+
+
+@test
+def gamma_only_run_gets_chi():
+    k, t = Shared.k, Shared.token
+    r = run(system="gamma-sys")
+    del r["chi"]
+    r["gamma"] = 1.25
+    s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
+    s, g, _ = k.request("GET", f"/api/v1/runs/{b['ids'][0]}")
+    expect(g["run"]["gamma"] == 1.25 and g["run"]["chi"] == 0.75 and g["run"]["efficiency"] == 0.625,
+           f"chi derived from gamma, efficiency = gamma/tau ({g})")
+
+
+@test
+def every_bad_field_is_named():
+    k, t = Shared.k, Shared.token
+    cases = [
+        ("p", run(p=0)), ("p", run(p=2.5)), ("p", run(p="4")), ("n", run(n=0)), ("tau", run(tau=-1)),
+        ("chi", run(chi=3.0)), ("gamma", run(gamma=5.0)), ("system", run(system="")),
+        ("system", run(system="a:b")), ("application", run(application=7)),
+        ("frequency_mhz", run(frequency_mhz=0)), ("energy_j", run(energy_j=-1)),
+        ("power_cap_w", run(power_cap_w="high")), ("measured_at", run(measured_at="today")),
+        ("labels", run(labels={"k": 1})), ("regions", run(regions={"name": "x"})),
+        ("regions[0].time_s", run(regions=[{"name": "r", "time_s": -1}])),
+        ("regions[1].name", run(regions=[{"name": "r"}, {"name": "r"}])),
+        ("regions[0].counters", run(regions=[{"name": "r", "counters": {"c": "many"}}])),
+        ("regions[0].colour", run(regions=[{"name": "r", "colour": "red"}])),
+        ("tua", dict(run(), tua=1)), ("system", run(system="x" * 129)),
+    ]
+    for field, body in cases:
+        s, b, _ = k.request("POST", "/api/v1/runs", body, token=t)
+        expect(s == 400 and isinstance(b, dict) and b.get("field") == field and b.get("error"),
+               f"bad {field} -> 400 naming it (got {s} {b})")
+        expect("index" not in b, f"a single object has no index ({b})")
+
+
+@test
+def batch_and_ndjson_errors_name_index_and_line():
+    k, t = Shared.k, Shared.token
+    batch = [run(system="atomic-sys", p=i) for i in range(1, 6)]
+    batch[3]["tau"] = "slow"
+    s, b, _ = k.request("POST", "/api/v1/runs", batch, token=t)
+    expect(s == 400 and b["field"] == "tau" and b["index"] == 3, f"index 3 named ({b})")
+    nd = "\n".join(json.dumps(run(system="atomic-sys", p=i)) for i in range(1, 4)) + "\n{\"system\": oops}\n"
+    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
+    expect(s == 400 and "line 4" in b["error"] and b["index"] == 3, f"NDJSON syntax error names line 4 ({b})")
+    nd = "\n".join(json.dumps(run(system="atomic-sys", p=i, chi=(9 if i == 2 else 0.1))) for i in range(1, 4))
+    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
+    expect(s == 400 and b["field"] == "chi" and b["index"] == 1 and "line 2" in b["error"],
+           f"NDJSON value error names field, index and line ({b})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=atomic-sys")
+    expect(b["runs"] == [], "nothing of the rejected bodies is stored")
+
+
+@test
+def malformed_bodies():
+    k, t = Shared.k, Shared.token
+    for body in ['{"system": ', "[]", "", "42", '{"a":1} {"b":2}', json.dumps(run()).replace("2.0", "1e999")]:
+        s, b, _ = k.request("POST", "/api/v1/runs", body, token=t)
+        expect(s == 400 and isinstance(b, dict) and b.get("error"), f"{body!r} -> 400 with a sentence ({s} {b})")
+
+
+@test
+def idempotency_key_returns_first_id():
+    k, t = Shared.k, Shared.token
+    r = run(system="idem-it", idempotency_key="job-77")
+    s1, b1, _ = k.request("POST", "/api/v1/runs", r, token=t)
+    s2, b2, _ = k.request("POST", "/api/v1/runs", r, token=t)
+    s3, b3, _ = k.request("POST", "/api/v1/runs", [r, run(system="idem-it")], token=t)
+    expect(s1 == 201 and s2 == 200 and b1 == b2, f"repeat -> 200 with the first id ({s1} {b1} {s2} {b2})")
+    expect(s3 == 201 and b3["ids"][0] == b1["ids"][0] and b3["ids"][1] > b1["ids"][0],
+           f"a batch mixing a repeat and a new run ({b3})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=idem-it")
+    expect(len(b["runs"]) == 2, f"2 runs stored, not 4 ({len(b['runs'])})")
+
+
+@test
+def auth_content_type_size_route_method():
+    k, t = Shared.k, Shared.token
+    s, b, h = k.request("POST", "/api/v1/runs", run())
+    expect(s == 401 and "token" in b["error"] and "Bearer" in h.get("WWW-Authenticate", ""),
+           f"no token -> 401 ({s} {b} {h})")
+    s, b, _ = k.request("POST", "/api/v1/runs", run(), token="kt_" + "x" * 43)
+    expect(s == 401, f"wrong token -> 401 ({s})")
+    s, b, _ = k.request("POST", "/api/v1/runs", run(), headers={"Authorization": "Basic " + t})
+    expect(s == 401, f"not a bearer token -> 401 ({s})")
+    s, b, _ = k.request("POST", "/api/v1/runs", json.dumps(run()), ctype="text/plain", token=t)
+    expect(s == 415, f"text/plain -> 415 ({s})")
+    s, b, _ = k.request("POST", "/api/v1/runs", json.dumps(run()), ctype=None, token=t)
+    expect(s == 415, f"no content type -> 415 ({s})")
+    s, b, _ = k.request("GET", "/api/v1/nowhere")
+    expect(s == 404 and b["error"], f"unknown route -> 404 ({s})")
+    s, b, h = k.request("PUT", "/api/v1/runs", "{}", token=t)
+    expect(s == 405 and "POST" in h.get("Allow", "") and "GET" in h.get("Allow", ""),
+           f"PUT /runs -> 405 with Allow ({s} {h.get('Allow')})")
+    s, b, _ = k.request("DELETE", "/api/v1/systems", token=t)
+    expect(s == 405, f"DELETE /systems -> 405 ({s})")
+    s, b, _ = k.request("GET", "/api/v1/runs/abc")
+    expect(s == 404, f"/runs/abc -> 404 ({s})")
+    s, b, _ = k.request("GET", "/api/v1/runs?limit=0")
+    expect(s == 400 and b["field"] == "limit", f"limit=0 -> 400 naming limit ({b})")
+    s, b, _ = k.request("GET", "/api/v1/runs?p=x")
+    expect(s == 400 and b["field"] == "p", f"p=x -> 400 naming p ({b})")
+    s, b, _ = k.request("GET", "/api/v1/runs?after=-5")
+    expect(s == 400 and b["field"] == "after", f"after=-5 -> 400 ({b})")
+
+
+def chunked_post(k, token, total, chunk=1 << 16):
+    """POST total bytes with chunked transfer encoding (no Content-Length)."""
+    host, port = k.host_port
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    try:
+        conn.putrequest("POST", "/api/v1/runs")
+        conn.putheader("Content-Type", "application/json")
+        conn.putheader("Transfer-Encoding", "chunked")
+        conn.putheader("Authorization", "Bearer " + token)
+        conn.endheaders()
+        sent = 0
+        piece = b" " * chunk
+        try:
+            while sent < total:
+                conn.send(b"%x\r\n%s\r\n" % (len(piece), piece))
+                sent += len(piece)
+            conn.send(b"0\r\n\r\n")
+        except OSError:
+            pass
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    finally:
+        conn.close()
+
+
+@test
+def bodies_over_the_limit_get_413():
+    k, t = Shared.k, Shared.token
+    host, port = k.host_port
+    conn = http.client.HTTPConnection(host, port, timeout=30)
+    conn.putrequest("POST", "/api/v1/runs")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(9 << 20))
+    conn.putheader("Authorization", "Bearer " + t)
+    conn.endheaders()
+    resp = conn.getresponse()  # answered from the headers alone, before any body
+    body = json.loads(resp.read())
+    conn.close()
+    expect(resp.status == 413 and "limit" in body["error"], f"Content-Length 9 MiB -> 413 ({resp.status})")
+    s, b = chunked_post(k, t, 9 << 20)
+    expect(s == 413, f"chunked 9 MiB -> 413 ({s} {b[:100]})")
+    s, b = chunked_post(k, t, 1 << 16)
+    expect(s == 400, f"chunked small body of blanks -> 400 (empty body) ({s} {b[:100]})")
+
+
+@test
+def garbage_on_the_socket_does_not_hurt():
+    k = Shared.k
+    host, port = k.host_port
+    for junk in (b"GARBAGE\r\n\r\n", b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: -3\r\n\r\n",
+                 b"\x00\xff" * 100, b"POST /api/v1/runs HTTP/1.1\r\n"):
+        with socket.create_connection((host, port), timeout=1) as s:
+            s.sendall(junk)
+            s.shutdown(socket.SHUT_WR)
+            try:
+                s.recv(4096)
+            except OSError:
+                pass
+    s, b, _ = k.request("GET", "/api/v1/health")
+    expect(s == 200 and b["status"] == "ok", f"still serving ({s} {b})")
+
+
+@test
+def listing_filters_and_counts():
+    k, t = Shared.k, Shared.token
+    rows = [run(system="list-A", application="md", variant="", p=p, n=n) for p in (1, 2, 4) for n in (100, 200)]
+    rows += [run(system="list-A", application="md", variant="v2", p=8, n=100),
+             run(system="list-B", application="md", p=8, n=100),
+             run(system="list-A", application="cg-it", p=2, n=100)]
+    s, b, _ = k.request("POST", "/api/v1/runs", rows, token=t)
+    ids = b["ids"]
+    s, b, _ = k.request("GET", "/api/v1/runs?system=list-A&application=md")
+    expect([r["id"] for r in b["runs"]] == sorted(ids[:7], reverse=True), "newest first, both variants")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=list-A&application=md&variant=")
+    expect(len(b["runs"]) == 6, f"variant='' selects the default variant ({len(b['runs'])})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=list-A&application=md&variant=v2")
+    expect(len(b["runs"]) == 1 and b["runs"][0]["variant"] == "v2", "variant=v2")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=list-A&p=2")
+    expect(sorted(r["id"] for r in b["runs"]) == sorted([ids[2], ids[3], ids[8]]), f"p=2 ({b['runs']})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=list-A&application=md&n=200")
+    expect(len(b["runs"]) == 3 and all(r["n"] == 200 for r in b["runs"]), "n=200")
+    s, b, _ = k.request("GET", "/api/v1/systems")
+    counts = {x["name"]: x["runs"] for x in b["systems"]}
+    expect(counts.get("list-A") == 8 and counts.get("list-B") == 1, f"/systems counts ({counts})")
+    expect(all(x["last_run_at"] for x in b["systems"]), "each system has last_run_at")
+    s, b, _ = k.request("GET", "/api/v1/applications")
+    counts = {x["name"]: x["runs"] for x in b["applications"]}
+    expect(counts.get("cg-it") == 1, f"/applications counts ({counts})")
+    s, b, _ = k.request("GET", "/api/v1/series")
+    ser = {(x["system"], x["application"], x["variant"]): x["runs"] for x in b["series"]}
+    expect(ser.get(("list-A", "md", "")) == 6 and ser.get(("list-A", "md", "v2")) == 1, f"/series ({ser})")
+
+
+@test
+def pagination_is_stable_under_concurrent_inserts():
+    k, t = Shared.k, Shared.token
+    s, b, _ = k.request("POST", "/api/v1/runs", [run(system="page-sys", p=i) for i in range(1, 51)], token=t)
+    original = set(b["ids"])
+    seen, rows, cursor, pages = set(), 0, None, 0
+    while pages < 30:
+        q = "/api/v1/runs?system=page-sys&limit=7" + (f"&after={cursor}" if cursor else "")
+        s, b, _ = k.request("GET", q)
+        expect(s == 200, f"page {pages} -> 200")
+        seen.update(r["id"] for r in b["runs"])
+        rows += len(b["runs"])
+        # new runs land between pages; they are newer and must not shift the walk
+        k.request("POST", "/api/v1/runs", [run(system="page-sys", p=100 + pages)], token=t)
+        cursor, pages = b["next"], pages + 1
+        if not cursor:
+            break
+    expect(seen == original and rows == 50, f"every original run once ({len(seen & original)} of 50, {rows} rows)")
+
+
+@test
+def get_and_delete():
+    k, t = Shared.k, Shared.token
+    r = run(system="del-sys", regions=[{"name": "resid", "time_s": 1.2, "energy_j": 150.3, "power_w": 125.2,
+                                        "frequency_mhz": 2000, "counters": {"instructions": 1.2e9, "big": 2**62}}],
+            labels={"compiler": "gcc 12", "note": "ünïcödé ✓"}, measured_at="2026-11-21T10:00:00Z",
+            frequency_mhz=3000, power_cap_w=120.5, energy_j=0.1 + 0.2)
+    s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
+    rid = b["ids"][0]
+    s, g, _ = k.request("GET", f"/api/v1/runs/{rid}")
+    got = g["run"]
+    for key in ("system", "application", "variant", "p", "n", "tau", "chi", "frequency_mhz", "power_cap_w",
+                "energy_j", "regions", "labels", "measured_at"):
+        expect(got.get(key) == r.get(key, ""), f"{key} round-trips ({got.get(key)!r} vs {r.get(key)!r})")
+    expect(got["regions"][0]["counters"]["big"] == 2**62, "a 62-bit counter stays an exact integer")
+    s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}")
+    expect(s == 401, f"DELETE without token -> 401 ({s})")
+    s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}", token=t)
+    expect(s == 200 and b["deleted"] == rid, f"DELETE -> 200 ({s} {b})")
+    s, b, _ = k.request("GET", f"/api/v1/runs/{rid}")
+    expect(s == 404, f"deleted -> 404 ({s})")
+    s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}", token=t)
+    expect(s == 404, f"second DELETE -> 404 ({s})")
+    s, b, _ = k.request("POST", "/api/v1/runs", run(system="del-sys"), token=t)
+    expect(b["ids"][0] > rid, "ids are never reused after a delete")
+
+
+@test
+def static_files_and_headers():
+    k = Shared.k
+    s, b, h = k.request("GET", "/")
+    expect(s == 200 and h["Content-Type"].startswith("text/html"), f"/ -> HTML ({s} {h.get('Content-Type')})")
+    expect("default-src 'self'" in h.get("Content-Security-Policy", ""), "CSP on pages")
+    s, b, h = k.request("GET", "/../../etc/passwd")
+    expect(s == 404, f"no escape from static/ ({s})")
+    s, b, h = k.request("POST", "/index.html", "{}")
+    expect(s == 405, f"POST to a page -> 405 ({s})")
+    s, b, h = k.request("GET", "/api/v1/health")
+    expect(h.get("Cache-Control") == "no-store" and h.get("X-Content-Type-Options") == "nosniff",
+           f"API answers are not cached ({h})")
+
+
+@test
+def token_cli_create_list_revoke():
+    k = Shared.k
+    tok = k.token("it-revoke")
+    expect(re.fullmatch(r"kt_[A-Za-z0-9_-]{43}", tok), f"token create prints only the token ({tok!r})")
+    out = subprocess.run([k.binary, "token", "list", "--db", k.db], capture_output=True, text=True)
+    expect(out.returncode == 0 and "it-revoke" in out.stdout and tok not in out.stdout,
+           f"token list names tokens, never shows them ({out.stdout})")
+    with open(k.db, "rb") as f:
+        blob = f.read()
+    wal = k.db + "-wal"
+    if os.path.exists(wal):
+        with open(wal, "rb") as f:
+            blob += f.read()
+    expect(tok.encode() not in blob, "the token itself is not in the database")
+    s, b, _ = k.request("POST", "/api/v1/runs", run(), token=tok)
+    expect(s == 201, f"new token writes ({s})")
+    dup = subprocess.run([k.binary, "token", "create", "it-revoke", "--db", k.db], capture_output=True, text=True)
+    expect(dup.returncode != 0 and dup.stdout == "" and "exists" in dup.stderr, f"duplicate name refused ({dup.stderr})")
+    rv = subprocess.run([k.binary, "token", "revoke", "it-revoke", "--db", k.db], capture_output=True, text=True)
+    expect(rv.returncode == 0, f"revoke ok ({rv.stderr})")
+    time.sleep(1.2)  # karted remembers a valid token for at most 1 s
+    s, b, _ = k.request("POST", "/api/v1/runs", run(), token=tok)
+    expect(s == 401, f"revoked token -> 401 ({s})")
+    rv = subprocess.run([k.binary, "token", "revoke", "nobody", "--db", k.db], capture_output=True, text=True)
+    expect(rv.returncode == 1 and "no active token" in rv.stderr, f"revoking an unknown name fails ({rv.stderr})")
+
+
+@test
+def contract_check_passes():
+    k, t = Shared.k, Shared.token
+    script = os.path.join(ROOT, "..", "shared", "contract", "runs_api.py")
+    if not os.path.exists(script):
+        raise AssertionError(f"contract check not found at {script}")
+    env = dict(os.environ, KB_URL=k.url, KB_TOKEN=k.token("contract"))
+    out = subprocess.run([sys.executable, script], capture_output=True, text=True, env=env, timeout=300)
+    last = (out.stdout.strip().splitlines() or [""])[-1]
+    expect(out.returncode == 0, f"runs_api.py: {out.stdout[-2000:]} {out.stderr[-2000:]}")
+    print(f"    {last}")
+
+
+# ---- tests with servers of their own ---------------------------------------
+
+@test
+def help_and_usage_errors():
+    b = Shared.binary
+    out = subprocess.run([b, "--help"], capture_output=True, text=True)
+    expect(out.returncode == 0 and "token create NAME" in out.stdout and "KARTE_DB" in out.stdout,
+           "--help lists commands and environment variables")
+    out = subprocess.run([b, "frobnicate"], capture_output=True, text=True)
+    expect(out.returncode == 2 and "unknown command" in out.stderr, f"unknown command -> 2 ({out.stderr})")
+    out = subprocess.run([b, "serve", "--listen", "nowhere"], capture_output=True, text=True)
+    expect(out.returncode != 0 and "ADDR:PORT" in out.stderr, f"bad --listen explained ({out.stderr})")
+    out = subprocess.run([b, "serve", "--sync", "sometimes"], capture_output=True, text=True)
+    expect(out.returncode == 2 and "--sync" in out.stderr, f"bad --sync explained ({out.stderr})")
+
+
+@test
+def environment_settings_and_read_tokens():
+    k = Karted(Shared.binary, env={"KARTE_LISTEN": "127.0.0.1:0", "KARTE_READ_TOKEN": "1"})
+    k.env["KARTE_DB"] = k.db
+    k.start()
+    try:
+        expect(os.path.exists(k.db), "KARTE_DB used")
+        s, b, _ = k.request("GET", "/api/v1/systems")
+        expect(s == 401, f"reads need a token with KARTE_READ_TOKEN=1 ({s})")
+        s, b, _ = k.request("GET", "/api/v1/systems", token=k.first_token)
+        expect(s == 200, f"read with a token ({s})")
+    finally:
+        expect(k.stop() == 0, "clean exit")
+
+
+@test
+def ipv6_loopback():
+    if not socket.has_ipv6:
+        return
+    try:
+        socket.create_server(("::1", 0), family=socket.AF_INET6).close()
+    except OSError:
+        print("    (no ::1 here; skipped)")
+        return
+    k = Karted(Shared.binary, listen="[::1]:0").start()
+    try:
+        expect(k.url.startswith("http://[::1]:"), f"URL {k.url}")
+        s, b, _ = k.request("POST", "/api/v1/runs", run(), token=k.first_token)
+        expect(s == 201, f"POST over ::1 ({s})")
+    finally:
+        k.stop()
+
+
+@test
+def migrates_an_older_database():
+    k = Karted(Shared.binary)
+    with open(os.path.join(ROOT, "schema", "0001_init.sql")) as f:
+        v1 = f.read()
+    db = sqlite3.connect(k.db)
+    db.executescript(v1)
+    db.executescript("PRAGMA user_version = 1;"
+                     "INSERT INTO series (id, system, application, variant) VALUES (1, 'old-sys', 'md', '');"
+                     "INSERT INTO runs (series_id, p, n, tau, chi, gamma, created_at) "
+                     "VALUES (1, 8, 400, 3.0, 1.0, 2.0, '2026-01-01T00:00:00.000Z');")
+    db.commit()
+    db.close()
+    k.start()
+    try:
+        s, b, _ = k.request("GET", "/api/v1/health")
+        expect(b["schema_version"] >= 2, f"migrated to the newest schema ({b})")
+        s, b, _ = k.request("GET", "/api/v1/runs/1")
+        expect(s == 200 and b["run"]["system"] == "old-sys" and b["run"]["chi"] == 1.0, f"old run kept ({b})")
+        s, b, _ = k.request("POST", "/api/v1/runs", run(system="old-sys"), token=k.first_token)
+        expect(s == 201 and b["ids"][0] == 2, f"new runs after migration ({s} {b})")
+    finally:
+        k.stop()
+    db = sqlite3.connect(k.db)
+    expect(db.execute("PRAGMA user_version").fetchone()[0] >= 2, "version kept in the database")
+    expect(db.execute("PRAGMA journal_mode").fetchone()[0] == "wal", "WAL mode")
+    db.close()
+
+
+@test
+def sigterm_finishes_requests_in_flight():
+    k = Karted(Shared.binary).start()
+    body = json.dumps(run(system="inflight")).encode()
+    host, port = k.host_port
+    conn = http.client.HTTPConnection(host, port, timeout=20)
+    conn.putrequest("POST", "/api/v1/runs")
+    conn.putheader("Content-Type", "application/json")
+    conn.putheader("Content-Length", str(len(body)))
+    conn.putheader("Authorization", "Bearer " + k.first_token)
+    conn.endheaders()
+    conn.send(body[:10])          # the request is in flight ...
+    time.sleep(0.3)
+    k.signal(signal.SIGTERM)      # ... when the stop comes
+    time.sleep(0.3)
+    refused = False
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+    except OSError:
+        refused = True
+    conn.send(body[10:])
+    resp = conn.getresponse()
+    answer = json.loads(resp.read())
+    conn.close()
+    rc = k.wait()
+    expect(refused, "no new connections after SIGTERM")
+    expect(resp.status == 201, f"the request in flight is answered ({resp.status} {answer})")
+    expect(rc == 0, f"exit 0 after SIGTERM ({rc}, {k.stderr})")
+    wal = k.db + "-wal"
+    expect(not os.path.exists(wal) or os.path.getsize(wal) == 0, "database closed cleanly (WAL checkpointed)")
+    db = sqlite3.connect(k.db)
+    n = db.execute("SELECT count(*) FROM runs r JOIN series s ON s.id = r.series_id WHERE s.system='inflight'").fetchone()[0]
+    db.close()
+    expect(n == 1, f"the run answered during the stop is stored ({n})")
+
+
+@test
+def acknowledged_runs_survive_kill_9():
+    k = Karted(Shared.binary).start()
+    acked, lock, stop = [], threading.Lock(), threading.Event()
+    host, port = k.host_port
+
+    def poster(worker):
+        conn = http.client.HTTPConnection(host, port, timeout=5)
+        i = 0
+        while not stop.is_set() and i < 5000:
+            i += 1
+            body = json.dumps(run(system="crash-sys", p=worker + 1, n=float(i)))
+            try:
+                conn.request("POST", "/api/v1/runs", body=body,
+                             headers={"Content-Type": "application/json", "Authorization": "Bearer " + k.first_token})
+                resp = conn.getresponse()
+                data = resp.read()
+                if resp.status == 201:
+                    with lock:
+                        acked.extend(json.loads(data)["ids"])
+            except (OSError, http.client.HTTPException):
+                return  # the server died under us: what was acknowledged counts
+        conn.close()
+
+    threads = [threading.Thread(target=poster, args=(w,)) for w in range(8)]
+    for th in threads:
+        th.start()
+    time.sleep(1.5)
+    k.kill9()
+    stop.set()
+    for th in threads:
+        th.join(10)
+    expect(len(acked) > 100, f"a stream of POSTs was acknowledged before the kill ({len(acked)})")
+    k2 = Karted(Shared.binary, db=k.db).start()
+    try:
+        stored, cursor = set(), None
+        for _ in range(1000):
+            s, b, _ = k2.request("GET", "/api/v1/runs?system=crash-sys&limit=1000" + (f"&after={cursor}" if cursor else ""))
+            stored.update(r["id"] for r in b["runs"])
+            cursor = b["next"]
+            if not cursor:
+                break
+        missing = set(acked) - stored
+        expect(not missing, f"{len(missing)} of {len(acked)} acknowledged runs lost after kill -9")
+        print(f"    {len(acked)} acknowledged before kill -9, all {len(acked)} there after restart "
+              f"({len(stored) - len(acked)} more committed but unacknowledged)")
+    finally:
+        k2.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--karted", required=True, help="the karted binary to test")
+    ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    args = ap.parse_args()
+    Shared.binary = os.path.abspath(args.karted)
+    Shared.k = Karted(Shared.binary).start()
+    Shared.token = Shared.k.token("integration")
+    passed = failed = 0
+    try:
+        for fn in TESTS:
+            if args.only and args.only not in fn.__name__:
+                continue
+            t0 = time.time()
+            try:
+                fn()
+                passed += 1
+                print(f"ok   {fn.__name__} ({time.time() - t0:.1f} s)", flush=True)
+            except Exception as e:  # noqa: BLE001 - report and go on
+                failed += 1
+                print(f"FAIL {fn.__name__}: {e}", flush=True)
+                if not isinstance(e, AssertionError):
+                    traceback.print_exc()
+    finally:
+        rc = Shared.k.stop()
+        if rc != 0:
+            failed += 1
+            print(f"FAIL the shared karted exited with {rc}: {Shared.k.stderr[-3000:]}")
+    print(f"integration: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()

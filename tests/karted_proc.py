@@ -1,0 +1,116 @@
+"""Start and talk to a real karted on a loopback port (tests and benchmarks).
+
+Python 3 standard library only. Every server listens on 127.0.0.1 (or ::1)
+with port 0, so the kernel picks a free port; karted prints the URL it
+serves, which is read back here.
+"""
+import http.client
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import time
+import urllib.parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+class Karted:
+    """A karted process with its own temporary database directory."""
+
+    def __init__(self, binary, db=None, args=(), env=None, listen="127.0.0.1:0"):
+        self.binary = os.path.abspath(binary)
+        self.dir = tempfile.mkdtemp(prefix="karte-it-")
+        self.db = db or os.path.join(self.dir, "karte.db")
+        self.args = list(args)
+        self.env = env
+        self.listen = listen
+        self.proc = None
+        self.url = None
+        self.first_token = None
+
+    def start(self, timeout=10):
+        env = dict(os.environ)
+        env.update(self.env or {})
+        cmd = [self.binary, "serve", "--listen", self.listen, "--db", self.db,
+               "--static", os.path.join(ROOT, "static")] + self.args
+        if self.env and "KARTE_LISTEN" in self.env:
+            cmd = [self.binary, "serve"] + self.args  # settings from the environment only
+        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     env=env, text=True)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            line = self.proc.stdout.readline()
+            if not line:
+                raise RuntimeError("karted exited early: " + self.proc.stderr.read())
+            m = re.search(r"write token \(shown once, stored hashed\): (\S+)", line)
+            if m:
+                self.first_token = m.group(1)
+            m = re.search(r"serving (http://\S+)/ ", line)
+            if m:
+                self.url = m.group(1)
+                return self
+        raise RuntimeError("karted did not start in time")
+
+    @property
+    def host_port(self):
+        u = urllib.parse.urlsplit(self.url)
+        return u.hostname, u.port
+
+    def token(self, name):
+        out = subprocess.run([self.binary, "token", "create", name, "--db", self.db],
+                             capture_output=True, text=True, check=True)
+        return out.stdout.strip()
+
+    def request(self, method, path, body=None, ctype="application/json", token=None,
+                headers=None, timeout=30):
+        """One request on a fresh connection: (status, parsed JSON or bytes, headers)."""
+        host, port = self.host_port
+        conn = http.client.HTTPConnection(host, port, timeout=timeout)
+        hdrs = dict(headers or {})
+        data = None
+        if body is not None:
+            data = body if isinstance(body, (bytes, bytearray)) else (
+                body.encode() if isinstance(body, str) else json.dumps(body).encode())
+            if ctype:
+                hdrs["Content-Type"] = ctype
+        if token:
+            hdrs["Authorization"] = "Bearer " + token
+        try:
+            conn.request(method, path, body=data, headers=hdrs)
+            resp = conn.getresponse()
+            payload = resp.read()
+            try:
+                parsed = json.loads(payload) if payload else None
+            except ValueError:
+                parsed = payload
+            return resp.status, parsed, dict(resp.getheaders())
+        finally:
+            conn.close()
+
+    def signal(self, sig):
+        self.proc.send_signal(sig)
+
+    def wait(self, timeout=15):
+        try:
+            rc = self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            rc = self.proc.wait()
+        self.stderr = self.proc.stderr.read()
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+        return rc
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            return self.wait()
+        return self.proc.returncode if self.proc else None
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        return self.wait()
