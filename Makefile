@@ -89,3 +89,4 @@ clean:
 	rm -rf build build-asan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+.SECONDARY:

@@ -51,9 +51,7 @@ struct sax {
 	enum level level;
 	bool top_array;
 	long index;		/* item number of the run being read */
-	long line;		/* NDJSON: line where that run starts */
-	size_t line_pos;	/* bytes already counted into line_at */
-	long line_at;
+	size_t run_at;		/* byte offset where that run starts */
 	yajl_handle h;
 	yajl_gen gen;		/* regions / labels being re-emitted */
 
@@ -388,13 +386,15 @@ static char *gen_take(struct sax *x)
 	return xstrndup((const char *)buf, len);
 }
 
-/* 1-based line of byte offset pos (monotonic calls). */
-static long line_of(struct sax *x, size_t pos)
+/* 1-based line of byte offset pos: counted only when an error needs it. */
+static long line_of(const char *body, size_t pos)
 {
-	for (; x->line_pos < pos; x->line_pos++)
-		if (x->body[x->line_pos] == '\n')
-			x->line_at++;
-	return x->line_at;
+	const char *p = body, *end = body + pos;
+	long line = 1;
+
+	while ((p = memchr(p, '\n', (size_t)(end - p))))
+		line++, p++;
+	return line;
 }
 
 static void run_begin(struct sax *x)
@@ -403,8 +403,7 @@ static void run_begin(struct sax *x)
 	x->seen = x->given = 0;
 	x->field = F_NONE;
 	x->level = L_RUN;
-	if (x->kind == BODY_NDJSON)
-		x->line = line_of(x, yajl_get_bytes_consumed(x->h));
+	x->run_at = yajl_get_bytes_consumed(x->h);
 }
 
 static int ev_start_map(void *ctx)
@@ -664,17 +663,20 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = ev_end_array,
 };
 
-static void syntax_error(struct sax *x, const char *body, size_t len)
+/* at_end: the error came from yajl_complete_parse (the body ended early). */
+static void syntax_error(struct sax *x, const char *body, size_t len, bool at_end)
 {
 	unsigned char *msg = yajl_get_error(x->h, 0, (const unsigned char *)body, len);
-	size_t at = yajl_get_bytes_consumed(x->h);
+	size_t at = at_end ? len : yajl_get_bytes_consumed(x->h);
 	char *nl;
 
 	nl = strchr((char *)msg, '\n');
 	if (nl)
 		*nl = '\0';
 	if (x->kind == BODY_NDJSON) {
-		kerr_set(x->err, BAD, "line %ld is not valid JSON (%s)", line_of(x, at), (char *)msg);
+		/* inside a run, name the line the run starts on */
+		kerr_set(x->err, BAD, "line %ld is not valid JSON (%s)",
+			 line_of(body, x->level == L_TOP ? at : x->run_at), (char *)msg);
 		x->err->index = x->index;
 	} else {
 		kerr_set(x->err, BAD, "the body is not valid JSON (%s, near byte %zu)", (char *)msg, at);
@@ -687,6 +689,7 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 {
 	struct sax x = {0};
 	yajl_status st;
+	bool at_end;
 
 	batch->runs = NULL;
 	batch->count = 0;
@@ -700,23 +703,23 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	x.err = err;
 	x.body = body;
 	x.kind = kind;
-	x.line_at = 1;
 	x.field = F_NONE;
 	x.h = yajl_alloc(&callbacks, NULL, &x);
 	if (kind == BODY_NDJSON)
 		yajl_config(x.h, yajl_allow_multiple_values, 1);
 	st = yajl_parse(x.h, (const unsigned char *)body, len);
-	if (st == yajl_status_ok)
+	at_end = st == yajl_status_ok;
+	if (at_end)
 		st = yajl_complete_parse(x.h);
 	if (st != yajl_status_ok && !err->code)
-		syntax_error(&x, body, len);
+		syntax_error(&x, body, len, at_end);
 	if (!err->code && batch->count == 0)
 		kerr_set(err, BAD, kind == BODY_NDJSON ? "the NDJSON body holds no runs" :
 			 "the body is an empty array: post at least one run");
 	if (err->code && kind == BODY_NDJSON && st != yajl_status_ok && strncmp(err->msg, "line ", 5)) {
 		size_t n = strlen(err->msg);
 
-		snprintf(err->msg + n, sizeof(err->msg) - n, " (line %ld)", x.line);
+		snprintf(err->msg + n, sizeof(err->msg) - n, " (line %ld)", line_of(body, x.run_at));
 	}
 	yajl_free(x.h);
 	if (x.gen)

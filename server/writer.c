@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "xalloc.h"
@@ -27,6 +28,7 @@ struct writer {
 	pthread_cond_t cond;
 	int wake_fd;
 	bool stopping;
+	uint64_t busy_ns;		/* under lock: time spent in transactions */
 	struct writer_stats stats;	/* loop thread only */
 };
 
@@ -116,6 +118,7 @@ static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
 	struct wjob *jobs;
+	struct timespec t0, t1;
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&w->lock);
@@ -127,9 +130,12 @@ static void *writer_main(void *arg)
 		jobs = w->work;
 		pthread_mutex_unlock(&w->lock);
 
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		writer_run_batch(w->st, jobs);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
 
 		pthread_mutex_lock(&w->lock);
+		w->busy_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
 		w->work = NULL;
 		w->done = jobs;
 		if (write(w->wake_fd, &one, sizeof(one)) < 0)
@@ -200,6 +206,7 @@ size_t writer_turn(struct writer *w, bool *waiting)
 	pthread_mutex_lock(&w->lock);
 	done = w->done;
 	w->done = NULL;
+	w->stats.busy_ns = w->busy_ns;
 	kick_locked(w);
 	*waiting = w->work || w->head;
 	pthread_mutex_unlock(&w->lock);

@@ -39,6 +39,7 @@ struct writer;
 struct writer_stats {
 	uint64_t commits;	/* batches committed (or tried) */
 	uint64_t jobs;		/* requests they carried */
+	uint64_t busy_ns;	/* time the writer spent running them */
 };
 
 /* Counters since start, for /api/v1/health. */

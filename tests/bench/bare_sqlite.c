@@ -1,0 +1,85 @@
+/*
+ * The baseline for karted's bulk NDJSON rate: bare prepared inserts of the
+ * same runs into the same indexed table (karte's own schema), in
+ * transactions of `batch` rows, WAL and synchronous=NORMAL as karted runs.
+ * No HTTP, no JSON, no validation.
+ * usage: bare_sqlite DB ROWS BATCH     prints "rows_per_s N"
+ */
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "schema.h"
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+int main(int argc, char **argv)
+{
+	static const char ins[] =
+		"INSERT INTO runs (series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, "
+		"energy_j, measured_at, idempotency_key, regions, labels, created_at) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	long rows, batch, i;
+	double t0, dt;
+	int m;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: bare_sqlite DB ROWS BATCH\n");
+		return 2;
+	}
+	rows = atol(argv[2]);
+	batch = atol(argv[3]);
+	if (sqlite3_open(argv[1], &db) != SQLITE_OK)
+		return 1;
+	sqlite3_exec(db, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL", NULL, NULL, NULL);
+	for (m = 0; m < schema_migrations_count; m++)
+		if (sqlite3_exec(db, schema_migrations[m].sql, NULL, NULL, NULL) != SQLITE_OK) {
+			fprintf(stderr, "bare_sqlite: %s\n", sqlite3_errmsg(db));
+			return 1;
+		}
+	sqlite3_exec(db, "INSERT INTO series (id, system, application, variant) VALUES (1, 'bench', 'md', 'v1')",
+		     NULL, NULL, NULL);
+	if (sqlite3_prepare_v2(db, ins, -1, &s, NULL) != SQLITE_OK)
+		return 1;
+	t0 = now();
+	for (i = 0; i < rows; i++) {
+		if (i % batch == 0)
+			sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+		sqlite3_bind_int64(s, 1, 1);
+		sqlite3_bind_int64(s, 2, 1 + i % 64);
+		sqlite3_bind_double(s, 3, 1000.0 + (double)i);
+		sqlite3_bind_double(s, 4, 12.5);
+		sqlite3_bind_double(s, 5, 5.6);
+		sqlite3_bind_double(s, 6, 12.5 - 5.6);
+		sqlite3_bind_double(s, 7, 3000);
+		sqlite3_bind_null(s, 8);
+		sqlite3_bind_double(s, 9, 1234.5);
+		sqlite3_bind_null(s, 10);
+		sqlite3_bind_null(s, 11);
+		sqlite3_bind_text(s, 12, "[{\"name\":\"resid\",\"time_s\":1.2,\"energy_j\":150.3}]", -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_text(s, 13, "{\"class\":\"C\"}", -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 14, "2026-11-22T00:00:00.000Z", -1, SQLITE_STATIC);
+		if (sqlite3_step(s) != SQLITE_DONE) {
+			fprintf(stderr, "bare_sqlite: %s\n", sqlite3_errmsg(db));
+			return 1;
+		}
+		sqlite3_reset(s);
+		if (i % batch == batch - 1 || i == rows - 1)
+			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	}
+	dt = now() - t0;
+	printf("rows_per_s %.0f\n", (double)rows / dt);
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+	return 0;
+}

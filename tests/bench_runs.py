@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""make bench, part 1: how fast karted takes runs, against bare baselines
+measured in the same run on the same machine.
+
+  single-run POST   wrk on 127.0.0.1 posting one run per request to karted,
+                    beside a bare libmicrohttpd handler (same event mode, no
+                    parsing, no storage) under the same wrk load
+  bulk NDJSON       bodies of RUNS_PER_BODY runs posted one after another,
+                    beside bare prepared inserts of the same rows into the
+                    same indexed table (tests/bench/bare_sqlite.c)
+
+Every load is bounded in time (wrk -d) or count, and goes to loopback only.
+Each pair is measured ROUNDS times, alternating, and the medians compared.
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT  # noqa: E402
+
+LUA = os.path.join(ROOT, "tests", "bench", "post_run.lua")
+RUN = {"system": "bench", "application": "md", "variant": "v1", "p": 16, "n": 80000, "tau": 12.5,
+       "chi": 5.6, "frequency_mhz": 3000, "energy_j": 1234.5,
+       "regions": [{"name": "resid", "time_s": 1.2, "energy_j": 150.3}], "labels": {"class": "C"}}
+
+
+def wrk(url, token, seconds, conns):
+    out = subprocess.run(["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "-s", LUA, url],
+                         capture_output=True, text=True, env=dict(os.environ, KARTE_TOKEN=token), timeout=seconds + 30)
+    m = re.search(r"Requests/sec:\s+([\d.]+)", out.stdout)
+    bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out.stdout)
+    if not m:
+        raise RuntimeError("wrk: " + out.stdout + out.stderr)
+    if bad:
+        raise RuntimeError(f"wrk saw {bad.group(1)} failed requests: {out.stdout}")
+    return float(m.group(1))
+
+
+def bare_mhd(binary, seconds, conns):
+    # port 0 is not offered by the bare handler: pick one free port first
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    p = subprocess.Popen([binary, str(port), "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        p.stdout.readline()
+        return wrk(f"http://127.0.0.1:{port}/api/v1/runs", "none", seconds, conns)
+    finally:
+        p.terminate()
+        p.wait()
+
+
+def karted_single(binary, seconds, conns):
+    k = Karted(binary).start()
+    try:
+        rps = wrk(k.url + "/api/v1/runs", k.first_token, seconds, conns)
+        s, b, _ = k.request("GET", "/api/v1/health")
+        batch = b["write_requests"] / max(b["write_commits"], 1)
+        return rps, batch
+    finally:
+        k.stop()
+
+
+def karted_bulk(binary, bodies, per_body):
+    k = Karted(binary).start()
+    lines = []
+    for i in range(per_body):
+        r = dict(RUN, p=1 + i % 64, n=1000.0 + i)
+        lines.append(json.dumps(r))
+    body = ("\n".join(lines) + "\n").encode()
+    host, port = k.host_port
+    conn = http.client.HTTPConnection(host, port, timeout=120)
+    try:
+        t0 = time.perf_counter()
+        for _ in range(bodies):
+            conn.request("POST", "/api/v1/runs", body=body,
+                         headers={"Content-Type": "application/x-ndjson", "Authorization": "Bearer " + k.first_token})
+            resp = conn.getresponse()
+            data = resp.read()
+            if resp.status != 201:
+                raise RuntimeError(f"bulk POST -> {resp.status} {data[:200]}")
+        dt = time.perf_counter() - t0
+        return bodies * per_body / dt, len(body)
+    finally:
+        conn.close()
+        k.stop()
+
+
+def bare_sqlite(binary, rows, batch):
+    d = tempfile.mkdtemp(prefix="karte-bench-")
+    out = subprocess.run([binary, os.path.join(d, "bare.db"), str(rows), str(batch)],
+                         capture_output=True, text=True, check=True)
+    subprocess.run(["rm", "-rf", d])
+    return float(out.stdout.split()[1])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--seconds", type=int, default=5, help="length of each wrk run")
+    ap.add_argument("--conns", type=int, default=64, help="wrk connections")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--bodies", type=int, default=10)
+    ap.add_argument("--runs-per-body", type=int, default=10000)
+    a = ap.parse_args()
+    karted = os.path.join(a.build, "karted")
+    mhd = os.path.join(a.build, "bench", "bare_mhd")
+    sq = os.path.join(a.build, "bench", "bare_sqlite")
+
+    print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds, medians")
+    bare, ours, batches = [], [], []
+    for r in range(a.rounds):
+        bare.append(bare_mhd(mhd, a.seconds, a.conns))
+        rps, batch = karted_single(karted, a.seconds, a.conns)
+        ours.append(rps)
+        batches.append(batch)
+        print(f"  round {r + 1}: bare libmicrohttpd {bare[-1]:9.0f} req/s   karted {rps:9.0f} req/s"
+              f"   (mean group commit {batch:.1f} requests)", flush=True)
+    b, o = statistics.median(bare), statistics.median(ours)
+    print(f"  karted single-run POST {o:.0f} req/s = {100 * o / b:.1f}% of the bare handler ({b:.0f} req/s);"
+          f" target >= 50%")
+
+    print(f"bulk NDJSON: {a.bodies} bodies of {a.runs_per_body} runs; bare prepared inserts in "
+          f"transactions of {a.runs_per_body}")
+    bare, ours = [], []
+    for r in range(a.rounds):
+        bare.append(bare_sqlite(sq, a.bodies * a.runs_per_body, a.runs_per_body))
+        rps, size = karted_bulk(karted, a.bodies, a.runs_per_body)
+        ours.append(rps)
+        print(f"  round {r + 1}: bare SQLite inserts {bare[-1]:9.0f} rows/s   karted NDJSON {rps:9.0f} runs/s"
+              f"   ({size / 1e6:.1f} MB per body)", flush=True)
+    b, o = statistics.median(bare), statistics.median(ours)
+    print(f"  karted bulk NDJSON {o:.0f} runs/s = {100 * o / b:.1f}% of bare prepared inserts ({b:.0f} rows/s);"
+          f" target >= 50%")
+
+
+if __name__ == "__main__":
+    main()
