@@ -123,8 +123,7 @@ void req_defer(struct req *rq, void (*start)(void *arg), void *arg)
 
 void http_resume(struct req *rq)
 {
-	rq->resumed = true;
-	MHD_resume_connection(rq->conn);
+	rq->resumed = true;	/* MHD calls the handler again; it sends rq->rs then */
 }
 
 /* ---- responses --------------------------------------------------------- */
@@ -405,8 +404,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	rc = rq->route->fn(h->cfg.app, rq, &rq->rs);
 	if (rc == HTTP_PENDING) {
-		rq->pending = true;
-		MHD_suspend_connection(conn);
+		rq->pending = true;	/* not suspended: see http.h */
 		rq->start(rq->start_arg);
 		return MHD_YES;
 	}
@@ -490,7 +488,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
 	struct http *h;
 	bool v6;
 

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
 
 #include "xalloc.h"
@@ -16,8 +15,9 @@
  * Bodies are parsed with yajl's event (SAX) parser straight into struct
  * run: no document tree is built, which keeps a POST cheap (a DOM parser
  * costs several times the whole storage of a run). Regions and labels are
- * re-emitted through a yajl generator as they stream by, so what is stored
- * is compact JSON holding the posted numbers digit for digit.
+ * validated as they stream by and then copied from the body with the blanks
+ * between tokens dropped, so what is stored is compact JSON holding the
+ * posted numbers digit for digit.
  */
 
 #define BAD 400
@@ -32,6 +32,8 @@ static const char *const fld_names[F_COUNT] = {
 	"system", "application", "variant", "p", "n", "tau", "chi", "gamma", "frequency_mhz",
 	"power_cap_w", "energy_j", "regions", "labels", "measured_at", "idempotency_key",
 };
+
+static const unsigned char fld_lens[F_COUNT] = {6, 11, 7, 1, 1, 3, 3, 5, 13, 11, 8, 7, 6, 11, 15};
 
 enum region_fld { R_NAME, R_TIME, R_ENERGY, R_POWER, R_FREQ, R_COUNTERS, R_COUNT };
 
@@ -53,7 +55,7 @@ struct sax {
 	long index;		/* item number of the run being read */
 	size_t run_at;		/* byte offset where that run starts */
 	yajl_handle h;
-	yajl_gen gen;		/* regions / labels being re-emitted */
+	size_t raw_start;	/* offset of the regions / labels value being read */
 
 	struct run cur;
 	double num[F_COUNT];	/* numbers of the current run */
@@ -235,7 +237,6 @@ static int ev_null(void *ctx)
 	case L_RUN:
 		return 1;	/* null is "not given" */
 	case L_REGION:
-		yajl_gen_null(x->gen);
 		return 1;
 	default:
 		return type_error(x, "null");
@@ -271,14 +272,12 @@ static int ev_number(void *ctx, const char *s, size_t len)
 		if (x->rfield == R_FREQ ? !(v > 0) : !(v >= 0))
 			return fail(x, "%s must be %s (got %.*s)", cur_name(x),
 				    x->rfield == R_FREQ ? "greater than 0" : "0 or more", (int)len, s);
-		yajl_gen_number(x->gen, s, len);
 		return 1;
 	case L_COUNTERS:
 		if (!number(x, s, len, &v))
 			return 0;
 		if (v < 0)
 			return fail(x, "counter '%s' in %s must be 0 or more", x->key, cur_name(x));
-		yajl_gen_number(x->gen, s, len);
 		return 1;
 	default:
 		return type_error(x, "a number");
@@ -355,35 +354,49 @@ static int ev_string(void *ctx, const unsigned char *s, size_t len)
 					    (int)(len > 64 ? 64 : len), s);
 		x->rnames = xrealloc(x->rnames, (x->nrnames + 1) * sizeof(*x->rnames));
 		x->rnames[x->nrnames++] = xstrndup((const char *)s, len);
-		yajl_gen_string(x->gen, s, len);
 		return 1;
 	case L_LABELS:
 		if (len > RUN_LABEL_VAL_MAX || !printable(s, len))
 			return fail(x, "label '%s' must be a string of at most %d printable bytes",
 				    x->key, RUN_LABEL_VAL_MAX);
-		yajl_gen_string(x->gen, s, len);
 		return 1;
 	default:
 		return type_error(x, "a string");
 	}
 }
 
-static void gen_begin(struct sax *x)
+/* Offset just after the token being handled. */
+static size_t here(struct sax *x)
 {
-	if (!x->gen)
-		x->gen = yajl_gen_alloc(NULL);
-	else
-		yajl_gen_reset(x->gen, NULL);
-	yajl_gen_clear(x->gen);
+	return yajl_get_bytes_consumed(x->h);
 }
 
-static char *gen_take(struct sax *x)
+/* The JSON text body[start, end) without the blanks between tokens. */
+static char *compact_copy(const char *s, size_t start, size_t end)
 {
-	const unsigned char *buf;
-	size_t len;
+	char *out = xmalloc(end - start + 1), *o = out;
+	bool in_str = false, esc = false;
+	size_t i;
 
-	yajl_gen_get_buf(x->gen, &buf, &len);
-	return xstrndup((const char *)buf, len);
+	for (i = start; i < end; i++) {
+		char c = s[i];
+
+		if (in_str) {
+			if (esc)
+				esc = false;
+			else if (c == '\\')
+				esc = true;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+			continue;
+		} else if (c == '"') {
+			in_str = true;
+		}
+		*o++ = c;
+	}
+	*o = '\0';
+	return out;
 }
 
 /* 1-based line of byte offset pos: counted only when an error needs it. */
@@ -403,7 +416,7 @@ static void run_begin(struct sax *x)
 	x->seen = x->given = 0;
 	x->field = F_NONE;
 	x->level = L_RUN;
-	x->run_at = yajl_get_bytes_consumed(x->h);
+	x->run_at = here(x);
 }
 
 static int ev_start_map(void *ctx)
@@ -420,21 +433,18 @@ static int ev_start_map(void *ctx)
 			return type_error(x, "an object");
 		x->level = L_LABELS;
 		x->nitems = 0;
-		gen_begin(x);
-		yajl_gen_map_open(x->gen);
+		x->raw_start = here(x) - 1;
 		return 1;
 	case L_REGIONS:
 		x->level = L_REGION;
 		x->rseen = 0;
 		x->rfield = R_NAME;
-		yajl_gen_map_open(x->gen);
 		return 1;
 	case L_REGION:
 		if (x->rfield != R_COUNTERS)
 			return type_error(x, "an object");
 		x->level = L_COUNTERS;
 		x->nitems = 0;
-		yajl_gen_map_open(x->gen);
 		return 1;
 	default:
 		return type_error(x, "an object");
@@ -446,7 +456,7 @@ static int key_run(struct sax *x, const unsigned char *k, size_t len)
 	int f;
 
 	for (f = 0; f < F_COUNT; f++)
-		if (strlen(fld_names[f]) == len && !memcmp(fld_names[f], k, len))
+		if (fld_lens[f] == len && !memcmp(fld_names[f], k, len))
 			break;
 	if (f == F_COUNT) {
 		char name[48];
@@ -488,7 +498,6 @@ static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 		if (x->rseen & (1u << f))
 			return fail(x, "%s appears twice", cur_name(x));
 		x->rseen |= 1u << f;
-		yajl_gen_string(x->gen, k, len);
 		return 1;
 	default:		/* L_COUNTERS, L_LABELS */
 		if (++x->nitems > (x->level == L_LABELS ? RUN_LABELS_MAX : RUN_COUNTERS_MAX))
@@ -500,7 +509,6 @@ static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 				    x->level == L_LABELS ? RUN_LABEL_MAX : RUN_NAME_MAX);
 		memcpy(x->key, k, len);
 		x->key[len] = '\0';
-		yajl_gen_string(x->gen, k, len);
 		return 1;
 	}
 }
@@ -593,8 +601,7 @@ static int ev_end_map(void *ctx)
 		names_free(x);
 		return run_finish(x);
 	case L_LABELS:
-		yajl_gen_map_close(x->gen);
-		x->cur.labels = gen_take(x);
+		x->cur.labels = compact_copy(x->body, x->raw_start, here(x));
 		x->level = L_RUN;
 		x->seen |= 1u << F_LABELS;
 		return 1;
@@ -603,12 +610,10 @@ static int ev_end_map(void *ctx)
 			x->rfield = R_NAME;
 			return fail(x, "regions[%zu] needs a name", x->region);
 		}
-		yajl_gen_map_close(x->gen);
 		x->level = L_REGIONS;
 		x->region++;
 		return 1;
 	default:		/* L_COUNTERS */
-		yajl_gen_map_close(x->gen);
 		x->level = L_REGION;
 		return 1;
 	}
@@ -626,8 +631,7 @@ static int ev_start_array(void *ctx)
 	if (x->level == L_RUN && x->field == F_REGIONS) {
 		x->level = L_REGIONS;
 		x->region = 0;
-		gen_begin(x);
-		yajl_gen_array_open(x->gen);
+		x->raw_start = here(x) - 1;
 		return 1;
 	}
 	return type_error(x, "an array");
@@ -644,8 +648,7 @@ static int ev_end_array(void *ctx)
 	/* L_REGIONS */
 	if (x->region > RUN_REGIONS_MAX)
 		return fail(x, "a run may have at most %d regions", RUN_REGIONS_MAX);
-	yajl_gen_array_close(x->gen);
-	x->cur.regions = gen_take(x);
+	x->cur.regions = compact_copy(x->body, x->raw_start, here(x));
 	x->level = L_RUN;
 	x->seen |= 1u << F_REGIONS;
 	return 1;
@@ -722,8 +725,6 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 		snprintf(err->msg + n, sizeof(err->msg) - n, " (line %ld)", line_of(body, x.run_at));
 	}
 	yajl_free(x.h);
-	if (x.gen)
-		yajl_gen_free(x.gen);
 	names_free(&x);
 	free(x.rnames);
 	run_clear(&x.cur);

@@ -106,10 +106,10 @@ static void test_full_precision_and_optional_fields(void **state)
 static void test_regions_and_labels_keep_posted_numbers(void **state)
 {
 	struct run_batch b = parse_ok(
-		"{" BASE ",\"chi\":5.6,\"regions\":[{\"name\":\"resid\", \"time_s\":1.2,"
+		"{" BASE ",\"chi\":5.6,\"regions\":[ {\"name\" : \"resid\", \"time_s\":1.2,"
 		"\"energy_j\":150.3,\"power_w\":125.2,\"frequency_mhz\":2000,"
 		"\"counters\":{\"instructions\":1.2e9,\"cycles\":12345678901234567}},"
-		"{\"name\":\"psinv\",\"time_s\":0}],\"labels\":{\"compiler\":\"gcc 12\",\"class\":\"C\"}}",
+		"{\"name\":\"psinv\",\"time_s\":0}\n ],\"labels\": {\"compiler\":\"gcc 12\", \"class\":\"C \\\" x\"}}",
 		BODY_JSON);
 
 	(void)state;
@@ -117,7 +117,8 @@ static void test_regions_and_labels_keep_posted_numbers(void **state)
 			    "[{\"name\":\"resid\",\"time_s\":1.2,\"energy_j\":150.3,\"power_w\":125.2,"
 			    "\"frequency_mhz\":2000,\"counters\":{\"instructions\":1.2e9,"
 			    "\"cycles\":12345678901234567}},{\"name\":\"psinv\",\"time_s\":0}]");
-	assert_string_equal(b.runs[0].labels, "{\"compiler\":\"gcc 12\",\"class\":\"C\"}");
+	/* blanks between tokens go, blanks and escapes inside strings stay */
+	assert_string_equal(b.runs[0].labels, "{\"compiler\":\"gcc 12\",\"class\":\"C \\\" x\"}");
 	run_batch_free(&b);
 }
 
@@ -273,6 +274,21 @@ static void test_malformed_json(void **state)
 	parse_bad("{\"system\":\"\xff\"}", BODY_JSON, NULL, -1);	/* not UTF-8 */
 }
 
+/* Every field name is recognised, so the length table matches the names. */
+static void test_every_field_is_known(void **state)
+{
+	struct run_batch b = parse_ok("{\"system\":\"s\",\"application\":\"a\",\"variant\":\"v\","
+				      "\"p\":1,\"n\":1,\"tau\":1,\"chi\":0.5,\"gamma\":0.5,"
+				      "\"frequency_mhz\":1,\"power_cap_w\":1,\"energy_j\":1,"
+				      "\"regions\":[],\"labels\":{},\"measured_at\":"
+				      "\"2026-01-01T00:00:00Z\",\"idempotency_key\":\"k\"}", BODY_JSON);
+
+	(void)state;
+	assert_string_equal(b.runs[0].regions, "[]");
+	assert_string_equal(b.runs[0].labels, "{}");
+	run_batch_free(&b);
+}
+
 static void test_answer_form(void **state)
 {
 	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6,\"regions\":[{\"name\":\"r\","
@@ -312,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_batch_is_all_or_nothing),
 		cmocka_unit_test(test_ndjson_lines),
 		cmocka_unit_test(test_malformed_json),
+		cmocka_unit_test(test_every_field_is_known),
 		cmocka_unit_test(test_answer_form),
 	};
 
