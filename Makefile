@@ -11,7 +11,7 @@ ifeq ($(SAN),1)
 CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis -Itests \
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
@@ -21,7 +21,12 @@ SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/t
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 
-TESTS      := test_run test_store
+# libkarte_analysis: pure C, no I/O (analysis/)
+ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c
+ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
+GSL_LIBS      = $(shell pkg-config --libs gsl)
+
+TESTS      := test_run test_store test_isoeff test_energy
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run test test-unit test-integration test-contract asan bench clean deps help
@@ -49,11 +54,16 @@ $(BUILD)/server/schema_sql.c: schema/gen.sh $(sort $(wildcard schema/[0-9]*.sql)
 $(BUILD)/server/schema_sql.o: $(BUILD)/server/schema_sql.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(KARTED): $(SERVER_OBJ) $(BUILD)/server/main.o
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+$(ANALYSIS_LIB): $(ANALYSIS_SRC:%.c=$(BUILD)/%.o)
+	$(AR) rcs $@ $^
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_OBJ)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(shell pkg-config --libs cmocka)
+$(KARTED): $(SERVER_OBJ) $(BUILD)/server/main.o $(ANALYSIS_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
+
+$(BUILD)/tests/test_isoeff: $(BUILD)/tests/iso_oracle.o
+
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_OBJ) $(ANALYSIS_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) $(shell pkg-config --libs cmocka)
 
 run: deps $(KARTED)
 	@mkdir -p data
