@@ -3,7 +3,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson yajl sqlite3 nettle
+PKGS    := libmicrohttpd jansson yajl sqlite3 nettle gsl
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -17,7 +17,7 @@ LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/token.c \
               server/writer.c server/checkpointer.c server/http.c server/pool.c server/api_runs.c \
-              server/api_static.c
+              server/api_static.c server/api_analysis.c server/analysis_data.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 
@@ -84,8 +84,13 @@ test: deps
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
 
-bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite
+bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis
+	./$(BUILD)/bench/bench_analysis
 	python3 tests/bench_runs.py --build $(BUILD)
+
+$(BUILD)/bench/bench_analysis: $(BUILD)/tests/bench/bench_analysis.o $(BUILD)/tests/iso_oracle.o $(ANALYSIS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(GSL_LIBS) -lm
 
 $(BUILD)/bench/bare_mhd: $(BUILD)/tests/bench/bare_mhd.o
 	@mkdir -p $(dir $@)

@@ -237,13 +237,15 @@ static const struct route *route_find(struct req *rq, bool *path_known, char *al
 				      size_t allow_size)
 {
 	const char *method = strcmp(rq->method, "HEAD") ? rq->method : "GET";
+	const struct route *const *table;
 	const struct route *rt;
 	const char *param;
 	size_t plen;
 
 	*path_known = false;
 	allow[0] = '\0';
-	for (rt = rq->h->cfg.routes; rt->method; rt++) {
+	for (table = rq->h->cfg.routes; *table; table++)
+	for (rt = *table; rt->method; rt++) {
 		if (!match(rt, rq->path, &param, &plen))
 			continue;
 		*path_known = true;

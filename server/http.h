@@ -56,7 +56,8 @@ struct http_config {
 	const char *listen;	  /* "ADDR:PORT", "[v6]:PORT"; port 0 picks one */
 	size_t max_body;	  /* bytes; larger bodies get 413 */
 	bool read_token;	  /* reads need a token too */
-	const struct route *routes; /* ended by an entry with method NULL */
+	const struct route *const *routes; /* NULL-ended list of tables, each ended
+					    * by an entry with method NULL */
 	/* static files for paths outside /api/; NULL for none. Fills rs, 0 or -1 (404). */
 	int (*serve_static)(void *app, const char *path, struct resp *rs);
 	bool (*token_ok)(void *app, const char *token);

@@ -36,8 +36,10 @@ struct store *pool_get(struct pool *p);	/* blocks until one is free */
 void pool_put(struct pool *p, struct store *st);
 void pool_close(struct pool *p);
 
-/* The API route table (ended by a NULL method). */
+/* The API route tables (each ended by a NULL method), and all of them. */
 extern const struct route api_routes[];
+extern const struct route api_analysis_routes[];
+extern const struct route *const karted_routes[];
 
 bool api_token_ok(void *app, const char *token);
 int api_after_run(void *app);	/* commit the writes of this loop turn */

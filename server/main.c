@@ -262,6 +262,8 @@ static int count_token(const char *name, const char *created, const char *revoke
 	return 0;
 }
 
+const struct route *const karted_routes[] = {api_routes, api_analysis_routes, NULL};
+
 /* The host part of ADDR:PORT as a browser would use it. */
 static const char *shown_host(const char *listen, char *buf, size_t size)
 {
@@ -328,7 +330,7 @@ static int cmd_serve(const struct opts *o)
 	cfg.listen = o->listen;
 	cfg.max_body = o->max_body;
 	cfg.read_token = o->read_token;
-	cfg.routes = api_routes;
+	cfg.routes = karted_routes;
 	cfg.serve_static = api_static;
 	cfg.token_ok = api_token_ok;
 	cfg.after_run = api_after_run;

@@ -378,6 +378,138 @@ def contract_check_passes():
     print(f"    {last}")
 
 
+SP2 = [(10, 39200, 20, .552), (16, 39200, 16, .45), (24, 39200, 14, .334), (36, 39200, 15, .22),
+       (10, 80000, 40, .62), (16, 80000, 32, .50), (24, 80000, 25, .40), (36, 80000, 28, .30)]
+
+
+@test
+def isoefficiency_of_the_sp2_example():
+    k, t = Shared.k, Shared.token
+    runs = [run(system="SP2-it", application="md", p=p, n=n, tau=tau, chi=(1 - e) * tau) for p, n, tau, e in SP2]
+    runs += [run(system="SP2-it", application="md", p=10, n=39200, tau=20, chi=0.448 * 20, frequency_mhz=2000)]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&levels=0.5")
+    expect(s == 200, f"200 ({s} {b})")
+    expect(len(b["points"]) == 8 and b["frequency_mhz"] is None, "the 8 runs without a frequency are used")
+    expect(b["other_frequencies"] == [{"frequency_mhz": 2000.0, "runs": 1}], f"the 2000 MHz run is left out ({b['other_frequencies']})")
+    trip = {(x["base"]["p"], x["base"]["n"], x["grown_p"]["p"]): x for x in b["sps"]}
+    a = trip.get((10, 39200, 16))
+    expect(a and a["crossing"] == "crossed" and a["arrow_region"] == "C1" and abs(a["efficiency"] - 0.552) < 1e-12,
+           f"(10,39200),(10,80000),(16,80000) is an SPS in C1 ({a})")
+    expect(abs(a["crossing_point"]["p"] - (10 + 6 * 2.72 / 4.384)) < 1e-9, "crossing interpolated")
+    c3 = trip.get((24, 39200, 36))
+    expect(c3 and c3["arrow_region"] == "C3" and abs(c3["efficiency"] - 0.334) < 1e-12, f"p 24 -> 36 is SPS in C3 ({c3})")
+    expect([(x["base"]["p"], x["grown_n"]["n"]) for x in b["candidates"]] == [(36, 80000.0)], f"candidates {b['candidates']}")
+    expect(b["not_sps"] == [], "no region II")
+    expect(sorted((x["n"], x["p"]) for x in b["c1_c3_boundary"]) == [(39200.0, 24), (80000.0, 24)], "C1/C3 boundary at p=24")
+    expect([x["region"] for x in b["steps"]] == ["C1", "C1", "C3"] * 2, f"steps {b['steps']}")
+    pt = next(x for x in b["points"] if x["p"] == 10 and x["n"] == 39200)
+    expect(abs(pt["effective_p"] - 5.52) < 1e-9, "effective processors p*eps")
+    f = b["isoefficiency_functions"][0]
+    expect(f["efficiency"] == 0.5 and [(q["n"], round(q["p"], 9)) for q in f["points"]] ==
+           [(39200.0, round(10 + 6 * 0.052 / 0.102, 9)), (80000.0, 16.0)] and f["exponent"] is None,
+           f"isoefficiency function at 0.5 ({f})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&frequency_mhz=2000")
+    expect(s == 400 and "one point" in b["error"], f"one point -> 400 ({s} {b})")
+
+
+@test
+def analysis_selectors_and_parameters():
+    k = Shared.k
+    for q, status, field in [("application=md", 400, "system"), ("system=SP2-it", 400, "application"),
+                             ("system=SP2-it&application=nothing", 404, None),
+                             ("system=SP2-it&application=md&tolerance=-1", 400, "tolerance"),
+                             ("system=SP2-it&application=md&c2_rtol=x", 400, "c2_rtol"),
+                             ("system=SP2-it&application=md&levels=0.5,2", 400, "levels"),
+                             ("system=SP2-it&application=md&variant=v9", 404, None)]:
+        s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?" + q)
+        expect(s == status and b.get("field") == field and b["error"], f"{q} -> {status} {field} ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&c2_rtol=0.5")
+    expect(s == 200 and all(x["region"] != "C3" for x in b["steps"]), "a larger c2_rtol turns the C3 steps into C2")
+
+
+def kimura_runs(system, with_beta=True):
+    """Regions calc (alpha 1, beta 1) and resid (alpha 0.92, beta 0.152) timed by eqs. 2, 3."""
+    regs = {"calc": (1.0, 1.0, 125.0, 125.0, 3000.0), "resid": (0.92, 0.152, 156.6, 115.3, 2000.0)}
+    out = []
+    for p in (1, 2, 4, 8):
+        out.append(run(system=system, application="mg", p=p, frequency_mhz=3000, regions=[
+            dict(name=nm, time_s=(1 - a + a / p) * 2.0, power_w=ps) for nm, (a, b_, ps, po, fo) in regs.items()]))
+    for f in ((2500, 2000) if with_beta else ()):
+        out.append(run(system=system, application="mg", p=1, frequency_mhz=f, regions=[
+            dict(name=nm, time_s=(3000 / f * b_ + 1 - b_) * 2.0, energy_j=(po if f == fo else ps) * (3000 / f * b_ + 1 - b_) * 2.0)
+            for nm, (a, b_, ps, po, fo) in regs.items()]))
+    for p in (1, 4):
+        out.append(run(system=system, application="mg", p=p, frequency_mhz=3000, regions=[
+            dict(name=nm, time_s=(1 - a + a / p) * (3000 / fo * b_ + 1 - b_) * 2.0, power_w=po, frequency_mhz=fo)
+            for nm, (a, b_, ps, po, fo) in regs.items()]))
+    return out
+
+
+@test
+def energy_analysis_recovers_the_model():
+    k, t = Shared.k, Shared.token
+    s, b, _ = k.request("POST", "/api/v1/runs", kimura_runs("kimura-it"), token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-it&application=mg&predict_p=1,4,16,1024")
+    expect(s == 200, f"200 ({s} {b})")
+    reg = {r["name"]: r for r in b["regions"]}
+    expect(b["f_std"] == 3000, "f_std: the highest run frequency")
+    expect(abs(reg["resid"]["alpha_p"] - 0.92) < 1e-9 and abs(reg["resid"]["beta_on"] - 0.152) < 1e-9,
+           f"alpha_p and beta_on recovered ({reg['resid']})")
+    expect(reg["resid"]["f_opt"] == 2000 and reg["resid"]["f_opt_from"] == "optimised runs", "f_opt from the optimised runs")
+    expect(abs(reg["resid"]["power_opt_w"] - 115.3) < 1e-9 and reg["resid"]["time_std_s"] == 2.0, "P and T")
+    expect(abs(reg["resid"]["energy_ratio"] - 0.7922273307790549) < 1e-12, "E_opt/E_std of resid")
+    pred = {x["p"]: x for x in b["predicted"]}
+    meas = {x["p"]: x["delta_e"] for x in b["measured"]}
+    expect(sorted(meas) == [1.0, 4.0], f"measured at p=1 and 4 ({b['measured']})")
+    for p in (1.0, 4.0):
+        expect(abs(meas[p] - pred[p]["delta_e"]) < 1e-12, f"measured = predicted at p={p}")
+    expect(abs(sum(pred[16.0]["shares"].values()) - (1 - pred[16.0]["delta_e"])) < 1e-12, "shares add up to 1 - dE")
+    s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-it&application=mg&f_std=2000")
+    expect(s == 400 and "alpha_p" in b["error"], f"no standard runs at p>1 at 2000 MHz -> 400 ({b})")
+
+
+@test
+def energy_analysis_says_what_is_missing():
+    k, t = Shared.k, Shared.token
+    k.request("POST", "/api/v1/runs", kimura_runs("kimura-nobeta", with_beta=False), token=t)
+    s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-nobeta&application=mg")
+    expect(s == 400 and b["error"] == "beta_on for region calc needs runs at p=1 at two or more frequencies",
+           f"missing beta data named ({s} {b})")
+    k.request("POST", "/api/v1/runs", [run(system="kimura-bare", application="mg")], token=t)
+    s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-bare&application=mg")
+    expect(s == 400 and b.get("field") == "f_std", f"no frequencies -> 400 ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-it&application=mg&predict_p=0")
+    expect(s == 400 and b.get("field") == "predict_p", f"predict_p=0 -> 400 ({b})")
+
+
+@test
+def energy_model_what_if():
+    k = Shared.k
+    body = {"f_std": 3000, "p": [1, 2, 4, 16, 1024], "regions": [
+        {"name": "mem", "alpha_p": 0.9, "beta_on": 0.1, "f_opt": 2000, "power_std_w": 150, "power_opt_w": 115, "time_std_s": 1},
+        {"name": "comm", "alpha_p": 0.7, "beta_on": 0.7, "f_opt": 2500, "power_std_w": 140, "power_opt_w": 120, "time_std_s": 1}]}
+    s, b, _ = k.request("POST", "/api/v1/analysis/energy/model", body)
+    expect(s == 200, f"200 ({s} {b})")
+    de = [x["delta_e"] for x in b["predicted"]]
+    expect(all(x > y for x, y in zip(de, de[1:])), f"r(mem)-r(comm) falls with p ({de})")
+    expect(abs(de[0] - 0.111896551724) < 1e-11, "hand-computed value at p=1")
+    expect([r["name"] for r in b["regions"]] == ["mem", "comm"] and abs(b["regions"][0]["energy_ratio"] - 0.805) < 1e-12,
+           f"energy ratios ({b['regions']})")
+    bad = json.loads(json.dumps(body))
+    bad["regions"][1]["power_opt_w"] = 0
+    s, b, _ = k.request("POST", "/api/v1/analysis/energy/model", bad)
+    expect(s == 400 and b["field"] == "regions[1].power_opt_w" and b["index"] == 1, f"bad region named ({b})")
+    bad = dict(body, p=[0.5])
+    s, b, _ = k.request("POST", "/api/v1/analysis/energy/model", bad)
+    expect(s == 400 and b["field"] == "p", f"bad p named ({b})")
+    bad = dict(body, extra=1)
+    s, b, _ = k.request("POST", "/api/v1/analysis/energy/model", bad)
+    expect(s == 400, f"unknown key -> 400 ({b})")
+
+
 # ---- tests with servers of their own ---------------------------------------
 
 @test

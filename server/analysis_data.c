@@ -1,0 +1,477 @@
+#include "analysis_data.h"
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define BAD 400
+
+/* ---- loading a series ---------------------------------------------------- */
+
+struct loader {
+	struct series_data *sd;
+	unsigned flags;
+	size_t cap;
+	struct ka_run *runs;	/* every run, before the frequency is chosen */
+	double *freqs;		/* run-level frequency of runs[i], NAN when none */
+	size_t n;
+};
+
+static int load_run(const struct run *r, void *ctx)
+{
+	struct loader *l = ctx;
+	json_error_t je;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->runs = xrealloc(l->runs, l->cap * sizeof(*l->runs));
+		l->freqs = xrealloc(l->freqs, l->cap * sizeof(*l->freqs));
+		if (l->flags & SERIES_WITH_REGIONS)
+			l->sd->all = xrealloc(l->sd->all, l->cap * sizeof(*l->sd->all));
+	}
+	l->runs[l->n] = (struct ka_run){r->id, r->p, r->n, r->tau, r->chi};
+	l->freqs[l->n] = (r->has & RUN_HAS_FREQ) ? r->frequency_mhz : NAN;
+	if (l->flags & SERIES_WITH_REGIONS) {
+		struct series_run *s = &l->sd->all[l->n];
+
+		s->p = r->p;
+		s->freq = l->freqs[l->n];
+		s->regions = r->regions ? json_loads(r->regions, 0, &je) : NULL;
+		l->sd->nall = l->n + 1;
+	}
+	l->n++;
+	return 0;
+}
+
+static bool same_freq(double a, double b)
+{
+	return (isnan(a) && isnan(b)) || a == b;
+}
+
+/* The frequency most runs have (ties: the highest; runs without one count
+ * as one group), and the others with their run counts. */
+static double common_frequency(const double *f, size_t n, json_t *others)
+{
+	double best = NAN;
+	size_t i, j, c, best_c = 0;
+
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !same_freq(f[j], f[i]); j++)
+			;
+		if (j < i)
+			continue;	/* counted already */
+		for (c = 0, j = i; j < n; j++)
+			c += same_freq(f[j], f[i]);
+		if (c > best_c || (c == best_c && (isnan(best) || f[i] > best))) {
+			best = f[i];
+			best_c = c;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < i && !same_freq(f[j], f[i]); j++)
+			;
+		if (j < i || same_freq(f[i], best))
+			continue;
+		for (c = 0, j = i; j < n; j++)
+			c += same_freq(f[j], f[i]);
+		json_array_append_new(others, json_pack("{s:o,s:I}", "frequency_mhz",
+							isnan(f[i]) ? json_null() : json_real(f[i]),
+							"runs", (json_int_t)c));
+	}
+	return best;
+}
+
+int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
+		struct kerr *err)
+{
+	struct run_filter f = {0};
+	struct loader l = {0};
+	struct store *st;
+	const char *fq;
+	size_t i, kept = 0;
+	int rc;
+
+	memset(sd, 0, sizeof(*sd));
+	sd->frequency_mhz = NAN;
+	sd->others = json_array();
+	f.system = req_query(rq, "system");
+	f.application = req_query(rq, "application");
+	f.variant = req_query(rq, "variant");
+	if (!f.system || !*f.system)
+		return kerr_field(err, BAD, "system", "system is required to select a series");
+	if (!f.application || !*f.application)
+		return kerr_field(err, BAD, "application",
+				  "application is required to select a series");
+	if (!f.variant)
+		f.variant = "";
+	if (strlen(f.system) > RUN_NAME_MAX || strlen(f.application) > RUN_NAME_MAX ||
+	    strlen(f.variant) > RUN_NAME_MAX)
+		return kerr_set(err, BAD, "series names are at most %d bytes", RUN_NAME_MAX);
+	snprintf(sd->system, sizeof(sd->system), "%s", f.system);
+	snprintf(sd->application, sizeof(sd->application), "%s", f.application);
+	snprintf(sd->variant, sizeof(sd->variant), "%s", f.variant);
+	f.oldest_first = true;
+	l.sd = sd;
+	l.flags = flags;
+	st = pool_get(k->readers);
+	rc = store_each_run(st, &f, load_run, &l, err);
+	pool_put(k->readers, st);
+	if (rc < 0)
+		goto fail;
+	if (l.n == 0) {
+		kerr_set(err, 404, "there are no runs of series %s:%s:%s (GET /api/v1/series lists "
+			 "the series)", sd->system, sd->application, sd->variant);
+		goto fail;
+	}
+	if (flags & SERIES_ONE_FREQUENCY) {
+		fq = req_query(rq, "frequency_mhz");
+		if (fq) {
+			char *end;
+
+			sd->frequency_mhz = strtod(fq, &end);
+			if (!*fq || *end || !(sd->frequency_mhz > 0)) {
+				kerr_field(err, BAD, "frequency_mhz",
+					   "frequency_mhz must be a number above 0 (got '%.40s')", fq);
+				goto fail;
+			}
+		} else {
+			sd->frequency_mhz = common_frequency(l.freqs, l.n, sd->others);
+		}
+		for (i = 0; i < l.n; i++)
+			if (same_freq(l.freqs[i], sd->frequency_mhz))
+				l.runs[kept++] = l.runs[i];
+		if (kept == 0) {
+			kerr_set(err, 404, "series %s:%s:%s has no runs at frequency_mhz=%g",
+				 sd->system, sd->application, sd->variant, sd->frequency_mhz);
+			goto fail;
+		}
+		sd->runs = l.runs;
+		sd->nruns = kept;
+		l.runs = NULL;
+	}
+	free(l.runs);
+	free(l.freqs);
+	return 0;
+fail:
+	free(l.runs);
+	free(l.freqs);
+	return -1;
+}
+
+void series_free(struct series_data *sd)
+{
+	size_t i;
+
+	for (i = 0; i < sd->nall; i++)
+		json_decref(sd->all[i].regions);
+	free(sd->all);
+	free(sd->runs);
+	json_decref(sd->others);
+	memset(sd, 0, sizeof(*sd));
+}
+
+json_t *series_json(const struct series_data *sd)
+{
+	return json_pack("{s:s,s:s,s:s}", "system", sd->system, "application", sd->application,
+			 "variant", sd->variant);
+}
+
+json_t *series_other_frequencies(const struct series_data *sd)
+{
+	return json_incref(sd->others);
+}
+
+/* ---- Kimura's model from runs --------------------------------------------- */
+
+enum run_kind { KIND_NONE, KIND_UNIFORM, KIND_OPTIMISED };
+
+/* A region's figures: time, power (power_w, or energy/time) and energy
+ * (energy_j, or power * time); NAN for what cannot be known. */
+struct region_fig {
+	double time, power, energy, freq;
+};
+
+static bool region_of(json_t *regions, const char *name, double run_freq, struct region_fig *f)
+{
+	json_t *r;
+	size_t i;
+
+	json_array_foreach(regions, i, r) {
+		json_t *t, *p, *e, *fr;
+
+		if (strcmp(json_string_value(json_object_get(r, "name")), name))
+			continue;
+		t = json_object_get(r, "time_s");
+		p = json_object_get(r, "power_w");
+		e = json_object_get(r, "energy_j");
+		fr = json_object_get(r, "frequency_mhz");
+		f->time = json_is_number(t) ? json_number_value(t) : NAN;
+		f->power = json_is_number(p) ? json_number_value(p) : NAN;
+		f->energy = json_is_number(e) ? json_number_value(e) : NAN;
+		f->freq = json_is_number(fr) ? json_number_value(fr) : run_freq;
+		if (isnan(f->power) && f->time > 0)
+			f->power = f->energy / f->time;
+		if (isnan(f->energy))
+			f->energy = f->power * f->time;
+		return true;
+	}
+	return false;
+}
+
+/* Uniform: every region at one frequency (the run's); optimised: regions at
+ * frequencies of their own. *freq gets the uniform frequency. */
+static enum run_kind kind_of(const struct series_run *s, double *freq)
+{
+	json_t *r;
+	size_t i;
+	double f = s->freq;
+
+	if (!s->regions || json_array_size(s->regions) == 0)
+		return KIND_NONE;
+	json_array_foreach(s->regions, i, r) {
+		json_t *fr = json_object_get(r, "frequency_mhz");
+		double rf = json_is_number(fr) ? json_number_value(fr) : s->freq;
+
+		if (isnan(f))
+			f = rf;
+		if (!same_freq(rf, f))
+			return KIND_OPTIMISED;
+	}
+	*freq = f;
+	return isnan(f) ? KIND_NONE : KIND_UNIFORM;
+}
+
+/* Median of the values collected (GSL); NAN for none. */
+static double median(double *v, size_t n)
+{
+	return n ? gsl_stats_median(v, 1, n) : NAN;
+}
+
+enum pick { PICK_TIME, PICK_POWER, PICK_ENERGY, PICK_FREQ };
+
+/* Median of a figure of region name over the runs of kind at p (p 0: any)
+ * and frequency f (NAN: any; for optimised runs f is the region's). */
+static double median_fig(const struct series_data *sd, const char *name, enum run_kind kind,
+			 int64_t p, double f, enum pick what, double *buf)
+{
+	struct region_fig fig;
+	double uf = NAN, x;
+	size_t i, n = 0;
+
+	for (i = 0; i < sd->nall; i++) {
+		const struct series_run *s = &sd->all[i];
+
+		if ((p && s->p != p) || kind_of(s, &uf) != kind)
+			continue;
+		if (!region_of(s->regions, name, s->freq, &fig))
+			continue;
+		if (!isnan(f) && !same_freq(kind == KIND_UNIFORM ? uf : fig.freq, f))
+			continue;
+		x = what == PICK_TIME ? fig.time : what == PICK_POWER ? fig.power :
+		    what == PICK_ENERGY ? fig.energy : fig.freq;
+		if (isfinite(x))
+			buf[n++] = x;
+	}
+	return median(buf, n);
+}
+
+static int add_unique(double *v, size_t *n, double x)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (v[i] == x)
+			return 0;
+	v[(*n)++] = x;
+	return 1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every p of the uniform runs at frequency f (sorted), or every uniform
+ * frequency at p (sorted). */
+static size_t distinct(const struct series_data *sd, bool want_p, double f, int64_t p,
+		       double *out)
+{
+	size_t i, n = 0;
+	double uf = NAN;
+
+	for (i = 0; i < sd->nall; i++) {
+		if (kind_of(&sd->all[i], &uf) != KIND_UNIFORM)
+			continue;
+		if (want_p && same_freq(uf, f))
+			add_unique(out, &n, (double)sd->all[i].p);
+		else if (!want_p && sd->all[i].p == p)
+			add_unique(out, &n, uf);
+	}
+	qsort(out, n, sizeof(*out), cmp_double);
+	return n;
+}
+
+static int fit_region(const struct series_data *sd, struct energy_model *em, size_t r,
+		      double *buf, double *xs, double *ts, struct kerr *err)
+{
+	struct ka_region_model *m = &em->model[r];
+	const char *name = em->names[r];
+	double f_std = em->f_std, best = INFINITY, pt;
+	size_t n, i;
+	int rc;
+
+	m->time_std = median_fig(sd, name, KIND_UNIFORM, 1, f_std, PICK_TIME, buf);
+	m->power_std = median_fig(sd, name, KIND_UNIFORM, 1, f_std, PICK_POWER, buf);
+	if (!(m->time_std > 0))
+		return kerr_set(err, BAD, "region %s has no time_s in the standard runs at p=1", name);
+	if (!(m->power_std > 0))
+		return kerr_set(err, BAD, "region %s has neither power_w nor energy_j in the "
+				"standard runs at p=1", name);
+
+	/* eq. 5 over the standard runs' p */
+	n = distinct(sd, true, f_std, 0, xs);
+	for (i = 0; i < n; i++)
+		ts[i] = median_fig(sd, name, KIND_UNIFORM, (int64_t)xs[i], f_std, PICK_TIME, buf);
+	rc = ka_fit_alpha_p(xs, ts, n, m->time_std, &m->alpha_p);
+	if (rc == -KA_ENODATA)
+		return kerr_set(err, BAD, "alpha_p for region %s needs standard runs (frequency_mhz "
+				"%g) at p=1 and at one or more p > 1", name, f_std);
+	if (rc)
+		return kerr_set(err, BAD, "alpha_p for region %s: a standard run lacks its time_s",
+				name);
+
+	/* eq. 6 over the frequencies measured at p = 1 */
+	n = distinct(sd, false, 0, 1, xs);
+	for (i = 0; i < n; i++)
+		ts[i] = median_fig(sd, name, KIND_UNIFORM, 1, xs[i], PICK_TIME, buf);
+	rc = ka_fit_beta_on(f_std, xs, ts, n, m->time_std, &m->beta_on);
+	if (rc == -KA_ENODATA)
+		return kerr_set(err, BAD, "beta_on for region %s needs runs at p=1 at two or more "
+				"frequencies", name);
+	if (rc)
+		return kerr_set(err, BAD, "beta_on for region %s: a run at p=1 lacks its time_s",
+				name);
+
+	/* f_opt: as the optimised runs ran it, else the least P*T at p = 1 */
+	m->f_opt = median_fig(sd, name, KIND_OPTIMISED, 0, NAN, PICK_FREQ, buf);
+	em->f_opt_from[r] = "optimised runs";
+	if (!(m->f_opt > 0)) {
+		em->f_opt_from[r] = "least energy at p=1";
+		for (i = 0; i < n; i++) {
+			pt = median_fig(sd, name, KIND_UNIFORM, 1, xs[i], PICK_POWER, buf) * ts[i];
+			if (pt < best) {
+				best = pt;
+				m->f_opt = xs[i];
+			}
+		}
+	}
+	if (!(m->f_opt > 0))
+		return kerr_set(err, BAD, "f_opt for region %s: no run at p=1 has its power", name);
+	m->power_opt = median_fig(sd, name, KIND_OPTIMISED, 1, m->f_opt, PICK_POWER, buf);
+	if (!(m->power_opt > 0))
+		m->power_opt = median_fig(sd, name, KIND_UNIFORM, 1, m->f_opt, PICK_POWER, buf);
+	if (!(m->power_opt > 0))
+		return kerr_set(err, BAD, "region %s: no power measured at p=1 at its f_opt %g MHz",
+				name, m->f_opt);
+	return 0;
+}
+
+int energy_model_build(const struct series_data *sd, struct energy_model *em, struct kerr *err)
+{
+	double *buf, *xs, *ts, uf = NAN;
+	size_t i, j, cap;
+	json_t *r;
+	int rc = 0;
+
+	if (isnan(em->f_std)) {
+		for (i = 0; i < sd->nall; i++)
+			if (kind_of(&sd->all[i], &uf) == KIND_UNIFORM && !(uf <= em->f_std))
+				em->f_std = uf;
+		if (isnan(em->f_std))
+			return kerr_field(err, BAD, "f_std",
+					  "the energy analysis needs runs whose regions ran at one "
+					  "frequency_mhz; series %s:%s:%s has none", sd->system,
+					  sd->application, sd->variant);
+	}
+	/* the regions: those of the standard runs at p = 1 */
+	for (i = 0; i < sd->nall; i++) {
+		if (sd->all[i].p != 1 || kind_of(&sd->all[i], &uf) != KIND_UNIFORM ||
+		    !same_freq(uf, em->f_std))
+			continue;
+		json_array_foreach(sd->all[i].regions, j, r) {
+			const char *name = json_string_value(json_object_get(r, "name"));
+			size_t q;
+
+			for (q = 0; q < em->nregions && strcmp(em->names[q], name); q++)
+				;
+			if (q < em->nregions)
+				continue;
+			em->names = xrealloc(em->names, (em->nregions + 1) * sizeof(*em->names));
+			em->names[em->nregions++] = xstrdup(name);
+		}
+	}
+	if (em->nregions == 0)
+		return kerr_set(err, BAD, "the energy analysis needs a standard run (frequency_mhz "
+				"%g, regions with time_s and power_w or energy_j) at p=1", em->f_std);
+	em->model = xcalloc(em->nregions, sizeof(*em->model));
+	em->f_opt_from = xcalloc(em->nregions, sizeof(*em->f_opt_from));
+	cap = sd->nall + 1;
+	buf = xmalloc(cap * sizeof(double));
+	xs = xmalloc(cap * sizeof(double));
+	ts = xmalloc(cap * sizeof(double));
+	for (i = 0; i < em->nregions && rc == 0; i++)
+		rc = fit_region(sd, em, i, buf, xs, ts, err);
+	free(buf);
+	free(xs);
+	free(ts);
+	return rc;
+}
+
+void energy_model_free(struct energy_model *em)
+{
+	size_t i;
+
+	for (i = 0; i < em->nregions; i++)
+		free(em->names[i]);
+	free(em->names);
+	free(em->model);
+	free(em->f_opt_from);
+	memset(em, 0, sizeof(*em));
+}
+
+json_t *energy_measured_json(const struct series_data *sd, const struct energy_model *em)
+{
+	json_t *out = json_array();
+	double *ps = xmalloc((sd->nall + 1) * sizeof(double)), *buf = xmalloc((sd->nall + 1) * sizeof(double));
+	double *eo = xmalloc(em->nregions * sizeof(double)), *es = xmalloc(em->nregions * sizeof(double));
+	size_t np = 0, i, r;
+	double uf, de;
+
+	for (i = 0; i < sd->nall; i++)
+		if (kind_of(&sd->all[i], &uf) == KIND_OPTIMISED)
+			add_unique(ps, &np, (double)sd->all[i].p);
+	qsort(ps, np, sizeof(*ps), cmp_double);
+	for (i = 0; i < np; i++) {
+		for (r = 0; r < em->nregions; r++) {
+			eo[r] = median_fig(sd, em->names[r], KIND_OPTIMISED, (int64_t)ps[i], NAN,
+					   PICK_ENERGY, buf);
+			es[r] = median_fig(sd, em->names[r], KIND_UNIFORM, (int64_t)ps[i], em->f_std,
+					   PICK_ENERGY, buf);
+			if (!isfinite(eo[r]) || !isfinite(es[r]))
+				break;
+		}
+		if (r == em->nregions && ka_delta_e_measured(eo, es, em->nregions, &de) == 0)
+			json_array_append_new(out, json_pack("{s:f,s:f}", "p", ps[i], "delta_e", de));
+	}
+	free(ps);
+	free(buf);
+	free(eo);
+	free(es);
+	return out;
+}

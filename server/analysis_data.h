@@ -1,0 +1,72 @@
+/*
+ * analysis_data: from stored runs to the inputs of libkarte_analysis. Loads
+ * one series (system, application, variant) for the analysis endpoints,
+ * picks the runs of one frequency for Orii's analysis, and sorts runs into
+ * standard / single-frequency / optimised for Kimura's energy model.
+ */
+#ifndef KARTE_ANALYSIS_DATA_H
+#define KARTE_ANALYSIS_DATA_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "energy.h"
+#include "isoeff.h"
+#include "karted.h"
+
+enum series_flags {
+	SERIES_ONE_FREQUENCY = 1 << 0,	/* runs[] holds the runs of one frequency */
+	SERIES_WITH_REGIONS = 1 << 1,	/* all[] holds every run with its regions */
+};
+
+/* A stored run with what the energy analysis needs. */
+struct series_run {
+	int64_t p;
+	double freq;		/* run-level frequency_mhz, NAN when not posted */
+	json_t *regions;	/* parsed, owned; NULL when none */
+};
+
+struct series_data {
+	char system[RUN_NAME_MAX + 1];
+	char application[RUN_NAME_MAX + 1];
+	char variant[RUN_NAME_MAX + 1];
+	double frequency_mhz;	/* the frequency runs[] were taken at; NAN: runs without one */
+	struct ka_run *runs;	/* SERIES_ONE_FREQUENCY */
+	size_t nruns;
+	struct series_run *all;	/* SERIES_WITH_REGIONS */
+	size_t nall;
+	json_t *others;		/* [{frequency_mhz, runs}] of the frequencies left out */
+};
+
+/* Load the series named by the query (system and application required,
+ * variant "" when absent). 400 naming the field, 404 when it has no runs.
+ * On success the caller frees with series_free (also safe after failure). */
+int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
+		struct kerr *err);
+void series_free(struct series_data *sd);
+
+/* {"system", "application", "variant"}; a new reference. */
+json_t *series_json(const struct series_data *sd);
+
+/* The frequencies SERIES_ONE_FREQUENCY left out; a new reference. */
+json_t *series_other_frequencies(const struct series_data *sd);
+
+/* Kimura's per-region parameters, fitted from a series' runs. */
+struct energy_model {
+	double f_std;		/* in: NAN to take the highest run frequency */
+	size_t nregions;
+	char **names;
+	struct ka_region_model *model;
+	const char **f_opt_from;	/* "optimised runs" or "least energy at p=1" */
+};
+
+/* Fit alpha_p (eq. 5), beta_on (eq. 6), f_opt, P and T for each region of
+ * the standard runs at p = 1. 400 with a sentence naming what is missing. */
+int energy_model_build(const struct series_data *sd, struct energy_model *em, struct kerr *err);
+void energy_model_free(struct energy_model *em);
+
+/* [{p, delta_e}] measured (eq. 1) at every p with optimised and standard
+ * runs of the model's regions; a new reference. */
+json_t *energy_measured_json(const struct series_data *sd, const struct energy_model *em);
+
+#endif

@@ -1,0 +1,435 @@
+/* Analyses of HTTP API v1: isoefficiency (Orii) and energy (Kimura et al.). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_data.h"
+#include "energy.h"
+#include "isoeff.h"
+#include "karted.h"
+#include "xalloc.h"
+
+#define LEVELS_MAX 32
+
+/* A number for JSON: null when it is not finite (a slope of a vertical step). */
+static json_t *jnum(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static json_t *pn(const struct ka_obs *o)
+{
+	return json_pack("{s:I,s:o}", "p", (json_int_t)o->p, "n", json_real(o->n));
+}
+
+/* A query parameter that is a number in [lo, hi]; absent keeps *out. */
+static int query_num(struct req *rq, const char *key, double lo, double hi, double *out,
+		     struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	char *end;
+	double v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !(v >= lo && v <= hi))
+		return kerr_field(err, 400, key, "%s must be a number from %g to %g (got '%.40s')", key,
+				  lo, hi, s);
+	*out = v;
+	return 0;
+}
+
+/* A comma-separated list of numbers in [lo, hi]: at most max of them. */
+static int query_list(struct req *rq, const char *key, double lo, double hi, double *out,
+		      size_t max, size_t *n, struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	char *end;
+
+	if (!s)
+		return 0;
+	*n = 0;
+	while (*s) {
+		errno = 0;
+		out[*n] = strtod(s, &end);
+		if (end == s || errno || !(out[*n] >= lo && out[*n] <= hi) || (*end && *end != ','))
+			return kerr_field(err, 400, key,
+					  "%s must be a comma-separated list of numbers from %g to %g",
+					  key, lo, hi);
+		if (++*n == max && *end)
+			return kerr_field(err, 400, key, "%s takes at most %zu values", key, max);
+		s = *end ? end + 1 : end;
+	}
+	if (*n == 0)
+		return kerr_field(err, 400, key, "%s is empty", key);
+	return 0;
+}
+
+/* ---- GET /api/v1/analysis/isoefficiency ---------------------------------- */
+
+struct iso_out {
+	const struct ka_obs *obs;
+	json_t *sps, *cand, *not, *steps, *boundary, *bases;
+};
+
+static void o_sps(const struct ka_sps *s, void *ctx)
+{
+	struct iso_out *o = ctx;
+
+	json_array_append_new(
+		o->sps,
+		json_pack("{s:o,s:o,s:o,s:f,s:s,s:{s:f,s:f,s:f},s:s,s:s,s:b}", "base",
+			  pn(&o->obs[s->base]), "grown_n", pn(&o->obs[s->grown_n]), "grown_p",
+			  pn(&o->obs[s->grown_p]), "efficiency", s->efficiency, "crossing",
+			  s->equal ? "equal" : "crossed", "crossing_point", "p", s->cross_p, "tau",
+			  s->cross_tau, "chi", s->cross_chi, "arrow_region", ka_cclass_name(s->arrow),
+			  "step_region", ka_cclass_name(s->step), "uncertain", s->uncertain));
+}
+
+static json_t *pair_json(const struct iso_out *o, const struct ka_pair *c)
+{
+	return json_pack("{s:o,s:o,s:b}", "base", pn(&o->obs[c->base]), "grown_n",
+			 pn(&o->obs[c->grown_n]), "uncertain", c->uncertain);
+}
+
+static void o_cand(const struct ka_pair *c, void *ctx)
+{
+	struct iso_out *o = ctx;
+
+	json_array_append_new(o->cand, pair_json(o, c));
+}
+
+static void o_not(const struct ka_pair *c, void *ctx)
+{
+	struct iso_out *o = ctx;
+
+	json_array_append_new(o->not, pair_json(o, c));
+}
+
+static void o_step(const struct ka_step *s, void *ctx)
+{
+	struct iso_out *o = ctx;
+
+	json_array_append_new(o->steps,
+			      json_pack("{s:f,s:I,s:I,s:s,s:o,s:b}", "n", o->obs[s->from].n, "from_p",
+					(json_int_t)o->obs[s->from].p, "to_p",
+					(json_int_t)o->obs[s->to].p, "region", ka_cclass_name(s->cls),
+					"slope", jnum(s->slope), "uncertain", s->uncertain));
+}
+
+static void o_boundary(size_t i, void *ctx)
+{
+	struct iso_out *o = ctx;
+
+	json_array_append_new(o->boundary, pn(&o->obs[i]));
+}
+
+static void o_base(size_t i, enum ka_base_status st, bool unc, void *ctx)
+{
+	static const char *const names[] = {"untested", "not_sps", "candidate", "sps"};
+	struct iso_out *o = ctx;
+	json_t *b = pn(&o->obs[i]);
+
+	json_object_set_new(b, "status", json_string(names[st]));
+	json_object_set_new(b, "uncertain", json_boolean(unc));
+	json_array_append_new(o->bases, b);
+}
+
+static json_t *points_json(const struct ka_obs *obs, size_t nobs, const struct ka_run *runs)
+{
+	json_t *a = json_array(), *ids;
+	size_t i, k;
+
+	for (i = 0; i < nobs; i++) {
+		const struct ka_obs *o = &obs[i];
+
+		ids = json_array();
+		for (k = 0; k < o->count; k++)
+			json_array_append_new(ids, json_integer(runs[o->first + k].id));
+		json_array_append_new(
+			a, json_pack("{s:I,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "id",
+				     (json_int_t)runs[o->first].id, "ids", ids, "count",
+				     (json_int_t)o->count, "p", (json_int_t)o->p, "n", o->n, "tau",
+				     o->tau, "chi", o->chi, "efficiency", o->eps, "effective_p",
+				     ka_effective_p(o->p, o->eps), "tau_min", o->tau_lo, "tau_max",
+				     o->tau_hi, "chi_min", o->chi_lo, "chi_max", o->chi_hi,
+				     "efficiency_min", o->eps_lo));
+		json_object_set_new(json_array_get(a, i), "efficiency_max", json_real(o->eps_hi));
+	}
+	return a;
+}
+
+static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const double *levels,
+			      size_t nlevels)
+{
+	json_t *a = json_array();
+	double *ns = xmalloc((nobs + 1) * sizeof(double)), *ps = xmalloc((nobs + 1) * sizeof(double));
+	size_t l, i, m;
+
+	for (l = 0; l < nlevels; l++) {
+		json_t *pts = json_array(), *f;
+		double k, c, r2;
+
+		ka_iso_function(obs, nobs, levels[l], ns, ps, &m);
+		for (i = 0; i < m; i++)
+			json_array_append_new(pts, json_pack("{s:f,s:f}", "n", ns[i], "p", ps[i]));
+		f = json_pack("{s:f,s:o}", "efficiency", levels[l], "points", pts);
+		/* n ~ p^k: how n must grow with p to hold the efficiency */
+		if (ka_fit_power(ps, ns, m, &k, &c, &r2) == 0) {
+			json_object_set_new(f, "exponent", json_real(k));
+			json_object_set_new(f, "r2", json_real(r2));
+		} else {
+			json_object_set_new(f, "exponent", json_null());
+			json_object_set_new(f, "r2", json_null());
+		}
+		json_array_append_new(a, f);
+	}
+	free(ns);
+	free(ps);
+	return a;
+}
+
+static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	struct ka_iso_opts opts = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
+	double levels[LEVELS_MAX] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+	size_t nlevels = 9, nobs, wsize;
+	struct series_data sd;
+	struct iso_out out;
+	struct kerr err;
+	struct ka_obs *obs;
+	void *work;
+	json_t *body;
+
+	kerr_clear(&err);
+	if (query_num(rq, "tolerance", 0, 1, &opts.tol, &err) ||
+	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
+	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
+	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err)) {
+		resp_error(rs, &err);
+		return 0;
+	}
+	obs = xmalloc(sd.nruns * sizeof(*obs));
+	wsize = ka_iso_work(sd.nruns) > ka_pool_work(sd.nruns) ? ka_iso_work(sd.nruns) :
+								 ka_pool_work(sd.nruns);
+	work = xmalloc(wsize);
+	if (ka_pool(sd.runs, sd.nruns, obs, &nobs, work, wsize)) {
+		resp_errorf(rs, 500, "a stored run of this series is out of domain");
+		goto out;
+	}
+	if (nobs < 2) {
+		resp_errorf(rs, 400,
+			    "the isoefficiency analysis needs runs at two or more (p, n) points; "
+			    "series %s:%s:%s has runs at one point only", sd.system, sd.application,
+			    sd.variant);
+		goto out;
+	}
+	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),
+			       json_array(), json_array()};
+	ka_iso_analyze(obs, nobs, &opts, work, wsize,
+		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base,
+						&out});
+	body = json_pack("{s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
+			 series_json(&sd), "frequency_mhz", jnum(sd.frequency_mhz), "tolerance",
+			 opts.tol, "c2_rtol", opts.c2_rtol, "points", points_json(obs, nobs, sd.runs),
+			 "sps", out.sps, "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
+			 "steps", out.steps, "c1_c3_boundary", out.boundary,
+			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
+			 "other_frequencies", series_other_frequencies(&sd));
+	resp_json(rs, 200, body);
+out:
+	free(obs);
+	free(work);
+	series_free(&sd);
+	return 0;
+}
+
+/* ---- energy ---------------------------------------------------------------- */
+
+static json_t *predicted_json(const struct ka_region_model *m, const char *const *names, size_t nr,
+			      double f_std, const double *ps, size_t np)
+{
+	json_t *a = json_array();
+	double *sh = xmalloc(nr * sizeof(double)), de;
+	size_t i, r;
+
+	for (i = 0; i < np; i++) {
+		json_t *shares = json_object();
+
+		if (ka_delta_e(m, nr, f_std, ps[i], &de, sh))
+			continue;
+		for (r = 0; r < nr; r++)
+			json_object_set_new(shares, names[r], json_real(sh[r]));
+		json_array_append_new(a, json_pack("{s:f,s:f,s:o}", "p", ps[i], "delta_e", de,
+						   "shares", shares));
+	}
+	free(sh);
+	return a;
+}
+
+static const double default_p[] = {1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048, 4096};
+
+static int get_energy(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	double ps[64];
+	size_t np = sizeof(default_p) / sizeof(default_p[0]);
+	struct energy_model em;
+	struct series_data sd;
+	struct kerr err;
+	json_t *regions, *body;
+	size_t r;
+
+	kerr_clear(&err);
+	memcpy(ps, default_p, sizeof(default_p));
+	memset(&em, 0, sizeof(em));
+	em.f_std = NAN;
+	if (query_num(rq, "f_std", 1e-3, 1e7, &em.f_std, &err) ||
+	    query_list(rq, "predict_p", 1, 1e9, ps, 64, &np, &err) ||
+	    series_load(k, rq, SERIES_WITH_REGIONS, &sd, &err) ||
+	    energy_model_build(&sd, &em, &err)) {
+		resp_error(rs, &err);
+		series_free(&sd);
+		return 0;
+	}
+	regions = json_array();
+	for (r = 0; r < em.nregions; r++) {
+		const struct ka_region_model *m = &em.model[r];
+
+		json_array_append_new(
+			regions,
+			json_pack("{s:s,s:f,s:f,s:f,s:s,s:f,s:f,s:f,s:f}", "name", em.names[r], "alpha_p",
+				  m->alpha_p, "beta_on", m->beta_on, "f_opt", m->f_opt, "f_opt_from",
+				  em.f_opt_from[r], "power_std_w", m->power_std, "power_opt_w",
+				  m->power_opt, "time_std_s", m->time_std, "energy_ratio",
+				  ka_energy_ratio(m, em.f_std)));
+	}
+	body = json_pack("{s:o,s:f,s:o,s:o,s:o}", "series", series_json(&sd), "f_std", em.f_std,
+			 "regions", regions, "predicted",
+			 predicted_json(em.model, (const char *const *)em.names, em.nregions, em.f_std,
+					ps, np),
+			 "measured", energy_measured_json(&sd, &em));
+	resp_json(rs, 200, body);
+	energy_model_free(&em);
+	series_free(&sd);
+	return 0;
+}
+
+/* POST /api/v1/analysis/energy/model: the prediction from given parameters. */
+static int post_energy_model(void *app, struct req *rq, struct resp *rs)
+{
+	static const char *const keys[] = {"alpha_p", "beta_on", "f_opt", "power_std_w",
+					   "power_opt_w", "time_std_s"};
+	struct ka_region_model *m = NULL;
+	const char **names = NULL;
+	json_t *root, *jp, *jr, *out_regions;
+	double ps[256], f_std;
+	size_t np, nr = 0, i, j;
+	json_error_t je;
+	const char *body;
+	size_t len;
+	char field[64];
+
+	(void)app;
+	body = req_body(rq, &len);
+	root = json_loadb(body, len, 0, &je);
+	if (!root) {
+		resp_errorf(rs, 400, "the body is not valid JSON: %s (line %d)", je.text, je.line);
+		return 0;
+	}
+	if (json_unpack_ex(root, &je, JSON_STRICT, "{s:F,s:o,s:o}", "f_std", &f_std, "p", &jp,
+			   "regions", &jr)) {
+		resp_errorf(rs, 400, "the body must be {\"f_std\": MHz, \"p\": [...], \"regions\": "
+			    "[...]}: %s", je.text);
+		goto out;
+	}
+	if (!(f_std > 0) || !isfinite(f_std)) {
+		struct kerr e = {400, "f_std", -1, "f_std must be a frequency in MHz, above 0"};
+
+		resp_error(rs, &e);
+		goto out;
+	}
+	np = json_array_size(jp);
+	if (!json_is_array(jp) || np == 0 || np > 256) {
+		struct kerr e = {400, "p", -1, "p must be an array of 1 to 256 node counts"};
+
+		resp_error(rs, &e);
+		goto out;
+	}
+	for (i = 0; i < np; i++) {
+		ps[i] = json_number_value(json_array_get(jp, i));
+		if (!json_is_number(json_array_get(jp, i)) || !(ps[i] >= 1) || !isfinite(ps[i])) {
+			struct kerr e = {400, "p", (long)i, "each p must be a number 1 or more"};
+
+			resp_error(rs, &e);
+			goto out;
+		}
+	}
+	nr = json_array_size(jr);
+	if (!json_is_array(jr) || nr == 0 || nr > 4096) {
+		struct kerr e = {400, "regions", -1, "regions must be an array of 1 to 4096 regions"};
+
+		resp_error(rs, &e);
+		goto out;
+	}
+	m = xcalloc(nr, sizeof(*m));
+	names = xcalloc(nr, sizeof(*names));
+	for (i = 0; i < nr; i++) {
+		json_t *reg = json_array_get(jr, i);
+		double *dst[6] = {&m[i].alpha_p, &m[i].beta_on, &m[i].f_opt, &m[i].power_std,
+				  &m[i].power_opt, &m[i].time_std};
+
+		if (json_unpack_ex(reg, &je, JSON_STRICT, "{s:s,s:F,s:F,s:F,s:F,s:F,s:F}", "name",
+				   &names[i], keys[0], dst[0], keys[1], dst[1], keys[2], dst[2],
+				   keys[3], dst[3], keys[4], dst[4], keys[5], dst[5])) {
+			struct kerr e = {400, "", (long)i, ""};
+
+			snprintf(e.field, sizeof(e.field), "regions[%zu]", i);
+			snprintf(e.msg, sizeof(e.msg),
+				 "regions[%zu] needs name, alpha_p, beta_on, f_opt, power_std_w, "
+				 "power_opt_w and time_std_s, numbers all but name: %.100s", i, je.text);
+			resp_error(rs, &e);
+			goto out;
+		}
+		for (j = 0; j < 6; j++) {
+			bool ok = isfinite(*dst[j]) &&
+				  (j < 2 || (j == 5 ? *dst[j] >= 0 : *dst[j] > 0));
+
+			if (!ok) {
+				struct kerr e = {400, "", (long)i, ""};
+
+				snprintf(field, sizeof(field), "regions[%zu].%s", i, keys[j]);
+				snprintf(e.field, sizeof(e.field), "%s", field);
+				snprintf(e.msg, sizeof(e.msg), "%s must be %s", field,
+					 j == 5 ? "0 or more seconds" : "above 0");
+				resp_error(rs, &e);
+				goto out;
+			}
+		}
+	}
+	out_regions = json_array();
+	for (i = 0; i < nr; i++)
+		json_array_append_new(out_regions,
+				      json_pack("{s:s,s:f}", "name", names[i], "energy_ratio",
+						ka_energy_ratio(&m[i], f_std)));
+	resp_json(rs, 200,
+		  json_pack("{s:o,s:o}", "predicted", predicted_json(m, names, nr, f_std, ps, np),
+			    "regions", out_regions));
+out:
+	free(m);
+	free(names);
+	json_decref(root);
+	return 0;
+}
+
+const struct route api_analysis_routes[] = {
+	{"GET", "/api/v1/analysis/isoefficiency", 0, get_isoefficiency},
+	{"GET", "/api/v1/analysis/energy", 0, get_energy},
+	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY, post_energy_model},
+	{NULL, NULL, 0, NULL},
+};
