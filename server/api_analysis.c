@@ -294,6 +294,7 @@ static int get_energy(void *app, struct req *rq, struct resp *rs)
 	    series_load(k, rq, SERIES_WITH_REGIONS, &sd, &err) ||
 	    energy_model_build(&sd, &em, &err)) {
 		resp_error(rs, &err);
+		energy_model_free(&em);
 		series_free(&sd);
 		return 0;
 	}
