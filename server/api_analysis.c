@@ -199,7 +199,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	struct ka_iso_opts opts = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
 	double levels[LEVELS_MAX] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
 	size_t nlevels = 9, nobs, wsize;
-	struct series_data sd;
+	struct series_data sd = {0};
 	struct iso_out out;
 	struct kerr err;
 	struct ka_obs *obs;
@@ -212,6 +212,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
 	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err)) {
 		resp_error(rs, &err);
+		series_free(&sd);
 		return 0;
 	}
 	obs = xmalloc(sd.nruns * sizeof(*obs));
@@ -280,7 +281,7 @@ static int get_energy(void *app, struct req *rq, struct resp *rs)
 	double ps[64];
 	size_t np = sizeof(default_p) / sizeof(default_p[0]);
 	struct energy_model em;
-	struct series_data sd;
+	struct series_data sd = {0};
 	struct kerr err;
 	json_t *regions, *body;
 	size_t r;
