@@ -3,7 +3,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson yajl sqlite3 nettle gsl
+PKGS    := libmicrohttpd jansson yajl sqlite3 nettle gsl cairo pangocairo
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -17,7 +17,8 @@ LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/token.c \
               server/writer.c server/checkpointer.c server/http.c server/pool.c server/api_runs.c \
-              server/api_static.c server/api_analysis.c server/analysis_data.c
+              server/api_static.c server/api_analysis.c server/analysis_data.c \
+              server/chart.c server/report.c server/api_reports.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 

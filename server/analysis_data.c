@@ -85,35 +85,35 @@ static double common_frequency(const double *f, size_t n, json_t *others)
 	return best;
 }
 
-int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
-		struct kerr *err)
+int series_load_named(struct karted *k, const char *system, const char *application,
+		      const char *variant, const char *frequency, unsigned flags,
+		      struct series_data *sd, struct kerr *err)
 {
 	struct run_filter f = {0};
 	struct loader l = {0};
 	struct store *st;
-	const char *fq;
 	size_t i, kept = 0;
 	int rc;
 
 	memset(sd, 0, sizeof(*sd));
 	sd->frequency_mhz = NAN;
 	sd->others = json_array();
-	f.system = req_query(rq, "system");
-	f.application = req_query(rq, "application");
-	f.variant = req_query(rq, "variant");
-	if (!f.system || !*f.system)
+	if (!system || !*system)
 		return kerr_field(err, BAD, "system", "system is required to select a series");
-	if (!f.application || !*f.application)
+	if (!application || !*application)
 		return kerr_field(err, BAD, "application",
 				  "application is required to select a series");
-	if (!f.variant)
-		f.variant = "";
-	if (strlen(f.system) > RUN_NAME_MAX || strlen(f.application) > RUN_NAME_MAX ||
-	    strlen(f.variant) > RUN_NAME_MAX)
+	if (!variant)
+		variant = "";
+	if (strlen(system) > RUN_NAME_MAX || strlen(application) > RUN_NAME_MAX ||
+	    strlen(variant) > RUN_NAME_MAX)
 		return kerr_set(err, BAD, "series names are at most %d bytes", RUN_NAME_MAX);
-	snprintf(sd->system, sizeof(sd->system), "%s", f.system);
-	snprintf(sd->application, sizeof(sd->application), "%s", f.application);
-	snprintf(sd->variant, sizeof(sd->variant), "%s", f.variant);
+	snprintf(sd->system, sizeof(sd->system), "%s", system);
+	snprintf(sd->application, sizeof(sd->application), "%s", application);
+	snprintf(sd->variant, sizeof(sd->variant), "%s", variant);
+	f.system = system;
+	f.application = application;
+	f.variant = variant;
 	f.oldest_first = true;
 	l.sd = sd;
 	l.flags = flags;
@@ -128,14 +128,14 @@ int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_
 		goto fail;
 	}
 	if (flags & SERIES_ONE_FREQUENCY) {
-		fq = req_query(rq, "frequency_mhz");
-		if (fq) {
+		if (frequency) {
 			char *end;
 
-			sd->frequency_mhz = strtod(fq, &end);
-			if (!*fq || *end || !(sd->frequency_mhz > 0)) {
+			sd->frequency_mhz = strtod(frequency, &end);
+			if (!*frequency || *end || !(sd->frequency_mhz > 0)) {
 				kerr_field(err, BAD, "frequency_mhz",
-					   "frequency_mhz must be a number above 0 (got '%.40s')", fq);
+					   "frequency_mhz must be a number above 0 (got '%.40s')",
+					   frequency);
 				goto fail;
 			}
 		} else {
@@ -160,6 +160,14 @@ fail:
 	free(l.runs);
 	free(l.freqs);
 	return -1;
+}
+
+int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
+		struct kerr *err)
+{
+	return series_load_named(k, req_query(rq, "system"), req_query(rq, "application"),
+				 req_query(rq, "variant"), req_query(rq, "frequency_mhz"), flags, sd,
+				 err);
 }
 
 void series_free(struct series_data *sd)
@@ -445,13 +453,14 @@ void energy_model_free(struct energy_model *em)
 	memset(em, 0, sizeof(*em));
 }
 
-json_t *energy_measured_json(const struct series_data *sd, const struct energy_model *em)
+size_t energy_measured(const struct series_data *sd, const struct energy_model *em, double *ps,
+		       double *de)
 {
-	json_t *out = json_array();
-	double *ps = xmalloc((sd->nall + 1) * sizeof(double)), *buf = xmalloc((sd->nall + 1) * sizeof(double));
-	double *eo = xmalloc(em->nregions * sizeof(double)), *es = xmalloc(em->nregions * sizeof(double));
-	size_t np = 0, i, r;
-	double uf, de;
+	double *buf = xmalloc((sd->nall + 1) * sizeof(double));
+	double *eo = xmalloc((em->nregions + 1) * sizeof(double));
+	double *es = xmalloc((em->nregions + 1) * sizeof(double));
+	size_t np = 0, i, r, out = 0;
+	double uf;
 
 	for (i = 0; i < sd->nall; i++)
 		if (kind_of(&sd->all[i], &uf) == KIND_OPTIMISED)
@@ -466,12 +475,25 @@ json_t *energy_measured_json(const struct series_data *sd, const struct energy_m
 			if (!isfinite(eo[r]) || !isfinite(es[r]))
 				break;
 		}
-		if (r == em->nregions && ka_delta_e_measured(eo, es, em->nregions, &de) == 0)
-			json_array_append_new(out, json_pack("{s:f,s:f}", "p", ps[i], "delta_e", de));
+		if (r == em->nregions && ka_delta_e_measured(eo, es, em->nregions, &de[out]) == 0)
+			ps[out++] = ps[i];
 	}
-	free(ps);
 	free(buf);
 	free(eo);
 	free(es);
+	return out;
+}
+
+json_t *energy_measured_json(const struct series_data *sd, const struct energy_model *em)
+{
+	double *ps = xmalloc((sd->nall + 1) * sizeof(double));
+	double *de = xmalloc((sd->nall + 1) * sizeof(double));
+	size_t n = energy_measured(sd, em, ps, de), i;
+	json_t *out = json_array();
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(out, json_pack("{s:f,s:f}", "p", ps[i], "delta_e", de[i]));
+	free(ps);
+	free(de);
 	return out;
 }

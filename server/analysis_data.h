@@ -43,6 +43,12 @@ struct series_data {
  * On success the caller frees with series_free (also safe after failure). */
 int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
 		struct kerr *err);
+
+/* The same with the names given (frequency: the frequency_mhz parameter,
+ * NULL for the default). */
+int series_load_named(struct karted *k, const char *system, const char *application,
+		      const char *variant, const char *frequency, unsigned flags,
+		      struct series_data *sd, struct kerr *err);
 void series_free(struct series_data *sd);
 
 /* {"system", "application", "variant"}; a new reference. */
@@ -65,8 +71,12 @@ struct energy_model {
 int energy_model_build(const struct series_data *sd, struct energy_model *em, struct kerr *err);
 void energy_model_free(struct energy_model *em);
 
-/* [{p, delta_e}] measured (eq. 1) at every p with optimised and standard
- * runs of the model's regions; a new reference. */
+/* Delta E measured (eq. 1) at every p with optimised and standard runs of
+ * the model's regions, into ps and de (room for sd->nall + 1); the count. */
+size_t energy_measured(const struct series_data *sd, const struct energy_model *em, double *ps,
+		       double *de);
+
+/* The same as [{p, delta_e}]; a new reference. */
 json_t *energy_measured_json(const struct series_data *sd, const struct energy_model *em);
 
 #endif

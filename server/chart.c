@@ -1,0 +1,737 @@
+#include "chart.h"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <math.h>
+#include <pango/pangocairo.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define FONT "DejaVu Sans"
+#define TEXT_PT 9.0		/* tick labels, legend */
+#define TITLE_PT 12.0
+
+struct rgb chart_palette(size_t i)
+{
+	static const struct rgb okabe_ito[] = {
+		{0.000, 0.447, 0.698}, /* blue */
+		{0.835, 0.369, 0.000}, /* vermillion */
+		{0.000, 0.620, 0.451}, /* bluish green */
+		{0.800, 0.475, 0.655}, /* reddish purple */
+		{0.902, 0.624, 0.000}, /* orange */
+		{0.337, 0.706, 0.914}, /* sky blue */
+		{0.941, 0.894, 0.259}, /* yellow */
+		{0.000, 0.000, 0.000}, /* black */
+	};
+
+	return okabe_ito[i % (sizeof(okabe_ito) / sizeof(okabe_ito[0]))];
+}
+
+struct rgb chart_ramp(double t)
+{
+	/* viridis at 5 stops, interpolated: dark purple .. yellow, monotone in lightness */
+	static const struct rgb stops[] = {
+		{0.267, 0.005, 0.329}, {0.231, 0.322, 0.545}, {0.129, 0.569, 0.549},
+		{0.369, 0.788, 0.384}, {0.992, 0.906, 0.145},
+	};
+	double s;
+	size_t i;
+
+	if (!(t > 0))
+		t = 0;
+	if (t > 1)
+		t = 1;
+	s = t * 4;
+	i = s >= 4 ? 3 : (size_t)s;
+	s -= (double)i;
+	return (struct rgb){stops[i].r + s * (stops[i + 1].r - stops[i].r),
+			    stops[i].g + s * (stops[i + 1].g - stops[i].g),
+			    stops[i].b + s * (stops[i + 1].b - stops[i].b)};
+}
+
+/* ---- text ------------------------------------------------------------------ */
+
+enum anchor { A_LEFT = 0, A_CENTER = 1, A_RIGHT = 2 };
+
+/* Lay out text (plain, never markup: user data cannot change the layout),
+ * ellipsized to max_w px when max_w > 0. */
+static PangoLayout *layout(cairo_t *cr, const char *text, double pt, bool bold, double max_w)
+{
+	PangoLayout *l = pango_cairo_create_layout(cr);
+	PangoFontDescription *fd = pango_font_description_from_string(FONT);
+
+	pango_font_description_set_absolute_size(fd, pt * PANGO_SCALE * 96.0 / 72.0);
+	if (bold)
+		pango_font_description_set_weight(fd, PANGO_WEIGHT_BOLD);
+	pango_layout_set_font_description(l, fd);
+	pango_font_description_free(fd);
+	pango_layout_set_text(l, text, -1);
+	if (max_w > 0) {
+		pango_layout_set_width(l, (int)(max_w * PANGO_SCALE));
+		pango_layout_set_ellipsize(l, PANGO_ELLIPSIZE_END);
+	}
+	return l;
+}
+
+static void text_size(cairo_t *cr, const char *text, double pt, bool bold, double *w, double *h)
+{
+	PangoLayout *l = layout(cr, text, pt, bold, 0);
+	int iw, ih;
+
+	pango_layout_get_pixel_size(l, &iw, &ih);
+	*w = iw;
+	*h = ih;
+	g_object_unref(l);
+}
+
+/* Draw text with its box anchored at (x, y): horizontally by a, vertically
+ * centred when vcenter, else from the top. rot: radians. */
+static void text(cairo_t *cr, const char *s, double x, double y, enum anchor a, bool vcenter,
+		 double pt, bool bold, double max_w, double rot, struct rgb c)
+{
+	PangoLayout *l = layout(cr, s, pt, bold, max_w);
+	int w, h;
+
+	pango_layout_get_pixel_size(l, &w, &h);
+	cairo_save(cr);
+	cairo_translate(cr, x, y);
+	cairo_rotate(cr, rot);
+	cairo_move_to(cr, -(double)a * w / 2, vcenter ? -h / 2.0 : 0);
+	cairo_set_source_rgb(cr, c.r, c.g, c.b);
+	pango_cairo_show_layout(cr, l);
+	cairo_restore(cr);
+	g_object_unref(l);
+}
+
+static const struct rgb INK = {0.1, 0.1, 0.1}, GRID = {0.88, 0.88, 0.88};
+
+/* ---- axes -------------------------------------------------------------------- */
+
+struct scale {
+	bool log;
+	double lo, hi;		/* data range shown */
+	double p0, p1;		/* pixel range (p0 at lo) */
+};
+
+static double map(const struct scale *s, double v)
+{
+	double t = s->log ? (log10(v) - log10(s->lo)) / (log10(s->hi) - log10(s->lo)) :
+			    (v - s->lo) / (s->hi - s->lo);
+
+	return s->p0 + t * (s->p1 - s->p0);
+}
+
+static bool usable(const struct scale *s, double v)
+{
+	return isfinite(v) && (!s->log || v > 0);
+}
+
+/* The data range of the layers along one axis (x or y), padded. */
+static void auto_range(const struct chart_panel *p, bool x_axis, const struct chart_axis *ax,
+		       double *lo, double *hi)
+{
+	double mn = INFINITY, mx = -INFINITY, v;
+	size_t i, j;
+
+	for (i = 0; i < p->nlayers; i++) {
+		const struct chart_layer *l = &p->layers[i];
+
+		if (l->kind == LAYER_RAY)
+			continue;
+		for (j = 0; j < l->n; j++) {
+			v = x_axis ? l->x[j] : l->y[j];
+			if (isfinite(v) && (!ax->log || v > 0)) {
+				mn = fmin(mn, v);
+				mx = fmax(mx, v);
+			}
+			if (!x_axis && l->y0 && isfinite(l->y0[j]) && (!ax->log || l->y0[j] > 0)) {
+				mn = fmin(mn, l->y0[j]);
+				mx = fmax(mx, l->y0[j]);
+			}
+		}
+	}
+	if (!isfinite(mn)) {
+		mn = ax->log ? 1 : 0;
+		mx = ax->log ? 10 : 1;
+	}
+	if (ax->log) {
+		double a = log10(mn), b = log10(mx), pad = fmax((b - a) * 0.06, 0.15);
+
+		mn = pow(10, a - pad);
+		mx = pow(10, b + pad);
+	} else {
+		double pad = (mx - mn) * 0.06;
+
+		if (pad == 0)
+			pad = fabs(mx) * 0.1 + 0.5;
+		mn -= pad;
+		mx += pad;
+	}
+	*lo = isfinite(ax->min) ? ax->min : mn;
+	*hi = isfinite(ax->max) ? ax->max : mx;
+	if (!(*hi > *lo))
+		*hi = *lo + (ax->log ? *lo * 9 : 1);
+}
+
+/* Tick values for an axis: major (labelled) and minor. */
+struct ticks {
+	double major[64], minor[256];
+	size_t nmajor, nminor;
+};
+
+static void log_ticks(double lo, double hi, struct ticks *t)
+{
+	int k0 = (int)floor(log10(lo)), k1 = (int)ceil(log10(hi)), k;
+	double span = log10(hi) - log10(lo);
+	static const int labelled[] = {1, 2, 5};
+	int m;
+
+	t->nmajor = t->nminor = 0;
+	for (k = k0; k <= k1 && t->nmajor < 60; k++) {
+		for (m = 1; m <= 9; m++) {
+			double v = m * pow(10, k);
+			bool major = m == 1 || (span <= 2.5 && (m == labelled[1] || m == labelled[2]));
+
+			if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9))
+				continue;
+			if (major && t->nmajor < 64)
+				t->major[t->nmajor++] = v;
+			else if (span <= 7 && t->nminor < 256)
+				t->minor[t->nminor++] = v;
+		}
+	}
+}
+
+static void lin_ticks(double lo, double hi, struct ticks *t)
+{
+	double raw = (hi - lo) / 6, mag = pow(10, floor(log10(raw))), step, v;
+
+	step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
+	t->nmajor = t->nminor = 0;
+	for (v = ceil(lo / step) * step; v <= hi + step * 1e-9 && t->nmajor < 64; v += step)
+		t->major[t->nmajor++] = fabs(v) < step * 1e-9 ? 0 : v;
+	for (v = ceil(lo / (step / 2)) * (step / 2); v <= hi && t->nminor < 256; v += step / 2)
+		t->minor[t->nminor++] = v;
+}
+
+static void tick_label(double v, char *buf, size_t size)
+{
+	if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3)) {
+		int e = (int)floor(log10(fabs(v)));
+		double m = v / pow(10, e);
+
+		if (fabs(m - 1) < 1e-9)
+			snprintf(buf, size, "10^%d", e);	/* plain text: no markup */
+		else
+			snprintf(buf, size, "%gx10^%d", m, e);
+	} else {
+		snprintf(buf, size, "%g", v);
+	}
+}
+
+/* ---- markers ------------------------------------------------------------------ */
+
+static void marker_path(cairo_t *cr, enum chart_marker m, double r)
+{
+	int i;
+
+	switch (m) {
+	case MARK_SQUARE:
+		cairo_rectangle(cr, -r * 0.85, -r * 0.85, r * 1.7, r * 1.7);
+		break;
+	case MARK_TRIANGLE:
+		cairo_move_to(cr, 0, -r * 1.1);
+		cairo_line_to(cr, r, r * 0.75);
+		cairo_line_to(cr, -r, r * 0.75);
+		cairo_close_path(cr);
+		break;
+	case MARK_DIAMOND:
+		cairo_move_to(cr, 0, -r * 1.2);
+		cairo_line_to(cr, r, 0);
+		cairo_line_to(cr, 0, r * 1.2);
+		cairo_line_to(cr, -r, 0);
+		cairo_close_path(cr);
+		break;
+	case MARK_CROSS:
+		cairo_move_to(cr, -r, -r);
+		cairo_line_to(cr, r, r);
+		cairo_move_to(cr, -r, r);
+		cairo_line_to(cr, r, -r);
+		break;
+	case MARK_STAR:
+		for (i = 0; i < 10; i++) {
+			double a = -M_PI / 2 + i * M_PI / 5, rr = i % 2 ? r * 0.5 : r * 1.3;
+
+			if (i == 0)
+				cairo_move_to(cr, rr * cos(a), rr * sin(a));
+			else
+				cairo_line_to(cr, rr * cos(a), rr * sin(a));
+		}
+		cairo_close_path(cr);
+		break;
+	default:
+		cairo_arc(cr, 0, 0, r, 0, 2 * M_PI);
+		break;
+	}
+}
+
+static void marker_paint(cairo_t *cr, enum chart_marker m, double r, struct rgb c, double alpha)
+{
+	cairo_new_path(cr);	/* text leaves a current point; an arc would join it */
+	marker_path(cr, m, r);
+	if (m == MARK_CROSS) {
+		cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha ? alpha : 1);
+		cairo_set_line_width(cr, 1.6);
+		cairo_stroke(cr);
+		return;
+	}
+	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha ? alpha : 1);
+	cairo_fill_preserve(cr);
+	cairo_set_source_rgba(cr, c.r * 0.5, c.g * 0.5, c.b * 0.5, alpha ? alpha : 1);
+	cairo_set_line_width(cr, 0.6);
+	cairo_stroke(cr);
+}
+
+/* One marker drawn once; stamped for every point (see the header). */
+static cairo_surface_t *marker_stamp(enum chart_marker m, double r, struct rgb c, double alpha)
+{
+	double e = r * 1.5 + 1;
+	cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA,
+							     &(cairo_rectangle_t){-e, -e, 2 * e, 2 * e});
+	cairo_t *cr = cairo_create(s);
+
+	marker_paint(cr, m, r, c, alpha);
+	cairo_destroy(cr);
+	return s;
+}
+
+/* ---- layers ---------------------------------------------------------------------- */
+
+static void set_dash(cairo_t *cr, enum chart_dash d, double w)
+{
+	static const double dashed[] = {6, 4};
+	double dotted[] = {0.1, w * 2.2};
+
+	if (d == DASH_DASHED)
+		cairo_set_dash(cr, dashed, 2, 0);
+	else if (d == DASH_DOTTED)
+		cairo_set_dash(cr, dotted, 2, 0);
+	else
+		cairo_set_dash(cr, NULL, 0, 0);
+	cairo_set_line_cap(cr, d == DASH_DOTTED ? CAIRO_LINE_CAP_ROUND : CAIRO_LINE_CAP_BUTT);
+}
+
+static void source(cairo_t *cr, struct rgb c, double alpha)
+{
+	cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha ? alpha : 1);
+}
+
+/* Round to 1/100 px: shorter SVG, no visible difference. */
+static double px(double v)
+{
+	return round(v * 100) / 100;
+}
+
+static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
+			 const struct scale *sy)
+{
+	cairo_surface_t *stamp = marker_stamp(l->marker, l->size ? l->size : 3.5, l->color, l->alpha);
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (!usable(sx, l->x[i]) || !usable(sy, l->y[i]))
+			continue;
+		cairo_set_source_surface(cr, stamp, px(map(sx, l->x[i])), px(map(sy, l->y[i])));
+		cairo_paint(cr);
+	}
+	cairo_surface_destroy(stamp);
+}
+
+static void draw_line(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
+		      const struct scale *sy)
+{
+	bool pen = false;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if (!usable(sx, l->x[i]) || !usable(sy, l->y[i])) {
+			pen = false;
+			continue;
+		}
+		if (pen)
+			cairo_line_to(cr, px(map(sx, l->x[i])), px(map(sy, l->y[i])));
+		else
+			cairo_move_to(cr, px(map(sx, l->x[i])), px(map(sy, l->y[i])));
+		pen = true;
+	}
+	source(cr, l->color, l->alpha);
+	cairo_set_line_width(cr, l->size ? l->size : 1.5);
+	set_dash(cr, l->dash, l->size ? l->size : 1.5);
+	cairo_stroke(cr);
+}
+
+static void draw_arrows(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
+			const struct scale *sy)
+{
+	double w = l->size ? l->size : 1.0, head = 4 + 2 * w;
+	size_t i;
+
+	source(cr, l->color, l->alpha);
+	cairo_set_line_width(cr, w);
+	set_dash(cr, l->dash, w);
+	for (i = 0; i + 1 < l->n; i++) {
+		double x0, y0, x1, y1, a, len;
+
+		if (!usable(sx, l->x[i]) || !usable(sy, l->y[i]) || !usable(sx, l->x[i + 1]) ||
+		    !usable(sy, l->y[i + 1]))
+			continue;
+		x0 = map(sx, l->x[i]);
+		y0 = map(sy, l->y[i]);
+		x1 = map(sx, l->x[i + 1]);
+		y1 = map(sy, l->y[i + 1]);
+		len = hypot(x1 - x0, y1 - y0);
+		if (len < 1)
+			continue;
+		a = atan2(y1 - y0, x1 - x0);
+		/* stop short of the marker at the end */
+		x1 -= cos(a) * 3;
+		y1 -= sin(a) * 3;
+		cairo_move_to(cr, px(x0), px(y0));
+		cairo_line_to(cr, px(x1), px(y1));
+		cairo_stroke(cr);
+		if (len > 2 * head) {
+			cairo_move_to(cr, px(x1), px(y1));
+			cairo_line_to(cr, px(x1 - head * cos(a - 0.4)), px(y1 - head * sin(a - 0.4)));
+			cairo_line_to(cr, px(x1 - head * cos(a + 0.4)), px(y1 - head * sin(a + 0.4)));
+			cairo_close_path(cr);
+			cairo_fill(cr);
+		}
+	}
+}
+
+static void draw_area(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
+		      const struct scale *sy)
+{
+	size_t i, k;
+	bool any = false;
+
+	for (i = 0; i < l->n; i++) {
+		if (!usable(sx, l->x[i]) || !usable(sy, l->y[i]))
+			continue;
+		if (any)
+			cairo_line_to(cr, px(map(sx, l->x[i])), px(map(sy, l->y[i])));
+		else
+			cairo_move_to(cr, px(map(sx, l->x[i])), px(map(sy, l->y[i])));
+		any = true;
+	}
+	for (k = l->n; any && k-- > 0;) {
+		double b = l->y0 ? l->y0[k] : sy->lo;
+
+		if (!usable(sx, l->x[k]) || !usable(sy, b))
+			continue;
+		cairo_line_to(cr, px(map(sx, l->x[k])), px(map(sy, b)));
+	}
+	if (!any)
+		return;
+	cairo_close_path(cr);
+	source(cr, l->color, l->alpha ? l->alpha : 0.6);
+	cairo_fill(cr);
+}
+
+static void draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
+		     const struct scale *sy)
+{
+	double x0 = sx->lo, x1 = sx->hi, w = l->size ? l->size : 0.8;
+
+	if (!(l->slope > 0))
+		return;
+	/* clip y = slope x to the plot: x in [ylo/slope, yhi/slope] too */
+	x0 = fmax(x0, sy->lo / l->slope);
+	x1 = fmin(x1, sy->hi / l->slope);
+	if (!(x1 > x0))
+		return;
+	cairo_move_to(cr, px(map(sx, x0)), px(map(sy, l->slope * x0)));
+	cairo_line_to(cr, px(map(sx, x1)), px(map(sy, l->slope * x1)));
+	source(cr, l->color, l->alpha);
+	cairo_set_line_width(cr, w);
+	set_dash(cr, l->dash, w);
+	cairo_stroke(cr);
+	if (l->label) {
+		double ex = map(sx, x1), ey = map(sy, l->slope * x1);
+
+		text(cr, l->label, ex - 3, ey + 2, A_RIGHT, false, TEXT_PT * 0.85, false, 0, 0,
+		     l->color);
+	}
+}
+
+/* ---- panels ---------------------------------------------------------------------- */
+
+static void draw_axis_ticks(cairo_t *cr, const struct scale *s, bool x_axis, double other,
+			    double span0, double span1)
+{
+	struct ticks t;
+	char buf[32];
+	size_t i;
+
+	if (s->log)
+		log_ticks(s->lo, s->hi, &t);
+	else
+		lin_ticks(s->lo, s->hi, &t);
+	cairo_set_line_width(cr, 1);
+	set_dash(cr, DASH_SOLID, 1);
+	/* grid at the major ticks, light, behind the data */
+	for (i = 0; i < t.nmajor; i++) {
+		double v = px(map(s, t.major[i]));
+
+		source(cr, GRID, 0);
+		if (x_axis) {
+			cairo_move_to(cr, v, span0);
+			cairo_line_to(cr, v, span1);
+		} else {
+			cairo_move_to(cr, span0, v);
+			cairo_line_to(cr, span1, v);
+		}
+		cairo_stroke(cr);
+		source(cr, INK, 0);
+		if (x_axis) {
+			cairo_move_to(cr, v, other);
+			cairo_line_to(cr, v, other + 5);
+		} else {
+			cairo_move_to(cr, other, v);
+			cairo_line_to(cr, other - 5, v);
+		}
+		cairo_stroke(cr);
+		tick_label(t.major[i], buf, sizeof(buf));
+		if (x_axis)
+			text(cr, buf, v, other + 7, A_CENTER, false, TEXT_PT, false, 0, 0, INK);
+		else
+			text(cr, buf, other - 8, v, A_RIGHT, true, TEXT_PT, false, 0, 0, INK);
+	}
+	source(cr, INK, 0);
+	for (i = 0; i < t.nminor; i++) {
+		double v = px(map(s, t.minor[i]));
+
+		if (x_axis) {
+			cairo_move_to(cr, v, other);
+			cairo_line_to(cr, v, other + 3);
+		} else {
+			cairo_move_to(cr, other, v);
+			cairo_line_to(cr, other - 3, v);
+		}
+	}
+	cairo_set_line_width(cr, 0.7);
+	cairo_stroke(cr);
+}
+
+static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, double y, double w)
+{
+	double row = TEXT_PT * 96 / 72 + 6, tw, th;
+	size_t i;
+
+	for (i = 0; i < p->nlegend; i++) {
+		const struct chart_legend *e = &p->legend[i];
+		double cy = y + row * (double)i + row / 2;
+
+		cairo_save(cr);
+		cairo_translate(cr, x + 8, cy);
+		if (e->marker == MARK_COUNT) {
+			cairo_move_to(cr, -7, 0);
+			cairo_line_to(cr, 7, 0);
+			source(cr, e->color, 0);
+			cairo_set_line_width(cr, 2);
+			set_dash(cr, e->dash, 2);
+			cairo_stroke(cr);
+		} else {
+			marker_paint(cr, e->marker, 3.5, e->color, 0);
+		}
+		cairo_restore(cr);
+		text_size(cr, e->text, TEXT_PT, false, &tw, &th);
+		text(cr, e->text, x + 20, cy, A_LEFT, true, TEXT_PT, false, w - 22, 0, INK);
+	}
+}
+
+static double legend_width(cairo_t *cr, const struct chart_panel *p, double cap)
+{
+	double w = 0, tw, th;
+	size_t i;
+
+	for (i = 0; i < p->nlegend; i++) {
+		text_size(cr, p->legend[i].text, TEXT_PT, false, &tw, &th);
+		w = fmax(w, tw + 26);
+	}
+	return fmin(w, cap);
+}
+
+static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
+		       double h)
+{
+	double lw = p->nlegend ? legend_width(cr, p, w * 0.3) : 0, tw, th;
+	double left = x + 62, right = x + w - 12 - lw, top = y + 8, bottom = y + h - 46;
+	struct scale sx, sy;
+	size_t i;
+
+	if (p->title) {
+		text(cr, p->title, x + w / 2, top, A_CENTER, false, TEXT_PT * 1.15, true, w - 20, 0,
+		     INK);
+		text_size(cr, p->title, TEXT_PT * 1.15, true, &tw, &th);
+		top += th + 6;
+	}
+	if (p->note)
+		bottom -= 14;
+	if (right - left < 40 || bottom - top < 40)
+		return;	/* no room: nothing sensible to draw */
+	sx = (struct scale){p->x.log, 0, 0, left, right};
+	sy = (struct scale){p->y.log, 0, 0, bottom, top};
+	auto_range(p, true, &p->x, &sx.lo, &sx.hi);
+	auto_range(p, false, &p->y, &sy.lo, &sy.hi);
+
+	/* frame, ticks, titles */
+	draw_axis_ticks(cr, &sx, true, bottom, top, bottom);
+	draw_axis_ticks(cr, &sy, false, left, left, right);
+	source(cr, INK, 0);
+	cairo_set_line_width(cr, 1);
+	cairo_rectangle(cr, left, top, right - left, bottom - top);
+	cairo_stroke(cr);
+	if (p->x.title)
+		text(cr, p->x.title, (left + right) / 2, bottom + 24, A_CENTER, false, TEXT_PT * 1.05,
+		     false, right - left, 0, INK);
+	if (p->y.title)
+		text(cr, p->y.title, x + 6, (top + bottom) / 2, A_CENTER, false, TEXT_PT * 1.05,
+		     false, bottom - top, -M_PI / 2, INK);
+	if (p->note)
+		text(cr, p->note, left, y + h - 14, A_LEFT, false, TEXT_PT * 0.9, false, w - 70, 0,
+		     (struct rgb){0.35, 0.35, 0.35});
+
+	if (p->placeholder) {
+		text(cr, p->placeholder, (left + right) / 2, (top + bottom) / 2, A_CENTER, true,
+		     TEXT_PT * 1.3, false, right - left - 20, 0, (struct rgb){0.4, 0.4, 0.4});
+	} else {
+		cairo_save(cr);
+		cairo_rectangle(cr, left, top, right - left, bottom - top);
+		cairo_clip(cr);
+		for (i = 0; i < p->nlayers; i++) {
+			const struct chart_layer *l = &p->layers[i];
+
+			switch (l->kind) {
+			case LAYER_MARKERS:
+				draw_markers(cr, l, &sx, &sy);
+				break;
+			case LAYER_LINE:
+				draw_line(cr, l, &sx, &sy);
+				break;
+			case LAYER_ARROWS:
+				draw_arrows(cr, l, &sx, &sy);
+				break;
+			case LAYER_AREA:
+				draw_area(cr, l, &sx, &sy);
+				break;
+			case LAYER_RAY:
+				draw_ray(cr, l, &sx, &sy);
+				break;
+			}
+		}
+		cairo_restore(cr);
+	}
+	if (p->nlegend)
+		draw_legend(cr, p, right + 10, top, lw);
+}
+
+void chart_draw(cairo_t *cr, const struct chart_spec *spec)
+{
+	double top = 10, th = 0, tw, w;
+	size_t i;
+
+	cairo_set_source_rgb(cr, 1, 1, 1);
+	cairo_paint(cr);
+	if (spec->title) {
+		text(cr, spec->title, spec->width / 2, top, A_CENTER, false, TITLE_PT, true,
+		     spec->width - 20, 0, INK);
+		text_size(cr, spec->title, TITLE_PT, true, &tw, &th);
+		top += th + 6;
+	}
+	w = spec->width / (double)(spec->npanels ? spec->npanels : 1);
+	for (i = 0; i < spec->npanels; i++)
+		draw_panel(cr, &spec->panels[i], w * (double)i, top, w, spec->height - top);
+}
+
+/* ---- output ------------------------------------------------------------------------ */
+
+struct sink {
+	char *buf;
+	size_t len, cap;
+};
+
+static cairo_status_t sink_write(void *closure, const unsigned char *data, unsigned int len)
+{
+	struct sink *s = closure;
+
+	if (s->len + len > s->cap) {
+		s->cap = s->cap ? s->cap : 65536;
+		while (s->cap < s->len + len)
+			s->cap *= 2;
+		s->buf = xrealloc(s->buf, s->cap);
+	}
+	memcpy(s->buf + s->len, data, len);
+	s->len += len;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+int chart_render(const struct chart_spec *spec, enum chart_format format, char **out,
+		 size_t *len, struct kerr *err)
+{
+	struct sink s = {0};
+	cairo_surface_t *surf;
+	cairo_status_t st;
+	cairo_t *cr;
+
+	switch (format) {
+	case CHART_SVG:
+		surf = cairo_svg_surface_create_for_stream(sink_write, &s, spec->width, spec->height);
+		break;
+	case CHART_PDF:
+		surf = cairo_pdf_surface_create_for_stream(sink_write, &s, spec->width, spec->height);
+		break;
+	default:
+		surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)spec->width,
+						  (int)spec->height);
+		break;
+	}
+	cr = cairo_create(surf);
+	chart_draw(cr, spec);
+	st = cairo_status(cr);	/* sticky: checked once, at the end */
+	cairo_destroy(cr);
+	if (st == CAIRO_STATUS_SUCCESS && format == CHART_PNG)
+		st = cairo_surface_write_to_png_stream(surf, sink_write, &s);
+	cairo_surface_finish(surf);
+	if (st == CAIRO_STATUS_SUCCESS)
+		st = cairo_surface_status(surf);
+	cairo_surface_destroy(surf);
+	if (st != CAIRO_STATUS_SUCCESS) {
+		free(s.buf);
+		return kerr_set(err, 500, "cannot draw the chart: %s", cairo_status_to_string(st));
+	}
+	*out = s.buf;
+	*len = s.len;
+	return 0;
+}
+
+int chart_format_parse(const char *name, enum chart_format *f)
+{
+	if (!strcmp(name, "svg"))
+		*f = CHART_SVG;
+	else if (!strcmp(name, "png"))
+		*f = CHART_PNG;
+	else if (!strcmp(name, "pdf"))
+		*f = CHART_PDF;
+	else
+		return -1;
+	return 0;
+}
+
+const char *chart_content_type(enum chart_format f)
+{
+	return f == CHART_SVG ? "image/svg+xml" : f == CHART_PDF ? "application/pdf" : "image/png";
+}

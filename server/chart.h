@@ -1,0 +1,108 @@
+/*
+ * chart: karte's plots, drawn with Cairo and laid out with Pango. A chart is
+ * a plain description (struct chart_spec: axes, layers of data, legend);
+ * chart_draw() paints it on any cairo_t, and chart_render() makes SVG, PNG
+ * or PDF bytes of it, the formats differing only in the surface. Markers are
+ * drawn once into a recording surface and stamped, so an SVG of 10,000
+ * points holds one marker definition and 10,000 short <use> references.
+ */
+#ifndef KARTE_CHART_H
+#define KARTE_CHART_H
+
+#include <cairo.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "kerr.h"
+
+enum chart_format { CHART_SVG, CHART_PNG, CHART_PDF };
+
+struct rgb {
+	double r, g, b;
+};
+
+/* Okabe & Ito's palette, distinguishable with the common colour-vision
+ * deficiencies; index modulo its size. */
+struct rgb chart_palette(size_t i);
+
+/* A sequential colour (viridis-like, also readable in grey) for t in 0..1. */
+struct rgb chart_ramp(double t);
+
+enum chart_marker { MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND, MARK_CROSS,
+		    MARK_STAR, MARK_COUNT };
+
+enum chart_dash { DASH_SOLID, DASH_DASHED, DASH_DOTTED };
+
+enum layer_kind {
+	LAYER_MARKERS,	/* one marker per point */
+	LAYER_LINE,	/* a polyline through the points */
+	LAYER_ARROWS,	/* segments between consecutive points with arrowheads */
+	LAYER_AREA,	/* the band between y0 and y (y0 NULL: down to the axis) */
+	LAYER_RAY,	/* the line y = slope * x through the origin across the plot
+			 * (a straight line on log-log axes too), labelled */
+};
+
+struct chart_layer {
+	enum layer_kind kind;
+	const double *x, *y, *y0;	/* data coordinates; borrowed */
+	size_t n;
+	double slope;			/* LAYER_RAY */
+	struct rgb color;
+	double alpha;			/* 0: opaque */
+	enum chart_marker marker;
+	double size;			/* marker size or line width, px */
+	enum chart_dash dash;
+	const char *label;		/* LAYER_RAY: drawn at its end; else NULL */
+};
+
+struct chart_axis {
+	const char *title;	/* with its unit, e.g. "tau (s)" */
+	bool log;
+	double min, max;	/* NAN: from the data */
+};
+
+struct chart_legend {
+	const char *text;
+	struct rgb color;
+	enum chart_marker marker;	/* MARK_COUNT: a line swatch */
+	enum chart_dash dash;
+};
+
+/* One plot area: axes, layers in drawing order, legend. */
+struct chart_panel {
+	const char *title;
+	struct chart_axis x, y;
+	const struct chart_layer *layers;
+	size_t nlayers;
+	const struct chart_legend *legend;
+	size_t nlegend;
+	const char *placeholder;	/* not NULL: draw this message instead of data */
+	const char *note;		/* small print under the plot, or NULL */
+};
+
+/* A whole image: a title and panels side by side. */
+struct chart_spec {
+	const char *title;
+	double width, height;	/* px (pt for PDF) */
+	const struct chart_panel *panels;
+	size_t npanels;
+};
+
+#define CHART_WIDTH_DEFAULT 800
+#define CHART_HEIGHT_DEFAULT 600
+#define CHART_SIZE_MIN 200
+#define CHART_SIZE_MAX 4000
+
+/* Paint spec on cr (whose surface is spec->width x spec->height). */
+void chart_draw(cairo_t *cr, const struct chart_spec *spec);
+
+/* Render spec in format into a malloc'd buffer (*out, *len). -1 with err
+ * when Cairo fails. */
+int chart_render(const struct chart_spec *spec, enum chart_format format, char **out,
+		 size_t *len, struct kerr *err);
+
+/* "svg", "png", "pdf" and their content types; -1 for an unknown name. */
+int chart_format_parse(const char *name, enum chart_format *f);
+const char *chart_content_type(enum chart_format f);
+
+#endif

@@ -1,0 +1,664 @@
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define ARROWS_MAX_POINTS 400	/* above this the arrows would hide the data */
+#define LEGEND_P_MAX 9		/* distinct p listed one by one; more: a colour ramp */
+#define PANELS_MAX 8
+
+struct report {
+	struct chart_spec spec;
+	struct chart_panel panels[PANELS_MAX];
+	struct chart_layer *layers[PANELS_MAX];
+	size_t nlayers[PANELS_MAX], caplayers[PANELS_MAX];
+	struct chart_legend *legend[PANELS_MAX];
+	size_t nlegend[PANELS_MAX], caplegend[PANELS_MAX];
+	void **mem;		/* every allocation the spec points into */
+	size_t nmem, capmem;
+	char title[256];
+};
+
+static void *keep(struct report *r, void *p)
+{
+	if (r->nmem == r->capmem) {
+		r->capmem = r->capmem ? 2 * r->capmem : 32;
+		r->mem = xrealloc(r->mem, r->capmem * sizeof(*r->mem));
+	}
+	r->mem[r->nmem++] = p;
+	return p;
+}
+
+static double *doubles(struct report *r, size_t n)
+{
+	return keep(r, xcalloc(n ? n : 1, sizeof(double)));
+}
+
+static char *str(struct report *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static char *str(struct report *r, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return keep(r, xstrdup(buf));
+}
+
+static struct chart_layer *layer(struct report *r, size_t panel, enum layer_kind kind)
+{
+	struct chart_layer *l;
+
+	if (r->nlayers[panel] == r->caplayers[panel]) {
+		r->caplayers[panel] = r->caplayers[panel] ? 2 * r->caplayers[panel] : 16;
+		r->layers[panel] = xrealloc(r->layers[panel],
+					    r->caplayers[panel] * sizeof(*r->layers[panel]));
+	}
+	l = &r->layers[panel][r->nlayers[panel]++];
+	memset(l, 0, sizeof(*l));
+	l->kind = kind;
+	return l;
+}
+
+static void legend(struct report *r, size_t panel, const char *text, struct rgb c,
+		   enum chart_marker m, enum chart_dash d)
+{
+	if (r->nlegend[panel] == r->caplegend[panel]) {
+		r->caplegend[panel] = r->caplegend[panel] ? 2 * r->caplegend[panel] : 16;
+		r->legend[panel] = xrealloc(r->legend[panel],
+					    r->caplegend[panel] * sizeof(*r->legend[panel]));
+	}
+	r->legend[panel][r->nlegend[panel]++] = (struct chart_legend){text, c, m, d};
+}
+
+static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0};
+
+int report_kind_parse(const char *name, enum report_kind *k)
+{
+	static const char *const names[REPORT_KINDS] = {"isoefficiency", "efficiency", "energy",
+							"energy-shares"};
+	int i;
+
+	for (i = 0; i < REPORT_KINDS; i++)
+		if (!strcmp(name, names[i])) {
+			*k = (enum report_kind)i;
+			return 0;
+		}
+	return -1;
+}
+
+bool report_needs_runs(enum report_kind k)
+{
+	return k == REPORT_ISOEFFICIENCY || k == REPORT_EFFICIENCY;
+}
+
+/* ---- pooled points of a series ---------------------------------------------- */
+
+struct pooled {
+	struct ka_obs *obs;
+	size_t nobs;
+	/* analysis results: SPS crossing points and the C1/C3 boundary */
+	double *cross_tau, *cross_chi;
+	size_t ncross, capcross;
+	size_t *boundary;
+	size_t nboundary;
+};
+
+static void on_sps(const struct ka_sps *s, void *ctx)
+{
+	struct pooled *p = ctx;
+
+	if (p->ncross < p->capcross) {
+		p->cross_tau[p->ncross] = s->cross_tau;
+		p->cross_chi[p->ncross] = s->cross_chi;
+		p->ncross++;
+	}
+}
+
+static void on_boundary(size_t i, void *ctx)
+{
+	struct pooled *p = ctx;
+
+	p->boundary[p->nboundary++] = i;
+}
+
+/* Pool and analyse one series; everything kept in r. */
+static void pool(struct report *r, struct report_series *s, const struct ka_iso_opts *o,
+		 struct pooled *p)
+{
+	size_t wsize = ka_pool_work(s->nruns) > ka_iso_work(s->nruns) ? ka_pool_work(s->nruns) :
+									ka_iso_work(s->nruns);
+	void *work = xmalloc(wsize ? wsize : 1);
+	struct ka_iso_visitor v = {NULL, on_boundary, on_sps, NULL, NULL, NULL, p};
+
+	memset(p, 0, sizeof(*p));
+	p->obs = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(*p->obs)));
+	p->boundary = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(size_t)));
+	p->capcross = 4096;	/* a plot shows at most this many crossings */
+	p->cross_tau = doubles(r, p->capcross);
+	p->cross_chi = doubles(r, p->capcross);
+	if (ka_pool(s->runs, s->nruns, p->obs, &p->nobs, work, wsize) == 0)
+		ka_iso_analyze(p->obs, p->nobs, o, work, wsize, &v);
+	free(work);
+}
+
+/* Distinct p of the pooled points, sorted. */
+static size_t distinct_p(struct report *r, const struct pooled *p, int64_t **out)
+{
+	int64_t *v = keep(r, xcalloc(p->nobs ? p->nobs : 1, sizeof(int64_t)));
+	size_t n = 0, i, j;
+
+	for (i = 0; i < p->nobs; i++) {
+		for (j = 0; j < n && v[j] != p->obs[i].p; j++)
+			;
+		if (j == n)
+			v[n++] = p->obs[i].p;
+	}
+	for (i = 1; i < n; i++)	/* few values: insertion sort */
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			int64_t t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	*out = v;
+	return n;
+}
+
+static struct rgb p_color(const int64_t *ps, size_t np, size_t i)
+{
+	if (np <= LEGEND_P_MAX)
+		return chart_palette(i);
+	return chart_ramp(log((double)ps[i] / (double)ps[0]) / log((double)ps[np - 1] / (double)ps[0]));
+}
+
+/* Points of obs with a given p (n ascending), or a given n (p ascending). */
+static size_t pick(struct report *r, const struct pooled *p, bool by_p, int64_t pv, double nv,
+		   bool tau_chi, double **xs, double **ys)
+{
+	double *x = doubles(r, p->nobs), *y = doubles(r, p->nobs);
+	size_t i, n = 0;
+
+	for (i = 0; i < p->nobs; i++) {
+		const struct ka_obs *o = &p->obs[i];
+
+		if (by_p ? o->p != pv : o->n != nv)
+			continue;
+		x[n] = tau_chi ? o->tau : (double)o->p;
+		y[n] = tau_chi ? o->chi : o->eps;
+		n++;
+	}
+	/* obs are sorted by (n, p): at fixed p the walk is in n order, at fixed n in p order */
+	*xs = x;
+	*ys = y;
+	return n;
+}
+
+/* ---- tau-chi isoefficiency ------------------------------------------------------ */
+
+static void iso_lines(struct report *r, const struct report_opts *o, const struct pooled *p0)
+{
+	struct chart_layer *l;
+	int k;
+
+	for (k = 1; k <= 9; k++) {
+		l = layer(r, 0, LAYER_RAY);
+		l->slope = 1 - k / 10.0;
+		l->color = GREY;
+		l->size = 0.7;
+		l->dash = DASH_DASHED;
+		l->label = str(r, "ε=%.1f", k / 10.0);
+	}
+	l = layer(r, 0, LAYER_RAY);
+	l->slope = 1;
+	l->color = BLACK;
+	l->size = 1.6;
+	l->label = "ε=0";
+	if (o->has_base && p0) {
+		size_t i;
+
+		for (i = 0; i < p0->nobs; i++)
+			if (p0->obs[i].p == o->base_p && p0->obs[i].n == o->base_n) {
+				l = layer(r, 0, LAYER_RAY);
+				l->slope = 1 - p0->obs[i].eps;
+				l->color = chart_palette(1);
+				l->size = 1.6;
+				l->dash = DASH_DASHED;
+				l->label = str(r, "base (%lld, %g): ε=%.3f", (long long)o->base_p,
+					       o->base_n, p0->obs[i].eps);
+				legend(r, 0, "base isoefficiency line", chart_palette(1), MARK_COUNT,
+				       DASH_DASHED);
+			}
+	}
+}
+
+/* Regions (I) and (II) of the base: bands between rays, drawn first. */
+static void base_regions(struct report *r, const struct report_opts *o, const struct pooled *p,
+			 double xlo, double xhi, double ylo)
+{
+	double e = NAN, *x, *y, *y0, *x2, *yb, *yt;
+	struct chart_layer *l;
+	size_t i;
+
+	for (i = 0; i < p->nobs; i++)
+		if (p->obs[i].p == o->base_p && p->obs[i].n == o->base_n)
+			e = p->obs[i].eps;
+	if (isnan(e))
+		return;
+	x = doubles(r, 2);
+	y = doubles(r, 2);
+	y0 = doubles(r, 2);
+	x[0] = xlo;
+	x[1] = xhi;
+	y[0] = (1 - e) * xlo;	/* (I): below the base's line */
+	y[1] = (1 - e) * xhi;
+	y0[0] = y0[1] = ylo;
+	l = layer(r, 0, LAYER_AREA);
+	l->x = x;
+	l->y = y;
+	l->y0 = y0;
+	l->n = 2;
+	l->color = chart_palette(0);
+	l->alpha = 0.10;
+	x2 = doubles(r, 2);
+	yb = doubles(r, 2);
+	yt = doubles(r, 2);
+	x2[0] = xlo;
+	x2[1] = xhi;
+	yb[0] = y[0];
+	yb[1] = y[1];
+	yt[0] = xlo;	/* (II): up to eps = 0 */
+	yt[1] = xhi;
+	l = layer(r, 0, LAYER_AREA);
+	l->x = x2;
+	l->y = yt;
+	l->y0 = yb;
+	l->n = 2;
+	l->color = chart_palette(1);
+	l->alpha = 0.10;
+	legend(r, 0, "region (I): SPS candidates", chart_palette(0), MARK_SQUARE, DASH_SOLID);
+	legend(r, 0, "region (II): not SPS", chart_palette(1), MARK_SQUARE, DASH_SOLID);
+}
+
+static void iso_series(struct report *r, const struct pooled *p, size_t si, size_t ns,
+		       const char *name)
+{
+	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
+						   MARK_DIAMOND};
+	bool arrows = p->nobs <= ARROWS_MAX_POINTS;
+	struct rgb sc = chart_palette(si);
+	struct chart_layer *l;
+	int64_t *ps;
+	size_t np = distinct_p(r, p, &ps), i, j;
+	double *bx, *by;
+
+	if (arrows) {	/* at fixed p as n grows, at fixed n as p grows */
+		for (i = 0; i < np; i++) {
+			l = layer(r, 0, LAYER_ARROWS);
+			l->n = pick(r, p, true, ps[i], 0, true, (double **)&l->x, (double **)&l->y);
+			l->color = ns > 1 ? sc : GREY;
+			l->alpha = 0.8;
+			l->size = 0.9;
+		}
+		for (i = 0; i < p->nobs; i = j) {
+			for (j = i + 1; j < p->nobs && p->obs[j].n == p->obs[i].n; j++)
+				;
+			l = layer(r, 0, LAYER_ARROWS);
+			l->n = pick(r, p, false, 0, p->obs[i].n, true, (double **)&l->x,
+				    (double **)&l->y);
+			l->color = ns > 1 ? sc : GREY;
+			l->alpha = 0.45;
+			l->size = 0.7;
+			l->dash = DASH_DASHED;
+		}
+	}
+	/* the C1/C3 boundary, through the boundary points in n order */
+	bx = doubles(r, p->nboundary);
+	by = doubles(r, p->nboundary);
+	for (i = 0; i < p->nboundary; i++) {
+		bx[i] = p->obs[p->boundary[i]].tau;
+		by[i] = p->obs[p->boundary[i]].chi;
+	}
+	if (p->nboundary > 1) {
+		l = layer(r, 0, LAYER_LINE);
+		l->x = bx;
+		l->y = by;
+		l->n = p->nboundary;
+		l->color = ns > 1 ? sc : BLACK;
+		l->size = 3;
+		l->dash = DASH_DOTTED;
+	}
+	/* the runs */
+	for (i = 0; i < np; i++) {
+		l = layer(r, 0, LAYER_MARKERS);
+		l->n = pick(r, p, true, ps[i], 0, true, (double **)&l->x, (double **)&l->y);
+		l->color = ns > 1 ? sc : p_color(ps, np, i);
+		l->marker = ns > 1 ? shapes[si % 4] : MARK_CIRCLE;
+		l->size = 3.5;
+		if (ns == 1 && (np <= LEGEND_P_MAX || i % ((np + 5) / 6) == 0 || i == np - 1))
+			legend(r, 0, str(r, "p = %lld", (long long)ps[i]), l->color, MARK_CIRCLE,
+			       DASH_SOLID);
+	}
+	if (ns > 1)
+		legend(r, 0, name, sc, shapes[si % 4], DASH_SOLID);
+	if (p->ncross) {
+		l = layer(r, 0, LAYER_MARKERS);
+		l->x = p->cross_tau;
+		l->y = p->cross_chi;
+		l->n = p->ncross;
+		l->color = ns > 1 ? sc : BLACK;
+		l->marker = MARK_STAR;
+		l->size = 4;
+	}
+}
+
+static void build_isoefficiency(struct report *r, struct report_series *s, size_t ns,
+				const struct report_opts *o)
+{
+	struct pooled *p = keep(r, xcalloc(ns, sizeof(*p)));
+	struct chart_panel *pan = &r->panels[0];
+	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0, total = 0;
+	size_t i, k;
+
+	for (i = 0; i < ns; i++) {
+		pool(r, &s[i], &o->iso, &p[i]);
+		for (k = 0; k < p[i].nobs; k++) {
+			xlo = fmin(xlo, p[i].obs[k].tau);
+			xhi = fmax(xhi, p[i].obs[k].tau);
+			if (p[i].obs[k].chi > 0) {
+				ylo = fmin(ylo, p[i].obs[k].chi);
+				yhi = fmax(yhi, p[i].obs[k].chi);
+			}
+		}
+		total += (double)p[i].nobs;
+	}
+	pan->x = (struct chart_axis){"τ, parallel time (s)", true, NAN, NAN};
+	pan->y = (struct chart_axis){"χ, overhead time (s)", true, NAN, NAN};
+	if (total == 0) {
+		pan->placeholder = "no runs to plot";
+		return;
+	}
+	if (!isfinite(ylo)) {	/* every chi is 0: nothing on a log axis */
+		ylo = xlo * 0.01;
+		yhi = xhi;
+	}
+	/* both axes over whole decades around the data, chi up to the eps=0 line */
+	pan->x.min = pow(10, floor(log10(xlo) - 0.05));
+	pan->x.max = pow(10, ceil(log10(xhi) + 0.05));
+	pan->y.min = pow(10, floor(log10(ylo) - 0.05));
+	pan->y.max = fmax(pow(10, ceil(log10(yhi) + 0.05)), pan->x.max);
+	if (o->has_base)
+		base_regions(r, o, &p[0], pan->x.min, pan->x.max, pan->y.min);
+	iso_lines(r, o, ns ? &p[0] : NULL);
+	for (i = 0; i < ns; i++)
+		iso_series(r, &p[i], i, ns, s[i].name);
+	legend(r, 0, "SPS crossing", BLACK, MARK_STAR, DASH_SOLID);
+	legend(r, 0, "C1/C3 boundary", BLACK, MARK_COUNT, DASH_DOTTED);
+	legend(r, 0, "isoefficiency ε", GREY, MARK_COUNT, DASH_DASHED);
+	if (total > ARROWS_MAX_POINTS)
+		pan->note = str(r, "%.0f points: arrows between runs are drawn up to %d points",
+				total, ARROWS_MAX_POINTS);
+}
+
+/* ---- p-eps and p-tau (Orii Fig. 4) --------------------------------------------------- */
+
+static void build_efficiency(struct report *r, struct report_series *s, size_t ns,
+			     const struct report_opts *o)
+{
+	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
+						   MARK_DIAMOND};
+	struct pooled *p = keep(r, xcalloc(ns, sizeof(*p)));
+	size_t i, k, j, q, nrows, row;
+	double total = 0;
+
+	r->spec.npanels = 2;
+	r->panels[0].title = "efficiency ε versus p";
+	r->panels[0].x = (struct chart_axis){"p, processors", true, NAN, NAN};
+	r->panels[0].y = (struct chart_axis){"ε = 1 − χ/τ", false, 0, 1};
+	r->panels[1].title = "parallel time τ versus p";
+	r->panels[1].x = (struct chart_axis){"p, processors", true, NAN, NAN};
+	r->panels[1].y = (struct chart_axis){"τ (s)", true, NAN, NAN};
+	for (i = 0; i < ns; i++) {
+		pool(r, &s[i], &o->iso, &p[i]);
+		total += (double)p[i].nobs;
+		for (nrows = 0, k = 0; k < p[i].nobs; k = j, nrows++)
+			for (j = k + 1; j < p[i].nobs && p[i].obs[j].n == p[i].obs[k].n; j++)
+				;
+		for (row = 0, k = 0; k < p[i].nobs; k = j, row++) {
+			struct rgb c = ns > 1 ? chart_palette(i) :
+				       nrows <= LEGEND_P_MAX ? chart_palette(row) :
+				       chart_ramp((double)row / (double)(nrows - 1));
+
+			for (j = k + 1; j < p[i].nobs && p[i].obs[j].n == p[i].obs[k].n; j++)
+				;
+			for (q = 0; q < 2; q++) {
+				struct chart_layer *l = layer(r, q, LAYER_LINE);
+				double *x = doubles(r, j - k), *y = doubles(r, j - k);
+				size_t m;
+
+				for (m = k; m < j; m++) {
+					x[m - k] = (double)p[i].obs[m].p;
+					y[m - k] = q == 0 ? p[i].obs[m].eps : p[i].obs[m].tau;
+				}
+				l->x = x;
+				l->y = y;
+				l->n = j - k;
+				l->color = c;
+				l->size = 1.2;
+				l = layer(r, q, LAYER_MARKERS);
+				l->x = x;
+				l->y = y;
+				l->n = j - k;
+				l->color = c;
+				l->marker = shapes[i % 4];
+				l->size = 3;
+			}
+			if (ns == 1 && (nrows <= LEGEND_P_MAX || row % ((nrows + 5) / 6) == 0 ||
+					row == nrows - 1))
+				legend(r, 0, str(r, "n = %g", p[i].obs[k].n), c, MARK_CIRCLE,
+				       DASH_SOLID);
+		}
+		if (ns > 1)
+			legend(r, 0, s[i].name, chart_palette(i), shapes[i % 4], DASH_SOLID);
+		/* the C1/C3 boundary: p where tau stops falling, at each n */
+		for (q = 0; q < 2 && p[i].nboundary > 1; q++) {
+			struct chart_layer *l = layer(r, q, LAYER_LINE);
+			double *x = doubles(r, p[i].nboundary), *y = doubles(r, p[i].nboundary);
+
+			for (k = 0; k < p[i].nboundary; k++) {
+				x[k] = (double)p[i].obs[p[i].boundary[k]].p;
+				y[k] = q == 0 ? p[i].obs[p[i].boundary[k]].eps :
+						p[i].obs[p[i].boundary[k]].tau;
+			}
+			l->x = x;
+			l->y = y;
+			l->n = p[i].nboundary;
+			l->color = ns > 1 ? chart_palette(i) : BLACK;
+			l->size = 3;
+			l->dash = DASH_DOTTED;
+		}
+	}
+	legend(r, 0, "C1/C3 boundary", BLACK, MARK_COUNT, DASH_DOTTED);
+	if (total == 0)
+		r->panels[0].placeholder = r->panels[1].placeholder = "no runs to plot";
+}
+
+/* ---- energy (Kimura Figs. 3, 4) ------------------------------------------------------- */
+
+#define CURVE_POINTS 64
+
+static double *p_grid(struct report *r, double max_p)
+{
+	double *x = doubles(r, CURVE_POINTS);
+	size_t i;
+
+	for (i = 0; i < CURVE_POINTS; i++)
+		x[i] = pow(max_p, (double)i / (CURVE_POINTS - 1));
+	return x;
+}
+
+static void build_energy(struct report *r, struct report_series *s, size_t ns,
+			 const struct report_opts *o)
+{
+	struct chart_panel *pan = &r->panels[0];
+	double max_p = o->max_p >= 2 ? o->max_p : 4096;
+	size_t i, k, any = 0;
+
+	pan->x = (struct chart_axis){"p, nodes", true, 0.8, NAN};
+	pan->y = (struct chart_axis){"ΔE, energy saved (fraction of the standard run)", false, NAN,
+				     NAN};
+	for (i = 0; i < ns; i++) {
+		struct chart_layer *l;
+		double *x = p_grid(r, max_p), *y = doubles(r, CURVE_POINTS);
+
+		if (!s[i].nregions)
+			continue;
+		any++;
+		for (k = 0; k < CURVE_POINTS; k++)
+			if (ka_delta_e(s[i].regions, s[i].nregions, s[i].f_std, x[k], &y[k], NULL))
+				y[k] = NAN;
+		l = layer(r, 0, LAYER_LINE);
+		l->x = x;
+		l->y = y;
+		l->n = CURVE_POINTS;
+		l->color = chart_palette(i);
+		l->size = 2;
+		legend(r, 0, ns > 1 ? str(r, "%s predicted", s[i].name) : "predicted (eq. 4)",
+		       chart_palette(i), MARK_COUNT, DASH_SOLID);
+		if (s[i].nmeasured) {
+			l = layer(r, 0, LAYER_MARKERS);
+			l->x = s[i].measured_p;
+			l->y = s[i].measured_de;
+			l->n = s[i].nmeasured;
+			l->color = chart_palette(i);
+			l->marker = MARK_DIAMOND;
+			l->size = 4.5;
+			legend(r, 0, ns > 1 ? str(r, "%s measured", s[i].name) : "measured (eq. 1)",
+			       chart_palette(i), MARK_DIAMOND, DASH_SOLID);
+		}
+	}
+	if (!any)
+		pan->placeholder = "no energy model to plot";
+}
+
+static void build_shares(struct report *r, struct report_series *s, size_t ns,
+			 const struct report_opts *o)
+{
+	double max_p = o->max_p >= 2 ? o->max_p : 4096;
+	size_t i, k, q, panels = ns < PANELS_MAX ? ns : PANELS_MAX;
+
+	r->spec.npanels = panels ? panels : 1;
+	for (i = 0; i < panels; i++) {
+		struct chart_panel *pan = &r->panels[i];
+		double *x = p_grid(r, max_p), *below = doubles(r, CURVE_POINTS);
+		double *sh = doubles(r, s[i].nregions ? s[i].nregions : 1);
+
+		pan->title = ns > 1 ? s[i].name : NULL;
+		pan->x = (struct chart_axis){"p, nodes", true, 1, NAN};
+		pan->y = (struct chart_axis){"energy, fraction of the standard run", false, 0, 1.05};
+		if (!s[i].nregions) {
+			pan->placeholder = "no energy model to plot";
+			continue;
+		}
+		/* stacked: each region's band sits on the ones before it */
+		for (q = 0; q < s[i].nregions; q++) {
+			struct chart_layer *l = layer(r, i, LAYER_AREA);
+			double *top = doubles(r, CURVE_POINTS), *bot = doubles(r, CURVE_POINTS), de;
+
+			for (k = 0; k < CURVE_POINTS; k++) {
+				ka_delta_e(s[i].regions, s[i].nregions, s[i].f_std, x[k], &de, sh);
+				bot[k] = below[k];
+				top[k] = below[k] + sh[q];
+				below[k] = top[k];
+			}
+			l->x = x;
+			l->y = top;
+			l->y0 = bot;
+			l->n = CURVE_POINTS;
+			l->color = chart_palette(q);
+			l->alpha = 0.75;
+			legend(r, i, s[i].region_names[q], chart_palette(q), MARK_SQUARE, DASH_SOLID);
+		}
+		{
+			struct chart_layer *l = layer(r, i, LAYER_LINE);
+
+			l->x = x;
+			l->y = below;	/* the top of the stack: 1 - Delta E */
+			l->n = CURVE_POINTS;
+			l->color = BLACK;
+			l->size = 1.5;
+			legend(r, i, "total: 1 − ΔE", BLACK, MARK_COUNT, DASH_SOLID);
+		}
+	}
+	if (!panels)
+		r->panels[0].placeholder = "no energy model to plot";
+}
+
+struct report *report_build(enum report_kind kind, struct report_series *s, size_t ns,
+			    const struct report_opts *o)
+{
+	static const char *const titles[REPORT_KINDS] = {
+		"τ–χ isoefficiency", "efficiency and parallel time", "energy saved versus nodes",
+		"energy shares of the regions"};
+	struct report *r = xcalloc(1, sizeof(*r));
+	size_t i;
+
+	r->spec.width = o->width;
+	r->spec.height = o->height;
+	r->spec.npanels = 1;
+	if (ns == 1)
+		snprintf(r->title, sizeof(r->title), "%s: %s", titles[kind], s[0].name);
+	else
+		snprintf(r->title, sizeof(r->title), "%s: %zu series", titles[kind], ns);
+	r->spec.title = r->title;
+	switch (kind) {
+	case REPORT_ISOEFFICIENCY:
+		build_isoefficiency(r, s, ns, o);
+		break;
+	case REPORT_EFFICIENCY:
+		build_efficiency(r, s, ns, o);
+		break;
+	case REPORT_ENERGY:
+		build_energy(r, s, ns, o);
+		break;
+	default:
+		build_shares(r, s, ns, o);
+		break;
+	}
+	for (i = 0; i < r->spec.npanels; i++) {
+		r->panels[i].layers = r->layers[i];
+		r->panels[i].nlayers = r->nlayers[i];
+		r->panels[i].legend = r->legend[i];
+		r->panels[i].nlegend = r->nlegend[i];
+	}
+	r->spec.panels = r->panels;
+	return r;
+}
+
+const struct chart_spec *report_spec(const struct report *r)
+{
+	return &r->spec;
+}
+
+void report_free(struct report *r)
+{
+	size_t i;
+
+	if (!r)
+		return;
+	for (i = 0; i < r->nmem; i++)
+		free(r->mem[i]);
+	free(r->mem);
+	for (i = 0; i < PANELS_MAX; i++) {
+		free(r->layers[i]);
+		free(r->legend[i]);
+	}
+	free(r);
+}

@@ -1,0 +1,57 @@
+/*
+ * report: the plots of the papers, built as chart specs from analysis
+ * inputs: the tau-chi isoefficiency plane (Orii Figs. 1-3), p-eps and p-tau
+ * (Orii Fig. 4), Delta E versus nodes (Kimura Fig. 4) and the energy shares
+ * of the regions (Kimura Fig. 3). One series, or several overlaid for
+ * comparison. The same code serves karted and the offline `karte plot`.
+ */
+#ifndef KARTE_REPORT_H
+#define KARTE_REPORT_H
+
+#include <stddef.h>
+
+#include "chart.h"
+#include "energy.h"
+#include "isoeff.h"
+
+/* One series' inputs; what a report does not use may be empty. */
+struct report_series {
+	const char *name;		/* "system:application:variant", shown in legends */
+	struct ka_run *runs;		/* isoefficiency, efficiency (pooled in place) */
+	size_t nruns;
+	const struct ka_region_model *regions;	/* energy, energy-shares */
+	const char *const *region_names;
+	size_t nregions;
+	double f_std;
+	const double *measured_p, *measured_de;	/* measured Delta E, may be empty */
+	size_t nmeasured;
+};
+
+struct report_opts {
+	double width, height;
+	bool has_base;		/* isoefficiency: draw this base's line and regions */
+	int64_t base_p;
+	double base_n;
+	double max_p;		/* energy: predict up to this p (default 4096) */
+	struct ka_iso_opts iso;
+};
+
+enum report_kind { REPORT_ISOEFFICIENCY, REPORT_EFFICIENCY, REPORT_ENERGY, REPORT_SHARES,
+		   REPORT_KINDS };
+
+/* "isoefficiency", "efficiency", "energy", "energy-shares"; -1 unknown. */
+int report_kind_parse(const char *name, enum report_kind *k);
+
+/* Which inputs a kind needs: runs (true) or an energy model (false). */
+bool report_needs_runs(enum report_kind k);
+
+struct report;	/* a built chart and the memory behind it */
+
+/* Build the chart of kind for series s[0..ns). Never fails for lack of
+ * data: an empty series draws a labelled placeholder. */
+struct report *report_build(enum report_kind kind, struct report_series *s, size_t ns,
+			    const struct report_opts *o);
+const struct chart_spec *report_spec(const struct report *r);
+void report_free(struct report *r);
+
+#endif
