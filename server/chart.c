@@ -344,7 +344,9 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 	for (i = 0; i < l->n; i++) {
 		if (!usable(sx, l->x[i]) || !usable(sy, l->y[i]))
 			continue;
-		cairo_set_source_surface(cr, stamp, px(map(sx, l->x[i])), px(map(sy, l->y[i])));
+		/* 0.1 px is below what a reader sees and keeps each <use> short */
+		cairo_set_source_surface(cr, stamp, round(map(sx, l->x[i]) * 10) / 10,
+					 round(map(sy, l->y[i]) * 10) / 10);
 		cairo_paint(cr);
 	}
 	cairo_surface_destroy(stamp);

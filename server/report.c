@@ -214,7 +214,7 @@ static void iso_lines(struct report *r, const struct report_opts *o, const struc
 		l->color = GREY;
 		l->size = 0.7;
 		l->dash = DASH_DASHED;
-		l->label = str(r, "ε=%.1f", k / 10.0);
+		l->label = k % 2 ? str(r, "ε=%.1f", k / 10.0) : NULL;	/* every other: no crowding */
 	}
 	l = layer(r, 0, LAYER_RAY);
 	l->slope = 1;
@@ -348,7 +348,7 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 	}
 	if (ns > 1)
 		legend(r, 0, name, sc, shapes[si % 4], DASH_SOLID);
-	if (p->ncross) {
+	if (p->ncross && arrows) {
 		l = layer(r, 0, LAYER_MARKERS);
 		l->x = p->cross_tau;
 		l->y = p->cross_chi;
@@ -399,12 +399,13 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 	iso_lines(r, o, ns ? &p[0] : NULL);
 	for (i = 0; i < ns; i++)
 		iso_series(r, &p[i], i, ns, s[i].name);
-	legend(r, 0, "SPS crossing", BLACK, MARK_STAR, DASH_SOLID);
+	if (total <= ARROWS_MAX_POINTS)
+		legend(r, 0, "SPS crossing", BLACK, MARK_STAR, DASH_SOLID);
 	legend(r, 0, "C1/C3 boundary", BLACK, MARK_COUNT, DASH_DOTTED);
 	legend(r, 0, "isoefficiency ε", GREY, MARK_COUNT, DASH_DASHED);
 	if (total > ARROWS_MAX_POINTS)
-		pan->note = str(r, "%.0f points: arrows between runs are drawn up to %d points",
-				total, ARROWS_MAX_POINTS);
+		pan->note = str(r, "%.0f points: the arrows between runs and the SPS crossings are "
+				"drawn up to %d points", total, ARROWS_MAX_POINTS);
 }
 
 /* ---- p-eps and p-tau (Orii Fig. 4) --------------------------------------------------- */

@@ -382,13 +382,22 @@ SP2 = [(10, 39200, 20, .552), (16, 39200, 16, .45), (24, 39200, 14, .334), (36, 
        (10, 80000, 40, .62), (16, 80000, 32, .50), (24, 80000, 25, .40), (36, 80000, 28, .30)]
 
 
-@test
-def isoefficiency_of_the_sp2_example():
+def ensure_sp2():
     k, t = Shared.k, Shared.token
+    s, b, _ = k.request("GET", "/api/v1/runs?system=SP2-it&application=md&limit=1")
+    if b["runs"]:
+        return
     runs = [run(system="SP2-it", application="md", p=p, n=n, tau=tau, chi=(1 - e) * tau) for p, n, tau, e in SP2]
     runs += [run(system="SP2-it", application="md", p=10, n=39200, tau=20, chi=0.448 * 20, frequency_mhz=2000)]
     s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
     expect(s == 201, f"posted ({s})")
+
+
+@test
+def isoefficiency_of_the_sp2_example():
+    k, t = Shared.k, Shared.token
+    ensure_sp2()
+    runs = [run(system="SP2-it", application="md", p=p, n=n, tau=tau, chi=(1 - e) * tau) for p, n, tau, e in SP2]
     s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&levels=0.5")
     expect(s == 200, f"200 ({s} {b})")
     expect(len(b["points"]) == 8 and b["frequency_mhz"] is None, "the 8 runs without a frequency are used")
@@ -417,6 +426,7 @@ def isoefficiency_of_the_sp2_example():
 @test
 def analysis_selectors_and_parameters():
     k = Shared.k
+    ensure_sp2()
     for q, status, field in [("application=md", 400, "system"), ("system=SP2-it", 400, "application"),
                              ("system=SP2-it&application=nothing", 404, None),
                              ("system=SP2-it&application=md&tolerance=-1", 400, "tolerance"),
@@ -508,6 +518,115 @@ def energy_model_what_if():
     bad = dict(body, extra=1)
     s, b, _ = k.request("POST", "/api/v1/analysis/energy/model", bad)
     expect(s == 400, f"unknown key -> 400 ({b})")
+
+
+OUT = os.path.join(ROOT, "tests", "out", "reports")
+
+
+def png_size(data):
+    expect(data[:8] == b"\x89PNG\r\n\x1a\n", "a PNG")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def svg_ok(data, what):
+    out = subprocess.run(["xmllint", "--noout", "-"], input=data, capture_output=True)
+    expect(out.returncode == 0, f"{what}: SVG parses ({out.stderr[:300]})")
+
+
+@test
+def reports_render_every_kind_and_format():
+    k, t = Shared.k, Shared.token
+    ensure_sp2()
+    os.makedirs(OUT, exist_ok=True)
+    # a second system for comparisons: the SP2 runs 40 % faster with less overhead
+    k.request("POST", "/api/v1/runs", [run(system="T3E-it", application="md", p=p, n=n, tau=tau * 0.6,
+                                           chi=(1 - min(e + 0.1, 0.95)) * tau * 0.6) for p, n, tau, e in SP2], token=t)
+    k.request("POST", "/api/v1/runs", kimura_runs("kimura-rep"), token=t)
+    k.request("POST", "/api/v1/runs", kimura_runs("kimura-rep2"), token=t)
+    cases = [("isoefficiency", "system=SP2-it&application=md&base=10,39200"),
+             ("isoefficiency", "series=SP2-it:md&series=T3E-it:md"),
+             ("efficiency", "system=SP2-it&application=md"),
+             ("efficiency", "series=SP2-it:md&series=T3E-it:md"),
+             ("energy", "system=kimura-rep&application=mg"),
+             ("energy", "series=kimura-rep:mg&series=kimura-rep2:mg"),
+             ("energy-shares", "system=kimura-rep&application=mg"),
+             ("energy-shares", "series=kimura-rep:mg&series=kimura-rep2:mg")]
+    for kind, q in cases:
+        tag = kind + ("-compare" if "series=" in q else "")
+        for fmt in ("svg", "png", "pdf"):
+            s, b, h = k.request("GET", f"/api/v1/reports/{kind}.{fmt}?{q}&width=640&height=480")
+            expect(s == 200, f"{kind}.{fmt}?{q} -> 200 ({s} {b if isinstance(b, dict) else ''})")
+            data = b if isinstance(b, (bytes, bytearray)) else json.dumps(b).encode()
+            if fmt == "svg":
+                expect(h["Content-Type"] == "image/svg+xml", "SVG content type")
+                svg_ok(data, f"{kind}?{q}")
+            elif fmt == "png":
+                expect(h["Content-Type"] == "image/png" and png_size(data) == (640, 480),
+                       f"{kind}: PNG of the asked size ({png_size(data)})")
+                with open(os.path.join(OUT, f"{tag}.png"), "wb") as f:
+                    f.write(data)
+            else:
+                expect(data[:5] == b"%PDF-" and h["Content-Type"] == "application/pdf", f"{kind}: a PDF")
+    s, b, h = k.request("GET", "/api/v1/reports/isoefficiency.png?system=SP2-it&application=md")
+    expect(png_size(b) == (800, 600), "default size 800 x 600")
+
+
+@test
+def reports_errors_and_odd_data():
+    k, t = Shared.k, Shared.token
+    ensure_sp2()
+    os.makedirs(OUT, exist_ok=True)
+    for path, status, field in [("/api/v1/reports/pie.svg?system=SP2-it&application=md", 404, None),
+                                ("/api/v1/reports/isoefficiency.gif?system=SP2-it&application=md", 404, None),
+                                ("/api/v1/reports/isoefficiency.svg?system=SP2-it&application=md&width=10", 400, "width"),
+                                ("/api/v1/reports/isoefficiency.svg?system=SP2-it&application=md&height=99999", 400, "height"),
+                                ("/api/v1/reports/isoefficiency.svg?series=SP2-it", 400, "series"),
+                                ("/api/v1/reports/isoefficiency.svg?system=nobody&application=md", 404, None),
+                                ("/api/v1/reports/isoefficiency.svg?system=SP2-it&application=md&base=ten", 400, "base"),
+                                ("/api/v1/reports/energy.svg?system=SP2-it&application=md", 400, "f_std")]:
+        s, b, _ = k.request("GET", path)
+        expect(s == status and isinstance(b, dict) and b.get("field") == field and b["error"],
+               f"{path} -> {status} {field} ({s} {b})")
+    # one point, chi = 0 everywhere, and names that look like markup: drawn, never broken
+    weird = 'a<b>&"\'</svg>' + "€" * 30
+    s, b, _ = k.request("POST", "/api/v1/runs", [run(system="one-pt", application="md"),
+                                       run(system="zero-chi", application="md", p=1, chi=0),
+                                       run(system="zero-chi", application="md", p=2, chi=0),
+                                       run(system=weird, application=weird, variant=weird, p=3)], token=t)
+    expect(s == 201, f"odd data posted ({s} {b})")
+    import urllib.parse
+    for q in ("system=one-pt&application=md", "system=zero-chi&application=md",
+              "system=" + urllib.parse.quote(weird) + "&application=" + urllib.parse.quote(weird) +
+              "&variant=" + urllib.parse.quote(weird)):
+        for kind in ("isoefficiency", "efficiency"):
+            s, b, h = k.request("GET", f"/api/v1/reports/{kind}.svg?{q}")
+            expect(s == 200, f"{kind} of {q[:40]} -> 200 ({s} {b if isinstance(b, dict) else ''})")
+            svg_ok(b, q[:40])
+            s, b, h = k.request("GET", f"/api/v1/reports/{kind}.png?{q}")
+            expect(s == 200 and png_size(b) == (800, 600), f"{kind} png of {q[:40]}")
+            with open(os.path.join(OUT, f"{kind}-{q[:8].replace('=', '-')}.png"), "wb") as f:
+                f.write(b)
+
+
+@test
+def isoefficiency_svg_of_10000_runs_stays_small():
+    k, t = Shared.k, Shared.token
+    nd = "".join(json.dumps({"system": "big-it", "application": "md", "p": p, "n": 1e4 * 1.08 ** i,
+                             "tau": 1e4 * 1.08 ** i * 1e-5 / p + 0.02 * p ** 0.5,
+                             "chi": 0.02 * p ** 0.5}) + "\n" for i in range(100) for p in range(1, 101))
+    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
+    expect(s == 201 and len(b["ids"]) == 10000, f"10,000 runs posted ({s})")
+    s, b, h = k.request("GET", "/api/v1/reports/isoefficiency.svg?system=big-it&application=md")
+    expect(s == 200, f"200 ({s})")
+    svg_ok(b, "10,000 runs")
+    uses = b.count(b"<use ")
+    print(f"    SVG of 10,000 runs: {len(b)} bytes, {uses} <use> references")
+    expect(len(b) < 1_000_000, f"under 1 MB ({len(b)} bytes)")
+    expect(uses >= 10000, "one marker definition reused for every run")
+    s, b, h = k.request("GET", "/api/v1/reports/isoefficiency.png?system=big-it&application=md")
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "isoefficiency-10000.png"), "wb") as f:
+        f.write(b)
 
 
 # ---- tests with servers of their own ---------------------------------------
