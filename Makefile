@@ -21,6 +21,9 @@ SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/t
               server/chart.c server/report.c server/api_reports.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
+KARTE      := $(BUILD)/karte
+KARTE_OBJ  := $(BUILD)/server/karte.o $(BUILD)/server/chart.o $(BUILD)/server/report.o \
+              $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o
 
 # libkarte_analysis: pure C, no I/O (analysis/)
 ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c
@@ -32,7 +35,7 @@ TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all run test test-unit test-integration test-contract asan bench clean deps help
 
-all: $(KARTED)
+all: $(KARTED) $(KARTE)
 
 help:
 	@echo "make            build $(KARTED)"
@@ -61,6 +64,9 @@ $(ANALYSIS_LIB): $(ANALYSIS_SRC:%.c=$(BUILD)/%.o)
 $(KARTED): $(SERVER_OBJ) $(BUILD)/server/main.o $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
 
+$(KARTE): $(KARTE_OBJ) $(ANALYSIS_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lcsv
+
 $(BUILD)/tests/test_isoeff: $(BUILD)/tests/iso_oracle.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_OBJ) $(ANALYSIS_LIB)
@@ -73,8 +79,8 @@ run: deps $(KARTED)
 test-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done
 
-test-integration: $(KARTED)
-	python3 tests/integration.py --karted $(KARTED)
+test-integration: $(KARTED) $(KARTE)
+	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE)
 
 # Every test, on the plain build and again on the sanitizer build.
 test: deps

@@ -7,7 +7,7 @@ set -eu
 PKGS="build-essential pkg-config
 libmicrohttpd-dev libjansson-dev libyajl-dev libsqlite3-dev sqlite3 nettle-dev
 libgsl-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core
-libcmocka-dev python3 curl wrk libxml2-utils"
+libcmocka-dev python3 curl wrk libxml2-utils libcsv-dev"
 
 missing=""
 for p in $PKGS; do

@@ -629,6 +629,48 @@ def isoefficiency_svg_of_10000_runs_stays_small():
         f.write(b)
 
 
+@test
+def karte_plot_offline():
+    b = Shared.karte
+    if not b:
+        raise AssertionError("--karte not given")
+    d = os.path.join(ROOT, "tests", "out", "plot")
+    os.makedirs(d, exist_ok=True)
+    csv = os.path.join(d, "sp2.csv")
+    with open(csv, "w") as f:
+        f.write("system,application,p,n,tau,chi\n")
+        for p, n, tau, e in SP2:
+            f.write(f"SP2,md,{p},{n},{tau},{(1 - e) * tau}\n")
+    model = os.path.join(d, "model.json")
+    with open(model, "w") as f:
+        json.dump({"f_std": 3000, "p": [1], "regions": [
+            {"name": "mem", "alpha_p": 0.9, "beta_on": 0.1, "f_opt": 2000, "power_std_w": 150, "power_opt_w": 115, "time_std_s": 1},
+            {"name": "comm", "alpha_p": 0.7, "beta_on": 0.7, "f_opt": 2500, "power_std_w": 140, "power_opt_w": 120, "time_std_s": 1}]}, f)
+    for kind, src, fmt in [("isoefficiency", ["--csv", csv, "--base", "10,39200"], "svg"),
+                           ("isoefficiency", ["--csv", csv], "png"), ("efficiency", ["--csv", csv], "pdf"),
+                           ("energy", ["--model", model], "png"), ("energy-shares", ["--model", model], "svg")]:
+        out = os.path.join(d, f"{kind}.{fmt}")
+        r = subprocess.run([b, "plot", kind] + src + ["-o", out, "--width", "640", "--height", "480"],
+                           capture_output=True, text=True)
+        expect(r.returncode == 0 and os.path.getsize(out) > 1000, f"karte plot {kind} -> {out} ({r.stderr})")
+        data = open(out, "rb").read()
+        if fmt == "svg":
+            svg_ok(data, out)
+        elif fmt == "png":
+            expect(png_size(data) == (640, 480), "PNG size")
+        else:
+            expect(data[:5] == b"%PDF-", "PDF")
+    bad = os.path.join(d, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("p,n,tau,chi\n4,100,2,0.5\n4,100,2,3\n")
+    r = subprocess.run([b, "plot", "isoefficiency", "--csv", bad, "-o", os.path.join(d, "x.svg")], capture_output=True, text=True)
+    expect(r.returncode == 1 and "bad.csv:3: chi" in r.stderr, f"a bad row is named by its line ({r.stderr})")
+    r = subprocess.run([b, "--help"], capture_output=True, text=True)
+    expect(r.returncode == 0 and "karte plot" in r.stdout, "--help")
+    r = subprocess.run([b, "plot", "pie", "--csv", csv, "-o", "x.svg"], capture_output=True, text=True)
+    expect(r.returncode == 2 and "KIND" in r.stderr, "unknown kind")
+
+
 # ---- tests with servers of their own ---------------------------------------
 
 @test
@@ -796,9 +838,11 @@ def acknowledged_runs_survive_kill_9():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--karted", required=True, help="the karted binary to test")
+    ap.add_argument("--karte", help="the karte binary (offline plots)")
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
     args = ap.parse_args()
     Shared.binary = os.path.abspath(args.karted)
+    Shared.karte = os.path.abspath(args.karte) if args.karte else None
     Shared.k = Karted(Shared.binary).start()
     Shared.token = Shared.k.token("integration")
     passed = failed = 0

@@ -1,0 +1,451 @@
+/*
+ * karte: the offline tool. `karte plot` draws karted's reports from files,
+ * no server needed, through the same chart and report code.
+ */
+#include <csv.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chart.h"
+#include "report.h"
+#include "xalloc.h"
+
+static const char usage[] =
+	"usage: karte plot KIND (--csv FILE ... | --model FILE) -o OUT [options]\n"
+	"\n"
+	"Draw one of karted's reports offline. KIND is isoefficiency, efficiency,\n"
+	"energy or energy-shares; the format follows OUT's extension (.svg, .png,\n"
+	".pdf).\n"
+	"\n"
+	"  --csv FILE        runs with a header line: p, n, tau, and chi or gamma;\n"
+	"                    optional system, application, variant (rows of each\n"
+	"                    series are overlaid; without them a file is one series)\n"
+	"                    and frequency_mhz (see --frequency). Repeat to overlay files.\n"
+	"  --model FILE      for energy and energy-shares: the JSON body of\n"
+	"                    POST /api/v1/analysis/energy/model ({f_std, regions})\n"
+	"  -o, --output OUT  the image to write\n"
+	"  --width PX, --height PX   size (default 800 x 600)\n"
+	"  --base P,N        isoefficiency: draw this run's line with regions (I), (II)\n"
+	"  --tolerance X     absolute tolerance on efficiency (default 1e-9)\n"
+	"  --c2-rtol X       C2 when |dtau/tau| <= X (default 0.02)\n"
+	"  --frequency MHZ   use only the rows at this frequency_mhz\n"
+	"  --max-p P         energy: predict up to P nodes (default 4096)\n"
+	"  -h, --help        this text\n"
+	"\n"
+	"example:\n"
+	"  karte plot isoefficiency --csv runs.csv --base 10,39200 -o iso.svg\n";
+
+#define SERIES_MAX 8
+
+struct series_acc {
+	char name[400];
+	struct ka_run *runs;
+	size_t n, cap;
+};
+
+struct csv_state {
+	const char *file;
+	long line;		/* 1-based row of the file */
+	int col[8];		/* index of p, n, tau, chi, gamma, system, application, variant */
+	int freq_col;
+	size_t field;
+	char *fields[32];
+	size_t nfields;
+	bool header_done;
+	double only_freq;	/* NAN: every row */
+	struct series_acc *series;
+	size_t *nseries;
+	char err[512];
+};
+
+enum { C_P, C_N, C_TAU, C_CHI, C_GAMMA, C_SYS, C_APP, C_VAR };
+
+static void on_field(void *s, size_t len, void *ctx)
+{
+	struct csv_state *st = ctx;
+
+	if (st->nfields < 32)
+		st->fields[st->nfields++] = xstrndup(s, len);
+}
+
+static int number(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return *s && !*end && !errno && isfinite(*out) ? 0 : -1;
+}
+
+static struct series_acc *series_for(struct csv_state *st, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < *st->nseries; i++)
+		if (!strcmp(st->series[i].name, name))
+			return &st->series[i];
+	if (*st->nseries == SERIES_MAX)
+		return NULL;
+	snprintf(st->series[*st->nseries].name, sizeof(st->series[0].name), "%s", name);
+	return &st->series[(*st->nseries)++];
+}
+
+static void header(struct csv_state *st)
+{
+	static const char *const names[8] = {"p", "n", "tau", "chi", "gamma", "system",
+					     "application", "variant"};
+	size_t i, j;
+
+	for (j = 0; j < 8; j++)
+		st->col[j] = -1;
+	st->freq_col = -1;
+	for (i = 0; i < st->nfields; i++) {
+		for (j = 0; j < 8; j++)
+			if (!strcmp(st->fields[i], names[j]))
+				st->col[j] = (int)i;
+		if (!strcmp(st->fields[i], "frequency_mhz"))
+			st->freq_col = (int)i;
+	}
+	if (st->col[C_P] < 0 || st->col[C_N] < 0 || st->col[C_TAU] < 0 ||
+	    (st->col[C_CHI] < 0 && st->col[C_GAMMA] < 0))
+		snprintf(st->err, sizeof(st->err),
+			 "%s:1: the header must name p, n, tau and chi or gamma", st->file);
+	st->header_done = true;
+}
+
+static const char *cell(struct csv_state *st, int c)
+{
+	return c >= 0 && (size_t)c < st->nfields ? st->fields[c] : NULL;
+}
+
+static void row(struct csv_state *st)
+{
+	double p, n, tau, chi, f;
+	const char *s;
+	char name[400];
+	struct series_acc *acc;
+
+	if (cell(st, st->col[C_P]) == NULL && st->nfields <= 1)
+		return;	/* blank line */
+	if (number(cell(st, st->col[C_P]) ? cell(st, st->col[C_P]) : "", &p) || p < 1 || p != floor(p)) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: p must be a whole number, 1 or more",
+			 st->file, st->line);
+		return;
+	}
+	if (number(cell(st, st->col[C_N]) ? cell(st, st->col[C_N]) : "", &n) || !(n > 0)) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: n must be a number above 0", st->file,
+			 st->line);
+		return;
+	}
+	if (number(cell(st, st->col[C_TAU]) ? cell(st, st->col[C_TAU]) : "", &tau) || !(tau > 0)) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: tau must be a number above 0 (seconds)",
+			 st->file, st->line);
+		return;
+	}
+	if ((s = cell(st, st->col[C_CHI])) && *s) {
+		if (number(s, &chi) || chi < 0 || chi > tau) {
+			snprintf(st->err, sizeof(st->err), "%s:%ld: chi must be from 0 to tau",
+				 st->file, st->line);
+			return;
+		}
+	} else if (number(cell(st, st->col[C_GAMMA]) ? cell(st, st->col[C_GAMMA]) : "", &chi) || chi < 0 ||
+		   chi > tau) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: give chi or gamma, from 0 to tau",
+			 st->file, st->line);
+		return;
+	} else {
+		chi = tau - chi;	/* the column was gamma */
+	}
+	if (!isnan(st->only_freq) &&
+	    (number(cell(st, st->freq_col) ? cell(st, st->freq_col) : "", &f) || f != st->only_freq))
+		return;
+	if (cell(st, st->col[C_SYS]) || cell(st, st->col[C_APP]))
+		snprintf(name, sizeof(name), "%s:%s%s%s", cell(st, st->col[C_SYS]) ? cell(st, st->col[C_SYS]) : "",
+			 cell(st, st->col[C_APP]) ? cell(st, st->col[C_APP]) : "",
+			 cell(st, st->col[C_VAR]) && *cell(st, st->col[C_VAR]) ? ":" : "",
+			 cell(st, st->col[C_VAR]) ? cell(st, st->col[C_VAR]) : "");
+	else
+		snprintf(name, sizeof(name), "%s", st->file);
+	acc = series_for(st, name);
+	if (!acc) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: more than %d series to overlay", st->file,
+			 st->line, SERIES_MAX);
+		return;
+	}
+	if (acc->n == acc->cap) {
+		acc->cap = acc->cap ? 2 * acc->cap : 256;
+		acc->runs = xrealloc(acc->runs, acc->cap * sizeof(*acc->runs));
+	}
+	acc->runs[acc->n] = (struct ka_run){(int64_t)acc->n, (int64_t)p, n, tau, chi};
+	acc->n++;
+}
+
+static void on_row(int c, void *ctx)
+{
+	struct csv_state *st = ctx;
+	size_t i;
+
+	(void)c;
+	st->line++;
+	if (!st->err[0]) {
+		if (!st->header_done)
+			header(st);
+		else
+			row(st);
+	}
+	for (i = 0; i < st->nfields; i++)
+		free(st->fields[i]);
+	st->nfields = 0;
+}
+
+static int read_csv(const char *file, double only_freq, struct series_acc *series,
+		    size_t *nseries)
+{
+	struct csv_state st = {0};
+	struct csv_parser p;
+	char buf[65536];
+	size_t got;
+	FILE *f = fopen(file, "rb");
+
+	if (!f) {
+		fprintf(stderr, "karte: cannot open '%s': %s\n", file, strerror(errno));
+		return -1;
+	}
+	st.file = file;
+	st.only_freq = only_freq;
+	st.series = series;
+	st.nseries = nseries;
+	csv_init(&p, CSV_APPEND_NULL);
+	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
+		if (csv_parse(&p, buf, got, on_field, on_row, &st) != got) {
+			snprintf(st.err, sizeof(st.err), "%s:%ld: %s", file, st.line + 1,
+				 csv_strerror(csv_error(&p)));
+			break;
+		}
+	csv_fini(&p, on_field, on_row, &st);
+	csv_free(&p);
+	fclose(f);
+	if (st.err[0]) {
+		fprintf(stderr, "karte: %s\n", st.err);
+		return -1;
+	}
+	return 0;
+}
+
+/* The energy model body: {"f_std", "regions": [...]} ("p" ignored). */
+static int read_model(const char *file, struct report_series *rs, struct ka_region_model **m,
+		      const char ***names, json_t **root)
+{
+	json_error_t je;
+	json_t *regs, *r;
+	size_t i;
+
+	*root = json_load_file(file, 0, &je);
+	if (!*root) {
+		fprintf(stderr, "karte: %s:%d: %s\n", file, je.line, je.text);
+		return -1;
+	}
+	regs = json_object_get(*root, "regions");
+	if (json_unpack_ex(*root, &je, 0, "{s:F}", "f_std", &rs->f_std) || !json_is_array(regs) ||
+	    json_array_size(regs) == 0) {
+		fprintf(stderr, "karte: %s: needs f_std and a non-empty regions array\n", file);
+		return -1;
+	}
+	*m = xcalloc(json_array_size(regs), sizeof(**m));
+	*names = xcalloc(json_array_size(regs), sizeof(**names));
+	json_array_foreach(regs, i, r) {
+		if (json_unpack_ex(r, &je, JSON_STRICT, "{s:s,s:F,s:F,s:F,s:F,s:F,s:F}", "name",
+				   &(*names)[i], "alpha_p", &(*m)[i].alpha_p, "beta_on",
+				   &(*m)[i].beta_on, "f_opt", &(*m)[i].f_opt, "power_std_w",
+				   &(*m)[i].power_std, "power_opt_w", &(*m)[i].power_opt,
+				   "time_std_s", &(*m)[i].time_std)) {
+			fprintf(stderr, "karte: %s: regions[%zu]: %s\n", file, i, je.text);
+			return -1;
+		}
+	}
+	rs->regions = *m;
+	rs->region_names = *names;
+	rs->nregions = json_array_size(regs);
+	rs->name = file;
+	return 0;
+}
+
+static int write_file(const char *path, const char *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(data, 1, len, f) != len) {
+		fprintf(stderr, "karte: cannot write '%s': %s\n", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	return fclose(f) ? -1 : 0;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"csv", required_argument, NULL, 'c'},     {"model", required_argument, NULL, 'm'},
+		{"output", required_argument, NULL, 'o'},  {"width", required_argument, NULL, 'W'},
+		{"height", required_argument, NULL, 'H'},  {"base", required_argument, NULL, 'b'},
+		{"tolerance", required_argument, NULL, 't'}, {"c2-rtol", required_argument, NULL, 'r'},
+		{"frequency", required_argument, NULL, 'f'}, {"max-p", required_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	};
+	struct report_opts o = {CHART_WIDTH_DEFAULT, CHART_HEIGHT_DEFAULT, false, 0, 0, 4096,
+				{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+	struct series_acc acc[SERIES_MAX] = {{{0}, NULL, 0, 0}};
+	struct report_series rs[SERIES_MAX];
+	const char *csvs[SERIES_MAX], *model = NULL, *out = NULL, *ext;
+	struct ka_region_model *m = NULL;
+	const char **names = NULL;
+	json_t *root = NULL;
+	size_t ncsv = 0, nacc = 0, i, len;
+	double freq = NAN;
+	enum report_kind kind;
+	enum chart_format fmt;
+	struct report *rep;
+	struct kerr err;
+	char *data, *end;
+	int c, rc = 1;
+
+	if (argc < 2 || report_kind_parse(argv[1], &kind)) {
+		fprintf(stderr, "karte: plot needs a KIND: isoefficiency, efficiency, energy or "
+			"energy-shares (see karte --help)\n");
+		return 2;
+	}
+	optind = 2;
+	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (ncsv == SERIES_MAX) {
+				fprintf(stderr, "karte: at most %d --csv files\n", SERIES_MAX);
+				return 2;
+			}
+			csvs[ncsv++] = optarg;
+			break;
+		case 'm':
+			model = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'W':
+		case 'H': {
+			double *dim = c == 'W' ? &o.width : &o.height;
+
+			*dim = strtod(optarg, &end);
+			if (*end || *dim < CHART_SIZE_MIN || *dim > CHART_SIZE_MAX) {
+				fprintf(stderr, "karte: --width and --height take %d to %d pixels\n",
+					CHART_SIZE_MIN, CHART_SIZE_MAX);
+				return 2;
+			}
+			break;
+		}
+		case 'b':
+			o.base_p = strtoll(optarg, &end, 10);
+			if (*end != ',' || o.base_p < 1 || (o.base_n = strtod(end + 1, &end), *end) ||
+			    !(o.base_n > 0)) {
+				fprintf(stderr, "karte: --base takes P,N such as 10,39200\n");
+				return 2;
+			}
+			o.has_base = true;
+			break;
+		case 't':
+		case 'r':
+		case 'f':
+		case 'P': {
+			double v = strtod(optarg, &end);
+
+			if (*end || !(v >= 0)) {
+				fprintf(stderr, "karte: --%s takes a number, 0 or more\n",
+					c == 't' ? "tolerance" : c == 'r' ? "c2-rtol" :
+					c == 'f' ? "frequency" : "max-p");
+				return 2;
+			}
+			if (c == 't')
+				o.iso.tol = v;
+			else if (c == 'r')
+				o.iso.c2_rtol = v;
+			else if (c == 'f')
+				freq = v;
+			else
+				o.max_p = v;
+			break;
+		}
+		case 'h':
+			fputs(usage, stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (!out) {
+		fprintf(stderr, "karte: give the image to write with -o OUT.svg|.png|.pdf\n");
+		return 2;
+	}
+	ext = strrchr(out, '.');
+	if (!ext || chart_format_parse(ext + 1, &fmt)) {
+		fprintf(stderr, "karte: %s: the output must end in .svg, .png or .pdf\n", out);
+		return 2;
+	}
+	memset(rs, 0, sizeof(rs));
+	if (report_needs_runs(kind)) {
+		if (!ncsv) {
+			fprintf(stderr, "karte: %s needs --csv FILE\n", argv[1]);
+			return 2;
+		}
+		for (i = 0; i < ncsv; i++)
+			if (read_csv(csvs[i], freq, acc, &nacc))
+				goto out;
+		for (i = 0; i < nacc; i++) {
+			rs[i].name = acc[i].name;
+			rs[i].runs = acc[i].runs;
+			rs[i].nruns = acc[i].n;
+		}
+	} else {
+		if (!model) {
+			fprintf(stderr, "karte: %s needs --model FILE\n", argv[1]);
+			return 2;
+		}
+		if (read_model(model, &rs[0], &m, &names, &root))
+			goto out;
+		nacc = 1;
+	}
+	kerr_clear(&err);
+	rep = report_build(kind, rs, nacc ? nacc : 1, &o);
+	if (chart_render(report_spec(rep), fmt, &data, &len, &err)) {
+		fprintf(stderr, "karte: %s\n", err.msg);
+	} else {
+		rc = write_file(out, data, len) ? 1 : 0;
+		free(data);
+		if (rc == 0)
+			fprintf(stderr, "karte: wrote %s (%zu bytes)\n", out, len);
+	}
+	report_free(rep);
+out:
+	for (i = 0; i < nacc && i < SERIES_MAX; i++)
+		free(acc[i].runs);
+	free(m);
+	free(names);
+	json_decref(root);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "plot"))
+		return cmd_plot(argc - 1, argv + 1);
+	fprintf(stderr, "karte: unknown command '%s'; see karte --help\n", argv[1]);
+	return 2;
+}
