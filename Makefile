@@ -91,9 +91,18 @@ test: deps
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
 
-bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis
+bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis \
+       $(BUILD)/bench/bench_chart
 	./$(BUILD)/bench/bench_analysis
+	./$(BUILD)/bench/bench_chart
+	python3 tests/bench_reports.py --build $(BUILD)
 	python3 tests/bench_runs.py --build $(BUILD)
+
+$(BUILD)/bench/bench_chart: $(BUILD)/tests/bench/bench_chart.o $(BUILD)/server/chart.o \
+                            $(BUILD)/server/report.o $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o \
+                            $(ANALYSIS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
 
 $(BUILD)/bench/bench_analysis: $(BUILD)/tests/bench/bench_analysis.o $(BUILD)/tests/iso_oracle.o $(ANALYSIS_LIB)
 	@mkdir -p $(dir $@)

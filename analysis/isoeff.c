@@ -346,6 +346,8 @@ int ka_iso_analyze(const struct ka_obs *obs, size_t nobs, const struct ka_iso_op
 	rmq_build(&w.eps_lo, obs, nobs, offsetof(struct ka_obs, eps_lo));
 
 	steps_and_boundary(obs, &w, nobs, &o, v);
+	if (!v->sps && !v->candidate && !v->not_sps && !v->base)
+		return 0;	/* only steps asked for: the pairs are the expensive part */
 	for (i = 0; i < nobs; i = j) {
 		size_t c;
 

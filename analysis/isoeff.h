@@ -97,7 +97,8 @@ struct ka_pair {
 enum ka_base_status { KA_BASE_UNTESTED, KA_BASE_NOT_SPS, KA_BASE_CANDIDATE, KA_BASE_SPS };
 
 /* Results stream out through callbacks (any may be NULL), so a series of
- * any size is analysed without allocating. */
+ * any size is analysed without allocating. With sps, candidate, not_sps and
+ * base all NULL only the steps are worked out. */
 struct ka_iso_visitor {
 	void (*step)(const struct ka_step *s, void *ctx);
 	void (*boundary)(size_t obs, void *ctx);	/* the C1/C3 boundary point of its n */

@@ -136,7 +136,9 @@ static void pool(struct report *r, struct report_series *s, const struct ka_iso_
 	size_t wsize = ka_pool_work(s->nruns) > ka_iso_work(s->nruns) ? ka_pool_work(s->nruns) :
 									ka_iso_work(s->nruns);
 	void *work = xmalloc(wsize ? wsize : 1);
-	struct ka_iso_visitor v = {NULL, on_boundary, on_sps, NULL, NULL, NULL, p};
+	/* crossings are drawn for small series only: skip the pairs otherwise */
+	struct ka_iso_visitor v = {NULL, on_boundary, s->nruns <= ARROWS_MAX_POINTS ? on_sps : NULL,
+				   NULL, NULL, NULL, p};
 
 	memset(p, 0, sizeof(*p));
 	p->obs = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(*p->obs)));
