@@ -112,6 +112,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	unsigned long long v;
 	int c;
 
+	memset(o, 0, sizeof(*o));
 	o->db = env_or("KARTE_DB", "data/karte.db");
 	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
 	o->static_dir = env_or("KARTE_STATIC_DIR", "static");
