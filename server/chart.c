@@ -68,7 +68,14 @@ static PangoLayout *layout(cairo_t *cr, const char *text, double pt, bool bold, 
 		pango_font_description_set_weight(fd, PANGO_WEIGHT_BOLD);
 	pango_layout_set_font_description(l, fd);
 	pango_font_description_free(fd);
-	pango_layout_set_text(l, text, -1);
+	if (g_utf8_validate(text, -1, NULL)) {
+		pango_layout_set_text(l, text, -1);
+	} else {	/* a name cut inside a character, or bytes from a file */
+		gchar *valid = g_utf8_make_valid(text, -1);
+
+		pango_layout_set_text(l, valid, -1);
+		g_free(valid);
+	}
 	if (max_w > 0) {
 		pango_layout_set_width(l, (int)(max_w * PANGO_SCALE));
 		pango_layout_set_ellipsize(l, PANGO_ELLIPSIZE_END);
@@ -464,7 +471,8 @@ static void draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scal
 	if (l->label) {
 		double ex = map(sx, x1), ey = map(sy, l->slope * x1);
 
-		text(cr, l->label, ex - 3, ey + 2, A_RIGHT, false, TEXT_PT * 0.85, false, 0, 0,
+		/* small: the lines near eps = 0 end close together */
+		text(cr, l->label, ex - 3, ey + 1, A_RIGHT, false, TEXT_PT * 0.75, false, 0, 0,
 		     l->color);
 	}
 }

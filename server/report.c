@@ -21,7 +21,7 @@ struct report {
 	size_t nlegend[PANELS_MAX], caplegend[PANELS_MAX];
 	void **mem;		/* every allocation the spec points into */
 	size_t nmem, capmem;
-	char title[256];
+	char title[512];	/* room for three names of RUN_NAME_MAX bytes */
 };
 
 static void *keep(struct report *r, void *p)
@@ -216,7 +216,7 @@ static void iso_lines(struct report *r, const struct report_opts *o, const struc
 		l->color = GREY;
 		l->size = 0.7;
 		l->dash = DASH_DASHED;
-		l->label = k % 2 ? str(r, "ε=%.1f", k / 10.0) : NULL;	/* every other: no crowding */
+		l->label = str(r, "ε=%.1f", k / 10.0);
 	}
 	l = layer(r, 0, LAYER_RAY);
 	l->slope = 1;
