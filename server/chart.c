@@ -578,8 +578,9 @@ static double legend_width(cairo_t *cr, const struct chart_panel *p, double cap)
 static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
 		       double h)
 {
-	double lw = p->nlegend ? legend_width(cr, p, w * 0.3) : 0, tw, th;
-	double left = x + 62, right = x + w - 12 - lw, top = y + 8, bottom = y + h - 46;
+	double lw = p->nlegend ? legend_width(cr, p, w * 0.4) : 0, tw, th;
+	double left = x + 62, right = x + w - 12 - (p->legend_inside ? 0 : lw), top = y + 8,
+	       bottom = y + h - 46;
 	struct scale sx, sy;
 	size_t i;
 
@@ -645,8 +646,20 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 		}
 		cairo_restore(cr);
 	}
-	if (p->nlegend)
+	if (p->nlegend && p->legend_inside) {
+		double row = TEXT_PT * 96 / 72 + 6, lh = row * (double)p->nlegend + 6;
+
+		cairo_rectangle(cr, right - lw - 14, top + 6, lw + 8, lh);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
+		cairo_fill_preserve(cr);
+		source(cr, GRID, 0);
+		cairo_set_line_width(cr, 1);
+		set_dash(cr, DASH_SOLID, 1);
+		cairo_stroke(cr);
+		draw_legend(cr, p, right - lw - 12, top + 9, lw);
+	} else if (p->nlegend) {
 		draw_legend(cr, p, right + 10, top, lw);
+	}
 }
 
 void chart_draw(cairo_t *cr, const struct chart_spec *spec)

@@ -78,6 +78,7 @@ struct chart_panel {
 	size_t nlegend;
 	const char *placeholder;	/* not NULL: draw this message instead of data */
 	const char *note;		/* small print under the plot, or NULL */
+	bool legend_inside;		/* in the plot's top right corner, on white */
 };
 
 /* A whole image: a title and panels side by side. */

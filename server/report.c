@@ -423,6 +423,7 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 
 	r->spec.npanels = 2;
 	r->panels[0].title = "efficiency ε versus p";
+	r->panels[0].legend_inside = true;	/* eps falls with p: the corner is free */
 	r->panels[0].x = (struct chart_axis){"p, processors", true, NAN, NAN};
 	r->panels[0].y = (struct chart_axis){"ε = 1 − χ/τ", false, 0, 1};
 	r->panels[1].title = "parallel time τ versus p";
