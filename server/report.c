@@ -241,12 +241,34 @@ static void iso_lines(struct report *r, const struct report_opts *o, const struc
 	}
 }
 
-/* Regions (I) and (II) of the base: bands between rays, drawn first. */
+/* A shaded band over [xlo, xhi] between two lines through the origin,
+ * y = lo * x and y = hi * x (lo 0: down to ybot). */
+static void band(struct report *r, double xlo, double xhi, double lo, double hi, double ybot,
+		 struct rgb c)
+{
+	struct chart_layer *l = layer(r, 0, LAYER_AREA);
+	double *x = doubles(r, 2), *y = doubles(r, 2), *y0 = doubles(r, 2);
+
+	x[0] = xlo;
+	x[1] = xhi;
+	y[0] = hi * xlo;
+	y[1] = hi * xhi;
+	y0[0] = lo > 0 ? lo * xlo : ybot;
+	y0[1] = lo > 0 ? lo * xhi : ybot;
+	l->x = x;
+	l->y = y;
+	l->y0 = y0;
+	l->n = 2;
+	l->color = c;
+	l->alpha = 0.10;
+}
+
+/* Regions (I) and (II) of the base: bands between rays, drawn first.
+ * (I) lies below the base's line, (II) between it and eps = 0. */
 static void base_regions(struct report *r, const struct report_opts *o, const struct pooled *p,
 			 double xlo, double xhi, double ylo)
 {
-	double e = NAN, *x, *y, *y0, *x2, *yb, *yt;
-	struct chart_layer *l;
+	double e = NAN;
 	size_t i;
 
 	for (i = 0; i < p->nobs; i++)
@@ -254,37 +276,8 @@ static void base_regions(struct report *r, const struct report_opts *o, const st
 			e = p->obs[i].eps;
 	if (isnan(e))
 		return;
-	x = doubles(r, 2);
-	y = doubles(r, 2);
-	y0 = doubles(r, 2);
-	x[0] = xlo;
-	x[1] = xhi;
-	y[0] = (1 - e) * xlo;	/* (I): below the base's line */
-	y[1] = (1 - e) * xhi;
-	y0[0] = y0[1] = ylo;
-	l = layer(r, 0, LAYER_AREA);
-	l->x = x;
-	l->y = y;
-	l->y0 = y0;
-	l->n = 2;
-	l->color = chart_palette(0);
-	l->alpha = 0.10;
-	x2 = doubles(r, 2);
-	yb = doubles(r, 2);
-	yt = doubles(r, 2);
-	x2[0] = xlo;
-	x2[1] = xhi;
-	yb[0] = y[0];
-	yb[1] = y[1];
-	yt[0] = xlo;	/* (II): up to eps = 0 */
-	yt[1] = xhi;
-	l = layer(r, 0, LAYER_AREA);
-	l->x = x2;
-	l->y = yt;
-	l->y0 = yb;
-	l->n = 2;
-	l->color = chart_palette(1);
-	l->alpha = 0.10;
+	band(r, xlo, xhi, 0, 1 - e, ylo, chart_palette(0));
+	band(r, xlo, xhi, 1 - e, 1, ylo, chart_palette(1));
 	legend(r, 0, "region (I): SPS candidates", chart_palette(0), MARK_SQUARE, DASH_SOLID);
 	legend(r, 0, "region (II): not SPS", chart_palette(1), MARK_SQUARE, DASH_SOLID);
 }

@@ -304,6 +304,20 @@ static int find_key(struct store *st, const char *key, int64_t *id, struct kerr 
 	return rc == SQLITE_ROW;
 }
 
+/* Statement id with r's (system, application, variant) bound to ?1..?3. */
+static sqlite3_stmt *series_stmt(struct store *st, enum stmt_id id, const struct run *r,
+				 struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, id, err);
+
+	if (s) {
+		bind_text(s, 1, r->system);
+		bind_text(s, 2, r->application);
+		bind_text(s, 3, r->variant);
+	}
+	return s;
+}
+
 /* The id of r's series, created when new. */
 static int series_id(struct store *st, const struct run *r, int64_t *id, struct kerr *err)
 {
@@ -316,23 +330,17 @@ static int series_id(struct store *st, const struct run *r, int64_t *id, struct 
 		*id = c->id;
 		return 0;
 	}
-	s = stmt(st, S_SERIES_FIND, err);
+	s = series_stmt(st, S_SERIES_FIND, r, err);
 	if (!s)
 		return -1;
-	bind_text(s, 1, r->system);
-	bind_text(s, 2, r->application);
-	bind_text(s, 3, r->variant);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
 	if (rc == SQLITE_DONE) {
-		s = stmt(st, S_SERIES_ADD, err);
+		s = series_stmt(st, S_SERIES_ADD, r, err);
 		if (!s)
 			return -1;
-		bind_text(s, 1, r->system);
-		bind_text(s, 2, r->application);
-		bind_text(s, 3, r->variant);
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc != SQLITE_DONE)
