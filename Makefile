@@ -11,7 +11,7 @@ ifeq ($(SAN),1)
 CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=address,undefined
 endif
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis -Itests \
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis -Itests -Icollectors \
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
@@ -33,9 +33,15 @@ GSL_LIBS      = $(shell pkg-config --libs gsl)
 TESTS      := test_run test_store test_isoeff test_energy
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
+# collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)
+COLLECT     := $(BUILD)/karte-collect
+REGION_LIB  := $(BUILD)/libkarte_region.a
+REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
+COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o
+
 .PHONY: all run test test-unit test-integration test-contract asan bench clean deps help
 
-all: $(KARTED) $(KARTE)
+all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
 help:
 	@echo "make            build $(KARTED)"
@@ -64,6 +70,20 @@ $(ANALYSIS_LIB): $(ANALYSIS_SRC:%.c=$(BUILD)/%.o)
 $(KARTED): $(SERVER_OBJ) $(BUILD)/server/main.o $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
 
+$(COLLECT): $(COLLECT_OBJ)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcurl -lcsv
+
+$(REGION_LIB): $(BUILD)/collectors/region.o $(BUILD)/collectors/rapl.o
+	$(AR) rcs $@ $^
+
+# the MPI build of the same source: rank-aware, MPI_Finalize writes the run
+$(BUILD)/collectors/region_mpi.o: collectors/region.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) mpicc $(ALL_CFLAGS) -DKARTE_MPI -c $< -o $@
+
+$(REGION_MPI): $(BUILD)/collectors/region_mpi.o $(BUILD)/collectors/rapl.o
+	$(AR) rcs $@ $^
+
 $(KARTE): $(KARTE_OBJ) $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lcsv
 
@@ -79,8 +99,9 @@ run: deps $(KARTED)
 test-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done
 
-test-integration: $(KARTED) $(KARTE)
+test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE)
+	python3 tests/collectors.py --build $(BUILD)
 
 # Every test, on the plain build and again on the sanitizer build.
 test: deps

@@ -1,0 +1,969 @@
+/*
+ * karte-collect: get measured runs into karted from job scripts.
+ *
+ *   karte-collect run --system S --application A -p 16 -n 80000 -- ./prog args
+ *   karte-collect post runs.csv | runs.ndjson | runs.json
+ *   karte-collect import-extrap relearn_data.txt --system S --application A ...
+ *   karte-collect flush
+ *
+ * Every run carries an idempotency key, so a retry never stores twice; a
+ * body the server never took is spooled and `flush` sends it later.
+ */
+#include <csv.h>
+#include <curl/curl.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <math.h>
+#include <nettle/sha2.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "extrap.h"
+#include "rapl.h"
+
+#define JSONF (JSON_COMPACT | JSON_REAL_PRECISION(17))
+
+static const char usage[] =
+	"usage: karte-collect COMMAND [OPTIONS]\n"
+	"\n"
+	"commands:\n"
+	"  run [OPTIONS] -- CMD ARGS   run CMD, measure tau and RAPL energy, post the run\n"
+	"  post FILE...                post runs a job wrote: .json, .ndjson or .csv\n"
+	"  import-extrap FILE          post an Extra-P text file's runs (see below)\n"
+	"  flush                       send the runs spooled while karted was away\n"
+	"\n"
+	"server (also KARTE_URL, KARTE_TOKEN):\n"
+	"  --url URL          karted's address (default http://127.0.0.1:8080)\n"
+	"  --token TOKEN      a write token (karted token create NAME)\n"
+	"  --retries N        tries on a connection error or 5xx before spooling (4)\n"
+	"  --spool-dir DIR    where unsent runs wait (KARTE_SPOOL_DIR;\n"
+	"                     default $XDG_STATE_HOME/karte/spool or ~/.local/state/karte/spool)\n"
+	"  --dry-run          print the NDJSON that would be posted, post nothing\n"
+	"\n"
+	"run, post and import-extrap:\n"
+	"  --system S, --application A, --variant V   the series (fill what the data lacks)\n"
+	"  -p P, -n N          processors and problem size\n"
+	"  --chi S | --gamma S overhead or parallel computation time, seconds\n"
+	"  --label K=V         a label (repeatable)\n"
+	"  --frequency MHZ     the run's frequency_mhz\n"
+	"\n"
+	"run: CMD gets KARTE_RESULTS, a file it may write (the region library\n"
+	"does): a JSON object of run fields (tau, chi or gamma, regions, ...), or\n"
+	"lines 'chi 5.6' / 'gamma 6.9' / 'tau 12.5' / 'n 80000'. Its fields win over\n"
+	"what karte-collect measured; the options win over both. Energy is the\n"
+	"package + DRAM RAPL domains of the powercap tree (KARTE_POWERCAP_ROOT).\n"
+	"\n"
+	"import-extrap: --p-param NAME (p), --n-param NAME (n), --metric NAME (time),\n"
+	"  --tau-region NAME (the first region), --chi-regions A,B or --gamma-regions A,B\n"
+	"  (regions summed into chi or gamma; neither: chi = 0, with a warning).\n"
+	"  Each point and repetition becomes one run.\n";
+
+struct opts {
+	const char *url, *token, *spool, *system, *application, *variant;
+	const char *p, *n, *chi, *gamma, *frequency;
+	const char *labels[32];
+	int nlabels;
+	int retries;
+	bool dry_run;
+	struct extrap_opts ex;
+};
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static void hex(const unsigned char *b, size_t n, char *out)
+{
+	static const char h[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = h[b[i] >> 4];
+		out[2 * i + 1] = h[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+/* A key from the run's content and its place in the file: posting the same
+ * file twice stores it once. */
+static void content_key(json_t *run, size_t index, char *key)
+{
+	unsigned char d[SHA256_DIGEST_SIZE];
+	struct sha256_ctx c;
+	char *s = json_dumps(run, JSONF | JSON_SORT_KEYS), idx[32];
+
+	snprintf(idx, sizeof(idx), "#%zu", index);
+	sha256_init(&c);
+	sha256_update(&c, strlen(s), (const uint8_t *)s);
+	sha256_update(&c, strlen(idx), (const uint8_t *)idx);
+	sha256_digest(&c, sizeof(d), d);
+	memcpy(key, "kc-", 3);
+	hex(d, 16, key + 3);
+	free(s);
+}
+
+static void random_key(char *key)
+{
+	unsigned char r[16] = {0};
+
+	if (getrandom(r, sizeof(r), 0) != sizeof(r)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		memcpy(r, &ts, sizeof(ts) < sizeof(r) ? sizeof(ts) : sizeof(r));
+		r[15] ^= (unsigned char)getpid();
+	}
+	memcpy(key, "kc-", 3);
+	hex(r, 16, key + 3);
+}
+
+/* ---- sending --------------------------------------------------------------------- */
+
+struct buf {
+	char *p;
+	size_t len;
+};
+
+static size_t collect_body(char *data, size_t size, size_t n, void *ctx)
+{
+	struct buf *b = ctx;
+	size_t add = size * n;
+	char *np = realloc(b->p, b->len + add + 1);
+
+	if (!np)
+		return 0;
+	b->p = np;
+	memcpy(b->p + b->len, data, add);
+	b->len += add;
+	b->p[b->len] = '\0';
+	return add;
+}
+
+enum sent { SENT, REJECTED, UNREACHABLE };
+
+/* POST an NDJSON body with retries and backoff on connection errors and
+ * 5xx. REJECTED: the server said no (4xx), its answer printed. */
+static enum sent post_ndjson(const struct opts *o, const char *body, size_t len, size_t *nruns)
+{
+	char url[1024], auth[600];
+	struct curl_slist *h = NULL;
+	enum sent result = UNREACHABLE;
+	double wait = 0.5;
+	int attempt;
+	CURL *c = curl_easy_init();
+
+	if (!c)
+		return UNREACHABLE;
+	snprintf(url, sizeof(url), "%s/api/v1/runs", o->url);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->token ? o->token : "");
+	h = curl_slist_append(h, "Content-Type: application/x-ndjson");
+	h = curl_slist_append(h, auth);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	for (attempt = 0; attempt <= o->retries; attempt++) {
+		struct buf answer = {0};
+		CURLcode rc;
+		long status = 0;
+
+		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
+		curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+		rc = curl_easy_perform(c);
+		if (rc == CURLE_OK)
+			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		if (rc == CURLE_OK && (status == 200 || status == 201)) {
+			json_t *a = json_loads(answer.p ? answer.p : "", 0, NULL);
+
+			*nruns = json_array_size(json_object_get(a, "ids"));
+			json_decref(a);
+			free(answer.p);
+			result = SENT;
+			break;
+		}
+		if (rc == CURLE_OK && status < 500) {
+			fprintf(stderr, "karte-collect: karted refused the runs (HTTP %ld): %s\n", status,
+				answer.p ? answer.p : "");
+			free(answer.p);
+			result = REJECTED;
+			break;
+		}
+		fprintf(stderr, "karte-collect: %s (try %d of %d)\n",
+			rc != CURLE_OK ? curl_easy_strerror(rc) : "karted answered with a server error",
+			attempt + 1, o->retries + 1);
+		free(answer.p);
+		if (attempt < o->retries) {
+			struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
+
+			nanosleep(&ts, NULL);
+			wait = fmin(wait * 2, 8);
+		}
+	}
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	return result;
+}
+
+/* ---- spool --------------------------------------------------------------------- */
+
+static void spool_dir(const struct opts *o, char *out, size_t size)
+{
+	const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+
+	if (o->spool)
+		snprintf(out, size, "%s", o->spool);
+	else if (state && *state)
+		snprintf(out, size, "%s/karte/spool", state);
+	else
+		snprintf(out, size, "%s/.local/state/karte/spool", home ? home : ".");
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[1024], *s;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (s = tmp + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(tmp, 0700);
+			*s = '/';
+		}
+	return mkdir(tmp, 0700) && errno != EEXIST ? -1 : 0;
+}
+
+/* Write the body to the spool: a temporary name, then rename, so flush
+ * never sees half a file. */
+static int spool(const struct opts *o, const char *body, size_t len)
+{
+	char dir[1024], tmp[1100], final[1100], key[40];
+	struct timespec ts;
+	FILE *f;
+
+	spool_dir(o, dir, sizeof(dir));
+	if (mkdirs(dir)) {
+		fprintf(stderr, "karte-collect: cannot create spool directory %s: %s\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	random_key(key);
+	snprintf(tmp, sizeof(tmp), "%s/.%lld-%s.tmp", dir, (long long)ts.tv_sec, key + 3);
+	snprintf(final, sizeof(final), "%s/%lld.%09ld-%s.ndjson", dir, (long long)ts.tv_sec,
+		 ts.tv_nsec, key + 3);
+	f = fopen(tmp, "w");
+	if (!f || fwrite(body, 1, len, f) != len || fsync(fileno(f)) || fclose(f) ||
+	    rename(tmp, final)) {
+		fprintf(stderr, "karte-collect: cannot spool to %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	fprintf(stderr, "karte-collect: karted is not reachable; the runs wait in %s "
+		"(send them with: karte-collect flush)\n", final);
+	return 0;
+}
+
+/* Post, or spool when unreachable. 0 sent or spooled, 1 rejected, 2 lost. */
+static int deliver(const struct opts *o, const char *body, size_t len)
+{
+	size_t n = 0;
+
+	if (o->dry_run) {
+		fwrite(body, 1, len, stdout);
+		return 0;
+	}
+	switch (post_ndjson(o, body, len, &n)) {
+	case SENT:
+		fprintf(stderr, "karte-collect: %zu run%s stored\n", n, n == 1 ? "" : "s");
+		return 0;
+	case REJECTED:
+		return 1;
+	default:
+		return spool(o, body, len) ? 2 : 0;
+	}
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmd_flush(const struct opts *o)
+{
+	char dir[1024], path[1400], **names = NULL;
+	size_t n = 0, cap = 0, i, sent = 0, nruns;
+	struct dirent *e;
+	int rc = 0;
+	DIR *d;
+
+	spool_dir(o, dir, sizeof(dir));
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "karte-collect: nothing to flush (%s)\n", dir);
+		return 0;
+	}
+	while ((e = readdir(d))) {
+		size_t l = strlen(e->d_name);
+
+		if (e->d_name[0] == '.' || l < 7 || strcmp(e->d_name + l - 7, ".ndjson"))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 16;
+			names = realloc(names, cap * sizeof(*names));
+		}
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	qsort(names, n, sizeof(*names), cmp_str);	/* oldest first */
+	for (i = 0; i < n; i++) {
+		FILE *f;
+		char *body;
+		long len;
+		enum sent s;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		f = fopen(path, "rb");
+		if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+			if (f)
+				fclose(f);
+			continue;
+		}
+		body = malloc((size_t)len + 1);
+		if (!body || fread(body, 1, (size_t)len, f) != (size_t)len) {
+			fclose(f);
+			free(body);
+			continue;
+		}
+		fclose(f);
+		body[len] = '\0';
+		s = post_ndjson(o, body, (size_t)len, &nruns);
+		free(body);
+		if (s == SENT) {
+			unlink(path);
+			sent += nruns;
+		} else if (s == REJECTED) {
+			char bad[1500];
+
+			snprintf(bad, sizeof(bad), "%s/rejected", dir);
+			mkdir(bad, 0700);
+			snprintf(bad, sizeof(bad), "%s/rejected/%s", dir, names[i]);
+			rename(path, bad);
+			fprintf(stderr, "karte-collect: moved %s to %s\n", names[i], bad);
+			rc = 1;
+		} else {
+			fprintf(stderr, "karte-collect: karted still not reachable; %zu file%s left\n",
+				n - i, n - i == 1 ? "" : "s");
+			rc = 2;
+			break;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	fprintf(stderr, "karte-collect: flushed %zu run%s\n", sent, sent == 1 ? "" : "s");
+	return rc;
+}
+
+/* ---- building runs --------------------------------------------------------------- */
+
+static int set_num(json_t *run, const char *key, const char *text, const char *what)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(text, &end);
+	if (!*text || *end || errno || !isfinite(v)) {
+		fprintf(stderr, "karte-collect: %s: '%s' is not a number\n", what, text);
+		return -1;
+	}
+	if (!strcmp(key, "p") && v == floor(v))
+		json_object_set_new(run, key, json_integer((json_int_t)v));
+	else
+		json_object_set_new(run, key, json_real(v));
+	return 0;
+}
+
+/* The options' fields over run's (they win). */
+static int apply_opts(const struct opts *o, json_t *run, bool fill_only)
+{
+	const char *strs[3][2] = {{"system", o->system}, {"application", o->application},
+				  {"variant", o->variant}};
+	const char *nums[5][2] = {{"p", o->p}, {"n", o->n}, {"chi", o->chi}, {"gamma", o->gamma},
+				  {"frequency_mhz", o->frequency}};
+	json_t *labels;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (strs[i][1] && (!fill_only || !json_object_get(run, strs[i][0])))
+			json_object_set_new(run, strs[i][0], json_string(strs[i][1]));
+	for (i = 0; i < 5; i++)
+		if (nums[i][1] && (!fill_only || !json_object_get(run, nums[i][0]))) {
+			if (set_num(run, nums[i][0], nums[i][1], nums[i][0]))
+				return -1;
+			/* an option's chi replaces the data's gamma, and the reverse */
+			if (!strcmp(nums[i][0], "chi"))
+				json_object_del(run, "gamma");
+			if (!strcmp(nums[i][0], "gamma") && !o->chi)
+				json_object_del(run, "chi");
+		}
+	if (o->nlabels) {
+		labels = json_object_get(run, "labels");
+		if (!json_is_object(labels)) {
+			labels = json_object();
+			json_object_set_new(run, "labels", labels);
+		}
+		for (i = 0; i < o->nlabels; i++) {
+			const char *eq = strchr(o->labels[i], '=');
+			char key[128];
+
+			if (!eq || eq == o->labels[i]) {
+				fprintf(stderr, "karte-collect: --label takes KEY=VALUE\n");
+				return -1;
+			}
+			snprintf(key, sizeof(key), "%.*s", (int)(eq - o->labels[i]), o->labels[i]);
+			json_object_set_new(labels, key, json_string(eq + 1));
+		}
+	}
+	return 0;
+}
+
+/* Append one run as an NDJSON line, with a key when it has none. */
+static void add_line(struct buf *b, json_t *run, size_t index, bool random)
+{
+	char key[40], *s;
+	size_t l;
+
+	if (!json_object_get(run, "idempotency_key")) {
+		if (random)
+			random_key(key);
+		else
+			content_key(run, index, key);
+		json_object_set_new(run, "idempotency_key", json_string(key));
+	}
+	s = json_dumps(run, JSONF);
+	l = strlen(s);
+	b->p = realloc(b->p, b->len + l + 2);
+	memcpy(b->p + b->len, s, l);
+	b->len += l;
+	b->p[b->len++] = '\n';
+	b->p[b->len] = '\0';
+	free(s);
+}
+
+/* ---- CSV --------------------------------------------------------------------------- */
+
+struct csv_in {
+	const char *file;
+	const struct opts *o;
+	long line;
+	char *f[64];
+	size_t nf;
+	char *head[64];
+	size_t nhead;
+	struct buf out;
+	size_t runs;
+	char err[512];
+};
+
+static void csv_field(void *s, size_t len, void *ctx)
+{
+	struct csv_in *c = ctx;
+	char *v = malloc(len + 1);
+
+	memcpy(v, s, len);
+	v[len] = '\0';
+	if (c->nf < 64)
+		c->f[c->nf++] = v;
+	else
+		free(v);
+}
+
+static bool known_column(const char *h)
+{
+	static const char *const cols[] = {"system", "application", "variant", "p", "n", "tau",
+					   "chi", "gamma", "frequency_mhz", "power_cap_w",
+					   "energy_j", "measured_at", "idempotency_key"};
+	size_t i;
+
+	if (!strncmp(h, "label.", 6) && h[6])
+		return true;
+	for (i = 0; i < sizeof(cols) / sizeof(cols[0]); i++)
+		if (!strcmp(h, cols[i]))
+			return true;
+	return false;
+}
+
+static void csv_row(int ch, void *ctx)
+{
+	struct csv_in *c = ctx;
+	json_t *run, *labels = NULL;
+	size_t i;
+
+	(void)ch;
+	c->line++;
+	if (c->err[0])
+		goto out;
+	if (c->line == 1) {
+		for (i = 0; i < c->nf; i++) {
+			if (!known_column(c->f[i])) {
+				snprintf(c->err, sizeof(c->err), "%s:1: unknown column '%s' (known: "
+					 "system, application, variant, p, n, tau, chi, gamma, "
+					 "frequency_mhz, power_cap_w, energy_j, measured_at, "
+					 "idempotency_key, label.NAME)", c->file, c->f[i]);
+				goto out;
+			}
+			c->head[c->nhead++] = c->f[i];
+			c->f[i] = NULL;
+		}
+		goto out;
+	}
+	if (c->nf == 1 && !*c->f[0])
+		goto out;	/* blank line */
+	if (c->nf != c->nhead) {
+		snprintf(c->err, sizeof(c->err), "%s:%ld: %zu fields, the header has %zu", c->file,
+			 c->line, c->nf, c->nhead);
+		goto out;
+	}
+	run = json_object();
+	for (i = 0; i < c->nf; i++) {
+		const char *h = c->head[i], *v = c->f[i];
+
+		if (!*v)
+			continue;	/* empty: not given */
+		if (!strncmp(h, "label.", 6)) {
+			if (!labels) {
+				labels = json_object();
+				json_object_set_new(run, "labels", labels);
+			}
+			json_object_set_new(labels, h + 6, json_string(v));
+		} else if (!strcmp(h, "system") || !strcmp(h, "application") ||
+			   !strcmp(h, "variant") || !strcmp(h, "measured_at") ||
+			   !strcmp(h, "idempotency_key")) {
+			json_object_set_new(run, h, json_string(v));
+		} else {
+			char what[200];
+
+			snprintf(what, sizeof(what), "%s:%ld: %s", c->file, c->line, h);
+			if (set_num(run, h, v, what)) {
+				snprintf(c->err, sizeof(c->err), "%s:%ld: %s: '%s' is not a number",
+					 c->file, c->line, h, v);
+				json_decref(run);
+				goto out;
+			}
+		}
+	}
+	if (apply_opts(c->o, run, true)) {
+		snprintf(c->err, sizeof(c->err), "%s:%ld: bad options", c->file, c->line);
+		json_decref(run);
+		goto out;
+	}
+	add_line(&c->out, run, c->runs++, false);
+	json_decref(run);
+out:
+	for (i = 0; i < c->nf; i++)
+		free(c->f[i]);
+	c->nf = 0;
+}
+
+/* A CSV file as NDJSON; the whole file or nothing. */
+static int csv_to_ndjson(const char *file, const struct opts *o, struct buf *out)
+{
+	struct csv_in c = {0};
+	struct csv_parser p;
+	char data[65536];
+	size_t got, i;
+	FILE *f = fopen(file, "rb");
+
+	if (!f) {
+		fprintf(stderr, "karte-collect: cannot open %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	c.file = file;
+	c.o = o;
+	csv_init(&p, CSV_APPEND_NULL);
+	while ((got = fread(data, 1, sizeof(data), f)) > 0)
+		if (csv_parse(&p, data, got, csv_field, csv_row, &c) != got) {
+			snprintf(c.err, sizeof(c.err), "%s:%ld: %s", file, c.line + 1,
+				 csv_strerror(csv_error(&p)));
+			break;
+		}
+	csv_fini(&p, csv_field, csv_row, &c);
+	csv_free(&p);
+	fclose(f);
+	for (i = 0; i < c.nhead; i++)
+		free(c.head[i]);
+	if (c.err[0]) {
+		fprintf(stderr, "karte-collect: %s; nothing of %s is posted\n", c.err, file);
+		free(c.out.p);
+		return -1;
+	}
+	*out = c.out;
+	return 0;
+}
+
+/* JSON (object or array) or NDJSON as NDJSON with keys and the options. */
+static int json_to_ndjson(const char *file, const struct opts *o, struct buf *out)
+{
+	json_error_t je;
+	json_t *root = json_load_file(file, JSON_DISABLE_EOF_CHECK, &je), *v;
+	size_t i, index = 0, off = 0;
+	FILE *f;
+
+	if (root && (json_is_array(root) || json_is_object(root))) {
+		/* JSON: one object, or an array; or NDJSON whose first line parsed alone */
+		char *all = NULL;
+		size_t n = 0;
+
+		f = fopen(file, "rb");
+		if (f) {
+			fseek(f, 0, SEEK_END);
+			n = (size_t)ftell(f);
+			fseek(f, 0, SEEK_SET);
+			all = malloc(n + 1);
+			if (fread(all, 1, n, f) != n)
+				n = 0;
+			all[n] = '\0';
+			fclose(f);
+		}
+		json_decref(root);
+		while (all && off < n) {
+			size_t used;
+
+			root = json_loadb(all + off, n - off, JSON_DISABLE_EOF_CHECK, &je);
+			if (!root) {
+				const char *rest = all + off;
+
+				while (*rest == ' ' || *rest == '\n' || *rest == '\r' || *rest == '\t')
+					rest++;
+				if (!*rest)
+					break;
+				fprintf(stderr, "karte-collect: %s: %s (line %d); nothing posted\n", file,
+					je.text, je.line);
+				free(all);
+				free(out->p);
+				return -1;
+			}
+			used = je.position;
+			off += used ? used : n - off;
+			if (json_is_object(root))
+				root = json_pack("[o]", root);
+			json_array_foreach(root, i, v) {
+				if (!json_is_object(v) || apply_opts(o, v, true)) {
+					fprintf(stderr, "karte-collect: %s: item %zu is not a run object\n",
+						file, index);
+					json_decref(root);
+					free(all);
+					free(out->p);
+					return -1;
+				}
+				add_line(out, v, index++, false);
+			}
+			json_decref(root);
+		}
+		free(all);
+		return 0;
+	}
+	fprintf(stderr, "karte-collect: %s: %s (line %d)\n", file, root ? "not a run" : je.text,
+		je.line);
+	json_decref(root);
+	return -1;
+}
+
+static int cmd_post(const struct opts *o, int argc, char **argv)
+{
+	int i, rc = 0;
+
+	if (argc < 1) {
+		fprintf(stderr, "karte-collect: post needs FILE (JSON, NDJSON or CSV)\n");
+		return 2;
+	}
+	for (i = 0; i < argc; i++) {
+		struct buf b = {0};
+		size_t l = strlen(argv[i]);
+		int r = l > 4 && !strcasecmp(argv[i] + l - 4, ".csv") ? csv_to_ndjson(argv[i], o, &b) :
+							      json_to_ndjson(argv[i], o, &b);
+
+		if (r) {
+			rc = 1;
+			continue;
+		}
+		if (b.len)
+			r = deliver(o, b.p, b.len);
+		if (r > rc)
+			rc = r;
+		free(b.p);
+	}
+	return rc;
+}
+
+/* ---- run ------------------------------------------------------------------------------ */
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* What the program wrote: a JSON object, or "key value" lines. */
+static json_t *read_results(const char *path)
+{
+	json_error_t je;
+	char line[256], key[64];
+	double v;
+	json_t *r;
+	FILE *f = fopen(path, "r");
+	int c;
+
+	if (!f)
+		return json_object();
+	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t')
+		;
+	if (c == '{') {
+		fclose(f);
+		r = json_load_file(path, 0, &je);
+		if (!json_is_object(r)) {
+			fprintf(stderr, "karte-collect: %s: %s (line %d); ignored\n", path, je.text,
+				je.line);
+			json_decref(r);
+			return json_object();
+		}
+		return r;
+	}
+	ungetc(c, f);
+	r = json_object();
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %lf", key, &v) == 2 &&
+		    (!strcmp(key, "chi") || !strcmp(key, "gamma") || !strcmp(key, "tau") ||
+		     !strcmp(key, "n") || !strcmp(key, "energy_j")))
+			json_object_set_new(r, key, json_real(v));
+	fclose(f);
+	return r;
+}
+
+static int cmd_run(const struct opts *o, int argc, char **argv)
+{
+	char dir[] = "/tmp/karte-collect-XXXXXX", results[64], key[40], host[128] = "";
+	uint64_t e0[RAPL_MAX_DOMAINS], e1[RAPL_MAX_DOMAINS];
+	struct rapl rapl;
+	double t0, t1, energy = 0;
+	json_t *run, *labels;
+	struct buf b = {0};
+	int status, rc;
+	size_t d;
+	pid_t pid;
+
+	if (argc < 1) {
+		fprintf(stderr, "karte-collect: run needs a command after --\n");
+		return 2;
+	}
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "karte-collect: cannot make a temporary directory: %s\n",
+			strerror(errno));
+		return 1;
+	}
+	snprintf(results, sizeof(results), "%s/run.json", dir);
+	rapl_open(&rapl, NULL);
+	if (rapl.n && rapl_read(&rapl, e0))
+		rapl.n = 0;
+	t0 = mono();
+	pid = fork();
+	if (pid == 0) {
+		setenv("KARTE_RESULTS", results, 1);
+		if (o->system)
+			setenv("KARTE_SYSTEM", o->system, 1);
+		if (o->application)
+			setenv("KARTE_APPLICATION", o->application, 1);
+		if (o->n)
+			setenv("KARTE_N", o->n, 1);
+		execvp(argv[0], argv);
+		fprintf(stderr, "karte-collect: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "karte-collect: cannot run %s: %s\n", argv[0], strerror(errno));
+		return 1;
+	}
+	t1 = mono();
+	if (rapl.n && rapl_read(&rapl, e1) == 0)
+		for (d = 0; d < rapl.n; d++)
+			energy += rapl_joules(e0[d], e1[d], rapl.d[d].max_range_uj);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		fprintf(stderr, "karte-collect: %s failed (%s %d); no run posted\n", argv[0],
+			WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+		unlink(results);
+		rmdir(dir);
+		rapl_close(&rapl);
+		return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	run = read_results(results);
+	unlink(results);
+	rmdir(dir);
+	if (!json_object_get(run, "tau"))
+		json_object_set_new(run, "tau", json_real(t1 - t0));
+	if (rapl.n && !json_object_get(run, "energy_j"))
+		json_object_set_new(run, "energy_j", json_real(energy));
+	if (apply_opts(o, run, false)) {
+		json_decref(run);
+		rapl_close(&rapl);
+		return 2;
+	}
+	if (!json_object_get(run, "chi") && !json_object_get(run, "gamma")) {
+		fprintf(stderr, "karte-collect: give --chi or --gamma, or let the program write them "
+			"to $KARTE_RESULTS (the region library does)\n");
+		json_decref(run);
+		rapl_close(&rapl);
+		return 2;
+	}
+	labels = json_object_get(run, "labels");
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		json_object_set_new(run, "labels", labels);
+	}
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(labels, "host", json_string(host));
+	if (rapl.n) {
+		char doms[256] = "";
+
+		for (d = 0; d < rapl.n; d++)
+			snprintf(doms + strlen(doms), sizeof(doms) - strlen(doms), "%s%s",
+				 d ? "," : "", rapl.d[d].name);
+		json_object_set_new(labels, "energy_domains", json_string(doms));
+	}
+	rapl_close(&rapl);
+	random_key(key);
+	json_object_set_new(run, "idempotency_key", json_string(key));
+	add_line(&b, run, 0, true);
+	json_decref(run);
+	rc = deliver(o, b.p, b.len);
+	free(b.p);
+	return rc;
+}
+
+/* ---- Extra-P ---------------------------------------------------------------------------- */
+
+static int cmd_import_extrap(const struct opts *o, int argc, char **argv)
+{
+	struct buf b = {0};
+	json_t *runs, *r;
+	size_t i;
+	char err[512];
+	int rc;
+
+	if (argc != 1) {
+		fprintf(stderr, "karte-collect: import-extrap needs one FILE\n");
+		return 2;
+	}
+	if (!o->system || !o->application) {
+		fprintf(stderr, "karte-collect: import-extrap needs --system and --application\n");
+		return 2;
+	}
+	runs = extrap_read(argv[0], &o->ex, err, sizeof(err));
+	if (!runs) {
+		fprintf(stderr, "karte-collect: %s; nothing posted\n", err);
+		return 1;
+	}
+	if (err[0])
+		fprintf(stderr, "karte-collect: %s\n", err);	/* a warning */
+	json_array_foreach(runs, i, r) {
+		if (apply_opts(o, r, false)) {
+			json_decref(runs);
+			free(b.p);
+			return 2;
+		}
+		add_line(&b, r, i, false);
+	}
+	json_decref(runs);
+	rc = b.len ? deliver(o, b.p, b.len) : 0;
+	free(b.p);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"url", required_argument, NULL, 'U'}, {"token", required_argument, NULL, 'T'},
+		{"spool-dir", required_argument, NULL, 'S'}, {"retries", required_argument, NULL, 'R'},
+		{"dry-run", no_argument, NULL, 'D'}, {"system", required_argument, NULL, 's'},
+		{"application", required_argument, NULL, 'a'}, {"variant", required_argument, NULL, 'v'},
+		{"chi", required_argument, NULL, 'c'}, {"gamma", required_argument, NULL, 'g'},
+		{"label", required_argument, NULL, 'l'}, {"frequency", required_argument, NULL, 'f'},
+		{"p-param", required_argument, NULL, 1}, {"n-param", required_argument, NULL, 2},
+		{"metric", required_argument, NULL, 3}, {"tau-region", required_argument, NULL, 4},
+		{"chi-regions", required_argument, NULL, 5},
+		{"gamma-regions", required_argument, NULL, 6},
+		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
+	};
+	struct opts o = {0};
+	const char *cmd, *env;
+	int c, rc;
+
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	cmd = argv[1];
+	o.url = (env = getenv("KARTE_URL")) && *env ? env : "http://127.0.0.1:8080";
+	o.token = getenv("KARTE_TOKEN");
+	o.spool = (env = getenv("KARTE_SPOOL_DIR")) && *env ? env : NULL;
+	o.retries = 4;
+	o.ex = (struct extrap_opts){"p", "n", "time", NULL, NULL, NULL};
+	optind = 2;
+	/* "+": stop at the first operand, so a command's own options stay its own */
+	while ((c = getopt_long(argc, argv, "+p:n:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'U': o.url = optarg; break;
+		case 'T': o.token = optarg; break;
+		case 'S': o.spool = optarg; break;
+		case 'R': o.retries = atoi(optarg) < 0 ? 0 : atoi(optarg); break;
+		case 'D': o.dry_run = true; break;
+		case 's': o.system = optarg; break;
+		case 'a': o.application = optarg; break;
+		case 'v': o.variant = optarg; break;
+		case 'p': o.p = optarg; break;
+		case 'n': o.n = optarg; break;
+		case 'c': o.chi = optarg; break;
+		case 'g': o.gamma = optarg; break;
+		case 'f': o.frequency = optarg; break;
+		case 'l':
+			if (o.nlabels < 32)
+				o.labels[o.nlabels++] = optarg;
+			break;
+		case 1: o.ex.p_param = optarg; break;
+		case 2: o.ex.n_param = optarg; break;
+		case 3: o.ex.metric = optarg; break;
+		case 4: o.ex.tau_region = optarg; break;
+		case 5: o.ex.chi_regions = optarg; break;
+		case 6: o.ex.gamma_regions = optarg; break;
+		case 'h': fputs(usage, stdout); return 0;
+		default: fprintf(stderr, "karte-collect: see karte-collect --help\n"); return 2;
+		}
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (!strcmp(cmd, "run"))
+		rc = cmd_run(&o, argc - optind, argv + optind);
+	else if (!strcmp(cmd, "post"))
+		rc = cmd_post(&o, argc - optind, argv + optind);
+	else if (!strcmp(cmd, "flush"))
+		rc = cmd_flush(&o);
+	else if (!strcmp(cmd, "import-extrap"))
+		rc = cmd_import_extrap(&o, argc - optind, argv + optind);
+	else {
+		fprintf(stderr, "karte-collect: unknown command '%s'; see karte-collect --help\n", cmd);
+		rc = 2;
+	}
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,52 @@
+/*
+ * karte_region: mark the regions of a program and have karte measure them.
+ *
+ *     karte_region_begin("resid");  ...  karte_region_end("resid");
+ *
+ * Each region accumulates wall time and, where the powercap tree allows,
+ * RAPL energy (package + DRAM). Regions count as computation (gamma) unless
+ * karte_region_overhead() marks them as overhead. At karte_finish() (called
+ * at exit, or by MPI_Finalize in the MPI build) the run is written as JSON
+ * to $KARTE_RESULTS (default karte-run.json), which `karte-collect run`
+ * posts, or `karte-collect post` later. With MPI, rank 0 writes: tau and
+ * region times are the maximum over ranks, energy the sum over nodes.
+ *
+ * After the first call for a name, begin/end allocate nothing. Not
+ * thread-safe: call from one thread per process (the MPI rank's).
+ * Fortran: module karte_region (karte_region.f90).
+ */
+#ifndef KARTE_REGION_H
+#define KARTE_REGION_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KARTE_REGIONS_MAX 256
+#define KARTE_REGION_NAME_MAX 63
+
+/* Start / stop a region; nesting different regions is fine, a region
+ * already open is not re-entered. 0, or -1 for a bad name or a full table. */
+int karte_region_begin(const char *name);
+int karte_region_end(const char *name);
+
+/* Count the region as overhead (chi), not computation (gamma). */
+int karte_region_overhead(const char *name);
+
+/* Start the clock (done by the first begin when not called). */
+void karte_init(void);
+
+/* Stop the clock and write the run; later calls do nothing. 0 or -1. */
+int karte_finish(void);
+
+/* Fortran entry points (name, length): see karte_region.f90. */
+int karte_region_begin_f(const char *name, int len);
+int karte_region_end_f(const char *name, int len);
+int karte_region_overhead_f(const char *name, int len);
+int karte_finish_f(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,312 @@
+#!/usr/bin/env python3
+"""Tests of the collectors against a real karted on loopback: karte-collect
+run (with a fake powercap tree that wraps around), the region library from
+C, Fortran and MPI (mpirun -np 2), post of CSV/NDJSON, spooling while karted
+is away and flush, and the Extra-P importer on the real RELeARN runs.
+
+usage: tests/collectors.py --build build     prints 'N passed, M failed'
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT  # noqa: E402
+
+TESTS = []
+EXTRAP = os.path.join(ROOT, "..", "shared", "external-data", "extrap")
+
+
+def test(fn):
+    TESTS.append(fn)
+    return fn
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
+
+
+class S:
+    build = None
+    k = None
+    token = None
+    tmp = None
+
+
+def collect(*args, env=None, check=False, timeout=60):
+    e = dict(os.environ, KARTE_URL=S.k.url, KARTE_TOKEN=S.token,
+             KARTE_SPOOL_DIR=os.path.join(S.tmp, "spool"))
+    e.update(env or {})
+    return subprocess.run([os.path.join(S.build, "karte-collect")] + list(args), capture_output=True,
+                          text=True, env=e, timeout=timeout, check=check)
+
+
+def runs_of(system):
+    out, cursor = [], None
+    while True:
+        s, b, _ = S.k.request("GET", f"/api/v1/runs?system={system}&limit=1000" + (f"&after={cursor}" if cursor else ""))
+        out += b["runs"]
+        cursor = b["next"]
+        if not cursor:
+            return out
+
+
+def fake_powercap(root, pkg_uj, pkg_max, dram_uj, dram_max):
+    """A powercap tree as sysfs has it: flat zones with name, energy_uj, max_energy_range_uj."""
+    for zone, name, uj, mx in (("intel-rapl:0", "package-0", pkg_uj, pkg_max),
+                               ("intel-rapl:0:0", "core", 5, 10 ** 9),
+                               ("intel-rapl:0:1", "dram", dram_uj, dram_max)):
+        d = os.path.join(root, zone)
+        os.makedirs(d, exist_ok=True)
+        for f, v in (("name", name), ("energy_uj", uj), ("max_energy_range_uj", mx)):
+            with open(os.path.join(d, f), "w") as fh:
+                fh.write(f"{v}\n")
+
+
+@test
+def run_measures_tau_and_rapl_with_wraparound():
+    root = os.path.join(S.tmp, "powercap")
+    # package counter runs 0..999999 uJ: from 999000 it wraps to 2000, 999 + 1 + 2000 uJ
+    fake_powercap(root, 999000, 999999, 5000, 10 ** 12)
+    script = (f"sleep 0.2; echo 2000 > {root}/intel-rapl:0/energy_uj; "
+              f"echo 1005000 > {root}/intel-rapl:0:1/energy_uj; echo 9 > {root}/intel-rapl:0:0/energy_uj")
+    r = collect("run", "--system", "rapl-sys", "--application", "app", "-p", "4", "-n", "1000",
+                "--chi", "0.05", "--label", "queue=debug", "--", "sh", "-c", script,
+                env={"KARTE_POWERCAP_ROOT": root})
+    expect(r.returncode == 0, f"run posted ({r.returncode} {r.stderr})")
+    got = runs_of("rapl-sys")
+    expect(len(got) == 1, f"one run ({len(got)})")
+    run = got[0]
+    expect(abs(run["energy_j"] - (999 + 1 + 2000 + 1000000) * 1e-6) < 1e-12,
+           f"package (wrapped) + DRAM, core left out ({run['energy_j']})")
+    expect(0.2 <= run["tau"] < 2 and run["chi"] == 0.05 and run["p"] == 4 and run["n"] == 1000, f"tau, chi ({run})")
+    expect(run["labels"]["queue"] == "debug" and run["labels"]["energy_domains"] == "package-0,dram", f"labels ({run['labels']})")
+    expect(run["idempotency_key"].startswith("kc-"), "an idempotency key")
+
+
+@test
+def run_needs_chi_or_gamma_and_a_working_command():
+    r = collect("run", "--system", "x", "--application", "y", "-p", "1", "-n", "1", "--", "true")
+    expect(r.returncode == 2 and "--chi or --gamma" in r.stderr, f"no chi: explained ({r.stderr})")
+    r = collect("run", "--system", "x", "--application", "y", "-p", "1", "-n", "1", "--chi", "0", "--", "false")
+    expect(r.returncode == 1 and "no run posted" in r.stderr, f"a failing command posts nothing ({r.stderr})")
+    expect(runs_of("x") == [], "nothing stored")
+
+
+@test
+def region_library_from_c():
+    exe = os.path.join(S.tmp, "region_demo")
+    subprocess.run(["cc", "-O2", "-I", os.path.join(ROOT, "collectors"), os.path.join(ROOT, "tests/collectors/region_demo.c"),
+                    os.path.join(S.build, "libkarte_region.a"), "-lpthread", "-lm", "-o", exe], check=True)
+    root = os.path.join(S.tmp, "powercap-c")
+    fake_powercap(root, 100, 10 ** 9, 100, 10 ** 9)
+    r = collect("run", "--system", "region-c", "--application", "demo", "-p", "1", "-n", "10",
+                "--", exe, "5", env={"KARTE_POWERCAP_ROOT": root})
+    expect(r.returncode == 0, f"posted ({r.stderr})")
+    run = runs_of("region-c")[0]
+    regs = {x["name"]: x for x in run["regions"]}
+    expect(set(regs) == {"resid", "exchange"} and regs["resid"]["counters"]["calls"] == 5, f"regions ({regs})")
+    expect(0.015 <= regs["resid"]["time_s"] < 0.5 and 0.008 <= regs["exchange"]["time_s"] < 0.5, "region times")
+    # gamma: the computation regions only (exchange is overhead)
+    expect(abs(run["gamma"] - regs["resid"]["time_s"]) < 1e-12, f"gamma = resid's time ({run['gamma']})")
+    expect(run["tau"] >= regs["resid"]["time_s"] + regs["exchange"]["time_s"], "tau covers the regions")
+    expect("energy_j" in regs["resid"], "region energy from RAPL")
+
+
+@test
+def region_library_from_fortran():
+    d = os.path.join(S.tmp, "fortran")
+    os.makedirs(d, exist_ok=True)
+    exe = os.path.join(d, "region_demo_f")
+    subprocess.run(["gfortran", "-O1", "-J", d, os.path.join(ROOT, "collectors/karte_region.f90"),
+                    os.path.join(ROOT, "tests/collectors/region_demo.f90"), os.path.join(S.build, "libkarte_region.a"),
+                    "-lpthread", "-o", exe], check=True, capture_output=True)
+    out = os.path.join(d, "run.json")
+    subprocess.run([exe], check=True, env=dict(os.environ, KARTE_RESULTS=out, KARTE_POWERCAP_ROOT=os.path.join(d, "none")))
+    run = json.load(open(out))
+    regs = {x["name"]: x for x in run["regions"]}
+    expect(set(regs) == {"stencil", "halo"} and regs["stencil"]["counters"]["calls"] == 3, f"Fortran regions ({regs})")
+    expect(abs(run["gamma"] - regs["stencil"]["time_s"]) < 1e-12 and "energy_j" not in run, "gamma; no RAPL here")
+
+
+@test
+def region_library_with_mpi():
+    d = os.path.join(S.tmp, "mpi")
+    os.makedirs(d, exist_ok=True)
+    exe = os.path.join(d, "region_mpi")
+    subprocess.run(["mpicc", "-O2", "-I", os.path.join(ROOT, "collectors"), os.path.join(ROOT, "tests/collectors/region_mpi.c"),
+                    os.path.join(S.build, "libkarte_region_mpi.a"), "-lpthread", "-lm", "-o", exe], check=True)
+    out = os.path.join(d, "run.json")
+    env = dict(os.environ, KARTE_RESULTS=out, KARTE_POWERCAP_ROOT=os.path.join(d, "none"),
+               OMPI_MCA_plm_rsh_agent="", OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1")
+    r = subprocess.run(["mpirun", "-np", "2", "--allow-run-as-root", "--oversubscribe", exe],
+                       capture_output=True, text=True, env=env, timeout=120)
+    expect(r.returncode == 0, f"mpirun ({r.returncode} {r.stderr[-1500:]})")
+    run = json.load(open(out))
+    regs = {x["name"]: x for x in run["regions"]}
+    expect(run["p"] == 2, f"p = number of ranks ({run['p']})")
+    # rank 1 sleeps 3 x 20 ms in compute, rank 0 3 x 10 ms: the maximum is kept
+    expect(regs["compute"]["time_s"] >= 0.06, f"region time is the maximum over ranks ({regs['compute']})")
+    expect(run["tau"] >= regs["compute"]["time_s"], "tau is the maximum over ranks")
+    expect(abs(run["gamma"] - regs["compute"]["time_s"]) < 1e-12, "gamma from computation regions")
+
+
+@test
+def post_csv_whole_or_nothing():
+    good = os.path.join(S.tmp, "good.csv")
+    with open(good, "w") as f:
+        f.write("p,n,tau,chi,label.queue\n1,100,10,1,\n2,100,5.5,1.2,short\n4,100,3,1.4,short\n")
+    r = collect("post", "--system", "csv-sys", "--application", "md", good)
+    expect(r.returncode == 0 and "3 runs stored" in r.stderr, f"CSV posted ({r.stderr})")
+    got = runs_of("csv-sys")
+    expect(len(got) == 3 and sorted(x["p"] for x in got) == [1, 2, 4], f"3 runs ({got})")
+    expect(next(x for x in got if x["p"] == 2)["labels"] == {"queue": "short"}, "label columns")
+    r = collect("post", "--system", "csv-sys", "--application", "md", good)
+    expect(r.returncode == 0 and len(runs_of("csv-sys")) == 3, "posting the same file again stores nothing new")
+    bad = os.path.join(S.tmp, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("p,n,tau,chi\n1,100,10,1\n2,100,five,1\n4,100,3,1\n")
+    r = collect("post", "--system", "csv-bad", "--application", "md", bad)
+    expect(r.returncode == 1 and "bad.csv:3: tau" in r.stderr and "nothing of" in r.stderr, f"bad line named ({r.stderr})")
+    with open(bad, "w") as f:
+        f.write("p,n,tau,chi,colour\n1,100,10,1,red\n")
+    r = collect("post", "--system", "csv-bad", "--application", "md", bad)
+    expect(r.returncode == 1 and "unknown column 'colour'" in r.stderr, f"unknown column ({r.stderr})")
+    with open(bad, "w") as f:
+        f.write("p,n,tau,chi\n1,100,10,1\n2,100,5,9\n")
+    r = collect("post", "--system", "csv-bad", "--application", "md", bad)
+    expect(r.returncode == 1 and "chi" in r.stderr and "index" in r.stderr, f"karted's refusal shown ({r.stderr})")
+    expect(runs_of("csv-bad") == [], "nothing of a bad file is stored")
+
+
+@test
+def post_json_and_ndjson():
+    f1 = os.path.join(S.tmp, "runs.ndjson")
+    with open(f1, "w") as f:
+        for p in (1, 2):
+            f.write(json.dumps({"p": p, "n": 10, "tau": 2 / p, "gamma": 1 / p}) + "\n")
+    f2 = os.path.join(S.tmp, "runs.json")
+    with open(f2, "w") as f:
+        json.dump([{"p": 8, "n": 10, "tau": 1, "chi": 0.5}], f)
+    r = collect("post", "--system", "json-sys", "--application", "md", f1, f2)
+    expect(r.returncode == 0 and len(runs_of("json-sys")) == 3, f"NDJSON and JSON ({r.stderr})")
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+@test
+def spool_while_away_then_flush_once():
+    spool = os.path.join(S.tmp, "spool-away")
+    away = f"http://127.0.0.1:{free_port()}"
+    f = os.path.join(S.tmp, "away.csv")
+    with open(f, "w") as fh:
+        fh.write("p,n,tau,chi\n1,50,4,0.5\n2,50,2.5,0.6\n")
+    env = {"KARTE_URL": away, "KARTE_SPOOL_DIR": spool}
+    r = collect("post", "--retries", "1", "--system", "spool-sys", "--application", "md", f, env=env)
+    expect(r.returncode == 0 and "karte-collect flush" in r.stderr, f"spooled ({r.returncode} {r.stderr})")
+    r = collect("run", "--retries", "0", "--system", "spool-sys", "--application", "md", "-p", "3", "-n", "50",
+                "--chi", "0.1", "--", "sleep", "0.2", env=env)
+    expect(r.returncode == 0, f"a run spooled too ({r.stderr})")
+    files = glob.glob(os.path.join(spool, "*.ndjson"))
+    expect(len(files) == 2, f"two spool files ({files})")
+    r = collect("flush", env=env)
+    expect(r.returncode == 2 and len(glob.glob(os.path.join(spool, "*.ndjson"))) == 2, "still away: kept")
+    r = collect("flush", env={"KARTE_SPOOL_DIR": spool})
+    expect(r.returncode == 0 and "flushed 3 runs" in r.stderr, f"flushed ({r.stderr})")
+    expect(glob.glob(os.path.join(spool, "*.ndjson")) == [], "spool empty")
+    got = runs_of("spool-sys")
+    expect(sorted(x["p"] for x in got) == [1, 2, 3], f"every run there once ({[x['p'] for x in got]})")
+    r = collect("post", "--system", "spool-sys", "--application", "md", f)
+    expect(len(runs_of("spool-sys")) == 3, "posting the spooled file again stores nothing twice")
+
+
+@test
+def extrap_relearn_imports_cleanly():
+    src = os.path.join(EXTRAP, "relearn_data.txt")
+    chi = "Exchange branch nodes (w/ Allgather),Create synapses (w/ Alltoall)"
+    r = collect("import-extrap", "--system", "relearn-sys", "--application", "relearn", "--tau-region", "main()",
+                "--chi-regions", chi, src)
+    expect(r.returncode == 0 and "50 runs stored" in r.stderr, f"50 runs = 25 points x 2 repetitions ({r.stderr})")
+    got = runs_of("relearn-sys")
+    first = [x for x in got if x["p"] == 32 and x["n"] == 5000]
+    expect(sorted(x["tau"] for x in first) == [405.58, 406.498], f"both repetitions kept ({[x['tau'] for x in first]})")
+    names = {r["name"] for r in first[0]["regions"]}
+    expect("Simulation loop->Connectivity update->Update local trees" in names and "Initialization" in names,
+           f"call paths from the indentation ({sorted(names)[:4]})")
+    for x in got:
+        comm = sum(r["time_s"] for r in x["regions"] if r["name"].endswith(("(w/ Allgather)", "(w/ Alltoall)")))
+        expect(0 < x["chi"] < x["tau"] and abs(x["chi"] - comm) < 1e-9, f"chi = the named regions ({x['chi']} {comm})")
+    s, b, _ = S.k.request("GET", "/api/v1/analysis/isoefficiency?system=relearn-sys&application=relearn")
+    expect(s == 200 and len(b["points"]) == 25 and all(p["count"] == 2 for p in b["points"]), f"analysable ({s})")
+    r = collect("import-extrap", "--system", "relearn-sys", "--application", "relearn", "--tau-region", "main()",
+                "--chi-regions", chi, src)
+    expect(len(runs_of("relearn-sys")) == 50, "importing again stores nothing twice")
+    r = collect("import-extrap", "--dry-run", "--system", "s", "--application", "a", "--metric", "metr",
+                "--p-param", "x", "--n-param", "y", os.path.join(EXTRAP, "two_parameter_1.txt"))
+    lines = r.stdout.strip().splitlines()
+    expect(r.returncode == 0 and len(lines) > 0 and "warning" in r.stderr, f"synthetic file, chi = 0 warned ({r.stderr})")
+    r = collect("import-extrap", "--system", "s", "--application", "a", os.path.join(EXTRAP, "two_parameter_1.txt"))
+    expect(r.returncode == 1 and "no PARAMETER p" in r.stderr, f"missing parameter named ({r.stderr})")
+    r = collect("import-extrap", "--system", "s", "--application", "a", "--chi-regions", "nope", src)
+    expect(r.returncode == 1 and "no region 'nope'" in r.stderr, f"unknown region named ({r.stderr})")
+
+
+@test
+def help_text():
+    r = collect("--help")
+    expect(r.returncode == 0 and "run [OPTIONS] -- CMD ARGS" in r.stdout and "KARTE_SPOOL_DIR" in r.stdout, "--help")
+    r = collect("frob")
+    expect(r.returncode == 2, "unknown command")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("-k", dest="only")
+    a = ap.parse_args()
+    S.build = os.path.abspath(a.build)
+    S.tmp = tempfile.mkdtemp(prefix="karte-collect-")
+    S.k = Karted(os.path.join(S.build, "karted")).start()
+    S.token = S.k.token("collectors")
+    passed = failed = 0
+    try:
+        for fn in TESTS:
+            if a.only and a.only not in fn.__name__:
+                continue
+            t0 = time.time()
+            try:
+                fn()
+                passed += 1
+                print(f"ok   {fn.__name__} ({time.time() - t0:.1f} s)", flush=True)
+            except Exception as e:  # noqa: BLE001
+                failed += 1
+                print(f"FAIL {fn.__name__}: {e}", flush=True)
+                if not isinstance(e, AssertionError):
+                    traceback.print_exc()
+    finally:
+        rc = S.k.stop()
+        if rc != 0:
+            failed += 1
+            print(f"FAIL karted exited with {rc}: {S.k.stderr[-2000:]}")
+        shutil.rmtree(S.tmp, ignore_errors=True)
+    print(f"collectors: {passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
