@@ -116,11 +116,17 @@ asan:
 	    $(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
 
 bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis \
-       $(BUILD)/bench/bench_chart
+       $(BUILD)/bench/bench_chart $(BUILD)/bench/bench_region
+	./$(BUILD)/bench/bench_region norapl
+	./$(BUILD)/bench/bench_region rapl
 	./$(BUILD)/bench/bench_analysis
 	./$(BUILD)/bench/bench_chart
 	python3 tests/bench_reports.py --build $(BUILD)
 	python3 tests/bench_runs.py --build $(BUILD)
+
+$(BUILD)/bench/bench_region: $(BUILD)/tests/bench/bench_region.o $(REGION_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
 
 $(BUILD)/bench/bench_chart: $(BUILD)/tests/bench/bench_chart.o $(BUILD)/server/chart.o \
                             $(BUILD)/server/report.o $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o \
