@@ -8,8 +8,9 @@ WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Ws
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
 ifeq ($(SAN),1)
-CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
-LDFLAGS += -fsanitize=address,undefined
+SANFLAGS := -fsanitize=address,undefined
+CFLAGS  := -O1 -g -fno-omit-frame-pointer $(SANFLAGS) -fno-sanitize-recover=all
+LDFLAGS += $(SANFLAGS)
 endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis -Itests -Icollectors \
              $(shell pkg-config --cflags $(PKGS))
@@ -101,7 +102,7 @@ test-unit: $(TEST_BINS)
 
 test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE)
-	python3 tests/collectors.py --build $(BUILD)
+	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 
 # Every test, on the plain build and again on the sanitizer build.
 test: deps

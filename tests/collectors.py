@@ -105,7 +105,7 @@ def run_needs_chi_or_gamma_and_a_working_command():
 @test
 def region_library_from_c():
     exe = os.path.join(S.tmp, "region_demo")
-    subprocess.run(["cc", "-O2", "-I", os.path.join(ROOT, "collectors"), os.path.join(ROOT, "tests/collectors/region_demo.c"),
+    subprocess.run(["cc", "-O2"] + S.cflags + ["-I", os.path.join(ROOT, "collectors"), os.path.join(ROOT, "tests/collectors/region_demo.c"),
                     os.path.join(S.build, "libkarte_region.a"), "-lpthread", "-lm", "-o", exe], check=True)
     root = os.path.join(S.tmp, "powercap-c")
     fake_powercap(root, 100, 10 ** 9, 100, 10 ** 9)
@@ -127,7 +127,7 @@ def region_library_from_fortran():
     d = os.path.join(S.tmp, "fortran")
     os.makedirs(d, exist_ok=True)
     exe = os.path.join(d, "region_demo_f")
-    subprocess.run(["gfortran", "-O1", "-J", d, os.path.join(ROOT, "collectors/karte_region.f90"),
+    subprocess.run(["gfortran", "-O1"] + S.cflags + ["-J", d, os.path.join(ROOT, "collectors/karte_region.f90"),
                     os.path.join(ROOT, "tests/collectors/region_demo.f90"), os.path.join(S.build, "libkarte_region.a"),
                     "-lpthread", "-o", exe], check=True, capture_output=True)
     out = os.path.join(d, "run.json")
@@ -143,14 +143,19 @@ def region_library_with_mpi():
     d = os.path.join(S.tmp, "mpi")
     os.makedirs(d, exist_ok=True)
     exe = os.path.join(d, "region_mpi")
-    subprocess.run(["mpicc", "-O2", "-I", os.path.join(ROOT, "collectors"), os.path.join(ROOT, "tests/collectors/region_mpi.c"),
+    subprocess.run(["mpicc", "-O2"] + S.cflags + ["-I", os.path.join(ROOT, "collectors"), os.path.join(ROOT, "tests/collectors/region_mpi.c"),
                     os.path.join(S.build, "libkarte_region_mpi.a"), "-lpthread", "-lm", "-o", exe], check=True)
     out = os.path.join(d, "run.json")
     env = dict(os.environ, KARTE_RESULTS=out, KARTE_POWERCAP_ROOT=os.path.join(d, "none"),
                OMPI_MCA_plm_rsh_agent="", OMPI_MCA_btl="self,vader", OMPI_MCA_rmaps_base_oversubscribe="1")
-    r = subprocess.run(["mpirun", "-np", "2", "--allow-run-as-root", "--oversubscribe", exe],
+    # Under the sanitizers: Open MPI unloads its components at MPI_Finalize, so
+    # LeakSanitizer sees their caches as leaks of "<unknown module>" that no
+    # suppression can name. Leak checks of the region code itself run in the
+    # C and Fortran tests (same source); here ASan and UBSan still watch.
+    forward = ["-x", "ASAN_OPTIONS=detect_leaks=0"] if S.cflags else []
+    r = subprocess.run(["mpirun", "-np", "2", "--allow-run-as-root", "--oversubscribe"] + forward + [exe],
                        capture_output=True, text=True, env=env, timeout=120)
-    expect(r.returncode == 0, f"mpirun ({r.returncode} {r.stderr[-1500:]})")
+    expect(r.returncode == 0, f"mpirun ({r.returncode} {r.stderr[-3000:]})")
     run = json.load(open(out))
     regs = {x["name"]: x for x in run["regions"]}
     expect(run["p"] == 2, f"p = number of ranks ({run['p']})")
@@ -277,9 +282,11 @@ def help_text():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
+    ap.add_argument("--cflags", default="", help="flags the test programs need (the sanitizers)")
     ap.add_argument("-k", dest="only")
     a = ap.parse_args()
     S.build = os.path.abspath(a.build)
+    S.cflags = a.cflags.split()
     S.tmp = tempfile.mkdtemp(prefix="karte-collect-")
     S.k = Karted(os.path.join(S.build, "karted")).start()
     S.token = S.k.token("collectors")
