@@ -109,8 +109,9 @@ def region_library_from_c():
                     os.path.join(S.build, "libkarte_region.a"), "-lpthread", "-lm", "-o", exe], check=True)
     root = os.path.join(S.tmp, "powercap-c")
     fake_powercap(root, 100, 10 ** 9, 100, 10 ** 9)
+    trace = os.path.join(S.tmp, "trace.csv")
     r = collect("run", "--system", "region-c", "--application", "demo", "-p", "1", "-n", "10",
-                "--", exe, "5", env={"KARTE_POWERCAP_ROOT": root})
+                "--", exe, "5", env={"KARTE_POWERCAP_ROOT": root, "KARTE_SAMPLE_MS": "5", "KARTE_TRACE": trace})
     expect(r.returncode == 0, f"posted ({r.stderr})")
     run = runs_of("region-c")[0]
     regs = {x["name"]: x for x in run["regions"]}
@@ -120,6 +121,8 @@ def region_library_from_c():
     expect(abs(run["gamma"] - regs["resid"]["time_s"]) < 1e-12, f"gamma = resid's time ({run['gamma']})")
     expect(run["tau"] >= regs["resid"]["time_s"] + regs["exchange"]["time_s"], "tau covers the regions")
     expect("energy_j" in regs["resid"], "region energy from RAPL")
+    rows = open(trace).read().splitlines()
+    expect(rows[0] == "t_s,power_w" and len(rows) >= 3, f"power sampled into the trace ({rows[:3]})")
 
 
 @test
