@@ -40,7 +40,7 @@ REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o
 
-.PHONY: all run test test-unit test-integration test-contract asan bench clean deps help
+.PHONY: all run test test-unit test-integration test-browser asan bench clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -104,9 +104,14 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE)
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 
+# The UI in headless Chromium (Debian's chromium, playwright-core from npm).
+test-browser: $(KARTED)
+	cd tests/browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }
+	cd tests/browser && KARTED=$(CURDIR)/$(KARTED) node --test ui.test.mjs
+
 # Every test, on the plain build and again on the sanitizer build.
 test: deps
-	$(MAKE) test-unit test-integration
+	$(MAKE) test-unit test-integration test-browser
 	$(MAKE) asan
 	@echo "make test: every test passed (plain and sanitizer builds)"
 

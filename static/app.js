@@ -1,0 +1,487 @@
+// karte's browser UI: plain ES modules, no build step. Every view is a URL
+// (/, /series?..., /compare?..., /runs/ID, /upload) that karted answers with
+// index.html; this module draws the view from the API. DOM is built with
+// textContent only: names from user data are never parsed as HTML.
+
+const view = document.getElementById('view');
+const TOKEN_KEY = 'karte-token';
+
+// ---- helpers -------------------------------------------------------------
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === 'class') e.className = v;
+    else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function link(href, text) {
+  return el('a', { href, 'data-nav': '' }, text);
+}
+
+function fmt(x, digits = 4) {
+  if (x === null || x === undefined) return '';
+  if (typeof x !== 'number') return String(x);
+  if (Number.isInteger(x)) return String(x);
+  return Number(x.toPrecision(digits)).toString();
+}
+
+function seriesName(s) {
+  return `${s.system}:${s.application}${s.variant ? ':' + s.variant : ''}`;
+}
+
+function seriesQuery(s) {
+  const q = new URLSearchParams({ system: s.system, application: s.application });
+  if (s.variant) q.set('variant', s.variant);
+  return q;
+}
+
+function parseSeries(spec) {
+  const [system, application, ...rest] = spec.split(':');
+  return { system, application, variant: rest.join(':') };
+}
+
+async function api(path, options = {}) {
+  const r = await fetch(path, options);
+  let body = null;
+  const text = await r.text();
+  try { body = text ? JSON.parse(text) : null; } catch { body = text; }
+  return { status: r.status, ok: r.ok, body };
+}
+
+function message(kind, text) {
+  return el('div', { class: `message ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+}
+
+function errorText(body) {
+  if (!body || typeof body !== 'object') return String(body);
+  let t = body.error || 'error';
+  if (body.field) t += ` (field: ${body.field})`;
+  return t;
+}
+
+function token() {
+  return sessionStorage.getItem(TOKEN_KEY) || '';
+}
+
+function tokenInput() {
+  const input = el('input', { type: 'password', id: 'token', name: 'token', autocomplete: 'off',
+    placeholder: 'write token (kt_...)', value: token() });
+  input.addEventListener('change', () => sessionStorage.setItem(TOKEN_KEY, input.value.trim()));
+  return [el('label', { for: 'token' }, 'Token '), input];
+}
+
+// A sortable, filterable table; rows are objects, columns {key, label, num, cell}.
+function dataTable(columns, rows, { id, download } = {}) {
+  let sortKey = null, dir = 1, filter = '';
+  const tbody = el('tbody');
+  const headCells = columns.map((c) => {
+    const b = el('button', { class: 'sort', type: 'button', 'data-key': c.key }, c.label);
+    b.addEventListener('click', () => {
+      dir = sortKey === c.key ? -dir : 1;
+      sortKey = c.key;
+      for (const o of thead.querySelectorAll('button.sort')) o.removeAttribute('aria-sort');
+      b.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+      render();
+    });
+    return el('th', { class: c.num ? 'num' : null, scope: 'col' }, b);
+  });
+  const thead = el('thead', {}, el('tr', {}, headCells));
+  const table = el('table', { id }, thead, tbody);
+  const count = el('span', { class: 'muted' });
+
+  function shown() {
+    let out = rows;
+    if (filter) {
+      const f = filter.toLowerCase();
+      out = out.filter((r) => columns.some((c) => String(r[c.key] ?? '').toLowerCase().includes(f)));
+    }
+    if (sortKey) {
+      out = [...out].sort((a, b) => {
+        const x = a[sortKey], y = b[sortKey];
+        if (typeof x === 'number' && typeof y === 'number') return (x - y) * dir;
+        return String(x ?? '').localeCompare(String(y ?? '')) * dir;
+      });
+    }
+    return out;
+  }
+  function render() {
+    const list = shown();
+    tbody.replaceChildren(...list.map((r) => el('tr', {}, columns.map((c) =>
+      el('td', { class: c.num ? 'num' : null }, c.cell ? c.cell(r) : fmt(r[c.key]))))));
+    count.textContent = `${list.length} of ${rows.length} shown`;
+  }
+  function save(kind) {
+    const list = shown();
+    let data, type;
+    if (kind === 'csv') {
+      const q = (v) => { const s = String(v ?? ''); return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s; };
+      data = [columns.map((c) => c.key).join(','),
+        ...list.map((r) => columns.map((c) => q(r[c.key])).join(','))].join('\n') + '\n';
+      type = 'text/csv';
+    } else {
+      data = JSON.stringify(list.map((r) => Object.fromEntries(columns.map((c) => [c.key, r[c.key]]))), null, 1);
+      type = 'application/json';
+    }
+    const a = el('a', { href: URL.createObjectURL(new Blob([data], { type })), download: `${download || 'runs'}.${kind}` });
+    document.body.append(a);
+    a.click();
+    a.remove();
+  }
+  const search = el('input', { type: 'search', placeholder: 'filter rows', 'aria-label': 'filter rows' });
+  search.addEventListener('input', () => { filter = search.value; render(); });
+  const tools = el('div', { class: 'toolbar' }, search,
+    download ? el('button', { type: 'button', class: 'secondary', onclick: () => save('csv') }, 'Download CSV') : null,
+    download ? el('button', { type: 'button', class: 'secondary', onclick: () => save('json') }, 'Download JSON') : null,
+    count);
+  render();
+  return el('div', {}, tools, el('div', { class: 'table-wrap' }, table));
+}
+
+function chart(kind, query, caption) {
+  const src = `/api/v1/reports/${kind}.svg?${query}`;
+  const img = el('img', { src, alt: caption, loading: 'lazy' });
+  const fig = el('figure', {}, img, el('figcaption', {}, caption, ' · ',
+    el('a', { href: src.replace('.svg?', '.pdf?') }, 'PDF'), ' ',
+    el('a', { href: src.replace('.svg?', '.png?') }, 'PNG')));
+  img.addEventListener('error', async () => {
+    const r = await api(src);
+    fig.replaceChildren(message('error', `${caption}: ${errorText(r.body)}`));
+  });
+  return fig;
+}
+
+// ---- views -----------------------------------------------------------------
+
+async function home() {
+  document.title = 'karte — series';
+  const r = await api('/api/v1/series');
+  if (!r.ok) return [message('error', errorText(r.body))];
+  const rows = r.body.series.map((s) => ({ ...s, name: seriesName(s) }));
+  const picked = new Set();
+  const compare = el('button', { type: 'button', disabled: true }, 'Compare selected');
+  compare.addEventListener('click', () => {
+    const q = new URLSearchParams();
+    for (const s of picked) q.append('series', s);
+    go(`/compare?${q}`);
+  });
+  const columns = [
+    { key: 'system', label: 'System' },
+    { key: 'application', label: 'Application' },
+    { key: 'variant', label: 'Variant', cell: (s) => link(`/series?${seriesQuery(s)}`, s.variant || '(default)') },
+    { key: 'runs', label: 'Runs', num: true },
+    { key: 'last_run_at', label: 'Last update' },
+    { key: 'name', label: 'Compare', cell: (s) => {
+      const box = el('input', { type: 'checkbox', 'aria-label': `compare ${s.name}` });
+      box.addEventListener('change', () => {
+        if (box.checked) picked.add(s.name); else picked.delete(s.name);
+        compare.disabled = picked.size < 2;
+      });
+      return box;
+    } },
+  ];
+  return [el('h1', {}, 'Series'),
+    el('p', { class: 'explain' }, 'Every system × application and its variants (algorithms or builds). ' +
+      'Open a variant for its analyses; tick two or more to compare them.'),
+    rows.length ? dataTable(columns, rows, { id: 'series' }) : message('ok', 'No runs yet: upload some, or POST them to /api/v1/runs.'),
+    el('div', { class: 'toolbar' }, compare)];
+}
+
+function spsTable(iso) {
+  const rows = iso.sps.map((s) => ({
+    base: `(${s.base.p}, ${fmt(s.base.n)})`, grown_n: fmt(s.grown_n.n), grown_p: s.grown_p.p,
+    efficiency: s.efficiency, crossing: s.crossing, arrow: s.arrow_region, step: s.step_region,
+    uncertain: s.uncertain ? 'uncertain' : '' }));
+  return dataTable([
+    { key: 'base', label: 'base (p, n)' }, { key: 'grown_n', label: "n'", num: true },
+    { key: 'grown_p', label: "p'", num: true }, { key: 'efficiency', label: 'ε', num: true },
+    { key: 'crossing', label: 'crossing' }, { key: 'arrow', label: 'arrow' }, { key: 'step', label: 'step' },
+    { key: 'uncertain', label: 'verdict' }], rows, { id: 'sps' });
+}
+
+function stepsTable(iso) {
+  const rows = iso.steps.map((s) => ({ n: s.n, from_p: s.from_p, to_p: s.to_p, region: s.region,
+    slope: s.slope, uncertain: s.uncertain ? 'uncertain' : '' }));
+  return dataTable([
+    { key: 'n', label: 'n', num: true }, { key: 'from_p', label: 'from p', num: true },
+    { key: 'to_p', label: 'to p', num: true }, { key: 'region', label: 'region' },
+    { key: 'slope', label: 'dχ/dτ', num: true }, { key: 'uncertain', label: 'verdict' }], rows, { id: 'steps' });
+}
+
+async function allRuns(q) {
+  const out = [];
+  let after = '';
+  for (let i = 0; i < 20; i++) {
+    const r = await api(`/api/v1/runs?${q}&limit=1000${after ? `&after=${after}` : ''}`);
+    if (!r.ok) break;
+    out.push(...r.body.runs);
+    if (!r.body.next) break;
+    after = r.body.next;
+  }
+  return out;
+}
+
+function runsTable(runs, name) {
+  const rows = runs.map((r) => ({ id: r.id, p: r.p, n: r.n, tau: r.tau, chi: r.chi, efficiency: r.efficiency,
+    frequency_mhz: r.frequency_mhz ?? null, energy_j: r.energy_j ?? null, created_at: r.created_at }));
+  return dataTable([
+    { key: 'id', label: 'id', num: true, cell: (r) => link(`/runs/${r.id}`, String(r.id)) },
+    { key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
+    { key: 'tau', label: 'τ (s)', num: true }, { key: 'chi', label: 'χ (s)', num: true },
+    { key: 'efficiency', label: 'ε', num: true }, { key: 'frequency_mhz', label: 'f (MHz)', num: true },
+    { key: 'energy_j', label: 'E (J)', num: true }, { key: 'created_at', label: 'stored' }],
+  rows, { id: 'runs', download: name.replaceAll(':', '_') });
+}
+
+async function series(params) {
+  const s = { system: params.get('system') || '', application: params.get('application') || '',
+    variant: params.get('variant') || '' };
+  const name = seriesName(s);
+  document.title = `karte — ${name}`;
+  const q = seriesQuery(s);
+  const [iso, runs] = await Promise.all([api(`/api/v1/analysis/isoefficiency?${q}`), allRuns(q)]);
+  const out = [el('h1', {}, name),
+    el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…')),
+    el('div', { class: 'charts' },
+      chart('isoefficiency', q, 'τ–χ isoefficiency'),
+      chart('efficiency', q, 'efficiency and parallel time'),
+      chart('energy', q, 'energy saved versus nodes'))];
+  out.push(el('h2', {}, 'Scalable parallel systems'),
+    el('p', { class: 'explain' }, 'A base run (p, n) and a larger problem n′ at the same p identify a ' +
+      'scalable parallel system when raising p at n′ brings the efficiency back down to the base’s: the ' +
+      'isoefficiency holds as both grow (Orii).'));
+  if (iso.ok) {
+    out.push(iso.body.sps.length ? spsTable(iso.body) : message('ok', 'No SPS triple in this series.'));
+    out.push(el('h2', {}, 'C1, C2 and C3 steps'),
+      el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
+        `changes by at most ${fmt(iso.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
+      stepsTable(iso.body));
+  } else {
+    out.push(message('error', errorText(iso.body)));
+  }
+  out.push(el('h2', {}, 'Runs'), runsTable(runs, name));
+  return out;
+}
+
+async function compare(params) {
+  document.title = 'karte — compare';
+  const chosen = params.getAll('series');
+  const all = await api('/api/v1/series');
+  const picks = el('ul', { class: 'picks' }, (all.ok ? all.body.series : []).map((s) => {
+    const n = seriesName(s);
+    const box = el('input', { type: 'checkbox', id: `pick-${n}`, value: n, checked: chosen.includes(n) });
+    return el('li', {}, box, ' ', el('label', { for: `pick-${n}` }, n));
+  }));
+  const apply = el('button', { type: 'button' }, 'Compare');
+  apply.addEventListener('click', () => {
+    const q = new URLSearchParams();
+    for (const b of picks.querySelectorAll('input:checked')) q.append('series', b.value);
+    go(`/compare?${q}`);
+  });
+  const out = [el('h1', {}, 'Compare'),
+    el('p', { class: 'explain' }, 'The same application on different systems, or variants on one system: ' +
+      'overlaid charts and efficiency and τ at the (p, n) they share.'),
+    el('details', { open: chosen.length < 2 }, el('summary', {}, 'Series'), picks, apply)];
+  if (chosen.length < 2) {
+    out.push(message('ok', 'Pick two or more series.'));
+    return out;
+  }
+  const q = new URLSearchParams();
+  for (const c of chosen) q.append('series', c);
+  out.push(el('div', { class: 'charts' }, chart('isoefficiency', q, 'τ–χ isoefficiency'),
+    chart('efficiency', q, 'efficiency and parallel time')));
+  const analyses = await Promise.all(chosen.map((c) => api(`/api/v1/analysis/isoefficiency?${seriesQuery(parseSeries(c))}`)));
+  const byPoint = new Map();
+  analyses.forEach((a, i) => {
+    if (!a.ok) { out.push(message('error', `${chosen[i]}: ${errorText(a.body)}`)); return; }
+    for (const pt of a.body.points) {
+      const key = `${pt.p}|${pt.n}`;
+      if (!byPoint.has(key)) byPoint.set(key, { p: pt.p, n: pt.n });
+      byPoint.get(key)[`eps${i}`] = pt.efficiency;
+      byPoint.get(key)[`tau${i}`] = pt.tau;
+    }
+  });
+  const rows = [...byPoint.values()].filter((r) => chosen.filter((_, i) => r[`eps${i}`] !== undefined).length >= 2);
+  const columns = [{ key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true }];
+  chosen.forEach((c, i) => {
+    columns.push({ key: `eps${i}`, label: `ε ${c}`, num: true }, { key: `tau${i}`, label: `τ ${c} (s)`, num: true });
+  });
+  out.push(el('h2', {}, 'At matching (p, n)'),
+    rows.length ? dataTable(columns, rows, { id: 'matching', download: 'compare' })
+      : message('ok', 'These series share no (p, n).'));
+  return out;
+}
+
+async function runPage(id) {
+  document.title = `karte — run ${id}`;
+  const r = await api(`/api/v1/runs/${encodeURIComponent(id)}`);
+  if (!r.ok) return [el('h1', {}, `Run ${id}`), message('error', errorText(r.body))];
+  const run = r.body.run;
+  const s = { system: run.system, application: run.application, variant: run.variant };
+  const skip = new Set(['regions', 'labels']);
+  const fields = el('dl', { class: 'fields' }, Object.entries(run).filter(([k]) => !skip.has(k))
+    .flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, fmt(v, 17))]));
+  const out = [el('h1', {}, `Run ${run.id}`),
+    el('p', {}, 'Series ', link(`/series?${seriesQuery(s)}`, seriesName(s))), fields];
+  out.push(el('h2', {}, 'Labels'));
+  const labels = Object.entries(run.labels || {});
+  out.push(labels.length ? el('div', { class: 'table-wrap' }, el('table', { id: 'labels' },
+    el('tbody', {}, labels.map(([k, v]) => el('tr', {}, el('th', { scope: 'row' }, k), el('td', {}, v))))))
+    : el('p', { class: 'muted' }, 'none'));
+  out.push(el('h2', {}, 'Regions'));
+  const regions = (run.regions || []).map((g) => ({ ...g,
+    counters: Object.entries(g.counters || {}).map(([k, v]) => `${k}=${fmt(v, 17)}`).join(' ') }));
+  out.push(regions.length ? dataTable([
+    { key: 'name', label: 'name' }, { key: 'time_s', label: 'time (s)', num: true },
+    { key: 'energy_j', label: 'energy (J)', num: true }, { key: 'power_w', label: 'power (W)', num: true },
+    { key: 'frequency_mhz', label: 'f (MHz)', num: true }, { key: 'counters', label: 'counters' }],
+  regions, { id: 'regions' }) : el('p', { class: 'muted' }, 'none'));
+  const status = el('div');
+  const del = el('button', { type: 'button', class: 'danger' }, 'Delete this run');
+  const form = el('form', { class: 'toolbar', hidden: true }, ...tokenInput(),
+    el('button', { type: 'submit', class: 'danger' }, 'Delete for good'));
+  del.addEventListener('click', () => { form.hidden = false; form.querySelector('input').focus(); });
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const t = form.querySelector('input').value.trim();
+    sessionStorage.setItem(TOKEN_KEY, t);
+    const d = await api(`/api/v1/runs/${run.id}`, { method: 'DELETE', headers: { Authorization: `Bearer ${t}` } });
+    status.replaceChildren(d.ok ? message('ok', `Run ${run.id} deleted.`) : message('error', errorText(d.body)));
+    if (d.ok) { del.disabled = true; form.hidden = true; }
+  });
+  out.push(el('h2', {}, 'Delete'), el('div', { class: 'toolbar' }, del), form, status);
+  return out;
+}
+
+// CSV (header of run fields, label.NAME columns) to NDJSON; errors name the line.
+function csvToNdjson(text) {
+  const rows = [];
+  let row = [], field = '', quoted = false, line = 1, rowLine = 1;
+  for (let i = 0; i <= text.length; i++) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"' && text[i + 1] === '"') { field += '"'; i++; }
+      else if (c === '"') quoted = false;
+      else if (c === undefined) throw new Error(`line ${rowLine}: a quoted field is not closed`);
+      else { if (c === '\n') line++; field += c; }
+    } else if (c === '"') quoted = true;
+    else if (c === ',') { row.push(field); field = ''; }
+    else if (c === '\n' || c === undefined) {
+      if (c === undefined && field === '' && row.length === 0) break;
+      row.push(field.replace(/\r$/, ''));
+      rows.push({ cells: row, line: rowLine });
+      row = []; field = ''; line++; rowLine = line;
+    } else field += c;
+  }
+  if (!rows.length) throw new Error('the file is empty');
+  const head = rows[0].cells.map((h) => h.trim());
+  const nums = new Set(['p', 'n', 'tau', 'chi', 'gamma', 'frequency_mhz', 'power_cap_w', 'energy_j']);
+  const lines = [], csvLine = [];
+  for (const { cells, line: ln } of rows.slice(1)) {
+    if (cells.length === 1 && cells[0].trim() === '') continue;
+    if (cells.length !== head.length) throw new Error(`line ${ln}: ${cells.length} fields, the header has ${head.length}`);
+    const run = {};
+    head.forEach((h, i) => {
+      const v = cells[i].trim();
+      if (v === '') return;
+      if (h.startsWith('label.')) { (run.labels ??= {})[h.slice(6)] = v; return; }
+      if (nums.has(h)) {
+        const x = Number(v);
+        if (!Number.isFinite(x)) throw new Error(`line ${ln}: ${h} '${v}' is not a number`);
+        run[h] = x;
+      } else run[h] = v;
+    });
+    lines.push(JSON.stringify(run));
+    csvLine.push(ln);
+  }
+  return { ndjson: lines.join('\n') + '\n', csvLine };
+}
+
+async function upload() {
+  document.title = 'karte — upload';
+  const file = el('input', { type: 'file', id: 'file', accept: '.csv,.ndjson,.jsonl,.json,text/csv' });
+  const text = el('textarea', { id: 'text', 'aria-label': 'or paste CSV or NDJSON here',
+    placeholder: 'system,application,p,n,tau,chi\nSP2,md,16,80000,12.5,5.6' });
+  const result = el('div', { id: 'result' });
+  const form = el('form', {},
+    el('div', { class: 'toolbar' }, ...tokenInput()),
+    el('div', { class: 'toolbar' }, el('label', { for: 'file' }, 'File (CSV or NDJSON) '), file),
+    text,
+    el('div', { class: 'toolbar' }, el('button', { type: 'submit' }, 'Upload')));
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const t = form.querySelector('#token').value.trim();
+    sessionStorage.setItem(TOKEN_KEY, t);
+    let body = text.value, name = 'pasted text';
+    if (file.files[0]) { body = await file.files[0].text(); name = file.files[0].name; }
+    const isCsv = name.endsWith('.csv') || (!name.match(/\.(nd)?json(l)?$/) && !body.trimStart().startsWith('{'));
+    let ndjson = body, csvLine = null;
+    if (isCsv) {
+      try { ({ ndjson, csvLine } = csvToNdjson(body)); } catch (e) {
+        result.replaceChildren(message('error', `${name}: ${e.message}`)); return;
+      }
+    }
+    const r = await api('/api/v1/runs', { method: 'POST', body: ndjson,
+      headers: { 'Content-Type': 'application/x-ndjson', Authorization: `Bearer ${t}` } });
+    if (!r.ok) {
+      let where = '';
+      if (r.body && typeof r.body === 'object' && r.body.index !== undefined)
+        where = `${name} line ${csvLine ? csvLine[r.body.index] : r.body.index + 1}: `;
+      result.replaceChildren(message('error', `${where}${errorText(r.body)} — nothing of it was stored`));
+      return;
+    }
+    const ids = r.body.ids;
+    const runs = (await Promise.all(ids.slice(0, 100).map((id) => api(`/api/v1/runs/${id}`))))
+      .filter((x) => x.ok).map((x) => x.body.run);
+    result.replaceChildren(message('ok', `${ids.length} run${ids.length === 1 ? '' : 's'} stored.`),
+      runsTable(runs, 'uploaded'));
+  });
+  return [el('h1', {}, 'Upload runs'),
+    el('p', { class: 'explain' }, 'CSV with a header of run fields (system, application, variant, p, n, ' +
+      'tau, chi or gamma, frequency_mhz, energy_j, …, label.NAME), or NDJSON with one run per line. ' +
+      'A file is stored whole or not at all; an error names its line and field.'), form, result];
+}
+
+// ---- routing ------------------------------------------------------------------
+
+async function route() {
+  const url = new URL(location.href);
+  let parts;
+  view.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
+  try {
+    if (url.pathname === '/' || url.pathname === '/index.html') parts = await home();
+    else if (url.pathname === '/series') parts = await series(url.searchParams);
+    else if (url.pathname === '/compare') parts = await compare(url.searchParams);
+    else if (url.pathname.startsWith('/runs/')) parts = await runPage(url.pathname.slice(6));
+    else if (url.pathname === '/upload') parts = await upload();
+    else parts = [el('h1', {}, 'Not found'), message('error', `There is no page ${url.pathname}.`)];
+  } catch (e) {
+    parts = [message('error', `Cannot load this page: ${e.message}`)];
+  }
+  view.replaceChildren(...parts);
+  view.dataset.ready = url.pathname + url.search;
+}
+
+function go(href) {
+  history.pushState(null, '', href);
+  route().then(() => view.focus());
+}
+
+document.addEventListener('click', (ev) => {
+  const a = ev.target.closest('a');
+  if (!a || a.target || a.hasAttribute('download') || ev.ctrlKey || ev.metaKey || ev.shiftKey) return;
+  const url = new URL(a.href, location.href);
+  if (url.origin !== location.origin || url.pathname.startsWith('/api/')) return;
+  ev.preventDefault();
+  go(url.pathname + url.search);
+});
+window.addEventListener('popstate', route);
+route();

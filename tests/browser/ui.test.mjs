@@ -1,0 +1,203 @@
+// karte's UI in headless Chromium (Debian's /usr/bin/chromium, driven by
+// playwright-core): a real karted on a free loopback port with a temporary
+// database, data posted through the API, then the pages as a person uses
+// them. Screenshots go to tests/out/browser/.
+//
+// usage: KARTED=build/karted node --test tests/browser/ui.test.mjs
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const out = path.join(root, 'tests', 'out', 'browser');
+const karted = path.resolve(root, process.env.KARTED || 'build/karted');
+let server, url, token, browser, page;
+
+function startKarted() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'karte-ui-'));
+  const proc = spawn(karted, ['serve', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'k.db'),
+    '--static', path.join(root, 'static')], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let buf = '';
+    const timer = setTimeout(() => reject(new Error('karted did not start')), 10000);
+    proc.stdout.on('data', (d) => {
+      buf += d;
+      const t = buf.match(/stored hashed\): (\S+)/);
+      const u = buf.match(/serving (http:\/\/\S+)\/ /);
+      if (t && u) { clearTimeout(timer); resolve({ proc, url: u[1], token: t[1] }); }
+    });
+    proc.on('exit', (c) => reject(new Error(`karted exited ${c}`)));
+  });
+}
+
+async function post(runs) {
+  const r = await fetch(`${url}/api/v1/runs`, { method: 'POST', body: JSON.stringify(runs),
+    headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` } });
+  const text = await r.text();
+  assert.equal(r.status, 201, text);
+  return JSON.parse(text).ids;
+}
+
+const SP2 = [[10, 39200, 20, 0.552], [16, 39200, 16, 0.45], [24, 39200, 14, 0.334], [36, 39200, 15, 0.22],
+  [10, 80000, 40, 0.62], [16, 80000, 32, 0.5], [24, 80000, 25, 0.4], [36, 80000, 28, 0.3]];
+
+before(async () => {
+  ({ proc: server, url, token } = await startKarted());
+  mkdirSync(out, { recursive: true });
+  await post(SP2.map(([p, n, tau, e]) => ({ system: 'SP2', application: 'md', p, n, tau, chi: (1 - e) * tau,
+    labels: { compiler: 'xlf 3' }, regions: [{ name: 'force', time_s: tau * e, energy_j: 100 * tau }] })));
+  await post(SP2.map(([p, n, tau, e]) => ({ system: 'T3E', application: 'md', p, n, tau: tau * 0.6,
+    chi: (1 - Math.min(e + 0.1, 0.95)) * tau * 0.6 })));
+  await post([{ system: 'T3E', application: 'cg', variant: 'blocked', p: 4, n: 10, tau: 2, chi: 0.5 }]);
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync', '--disable-quic'] });
+  page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  page.on('pageerror', (e) => { throw e; });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.kill('SIGTERM');
+});
+
+async function open(p) {
+  await page.goto(`${url}${p}`);
+  await page.waitForFunction((want) => document.getElementById('view').dataset.ready === want, p);
+}
+
+async function shot(name) {
+  await page.screenshot({ path: path.join(out, `${name}.png`), fullPage: true });
+}
+
+test('home lists every series with counts and filters as you type', async () => {
+  await open('/');
+  const rows = page.locator('#series tbody tr');
+  assert.equal(await rows.count(), 3);
+  assert.match(await page.locator('#series').innerText(), /SP2\s+md\s+\(default\)\s+8/);
+  await shot('home');
+  await page.getByPlaceholder('filter rows').fill('T3E');
+  assert.equal(await rows.count(), 2);
+  await page.getByPlaceholder('filter rows').fill('');
+});
+
+test('a series page shows its charts, the SPS and C-class tables and a sortable runs table', async () => {
+  await open('/');
+  await page.locator('#series a', { hasText: '(default)' }).first().click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/series'));
+  assert.equal(new URL(page.url()).pathname, '/series');
+  const img = page.locator('img[alt="τ–χ isoefficiency"]');
+  await img.waitFor();
+  await page.waitForFunction(() => document.querySelector('img[alt="τ–χ isoefficiency"]').naturalWidth > 0);
+  assert.match(await img.getAttribute('src'), /\/api\/v1\/reports\/isoefficiency\.svg\?/);
+  assert.equal(await page.locator('#sps tbody tr').count(), 3);
+  assert.match(await page.locator('#sps').innerText(), /\(10, 39200\)\s+80000\s+16\s+0\.552\s+crossed\s+C1/);
+  assert.equal(await page.locator('#steps tbody tr').count(), 6);
+  // energy: this series has none; the chart is replaced by the reason
+  await page.locator('.message.error', { hasText: 'energy saved versus nodes' }).waitFor();
+  const taus = async () => (await page.locator('#runs tbody tr td:nth-child(4)').allInnerTexts()).map(Number);
+  await page.locator('#runs thead button', { hasText: 'τ (s)' }).click();
+  let t = await taus();
+  assert.deepEqual(t, [...t].sort((a, b) => a - b));
+  await page.locator('#runs thead button', { hasText: 'τ (s)' }).click();
+  t = await taus();
+  assert.deepEqual(t, [...t].sort((a, b) => b - a));
+  assert.equal(t[0], 40);
+  // a reload of the URL gives the same view
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/series'));
+  assert.equal(await page.locator('#sps tbody tr').count(), 3);
+  await shot('series');
+  // downloads hold exactly what is shown
+  await page.locator('#runs').locator('..').locator('..').getByPlaceholder('filter rows').fill('80000');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).last().click()]);
+  const csv = (await (await dl.createReadStream()).toArray()).join('');
+  assert.equal(csv.trim().split('\n').length, 1 + 4);
+  assert.match(csv.split('\n')[0], /^id,p,n,tau,chi,efficiency/);
+});
+
+test('compare overlays two series and lines them up at matching (p, n)', async () => {
+  await open('/');
+  await page.getByLabel('compare SP2:md').check();
+  await page.getByLabel('compare T3E:md').check();
+  await page.getByRole('button', { name: 'Compare selected' }).click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/compare'));
+  const u = new URL(page.url());
+  assert.deepEqual(u.searchParams.getAll('series'), ['SP2:md', 'T3E:md']);
+  await page.waitForFunction(() => [...document.querySelectorAll('figure img')].every((i) => i.naturalWidth > 0));
+  assert.match(await page.locator('figure img').first().getAttribute('src'), /series=SP2%3Amd&series=T3E%3Amd/);
+  assert.equal(await page.locator('#matching tbody tr').count(), 8);
+  assert.match(await page.locator('#matching').innerText(), /10\s+39200\s+0\.552\s+20\s+0\.652/);
+  await shot('compare');
+});
+
+test('upload: an error names the line and field; a good file shows the new runs', async () => {
+  await open('/upload');
+  const bad = path.join(out, 'bad.csv');
+  writeFileSync(bad, 'system,application,p,n,tau,chi\nUP,md,1,100,10,1\nUP,md,2,100,5,9\n');
+  await page.locator('#token').fill(token);
+  await page.locator('#file').setInputFiles(bad);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  const err = page.locator('#result .message.error');
+  await err.waitFor();
+  assert.match(await err.innerText(), /bad\.csv line 3: .*chi.*\(field: chi\).*nothing of it was stored/);
+  await shot('upload-error');
+  const good = path.join(out, 'good.csv');
+  writeFileSync(good, 'system,application,p,n,tau,chi,label.queue\nUP,md,1,100,10,1,short\nUP,md,2,100,5.5,1.2,short\n');
+  await page.locator('#file').setInputFiles(good);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.locator('#result .message.ok').waitFor();
+  assert.match(await page.locator('#result .message.ok').innerText(), /2 runs stored/);
+  assert.equal(await page.locator('#result #runs tbody tr').count(), 2);
+  await shot('upload-ok');
+  const r = await (await fetch(`${url}/api/v1/runs?system=UP`)).json();
+  assert.equal(r.runs.length, 2);
+});
+
+test('a run page shows every field, labels and regions, and deletes with a token', async () => {
+  const [id] = await post([{ system: 'DEL', application: 'md', p: 2, n: 5, tau: 3, chi: 1,
+    labels: { who: '<b>not markup</b>' }, regions: [{ name: 'solve', time_s: 1.5, power_w: 90 }] }]);
+  await open(`/runs/${id}`);
+  assert.match(await page.locator('dl.fields').innerText(), /tau\s+3/);
+  assert.equal(await page.locator('#labels td').innerText(), '<b>not markup</b>');
+  assert.match(await page.locator('#regions').innerText(), /solve\s+1\.5\s+90/);
+  await shot('run');
+  await page.getByRole('button', { name: 'Delete this run' }).click();
+  await page.locator('#token').fill('kt_wrong');
+  await page.getByRole('button', { name: 'Delete for good' }).click();
+  await page.locator('.message.error').waitFor();
+  await page.locator('#token').fill(token);
+  await page.getByRole('button', { name: 'Delete for good' }).click();
+  await page.locator('.message.ok', { hasText: `Run ${id} deleted.` }).waitFor();
+  assert.equal((await fetch(`${url}/api/v1/runs/${id}`)).status, 404);
+});
+
+test('keyboard and phone width', async () => {
+  await open('/');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to content');
+  await page.setViewportSize({ width: 390, height: 800 });
+  await open('/series?system=SP2&application=md');
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(wide <= 390 + 1, `no sideways scrolling of the page at 390 px (${wide})`);
+  await shot('series-phone');
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+test('static files come with their types, caching and a strict CSP', async () => {
+  for (const [p, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/style.css', 'text/css']]) {
+    const r = await fetch(`${url}${p}`);
+    assert.equal(r.status, 200);
+    assert.ok(r.headers.get('content-type').startsWith(type), `${p}: ${r.headers.get('content-type')}`);
+    assert.ok(r.headers.get('cache-control'), `${p} has Cache-Control`);
+  }
+  const csp = (await fetch(`${url}/`)).headers.get('content-security-policy');
+  assert.match(csp, /default-src 'self'/);
+  assert.doesNotMatch(csp, /unsafe-inline/);
+});
