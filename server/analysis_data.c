@@ -111,6 +111,8 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	snprintf(sd->system, sizeof(sd->system), "%s", system);
 	snprintf(sd->application, sizeof(sd->application), "%s", application);
 	snprintf(sd->variant, sizeof(sd->variant), "%s", variant);
+	snprintf(sd->label, sizeof(sd->label), "%s:%s%s%s", system, application, *variant ? ":" : "",
+		 variant);
 	f.system = system;
 	f.application = application;
 	f.variant = variant;
@@ -123,8 +125,8 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	if (rc < 0)
 		goto fail;
 	if (l.n == 0) {
-		kerr_set(err, 404, "there are no runs of series %s:%s:%s (GET /api/v1/series lists "
-			 "the series)", sd->system, sd->application, sd->variant);
+		kerr_set(err, 404, "there are no runs of series %s (GET /api/v1/series lists the "
+			 "series)", series_label(sd));
 		goto fail;
 	}
 	if (flags & SERIES_ONE_FREQUENCY) {
@@ -145,8 +147,8 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 			if (same_freq(l.freqs[i], sd->frequency_mhz))
 				l.runs[kept++] = l.runs[i];
 		if (kept == 0) {
-			kerr_set(err, 404, "series %s:%s:%s has no runs at frequency_mhz=%g",
-				 sd->system, sd->application, sd->variant, sd->frequency_mhz);
+			kerr_set(err, 404, "series %s has no runs at frequency_mhz=%g",
+				 series_label(sd), sd->frequency_mhz);
 			goto fail;
 		}
 		sd->runs = l.runs;
@@ -180,6 +182,11 @@ void series_free(struct series_data *sd)
 	free(sd->runs);
 	json_decref(sd->others);
 	memset(sd, 0, sizeof(*sd));
+}
+
+const char *series_label(const struct series_data *sd)
+{
+	return sd->label;
 }
 
 json_t *series_json(const struct series_data *sd)
@@ -404,8 +411,7 @@ int energy_model_build(const struct series_data *sd, struct energy_model *em, st
 		if (isnan(em->f_std))
 			return kerr_field(err, BAD, "f_std",
 					  "the energy analysis needs runs whose regions ran at one "
-					  "frequency_mhz; series %s:%s:%s has none", sd->system,
-					  sd->application, sd->variant);
+					  "frequency_mhz; series %s has none", series_label(sd));
 	}
 	/* the regions: those of the standard runs at p = 1 */
 	for (i = 0; i < sd->nall; i++) {

@@ -30,6 +30,7 @@ struct series_data {
 	char system[RUN_NAME_MAX + 1];
 	char application[RUN_NAME_MAX + 1];
 	char variant[RUN_NAME_MAX + 1];
+	char label[3 * RUN_NAME_MAX + 3];	/* series_label() */
 	double frequency_mhz;	/* the frequency runs[] were taken at; NAN: runs without one */
 	struct ka_run *runs;	/* SERIES_ONE_FREQUENCY */
 	size_t nruns;
@@ -50,6 +51,9 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		      const char *variant, const char *frequency, unsigned flags,
 		      struct series_data *sd, struct kerr *err);
 void series_free(struct series_data *sd);
+
+/* "system:application[:variant]" for messages and legends. */
+const char *series_label(const struct series_data *sd);
 
 /* {"system", "application", "variant"}; a new reference. */
 json_t *series_json(const struct series_data *sd);

@@ -226,8 +226,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	if (nobs < 2) {
 		resp_errorf(rs, 400,
 			    "the isoefficiency analysis needs runs at two or more (p, n) points; "
-			    "series %s:%s:%s has runs at one point only", sd.system, sd.application,
-			    sd.variant);
+			    "series %s has runs at one point only", series_label(&sd));
 		goto out;
 	}
 	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),

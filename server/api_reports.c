@@ -138,8 +138,7 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 			      report_needs_runs(kind) ? SERIES_ONE_FREQUENCY : SERIES_WITH_REGIONS,
 			      &l->sd, err))
 		return -1;
-	snprintf(l->name, sizeof(l->name), "%s:%s%s%s", l->sd.system, l->sd.application,
-		 *l->sd.variant ? ":" : "", l->sd.variant);
+	snprintf(l->name, sizeof(l->name), "%s", series_label(&l->sd));
 	rs->name = l->name;
 	if (report_needs_runs(kind)) {
 		rs->runs = l->sd.runs;
