@@ -435,7 +435,9 @@ async function upload() {
       let where = '';
       if (r.body && typeof r.body === 'object' && r.body.index !== undefined)
         where = `${name} line ${csvLine ? csvLine[r.body.index] : r.body.index + 1}: `;
-      result.replaceChildren(message('error', `${where}${errorText(r.body)} — nothing of it was stored`));
+      // karted counts NDJSON lines; the line that matters is the file's, named above
+      const text = errorText(r.body).replace(/ \(line \d+\)/, '');
+      result.replaceChildren(message('error', `${where}${text} — nothing of it was stored`));
       return;
     }
     const ids = r.body.ids;

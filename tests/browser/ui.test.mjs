@@ -146,7 +146,7 @@ test('upload: an error names the line and field; a good file shows the new runs'
   await page.getByRole('button', { name: 'Upload' }).click();
   const err = page.locator('#result .message.error');
   await err.waitFor();
-  assert.match(await err.innerText(), /bad\.csv line 3: .*chi.*\(field: chi\).*nothing of it was stored/);
+  assert.match(await err.innerText(), /^bad\.csv line 3: chi \(9\) must not exceed tau \(5\) \(field: chi\) — nothing of it was stored$/);
   await shot('upload-error');
   const good = path.join(out, 'good.csv');
   writeFileSync(good, 'system,application,p,n,tau,chi,label.queue\nUP,md,1,100,10,1,short\nUP,md,2,100,5.5,1.2,short\n');
