@@ -27,11 +27,12 @@ KARTE_OBJ  := $(BUILD)/server/karte.o $(BUILD)/server/chart.o $(BUILD)/server/re
               $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o
 
 # libkarte_analysis: pure C, no I/O (analysis/)
-ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c
+ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis/trace.c \
+                analysis/powermodel.c
 ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
 GSL_LIBS      = $(shell pkg-config --libs gsl)
 
-TESTS      := test_run test_store test_isoeff test_energy
+TESTS      := test_run test_store test_isoeff test_energy test_methods
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 # collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)

@@ -1,0 +1,115 @@
+#include "powercap.h"
+
+#include <math.h>
+
+static bool finite_pos(double x)
+{
+	return isfinite(x) && x > 0;
+}
+
+/* Eqs. 2 and 3 for one module at a (clamped) and its raw value. */
+static void place(const struct ka_module *m, double a_raw, double f_max, double f_min,
+		  struct ka_alloc *o)
+{
+	o->a_raw = a_raw;
+	o->a = a_raw < 0 ? 0 : a_raw > 1 ? 1 : a_raw;
+	o->clamped = o->a != a_raw;
+	o->f = o->a * (f_max - f_min) + f_min;
+	o->p = o->a * (m->p_max - m->p_min) + m->p_min;
+}
+
+static int check(const struct ka_module *m, size_t n, double budget, double f_max, double f_min)
+{
+	size_t i;
+
+	if (n == 0 || !finite_pos(budget) || !finite_pos(f_max) || !finite_pos(f_min) ||
+	    !(f_max > f_min))
+		return -KA_EDOM;
+	for (i = 0; i < n; i++)
+		if (!finite_pos(m[i].p_min) || !(m[i].p_max > m[i].p_min) || !isfinite(m[i].p_max))
+			return -KA_EDOM;
+	return 0;
+}
+
+int ka_alloc_uniform(const struct ka_module *m, size_t n, double budget, double f_max,
+		     double f_min, struct ka_alloc *out, bool *infeasible)
+{
+	double share = budget / (double)n;
+	size_t i;
+
+	if (check(m, n, budget, f_max, f_min))
+		return -KA_EDOM;
+	*infeasible = false;
+	for (i = 0; i < n; i++) {
+		place(&m[i], (share - m[i].p_min) / (m[i].p_max - m[i].p_min), f_max, f_min,
+		      &out[i]);
+		out[i].p = share;	/* the cap it is given */
+		if (out[i].a_raw < 0)
+			*infeasible = true;	/* below what f_min draws: the cap cannot be met */
+	}
+	return 0;
+}
+
+int ka_alloc_aware(const struct ka_module *m, size_t n, double budget, double f_max,
+		   double f_min, struct ka_alloc *out, bool *infeasible)
+{
+	double smax = 0, smin = 0, a;
+	size_t i;
+
+	if (check(m, n, budget, f_max, f_min))
+		return -KA_EDOM;
+	for (i = 0; i < n; i++) {
+		smax += m[i].p_max;
+		smin += m[i].p_min;
+	}
+	a = (budget - smin) / (smax - smin);
+	*infeasible = a < 0;
+	for (i = 0; i < n; i++)
+		place(&m[i], a, f_max, f_min, &out[i]);
+	return 0;
+}
+
+int ka_inverse_fit(double f1, double r1, double f2, double r2, struct ka_inverse *m)
+{
+	if (!finite_pos(f1) || !finite_pos(f2) || f1 == f2 || !isfinite(r1) || !isfinite(r2))
+		return -KA_EDOM;
+	/* r = c x + d in x = 1/f */
+	m->c = (r1 - r2) / (1 / f1 - 1 / f2);
+	m->d = r1 - m->c / f1;
+	return 0;
+}
+
+double ka_inverse_eval(const struct ka_inverse *m, double f)
+{
+	return m->c / f + m->d;
+}
+
+int ka_three_point_fit(const double f[4], const double r[4], struct ka_three_point *m)
+{
+	if (ka_inverse_fit(f[0], r[0], f[1], r[1], &m->high) ||
+	    ka_inverse_fit(f[2], r[2], f[3], r[3], &m->low))
+		return -KA_EDOM;
+	/* c_h/f + d_h = c_l/f + d_l  =>  f3 = (c_h - c_l) / (d_l - d_h) */
+	if (m->low.d == m->high.d)
+		m->f3 = NAN;
+	else
+		m->f3 = (m->high.c - m->low.c) / (m->low.d - m->high.d);
+	if (!(m->f3 > 0))
+		m->f3 = NAN;	/* they do not meet at a frequency */
+	return 0;
+}
+
+double ka_three_point_eval(const struct ka_three_point *m, double f)
+{
+	double h = ka_inverse_eval(&m->high, f), l = ka_inverse_eval(&m->low, f);
+
+	if (isnan(m->f3))
+		return fmax(h, l);
+	return f >= m->f3 ? h : l;
+}
+
+struct ka_module ka_pvt_module(double ratio_max, double ratio_min, double mean_p_max,
+			       double mean_p_min)
+{
+	return (struct ka_module){ratio_max * mean_p_max, ratio_min * mean_p_min};
+}

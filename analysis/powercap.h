@@ -1,0 +1,65 @@
+/*
+ * powercap: Inadomi et al.'s runtime under a power cap (seed 003). Module i
+ * (a CPU and its DRAM) draws P_i^max at f_max and P_i^min at f_min, power
+ * and frequency linear in one a_i in [0, 1] (eqs. 2, 3). A budget is split
+ * uniformly (budget/m each) or variation-aware (one a for all); normalised
+ * time r(f) = T(f)/T(f_max) comes from a 2-point or an approximate 3-point
+ * inverse model; the capped time is T0 * max_i r(f_i) (eq. 1).
+ */
+#ifndef KARTE_POWERCAP_H
+#define KARTE_POWERCAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "ka.h"
+
+struct ka_module {
+	double p_max, p_min;	/* W at f_max and at f_min */
+};
+
+struct ka_alloc {		/* one module's share of a budget */
+	double a, a_raw;	/* a clamped to [0, 1], and as computed */
+	double f;		/* MHz */
+	double p;		/* W: the cap it gets (uniform) or draws (variation-aware) */
+	bool clamped;		/* a_raw was outside [0, 1] */
+};
+
+/* Uniform cap: each module gets budget/m; a_i = (budget/m - P_i^min) /
+ * (P_i^max - P_i^min). *infeasible when some module cannot meet its cap
+ * (a_raw < 0) or cannot use it (a_raw > 1 is only reported). */
+int ka_alloc_uniform(const struct ka_module *m, size_t n, double budget, double f_max,
+		     double f_min, struct ka_alloc *out, bool *infeasible);
+
+/* Variation-aware cap: a = (budget - sum P^min) / (sum P^max - sum P^min)
+ * for every module; power differs per module, frequency is the same. */
+int ka_alloc_aware(const struct ka_module *m, size_t n, double budget, double f_max,
+		   double f_min, struct ka_alloc *out, bool *infeasible);
+
+/* An inverse model r(f) = c/f + d. */
+struct ka_inverse {
+	double c, d;
+};
+
+/* Through two points (f1, r1), (f2, r2); -KA_EDOM when f1 == f2. */
+int ka_inverse_fit(double f1, double r1, double f2, double r2, struct ka_inverse *m);
+double ka_inverse_eval(const struct ka_inverse *m, double f);
+
+/* The approximate 3-point model: a high-frequency curve through (f_max,
+ * r_max) and (f_high, r_high), a low one through (f_low, r_low) and
+ * (f_min, r_min), switching at their intersection f3 (NAN when the curves
+ * are parallel: then r is the larger of the two). */
+struct ka_three_point {
+	struct ka_inverse high, low;
+	double f3;
+};
+
+int ka_three_point_fit(const double f[4], const double r[4], struct ka_three_point *m);
+double ka_three_point_eval(const struct ka_three_point *m, double f);
+
+/* A module's P^max and P^min from a power variation table: its ratios to
+ * the system's mean times the application's mean powers. */
+struct ka_module ka_pvt_module(double ratio_max, double ratio_min, double mean_p_max,
+			       double mean_p_min);
+
+#endif

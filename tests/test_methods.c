@@ -1,0 +1,256 @@
+/* Unit tests of analysis/powercap.c, trace.c and powermodel.c. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "powercap.h"
+#include "powermodel.h"
+#include "trace.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
+
+static const struct ka_module four[4] = {{100, 50}, {110, 55}, {90, 45}, {120, 60}};
+
+/* Four modules and a 360 W budget, by hand: each gets 90 W uniformly, so
+ * a = 40/50, 35/55, 45/45, 30/60 and f = 1200 + 1500 a; variation-aware
+ * a = (360 - 210)/(420 - 210) = 5/7 for all. */
+static void test_four_modules_by_hand(void **state)
+{
+	struct ka_alloc u[4], v[4];
+	bool inf;
+	double sum = 0;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ka_alloc_uniform(four, 4, 360, 2700, 1200, u, &inf), 0);
+	assert_false(inf);
+	NEAR(u[0].a, 0.8, 1e-12);
+	NEAR(u[1].a, 35.0 / 55, 1e-12);
+	NEAR(u[2].a, 1.0, 1e-12);
+	NEAR(u[3].a, 0.5, 1e-12);
+	NEAR(u[0].f, 2400, 1e-9);
+	NEAR(u[3].f, 1950, 1e-9);
+	NEAR(u[1].p, 90, 1e-12);
+	assert_int_equal(ka_alloc_aware(four, 4, 360, 2700, 1200, v, &inf), 0);
+	assert_false(inf);
+	for (i = 0; i < 4; i++) {
+		NEAR(v[i].a, 5.0 / 7, 1e-12);
+		NEAR(v[i].f, 1200 + 1500 * 5.0 / 7, 1e-9);
+		sum += v[i].p;
+	}
+	NEAR(sum, 360, 1e-9);	/* the whole budget, split by the modules' own ranges */
+	NEAR(v[3].p, 5.0 / 7 * 60 + 60, 1e-12);
+}
+
+static void test_clamping_is_reported(void **state)
+{
+	struct ka_alloc u[4];
+	bool inf;
+
+	(void)state;
+	assert_int_equal(ka_alloc_uniform(four, 4, 160, 2700, 1200, u, &inf), 0);
+	assert_true(inf);	/* 40 W each is below every module's P^min */
+	assert_true(u[0].clamped && u[0].a == 0 && u[0].a_raw < 0);
+	assert_int_equal(ka_alloc_aware(four, 4, 1000, 2700, 1200, u, &inf), 0);
+	assert_false(inf);	/* more than all can draw: a = 1, reported */
+	assert_true(u[0].clamped && u[0].a == 1 && u[0].a_raw > 1);
+	assert_int_equal(ka_alloc_aware(four, 4, 100, 2700, 1200, u, &inf), 0);
+	assert_true(inf);
+	assert_int_equal(ka_alloc_uniform(four, 0, 100, 2700, 1200, u, &inf), -KA_EDOM);
+}
+
+/* 2-point model through (2700, 1) and (1200, 1.8): r = 1728/f + 0.36. The
+ * uniform cap's slowest module runs at 1950 MHz: T = T0 * r(1950). */
+static void test_two_point_and_predicted_time(void **state)
+{
+	struct ka_inverse m;
+	struct ka_alloc u[4], v[4];
+	double ru = 0, rv = 0;
+	bool inf;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ka_inverse_fit(2700, 1.0, 1200, 1.8, &m), 0);
+	NEAR(m.c, 1728, 1e-9);
+	NEAR(m.d, 0.36, 1e-12);
+	ka_alloc_uniform(four, 4, 360, 2700, 1200, u, &inf);
+	ka_alloc_aware(four, 4, 360, 2700, 1200, v, &inf);
+	for (i = 0; i < 4; i++) {
+		ru = fmax(ru, ka_inverse_eval(&m, u[i].f));
+		rv = fmax(rv, ka_inverse_eval(&m, v[i].f));
+	}
+	NEAR(ru, 1728 / 1950.0 + 0.36, 1e-12);
+	assert_true(rv < ru);	/* the variation-aware cap is faster here */
+	assert_int_equal(ka_inverse_fit(2000, 1, 2000, 2, &m), -KA_EDOM);
+}
+
+/* Two exact inverse curves meeting at 1800 MHz are recovered from four
+ * frequencies, and so is their intersection. */
+static void test_three_point_recovers_curves(void **state)
+{
+	const double ch = 2000, dh = 1 - 2000 / 2700.0, cl = 3000, dl = dh + (ch - cl) / 1800;
+	double f[4] = {2700, 2400, 1500, 1200}, r[4];
+	struct ka_three_point m;
+
+	(void)state;
+	r[0] = ch / f[0] + dh;
+	r[1] = ch / f[1] + dh;
+	r[2] = cl / f[2] + dl;
+	r[3] = cl / f[3] + dl;
+	assert_int_equal(ka_three_point_fit(f, r, &m), 0);
+	NEAR(m.high.c, ch, 1e-6);
+	NEAR(m.high.d, dh, 1e-9);
+	NEAR(m.low.c, cl, 1e-6);
+	NEAR(m.low.d, dl, 1e-9);
+	NEAR(m.f3, 1800, 1e-6);
+	NEAR(ka_three_point_eval(&m, 2100), ch / 2100 + dh, 1e-12);
+	NEAR(ka_three_point_eval(&m, 1300), cl / 1300 + dl, 1e-12);
+	/* parallel curves: no f3, the larger of the two */
+	r[2] = ch / f[2] + dh + 0.1;
+	r[3] = ch / f[3] + dh + 0.1;
+	assert_int_equal(ka_three_point_fit(f, r, &m), 0);
+	assert_true(isnan(m.f3));
+	NEAR(ka_three_point_eval(&m, 2600), ch / 2600 + dh + 0.1, 1e-9);
+}
+
+static void test_pvt(void **state)
+{
+	struct ka_module m = ka_pvt_module(1.1, 0.9, 100, 50);
+
+	(void)state;
+	NEAR(m.p_max, 110, 1e-12);
+	NEAR(m.p_min, 45, 1e-12);
+}
+
+/*
+ * A reference trace sampled every 10 ms and an instrumented one whose
+ * segments ran 2x, 1.5x and 2x longer, sampled at exactly the stretched
+ * times of the reference samples and reading 30 W high: inside segments
+ * the correction gives the reference back exactly.
+ */
+static void test_stretched_trace_restored(void **state)
+{
+	static const struct ka_segment seg[3] = {
+		{0.10, 0.90, 0.10, 0.50}, {0.90, 1.50, 0.50, 0.90}, {1.65, 2.25, 1.00, 1.30}};
+	static struct ka_sample ref[141], inst[141], out[141];
+	double before, after;
+	size_t j, inside = 0;
+
+	(void)state;
+	for (j = 0; j < 141; j++) {
+		double t = j * 0.01, ti;
+
+		ref[j] = (struct ka_sample){t, 100 + 50 * sin(7 * t)};
+		/* the inverse of the time map: reference time -> instrumented time */
+		if (t <= 0.10)
+			ti = t;
+		else if (t <= 0.50)
+			ti = 0.10 + (t - 0.10) * 2;
+		else if (t <= 0.90)
+			ti = 0.90 + (t - 0.50) * 1.5;
+		else if (t <= 1.00)
+			ti = 1.50 + (t - 0.90) * 1.5;
+		else if (t <= 1.30)
+			ti = 1.65 + (t - 1.00) * 2;
+		else
+			ti = 2.25 + (t - 1.30);
+		inst[j] = (struct ka_sample){ti, ref[j].p + 30};
+	}
+	assert_int_equal(ka_trace_correct(inst, 141, ref, 141, seg, 3, out), 0);
+	for (j = 0; j < 141; j++) {
+		NEAR(out[j].t, ref[j].t, 1e-12);	/* time direction, everywhere */
+		if ((ref[j].t >= 0.10 && ref[j].t <= 0.90) || (ref[j].t >= 1.00 && ref[j].t <= 1.30)) {
+			NEAR(out[j].p, ref[j].p, 1e-12);	/* power direction */
+			inside++;
+		} else {
+			NEAR(out[j].p, inst[j].p, 1e-12);	/* outside: kept */
+		}
+	}
+	assert_true(inside > 100);
+	assert_int_equal(ka_trace_rms(inst, 141, ref, 141, &before), 0);
+	assert_int_equal(ka_trace_rms(out, 141, ref, 141, &after), 0);
+	assert_true(before > 30 && after < before);
+	NEAR(ka_trace_map_time(seg, 3, 3.0), 1.30 + 0.75, 1e-12);	/* slope 1 after the last */
+	NEAR(ka_trace_map_time(seg, 3, 0.05), 0.05, 1e-12);
+	/* bad segments */
+	assert_int_equal(ka_trace_correct(inst, 141, ref, 141,
+					  (struct ka_segment[]){{0.5, 0.4, 0, 1}}, 1, out), -KA_EDOM);
+}
+
+/* Power = 5 + 2 r1 + 0.5 r2 with a little noise; r3 has nothing to do with
+ * it and is dropped; the coefficients come back. */
+static void test_regression_recovers_and_drops(void **state)
+{
+	enum { ROWS = 60, K = 3 };
+	double x[ROWS * K], y[ROWS], mean, max;
+	struct ka_pm m;
+	size_t i;
+	unsigned s = 7;
+
+	(void)state;
+	for (i = 0; i < ROWS; i++) {
+		double noise;
+
+		s = s * 1103515245u + 12345u;
+		x[i * K + 0] = 1 + (double)(s >> 16 & 1023) / 50;
+		s = s * 1103515245u + 12345u;
+		x[i * K + 1] = 3 + (double)(s >> 16 & 1023) / 30;
+		s = s * 1103515245u + 12345u;
+		x[i * K + 2] = (double)(s >> 16 & 1023) / 10;
+		s = s * 1103515245u + 12345u;
+		noise = ((double)(s >> 16 & 1023) / 1023 - 0.5) * 0.2;
+		y[i] = 5 + 2 * x[i * K + 0] + 0.5 * x[i * K + 1] + noise;
+	}
+	assert_int_equal(ka_pm_fit(x, ROWS, K, y, 0.05, &m), 0);
+	assert_true(m.kept[0] && m.kept[1]);
+	assert_false(m.kept[2]);
+	assert_true(m.coef[2] == 0);
+	NEAR(m.coef[0], 2, 0.01);
+	NEAR(m.coef[1], 0.5, 0.01);
+	NEAR(m.intercept, 5, 0.1);
+	assert_true(m.r2 > 0.999);
+	assert_true(m.pvalue[0] < 1e-10);
+	assert_int_equal(ka_pm_errors(&m, x, ROWS, y, &mean, &max), 0);
+	assert_true(mean < 0.01 && max < 0.02 && max >= mean);
+	NEAR(ka_pm_predict(&m, (double[]){1, 3, 99}), m.intercept + m.coef[0] + 3 * m.coef[1], 1e-12);
+	assert_int_equal(ka_pm_fit(x, 3, K, y, 0.05, &m), -KA_ENODATA);
+}
+
+static void test_best_and_next_configuration(void **state)
+{
+	/* (threads of MM, threads of IS): measured (1,1) (2,1) (3,1) */
+	const long cfg[] = {1, 1, 2, 1, 3, 1}, lo[] = {1, 1}, hi[] = {4, 4};
+	const double time[] = {10, 6, 5}, energy[] = {100, 70, 72};
+	long next[2];
+
+	(void)state;
+	assert_int_equal(ka_best_config(time, energy, 3, KA_GOAL_TIME), 2);
+	assert_int_equal(ka_best_config(time, energy, 3, KA_GOAL_ENERGY), 1);
+	assert_int_equal(ka_best_config(time, energy, 3, KA_GOAL_EDP), 2);	/* 360 < 420 */
+	assert_true(ka_next_config(cfg, 3, 2, 2, lo, hi, next));
+	assert_true(next[0] == 4 && next[1] == 1);	/* increment first */
+	assert_true(ka_next_config(cfg, 3, 2, 0, lo, hi, next));
+	assert_true(next[0] == 1 && next[1] == 2);	/* (2,1) is measured */
+	assert_false(ka_next_config((const long[]){4, 4, 3, 4, 4, 3}, 3, 2, 0, lo, hi, next));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_four_modules_by_hand),
+		cmocka_unit_test(test_clamping_is_reported),
+		cmocka_unit_test(test_two_point_and_predicted_time),
+		cmocka_unit_test(test_three_point_recovers_curves),
+		cmocka_unit_test(test_pvt),
+		cmocka_unit_test(test_stretched_trace_restored),
+		cmocka_unit_test(test_regression_recovers_and_drops),
+		cmocka_unit_test(test_best_and_next_configuration),
+	};
+
+	cmocka_set_message_output(CM_OUTPUT_TAP);
+	return cmocka_run_group_tests_name("methods", tests, NULL, NULL);
+}
