@@ -19,7 +19,7 @@ LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/token.c \
               server/writer.c server/checkpointer.c server/http.c server/pool.c server/api_runs.c \
               server/api_static.c server/api_analysis.c server/analysis_data.c \
-              server/chart.c server/report.c server/api_reports.c
+              server/chart.c server/report.c server/api_reports.c server/api_methods.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte

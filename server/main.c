@@ -264,7 +264,7 @@ static int count_token(const char *name, const char *created, const char *revoke
 }
 
 const struct route *const karted_routes[] = {api_routes, api_analysis_routes, api_report_routes,
-					      NULL};
+					      api_method_routes, NULL};
 
 /* The host part of ADDR:PORT as a browser would use it. */
 static const char *shown_host(const char *listen, char *buf, size_t size)

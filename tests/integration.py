@@ -671,6 +671,110 @@ def karte_plot_offline():
     expect(r.returncode == 2 and "KIND" in r.stderr, "unknown kind")
 
 
+FOUR = [{"p_max": 100, "p_min": 50}, {"p_max": 110, "p_min": 55}, {"p_max": 90, "p_min": 45}, {"p_max": 120, "p_min": 60}]
+
+
+@test
+def powercap_by_hand():
+    k = Shared.k
+    ch, cl = 2000.0, 3000.0
+    dh = 1 - ch / 2700
+    dl = dh + (ch - cl) / 1800
+    fs = [2700, 2400, 1500, 1200]
+    rs = [ch / f + dh if f >= 1800 else cl / f + dl for f in fs]
+    body = {"f_max": 2700, "f_min": 1200, "t0": 100, "modules": FOUR, "r": {"f": fs, "r": rs}, "budgets": [360, 160]}
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", body)
+    expect(s == 200, f"200 ({s} {b})")
+    u = b["budgets"][0]["uniform"]
+    expect([round(m["a"], 9) for m in u["modules"]] == [0.8, round(35 / 55, 9), 1.0, 0.5], f"uniform a ({u['modules']})")
+    v = b["budgets"][0]["variation_aware"]
+    expect(all(abs(m["a"] - 5 / 7) < 1e-12 for m in v["modules"]) and abs(sum(m["p_w"] for m in v["modules"]) - 360) < 1e-9,
+           "variation-aware: one a, the budget split")
+    expect(abs(b["models"]["three_point"]["f3_mhz"] - 1800) < 1e-6, f"f3 ({b['models']['three_point']})")
+    two = b["models"]["two_point"]
+    expect(abs(u["t_two_point_s"] - 100 * (two["c"] / 1950 + two["d"])) < 1e-9, "T = T0 max r(f_i)")
+    expect(abs(u["t_three_point_s"] - 100 * (cl / 1950 + dl if 1950 < 1800 else ch / 1950 + dh)) < 1e-9, "3-point T")
+    low = b["budgets"][1]
+    expect(low["uniform"]["infeasible"] and all(m["clamped"] and m["a"] == 0 for m in low["uniform"]["modules"]),
+           "160 W cannot be met: clamped and flagged")
+    bad = dict(body, modules=[{"p_max": 50, "p_min": 60}])
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", bad)
+    expect(s == 400 and b["field"] == "modules.p_max" and b["index"] == 0, f"bad module named ({b})")
+
+
+def stretched_trace():
+    import math
+    ref, inst = [], []
+    for j in range(141):
+        t = j * 0.01
+        ti = (t if t <= 0.10 else 0.10 + (t - 0.10) * 2 if t <= 0.50 else 0.90 + (t - 0.50) * 1.5 if t <= 0.90
+              else 1.50 + (t - 0.90) * 1.5 if t <= 1.00 else 1.65 + (t - 1.00) * 2 if t <= 1.30 else 2.25 + (t - 1.30))
+        p = 100 + 50 * math.sin(7 * t)
+        ref.append({"t": t, "p": p})
+        inst.append({"t": ti, "p": p + 30})
+    segs = [{"start": 0.10, "end": 0.90, "ref_start": 0.10, "ref_end": 0.50},
+            {"start": 0.90, "end": 1.50, "ref_start": 0.50, "ref_end": 0.90},
+            {"start": 1.65, "end": 2.25, "ref_start": 1.00, "ref_end": 1.30}]
+    return inst, ref, segs
+
+
+@test
+def trace_correction_restores_a_stretched_trace():
+    k = Shared.k
+    inst, ref, segs = stretched_trace()
+    s, b, _ = k.request("POST", "/api/v1/analysis/trace-correction", {"instrumented": inst, "reference": ref, "segments": segs})
+    expect(s == 200, f"200 ({s} {b})")
+    c = b["corrected"]
+    expect(all(abs(c[j]["t"] - ref[j]["t"]) < 1e-9 for j in range(141)), "times mapped back exactly")
+    inside = [j for j in range(141) if 0.10 <= ref[j]["t"] <= 0.90 or 1.00 <= ref[j]["t"] <= 1.30]
+    expect(all(abs(c[j]["p"] - ref[j]["p"]) < 1e-9 for j in inside), "power from the reference inside segments")
+    expect(b["rms_power_error_w"]["after"] < b["rms_power_error_w"]["before"] and
+           abs(b["durations_s"]["corrected"] - 1.4) < 1e-9 and b["duration_error_s"]["after"] < 1e-9,
+           f"errors before and after ({b['rms_power_error_w']} {b['durations_s']})")
+    csv = "t_s,power_w\n" + "".join(f"{x['t']},{x['p']}\n" for x in inst)
+    s, b2, _ = k.request("POST", "/api/v1/analysis/trace-correction", {"instrumented": csv, "reference": ref, "segments": segs})
+    expect(s == 200 and abs(b2["rms_power_error_w"]["after"] - b["rms_power_error_w"]["after"]) < 1e-9, "CSV traces too")
+    s, b, _ = k.request("POST", "/api/v1/analysis/trace-correction",
+                        {"instrumented": inst, "reference": ref, "segments": [dict(segs[0], end=0.05)]})
+    expect(s == 400 and b["field"] == "segments", f"a bad segment -> 400 ({b})")
+
+
+@test
+def power_model_and_configurations():
+    k = Shared.k
+    import random
+    rnd = random.Random(3)
+    def row(noise=True):
+        t = rnd.uniform(1, 3)
+        r = [rnd.uniform(1, 20), rnd.uniform(3, 35), rnd.uniform(0, 100)]
+        power = 5 + 2 * r[0] + 0.5 * r[1] + (rnd.uniform(-0.1, 0.1) if noise else 0)
+        return {"time_s": t, "power_w": power, "counters": {"instructions": r[0] * t, "cache_misses": r[1] * t, "unrelated": r[2] * t}}
+    body = {"counters": ["instructions", "cache_misses", "unrelated"], "training": [row() for _ in range(60)],
+            "verification": [row() for _ in range(20)]}
+    s, b, _ = k.request("POST", "/api/v1/analysis/power-model", body)
+    expect(s == 200, f"200 ({s} {b})")
+    expect(b["kept"] == ["instructions", "cache_misses"] and b["dropped"] == ["unrelated"], f"kept/dropped ({b})")
+    expect(abs(b["coefficients"]["instructions"] - 2) < 0.01 and abs(b["coefficients"]["cache_misses"] - 0.5) < 0.01
+           and b["r2"] > 0.999, f"coefficients recovered ({b['coefficients']})")
+    expect(b["verification"]["max_rel_error"] < 0.02, f"verification errors ({b['verification']})")
+    rows = [{"time_s": 2, "counters": {"instructions": 20, "cache_misses": 40}}]
+    s, p, _ = k.request("POST", "/api/v1/analysis/power-model/predict", {"model": b, "rows": rows})
+    want = b["intercept"] + b["coefficients"]["instructions"] * 10 + b["coefficients"]["cache_misses"] * 20
+    expect(s == 200 and abs(p["predictions"][0]["power_w"] - want) < 1e-9 and abs(p["predictions"][0]["energy_j"] - 2 * want) < 1e-9,
+           f"energy estimated for a run without power ({p})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/power-model", dict(body, training=body["training"][:3]))
+    expect(s == 400 and b["field"] == "training", f"too few rows -> 400 ({b})")
+    runs = [{"config": {"mm": 1, "is": 1}, "time_s": 10, "energy_j": 100},
+            {"config": {"mm": 2, "is": 1}, "time_s": 6, "energy_j": 70},
+            {"config": {"mm": 3, "is": 1}, "time_s": 5, "energy_j": 72}]
+    s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
+                        {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "time", "runs": runs})
+    expect(s == 200 and b["best"]["config"] == {"mm": 3, "is": 1} and b["next"] == {"mm": 4, "is": 1}, f"best and next ({b})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
+                        {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "energy", "runs": runs})
+    expect(b["best"]["config"] == {"mm": 2, "is": 1} and b["next"] == {"mm": 2, "is": 2}, f"by energy: (3,1) is measured ({b})")
+
+
 # ---- tests with servers of their own ---------------------------------------
 
 @test

@@ -1,0 +1,600 @@
+/* The other three methods as what-if endpoints: power-capped runtime
+ * (Inadomi et al.), power-trace correction (Osaka et al.), regression power
+ * model and configuration search (ePRO-MP). Bodies are JSON; every bad value
+ * is a 400 naming its field. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "karted.h"
+#include "powercap.h"
+#include "powermodel.h"
+#include "trace.h"
+#include "xalloc.h"
+
+#define BAD 400
+
+/* The body as a JSON object; 400 otherwise. */
+static json_t *body_json(struct req *rq, struct resp *rs)
+{
+	json_error_t je;
+	const char *b;
+	size_t len;
+	json_t *root;
+
+	b = req_body(rq, &len);
+	root = json_loadb(b, len, 0, &je);
+	if (!root)
+		resp_errorf(rs, BAD, "the body is not valid JSON: %s (line %d)", je.text, je.line);
+	else if (!json_is_object(root)) {
+		resp_errorf(rs, BAD, "the body must be a JSON object");
+		json_decref(root);
+		root = NULL;
+	}
+	return root;
+}
+
+static int field_err(struct resp *rs, const char *field, long index, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int field_err(struct resp *rs, const char *field, long index, const char *fmt, ...)
+{
+	struct kerr e;
+	va_list ap;
+
+	kerr_clear(&e);
+	e.code = BAD;
+	e.index = index;
+	snprintf(e.field, sizeof(e.field), "%s", field);
+	va_start(ap, fmt);
+	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
+	va_end(ap);
+	resp_error(rs, &e);
+	return -1;
+}
+
+/* A positive finite number at key of o. */
+static int num(json_t *o, const char *key, bool positive, double *out, struct resp *rs,
+	       const char *field, long index)
+{
+	json_t *v = json_object_get(o, key);
+
+	if (!json_is_number(v) || !isfinite(*out = json_number_value(v)) ||
+	    (positive && !(*out > 0)))
+		return field_err(rs, field ? field : key, index, "%s must be a %snumber",
+				 field ? field : key, positive ? "positive " : "");
+	return 0;
+}
+
+/* An array of numbers at key: into a new array *out of *n. */
+static int num_array(json_t *o, const char *key, double **out, size_t *n, struct resp *rs)
+{
+	json_t *a = json_object_get(o, key), *v;
+	size_t i;
+
+	*out = NULL;
+	if (!json_is_array(a) || json_array_size(a) == 0)
+		return field_err(rs, key, -1, "%s must be a non-empty array of numbers", key);
+	*n = json_array_size(a);
+	*out = xmalloc(*n * sizeof(double));
+	json_array_foreach(a, i, v) {
+		if (!json_is_number(v) || !isfinite((*out)[i] = json_number_value(v))) {
+			free(*out);
+			*out = NULL;
+			return field_err(rs, key, (long)i, "%s[%zu] must be a number", key, i);
+		}
+	}
+	return 0;
+}
+
+/* ---- POST /api/v1/analysis/powercap ------------------------------------- */
+
+static json_t *alloc_json(const struct ka_alloc *a, size_t n, bool infeasible,
+			  const struct ka_inverse *two, const struct ka_three_point *three,
+			  bool have_three, double t0)
+{
+	json_t *mods = json_array(), *o;
+	double r2 = 0, r3 = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_array_append_new(mods, json_pack("{s:f,s:f,s:f,s:f,s:b}", "a", a[i].a, "a_raw",
+						      a[i].a_raw, "f_mhz", a[i].f, "p_w", a[i].p,
+						      "clamped", a[i].clamped));
+		r2 = fmax(r2, ka_inverse_eval(two, a[i].f));
+		if (have_three)
+			r3 = fmax(r3, ka_three_point_eval(three, a[i].f));
+	}
+	o = json_pack("{s:o,s:b,s:f,s:f}", "modules", mods, "infeasible", infeasible,
+		      "r_two_point", r2, "t_two_point_s", t0 * r2);
+	json_object_set_new(o, "r_three_point", have_three ? json_real(r3) : json_null());
+	json_object_set_new(o, "t_three_point_s", have_three ? json_real(t0 * r3) : json_null());
+	return o;
+}
+
+static int post_powercap(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = body_json(rq, rs), *mods, *m, *budgets, *models;
+	struct ka_module *mod = NULL;
+	struct ka_alloc *au = NULL, *av = NULL;
+	double f_max, f_min, t0, *fs = NULL, *r = NULL, *bs = NULL;
+	size_t nm, nf = 0, nr = 0, nb = 0, i, lo = 0, hi = 0, lo2, hi2;
+	struct ka_inverse two;
+	struct ka_three_point three;
+	bool have_three = false;
+
+	(void)app;
+	if (!root)
+		return 0;
+	mods = json_object_get(root, "modules");
+	if (num(root, "f_max", true, &f_max, rs, NULL, -1) ||
+	    num(root, "f_min", true, &f_min, rs, NULL, -1) ||
+	    num(root, "t0", true, &t0, rs, NULL, -1))
+		goto out;
+	if (!(f_max > f_min)) {
+		field_err(rs, "f_min", -1, "f_min must be below f_max");
+		goto out;
+	}
+	if (!json_is_array(mods) || (nm = json_array_size(mods)) == 0 || nm > 1000000) {
+		field_err(rs, "modules", -1, "modules must be an array of {p_max, p_min} (W)");
+		goto out;
+	}
+	mod = xcalloc(nm, sizeof(*mod));
+	json_array_foreach(mods, i, m) {
+		if (num(m, "p_max", true, &mod[i].p_max, rs, "modules.p_max", (long)i) ||
+		    num(m, "p_min", true, &mod[i].p_min, rs, "modules.p_min", (long)i))
+			goto out;
+		if (!(mod[i].p_max > mod[i].p_min)) {
+			field_err(rs, "modules.p_max", (long)i, "modules[%zu]: p_max must exceed p_min", i);
+			goto out;
+		}
+	}
+	if (num_array(json_object_get(root, "r"), "f", &fs, &nf, rs) ||
+	    num_array(json_object_get(root, "r"), "r", &r, &nr, rs))
+		goto out;
+	if (nf != nr || nf < 2) {
+		field_err(rs, "r", -1, "r needs {\"f\": [...], \"r\": [...]} of the same length, two or more");
+		goto out;
+	}
+	/* the samples at the highest and lowest frequency, and their neighbours */
+	for (i = 0; i < nf; i++) {
+		if (fs[i] > fs[hi])
+			hi = i;
+		if (fs[i] < fs[lo])
+			lo = i;
+	}
+	if (ka_inverse_fit(fs[hi], r[hi], fs[lo], r[lo], &two)) {
+		field_err(rs, "r", -1, "r needs samples at two different frequencies");
+		goto out;
+	}
+	hi2 = lo;
+	lo2 = hi;
+	for (i = 0; i < nf; i++) {
+		if (i != hi && fs[i] < fs[hi] && fs[i] > fs[hi2])
+			hi2 = i;
+		if (i != lo && fs[i] > fs[lo] && fs[i] < fs[lo2])
+			lo2 = i;
+	}
+	if (nf >= 4 && fs[hi2] > fs[lo2]) {
+		double f4[4] = {fs[hi], fs[hi2], fs[lo2], fs[lo]}, r4[4] = {r[hi], r[hi2], r[lo2], r[lo]};
+
+		have_three = ka_three_point_fit(f4, r4, &three) == 0;
+	}
+	if (num_array(root, "budgets", &bs, &nb, rs))
+		goto out;
+	models = json_pack("{s:{s:f,s:f}}", "two_point", "c", two.c, "d", two.d);
+	json_object_set_new(models, "three_point",
+			    have_three ? json_pack("{s:{s:f,s:f},s:{s:f,s:f},s:o}", "high", "c",
+						   three.high.c, "d", three.high.d, "low", "c",
+						   three.low.c, "d", three.low.d, "f3_mhz",
+						   isnan(three.f3) ? json_null() : json_real(three.f3))
+				       : json_null());
+	budgets = json_array();
+	au = xcalloc(nm, sizeof(*au));
+	av = xcalloc(nm, sizeof(*av));
+	for (i = 0; i < nb; i++) {
+		bool iu, iv;
+
+		if (!(bs[i] > 0) || ka_alloc_uniform(mod, nm, bs[i], f_max, f_min, au, &iu) ||
+		    ka_alloc_aware(mod, nm, bs[i], f_max, f_min, av, &iv)) {
+			json_decref(budgets);
+			json_decref(models);
+			field_err(rs, "budgets", (long)i, "budgets[%zu] must be a positive power (W)", i);
+			goto out;
+		}
+		json_array_append_new(budgets, json_pack(
+			"{s:f,s:o,s:o}", "budget_w", bs[i], "uniform",
+			alloc_json(au, nm, iu, &two, &three, have_three, t0), "variation_aware",
+			alloc_json(av, nm, iv, &two, &three, have_three, t0)));
+	}
+	resp_json(rs, 200, json_pack("{s:o,s:o}", "models", models, "budgets", budgets));
+out:
+	free(mod);
+	free(au);
+	free(av);
+	free(fs);
+	free(r);
+	free(bs);
+	json_decref(root);
+	return 0;
+}
+
+/* ---- POST /api/v1/analysis/trace-correction --------------------------------- */
+
+/* A trace: an array of {t, p}, or CSV text "t,p" lines (a header allowed). */
+static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_t *n,
+		    struct resp *rs)
+{
+	json_t *v = json_object_get(root, key), *s;
+	size_t i, cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (json_is_string(v)) {
+		const char *t = json_string_value(v);
+		long line = 0;
+
+		while (*t) {
+			double a, b;
+			const char *nl = strchr(t, '\n');
+			char buf[256];
+			size_t l = nl ? (size_t)(nl - t) : strlen(t);
+
+			line++;
+			snprintf(buf, sizeof(buf), "%.*s", (int)(l < 255 ? l : 255), t);
+			t += l + (nl ? 1 : 0);
+			if (!buf[strspn(buf, " \r\t")])
+				continue;
+			if (sscanf(buf, "%lf , %lf", &a, &b) != 2) {
+				if (line == 1)
+					continue;	/* a header */
+				return field_err(rs, key, line, "%s line %ld is not 't,p'", key, line);
+			}
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 256;
+				*out = xrealloc(*out, cap * sizeof(**out));
+			}
+			(*out)[(*n)++] = (struct ka_sample){a, b};
+		}
+	} else if (json_is_array(v)) {
+		*n = json_array_size(v);
+		*out = xcalloc(*n ? *n : 1, sizeof(**out));
+		json_array_foreach(v, i, s) {
+			if (num(s, "t", false, &(*out)[i].t, rs, key, (long)i) ||
+			    num(s, "p", false, &(*out)[i].p, rs, key, (long)i))
+				return -1;
+		}
+	}
+	if (*n < 1)
+		return field_err(rs, key, -1, "%s must be an array of {t, p} or CSV text 't,p'", key);
+	for (i = 1; i < *n; i++)
+		if ((*out)[i].t < (*out)[i - 1].t)
+			return field_err(rs, key, (long)i, "%s must be in time order (sample %zu)", key, i);
+	return 0;
+}
+
+static json_t *samples_json(const struct ka_sample *s, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:f,s:f}", "t", s[i].t, "p", s[i].p));
+	return a;
+}
+
+static int post_trace(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = body_json(rq, rs), *segs, *s;
+	struct ka_sample *inst = NULL, *ref = NULL, *out = NULL;
+	struct ka_segment *seg = NULL;
+	size_t n, m, k, i;
+	double before, after;
+
+	(void)app;
+	if (!root)
+		return 0;
+	if (trace_of(root, "instrumented", &inst, &n, rs) || trace_of(root, "reference", &ref, &m, rs))
+		goto out;
+	segs = json_object_get(root, "segments");
+	if (!json_is_array(segs) || (k = json_array_size(segs)) == 0) {
+		field_err(rs, "segments", -1, "segments must be an array of {start, end, ref_start, ref_end}");
+		goto out;
+	}
+	seg = xcalloc(k, sizeof(*seg));
+	json_array_foreach(segs, i, s) {
+		if (num(s, "start", false, &seg[i].start, rs, "segments.start", (long)i) ||
+		    num(s, "end", false, &seg[i].end, rs, "segments.end", (long)i) ||
+		    num(s, "ref_start", false, &seg[i].ref_start, rs, "segments.ref_start", (long)i) ||
+		    num(s, "ref_end", false, &seg[i].ref_end, rs, "segments.ref_end", (long)i))
+			goto out;
+	}
+	out = xcalloc(n, sizeof(*out));
+	if (ka_trace_correct(inst, n, ref, m, seg, k, out)) {
+		field_err(rs, "segments", -1, "segments must be in time order, not overlap, and end "
+			  "after they start, in both runs");
+		goto out;
+	}
+	ka_trace_rms(inst, n, ref, m, &before);
+	ka_trace_rms(out, n, ref, m, &after);
+	resp_json(rs, 200, json_pack(
+		"{s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}", "corrected", samples_json(out, n),
+		"durations_s", "instrumented", inst[n - 1].t, "reference", ref[m - 1].t, "corrected",
+		out[n - 1].t, "rms_power_error_w", "before", before, "after", after,
+		"duration_error_s", "before", fabs(inst[n - 1].t - ref[m - 1].t), "after",
+		fabs(out[n - 1].t - ref[m - 1].t)));
+out:
+	free(inst);
+	free(ref);
+	free(out);
+	free(seg);
+	json_decref(root);
+	return 0;
+}
+
+/* ---- POST /api/v1/analysis/power-model[/predict] -------------------------- */
+
+/* Rows {time_s, counters: {name: count}[, power_w]} as rates of the named
+ * counters (count / time). */
+static int rates_of(json_t *rows, const char *key, json_t *names, bool need_power, double **x,
+		    double **y, double **t, size_t *n, struct resp *rs)
+{
+	size_t k = json_array_size(names), i, j;
+	json_t *row, *name;
+
+	*x = *y = *t = NULL;
+	if (!json_is_array(rows) || (*n = json_array_size(rows)) == 0)
+		return field_err(rs, key, -1, "%s must be a non-empty array of rows", key);
+	*x = xcalloc(*n * (k ? k : 1), sizeof(double));
+	*y = xcalloc(*n, sizeof(double));
+	*t = xcalloc(*n, sizeof(double));
+	json_array_foreach(rows, i, row) {
+		json_t *c = json_object_get(row, "counters");
+
+		if (num(row, "time_s", true, &(*t)[i], rs, key, (long)i) ||
+		    (need_power && num(row, "power_w", true, &(*y)[i], rs, key, (long)i)))
+			return -1;
+		json_array_foreach(names, j, name) {
+			json_t *v = json_object_get(c, json_string_value(name));
+
+			if (!json_is_number(v))
+				return field_err(rs, key, (long)i, "%s[%zu] lacks counter '%s'", key, i,
+						 json_string_value(name));
+			(*x)[i * k + j] = json_number_value(v) / (*t)[i];
+		}
+	}
+	return 0;
+}
+
+static int post_power_model(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = body_json(rq, rs), *names, *name, *coef, *pv, *kept, *dropped, *out;
+	double *x = NULL, *y = NULL, *t = NULL, *vx = NULL, *vy = NULL, *vt = NULL, alpha = 0.05;
+	size_t n, vn, k, j;
+	struct ka_pm m;
+	int rc;
+
+	(void)app;
+	if (!root)
+		return 0;
+	names = json_object_get(root, "counters");
+	if (!json_is_array(names) || (k = json_array_size(names)) == 0 || k > KA_PM_MAX) {
+		field_err(rs, "counters", -1, "counters must name 1 to %d counters", KA_PM_MAX);
+		goto out;
+	}
+	json_array_foreach(names, j, name) {
+		if (!json_is_string(name)) {
+			field_err(rs, "counters", (long)j, "counters must be names");
+			goto out;
+		}
+	}
+	if (json_object_get(root, "alpha") && (num(root, "alpha", true, &alpha, rs, NULL, -1) || alpha >= 1)) {
+		if (alpha >= 1)
+			field_err(rs, "alpha", -1, "alpha must be between 0 and 1");
+		goto out;
+	}
+	if (rates_of(json_object_get(root, "training"), "training", names, true, &x, &y, &t, &n, rs))
+		goto out;
+	rc = ka_pm_fit(x, n, k, y, alpha, &m);
+	if (rc) {
+		field_err(rs, "training", -1, rc == -KA_ENODATA ?
+			  "training needs more rows than counters + 1" : "the fit failed on these rows");
+		goto out;
+	}
+	coef = json_object();
+	pv = json_object();
+	kept = json_array();
+	dropped = json_array();
+	json_array_foreach(names, j, name) {
+		const char *nm = json_string_value(name);
+
+		json_object_set_new(coef, nm, json_real(m.coef[j]));
+		json_object_set_new(pv, nm, json_real(m.pvalue[j]));
+		json_array_append_new(m.kept[j] ? kept : dropped, json_string(nm));
+	}
+	out = json_pack("{s:f,s:o,s:o,s:o,s:o,s:f,s:I,s:f}", "intercept", m.intercept, "coefficients",
+			coef, "p_values", pv, "kept", kept, "dropped", dropped, "r2", m.r2, "rows",
+			(json_int_t)n, "alpha", alpha);
+	if (json_object_get(root, "verification")) {
+		double mean, max;
+
+		if (rates_of(json_object_get(root, "verification"), "verification", names, true, &vx,
+			     &vy, &vt, &vn, rs)) {
+			json_decref(out);
+			goto out;
+		}
+		ka_pm_errors(&m, vx, vn, vy, &mean, &max);
+		json_object_set_new(out, "verification", json_pack("{s:I,s:f,s:f}", "rows",
+								   (json_int_t)vn, "mean_rel_error",
+								   mean, "max_rel_error", max));
+	}
+	resp_json(rs, 200, out);
+out:
+	free(x);
+	free(y);
+	free(t);
+	free(vx);
+	free(vy);
+	free(vt);
+	json_decref(root);
+	return 0;
+}
+
+static int post_power_predict(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = body_json(rq, rs), *model, *coefs, *names = NULL, *v, *preds;
+	double *x = NULL, *y = NULL, *t = NULL;
+	const char *key;
+	struct ka_pm m;
+	size_t n, i;
+
+	(void)app;
+	if (!root)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	model = json_object_get(root, "model");
+	coefs = json_object_get(model, "coefficients");
+	if (!json_is_object(coefs) || json_object_size(coefs) > KA_PM_MAX ||
+	    num(model, "intercept", false, &m.intercept, rs, "model.intercept", -1)) {
+		if (!json_is_object(coefs))
+			field_err(rs, "model", -1, "model must be {intercept, coefficients: {counter: W per event/s}}");
+		goto out;
+	}
+	names = json_array();
+	json_object_foreach(coefs, key, v) {
+		json_t *kept = json_object_get(model, "kept"), *q;
+		size_t qi;
+		bool in = !json_is_array(kept);
+
+		/* a fitted model lists what it kept: dropped counters are not needed */
+		json_array_foreach(kept, qi, q)
+			in = in || (json_is_string(q) && !strcmp(json_string_value(q), key));
+		if (!in)
+			continue;
+		if (!json_is_number(v)) {
+			field_err(rs, "model.coefficients", -1, "coefficient %s must be a number", key);
+			goto out;
+		}
+		m.coef[m.k] = json_number_value(v);
+		m.kept[m.k++] = true;
+		json_array_append_new(names, json_string(key));
+	}
+	if (rates_of(json_object_get(root, "rows"), "rows", names, false, &x, &y, &t, &n, rs))
+		goto out;
+	preds = json_array();
+	for (i = 0; i < n; i++) {
+		double p = ka_pm_predict(&m, x + i * m.k);
+
+		json_array_append_new(preds, json_pack("{s:f,s:f}", "power_w", p, "energy_j", p * t[i]));
+	}
+	resp_json(rs, 200, json_pack("{s:o}", "predictions", preds));
+out:
+	free(x);
+	free(y);
+	free(t);
+	json_decref(names);
+	json_decref(root);
+	return 0;
+}
+
+/* ---- POST /api/v1/analysis/configurations -------------------------------------- */
+
+static int post_configurations(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = body_json(rq, rs), *params, *runs, *bounds, *r, *p, *best_cfg, *next_cfg;
+	long *cfg = NULL, *lo = NULL, *hi = NULL, *next = NULL;
+	double *time = NULL, *energy = NULL;
+	const char *goal_s;
+	enum ka_goal goal = KA_GOAL_ENERGY;
+	size_t d, n, i, j, best;
+
+	(void)app;
+	if (!root)
+		return 0;
+	params = json_object_get(root, "parameters");
+	runs = json_object_get(root, "runs");
+	bounds = json_object_get(root, "bounds");
+	goal_s = json_string_value(json_object_get(root, "goal"));
+	if (goal_s && !strcmp(goal_s, "time"))
+		goal = KA_GOAL_TIME;
+	else if (goal_s && !strcmp(goal_s, "edp"))
+		goal = KA_GOAL_EDP;
+	else if (goal_s && strcmp(goal_s, "energy")) {
+		field_err(rs, "goal", -1, "goal must be energy, time or edp");
+		goto out;
+	}
+	if (!json_is_array(params) || (d = json_array_size(params)) == 0) {
+		field_err(rs, "parameters", -1, "parameters must name the configuration's parameters");
+		goto out;
+	}
+	if (!json_is_array(runs) || (n = json_array_size(runs)) == 0) {
+		field_err(rs, "runs", -1, "runs must be an array of {config, time_s, energy_j}");
+		goto out;
+	}
+	cfg = xcalloc(n * d, sizeof(long));
+	lo = xcalloc(d, sizeof(long));
+	hi = xcalloc(d, sizeof(long));
+	next = xcalloc(d, sizeof(long));
+	time = xcalloc(n, sizeof(double));
+	energy = xcalloc(n, sizeof(double));
+	json_array_foreach(runs, i, r) {
+		if (num(r, "time_s", true, &time[i], rs, "runs.time_s", (long)i) ||
+		    num(r, "energy_j", true, &energy[i], rs, "runs.energy_j", (long)i))
+			goto out;
+		json_array_foreach(params, j, p) {
+			json_t *v = json_object_get(json_object_get(r, "config"), json_string_value(p));
+
+			if (!json_is_integer(v)) {
+				field_err(rs, "runs.config", (long)i, "runs[%zu].config needs integer %s", i,
+					  json_string_value(p));
+				goto out;
+			}
+			cfg[i * d + j] = (long)json_integer_value(v);
+		}
+	}
+	json_array_foreach(params, j, p) {
+		json_t *b = json_object_get(bounds, json_string_value(p));
+
+		if (!json_is_array(b) || json_array_size(b) != 2 ||
+		    !json_is_integer(json_array_get(b, 0)) || !json_is_integer(json_array_get(b, 1))) {
+			field_err(rs, "bounds", (long)j, "bounds.%s must be [lowest, highest]",
+				  json_string_value(p));
+			goto out;
+		}
+		lo[j] = (long)json_integer_value(json_array_get(b, 0));
+		hi[j] = (long)json_integer_value(json_array_get(b, 1));
+	}
+	best = ka_best_config(time, energy, n, goal);
+	best_cfg = json_object();
+	json_array_foreach(params, j, p)
+		json_object_set_new(best_cfg, json_string_value(p), json_integer(cfg[best * d + j]));
+	next_cfg = json_null();
+	if (ka_next_config(cfg, n, d, best, lo, hi, next)) {
+		next_cfg = json_object();
+		json_array_foreach(params, j, p)
+			json_object_set_new(next_cfg, json_string_value(p), json_integer(next[j]));
+	}
+	resp_json(rs, 200, json_pack("{s:{s:o,s:f,s:f,s:I},s:o}", "best", "config", best_cfg,
+				     "time_s", time[best], "energy_j", energy[best], "index",
+				     (json_int_t)best, "next", next_cfg));
+out:
+	free(cfg);
+	free(lo);
+	free(hi);
+	free(next);
+	free(time);
+	free(energy);
+	json_decref(root);
+	return 0;
+}
+
+const struct route api_method_routes[] = {
+	{"POST", "/api/v1/analysis/powercap", ROUTE_BODY, post_powercap},
+	{"POST", "/api/v1/analysis/trace-correction", ROUTE_BODY, post_trace},
+	{"POST", "/api/v1/analysis/power-model", ROUTE_BODY, post_power_model},
+	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY, post_power_predict},
+	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY, post_configurations},
+	{NULL, NULL, 0, NULL},
+};
