@@ -114,21 +114,22 @@ static json_t *alloc_json(const struct ka_alloc *a, size_t n, bool infeasible,
 	return o;
 }
 
+static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, size_t *nm,
+		      struct resp *rs);
+
 static int post_powercap(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = body_json(rq, rs), *mods, *m, *budgets, *models;
+	json_t *root = body_json(rq, rs), *budgets, *models;
 	struct ka_module *mod = NULL;
 	struct ka_alloc *au = NULL, *av = NULL;
 	double f_max, f_min, t0, *fs = NULL, *r = NULL, *bs = NULL;
-	size_t nm, nf = 0, nr = 0, nb = 0, i, lo = 0, hi = 0, lo2, hi2;
+	size_t nm = 0, nf = 0, nr = 0, nb = 0, i, lo = 0, hi = 0, lo2, hi2;
 	struct ka_inverse two;
 	struct ka_three_point three;
 	bool have_three = false;
 
-	(void)app;
 	if (!root)
 		return 0;
-	mods = json_object_get(root, "modules");
 	if (num(root, "f_max", true, &f_max, rs, NULL, -1) ||
 	    num(root, "f_min", true, &f_min, rs, NULL, -1) ||
 	    num(root, "t0", true, &t0, rs, NULL, -1))
@@ -137,20 +138,8 @@ static int post_powercap(void *app, struct req *rq, struct resp *rs)
 		field_err(rs, "f_min", -1, "f_min must be below f_max");
 		goto out;
 	}
-	if (!json_is_array(mods) || (nm = json_array_size(mods)) == 0 || nm > 1000000) {
-		field_err(rs, "modules", -1, "modules must be an array of {p_max, p_min} (W)");
+	if (modules_of(app, root, &mod, &nm, rs))
 		goto out;
-	}
-	mod = xcalloc(nm, sizeof(*mod));
-	json_array_foreach(mods, i, m) {
-		if (num(m, "p_max", true, &mod[i].p_max, rs, "modules.p_max", (long)i) ||
-		    num(m, "p_min", true, &mod[i].p_min, rs, "modules.p_min", (long)i))
-			goto out;
-		if (!(mod[i].p_max > mod[i].p_min)) {
-			field_err(rs, "modules.p_max", (long)i, "modules[%zu]: p_max must exceed p_min", i);
-			goto out;
-		}
-	}
 	if (num_array(json_object_get(root, "r"), "f", &fs, &nf, rs) ||
 	    num_array(json_object_get(root, "r"), "r", &r, &nr, rs))
 		goto out;
@@ -590,11 +579,160 @@ out:
 	return 0;
 }
 
+/* ---- power variation tables: PUT / GET /api/v1/pvt/{system} ----------------- */
+
+static void pvt_done(struct wjob *job)
+{
+	struct write_req *w = (struct write_req *)job;
+	struct resp *rs = req_resp(w->rq);
+
+	if (job->rc)
+		resp_error(rs, &job->err);
+	else
+		resp_json(rs, 200, json_pack("{s:s,s:I}", "system", job->pvt_system, "modules",
+					     (json_int_t)job->npvt));
+	free(job->pvt_system);
+	free(job->pvt);
+	http_resume(w->rq);
+	free(w);
+}
+
+static int put_pvt(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = body_json(rq, rs), *mods, *m;
+	struct pvt_row *rows = NULL;
+	struct write_req *w;
+	const char *system = req_param(rq);
+	size_t n, i;
+
+	if (!root)
+		return 0;
+	mods = json_object_get(root, "modules");
+	if (strlen(system) > RUN_NAME_MAX || !json_is_array(mods) || (n = json_array_size(mods)) == 0) {
+		field_err(rs, "modules", -1, "modules must be an array of {module, ratio_max, ratio_min}");
+		goto fail;
+	}
+	rows = xcalloc(n, sizeof(*rows));
+	json_array_foreach(mods, i, m) {
+		json_t *id = json_object_get(m, "module");
+
+		if (!json_is_integer(id) || json_integer_value(id) < 0) {
+			field_err(rs, "modules.module", (long)i, "modules[%zu].module must be an index, 0 or more", i);
+			goto fail;
+		}
+		rows[i].module = (long)json_integer_value(id);
+		if (num(m, "ratio_max", true, &rows[i].ratio_max, rs, "modules.ratio_max", (long)i) ||
+		    num(m, "ratio_min", true, &rows[i].ratio_min, rs, "modules.ratio_min", (long)i))
+			goto fail;
+	}
+	json_decref(root);
+	w = write_req_new(app, rq, WJOB_PVT, pvt_done);
+	w->job.pvt_system = xstrdup(system);
+	w->job.pvt = rows;
+	w->job.npvt = n;
+	req_defer(rq, write_req_submit, w);
+	return HTTP_PENDING;
+fail:
+	free(rows);
+	json_decref(root);
+	return 0;
+}
+
+static int add_pvt(const struct pvt_row *row, void *ctx)
+{
+	json_array_append_new(ctx, json_pack("{s:I,s:f,s:f}", "module", (json_int_t)row->module,
+					     "ratio_max", row->ratio_max, "ratio_min", row->ratio_min));
+	return 0;
+}
+
+static int get_pvt(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	json_t *mods = json_array();
+	struct store *st = pool_get(k->readers);
+	struct kerr err;
+	long n;
+
+	kerr_clear(&err);
+	n = store_pvt_each(st, req_param(rq), add_pvt, mods, &err);
+	pool_put(k->readers, st);
+	if (n <= 0) {
+		json_decref(mods);
+		if (n < 0)
+			resp_error(rs, &err);
+		else
+			resp_errorf(rs, 404, "there is no power variation table for system %.128s",
+				    req_param(rq));
+		return 0;
+	}
+	resp_json(rs, 200, json_pack("{s:s,s:o}", "system", req_param(rq), "modules", mods));
+	return 0;
+}
+
+struct pvt_mods {
+	struct ka_module *m;
+	size_t n;
+	double mean_max, mean_min;
+};
+
+static int add_module(const struct pvt_row *row, void *ctx)
+{
+	struct pvt_mods *p = ctx;
+
+	p->m = xrealloc(p->m, (p->n + 1) * sizeof(*p->m));
+	p->m[p->n++] = ka_pvt_module(row->ratio_max, row->ratio_min, p->mean_max, p->mean_min);
+	return 0;
+}
+
+/* Modules from the body, or from a stored table: "pvt": SYSTEM with the
+ * application's mean powers at f_max and f_min. */
+static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, size_t *nm,
+		      struct resp *rs)
+{
+	json_t *mods = json_object_get(root, "modules"), *m, *sys = json_object_get(root, "pvt");
+	size_t i;
+
+	if (json_is_string(sys)) {
+		struct pvt_mods p = {NULL, 0, 0, 0};
+		struct kerr err;
+		struct store *st;
+
+		if (num(root, "mean_p_max", true, &p.mean_max, rs, NULL, -1) ||
+		    num(root, "mean_p_min", true, &p.mean_min, rs, NULL, -1))
+			return -1;
+		if (!(p.mean_max > p.mean_min))
+			return field_err(rs, "mean_p_min", -1, "mean_p_min must be below mean_p_max");
+		st = pool_get(k->readers);
+		store_pvt_each(st, json_string_value(sys), add_module, &p, &err);
+		pool_put(k->readers, st);
+		if (!p.n)
+			return field_err(rs, "pvt", -1, "there is no power variation table for system %.128s "
+					 "(PUT /api/v1/pvt/SYSTEM)", json_string_value(sys));
+		*mod = p.m;
+		*nm = p.n;
+		return 0;
+	}
+	if (!json_is_array(mods) || (*nm = json_array_size(mods)) == 0 || *nm > 1000000)
+		return field_err(rs, "modules", -1, "modules must be an array of {p_max, p_min} (W), "
+				 "or name a stored table with pvt");
+	*mod = xcalloc(*nm, sizeof(**mod));
+	json_array_foreach(mods, i, m) {
+		if (num(m, "p_max", true, &(*mod)[i].p_max, rs, "modules.p_max", (long)i) ||
+		    num(m, "p_min", true, &(*mod)[i].p_min, rs, "modules.p_min", (long)i))
+			return -1;
+		if (!((*mod)[i].p_max > (*mod)[i].p_min))
+			return field_err(rs, "modules.p_max", (long)i, "modules[%zu]: p_max must exceed p_min", i);
+	}
+	return 0;
+}
+
 const struct route api_method_routes[] = {
 	{"POST", "/api/v1/analysis/powercap", ROUTE_BODY, post_powercap},
 	{"POST", "/api/v1/analysis/trace-correction", ROUTE_BODY, post_trace},
 	{"POST", "/api/v1/analysis/power-model", ROUTE_BODY, post_power_model},
 	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY, post_power_predict},
 	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY, post_configurations},
+	{"PUT", "/api/v1/pvt/{}", ROUTE_WRITE | ROUTE_BODY, put_pvt},
+	{"GET", "/api/v1/pvt/{}", 0, get_pvt},
 	{NULL, NULL, 0, NULL},
 };

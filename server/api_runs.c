@@ -64,11 +64,6 @@ int api_after_run(void *app)
 
 /* ---- POST /api/v1/runs, DELETE /api/v1/runs/{id}: through the writer ---- */
 
-struct write_req {
-	struct wjob job;
-	struct karted *k;
-	struct req *rq;
-};
 
 static void post_done(struct wjob *job)
 {
@@ -98,16 +93,28 @@ static void post_done(struct wjob *job)
 	free(w);
 }
 
-static void submit(void *arg)
+void write_req_submit(void *arg)
 {
 	struct write_req *w = arg;
 
 	writer_submit(w->k->writer, &w->job);
 }
 
-static int post_runs(void *app, struct req *rq, struct resp *rs)
+struct write_req *write_req_new(struct karted *k, struct req *rq, enum wjob_kind kind,
+				void (*done)(struct wjob *job))
 {
 	struct write_req *w = xcalloc(1, sizeof(*w));
+
+	w->k = k;
+	w->rq = rq;
+	w->job.kind = kind;
+	w->job.done = done;
+	return w;
+}
+
+static int post_runs(void *app, struct req *rq, struct resp *rs)
+{
+	struct write_req *w = write_req_new(app, rq, WJOB_RUNS, post_done);
 	struct kerr err;
 	const char *body;
 	size_t len;
@@ -119,11 +126,7 @@ static int post_runs(void *app, struct req *rq, struct resp *rs)
 		resp_error(rs, &err);
 		return 0;
 	}
-	w->k = app;
-	w->rq = rq;
-	w->job.kind = WJOB_RUNS;
-	w->job.done = post_done;
-	req_defer(rq, submit, w);
+	req_defer(rq, write_req_submit, w);
 	return HTTP_PENDING;
 }
 
@@ -164,13 +167,9 @@ static int delete_run(void *app, struct req *rq, struct resp *rs)
 
 	if (path_id(rq, rs, &id))
 		return 0;
-	w = xcalloc(1, sizeof(*w));
-	w->k = app;
-	w->rq = rq;
-	w->job.kind = WJOB_DELETE;
+	w = write_req_new(app, rq, WJOB_DELETE, delete_done);
 	w->job.id = id;
-	w->job.done = delete_done;
-	req_defer(rq, submit, w);
+	req_defer(rq, write_req_submit, w);
 	return HTTP_PENDING;
 }
 

@@ -30,6 +30,18 @@ struct karted {
 	bool read_token;
 };
 
+/* A request whose work the writer does; the job comes first, so a done()
+ * callback casts its wjob back to the write_req. */
+struct write_req {
+	struct wjob job;
+	struct karted *k;
+	struct req *rq;
+};
+
+struct write_req *write_req_new(struct karted *k, struct req *rq, enum wjob_kind kind,
+				void (*done)(struct wjob *job));
+void write_req_submit(void *arg);	/* for req_defer() */
+
 /* Reader pool: `size` read-only connections to path. */
 struct pool *pool_open(const char *path, unsigned size, struct kerr *err);
 struct store *pool_get(struct pool *p);	/* blocks until one is free */

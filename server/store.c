@@ -16,6 +16,7 @@ enum stmt_id {
 	S_INSERT, S_FIND_KEY, S_GET, S_DELETE, S_SERIES_FIND, S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
+	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
 	S_COUNT
 };
 
@@ -57,6 +58,11 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
 			   "WHERE name = ? AND revoked_at IS NULL",
 	[S_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
+	[S_PVT_CLEAR] = "DELETE FROM power_variation WHERE system = ?",
+	[S_PVT_ADD] = "INSERT INTO power_variation (system, module, ratio_max, ratio_min, "
+		      "measured_at) VALUES (?, ?, ?, ?, ?)",
+	[S_PVT_LIST] = "SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = ? "
+		       "ORDER BY module",
 };
 
 struct series_cache {		/* the series of the last run stored */
@@ -681,4 +687,62 @@ int store_explain_listing(struct store *st, const struct run_filter *f, char *bu
 		len += (size_t)snprintf(buf + len, size - len, "%s\n", sqlite3_column_text(plan, 3));
 	sqlite3_finalize(plan);
 	return 0;
+}
+
+int store_pvt_put(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
+		  struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_PVT_CLEAR, err);
+	size_t i;
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "clearing a power variation table");
+	for (i = 0; i < n; i++) {
+		s = stmt(st, S_PVT_ADD, err);
+		if (!s)
+			return -1;
+		sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, rows[i].module);
+		sqlite3_bind_double(s, 3, rows[i].ratio_max);
+		sqlite3_bind_double(s, 4, rows[i].ratio_min);
+		sqlite3_bind_text(s, 5, st->now, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_reset(s);
+		if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
+			return kerr_field(err, 400, "modules", "module %ld appears twice", rows[i].module);
+		if (rc != SQLITE_DONE)
+			return db_error(st, err, "storing a power variation table");
+	}
+	return 0;
+}
+
+long store_pvt_each(struct store *st, const char *system,
+		    int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_PVT_LIST, err);
+	struct pvt_row row;
+	long n = 0;
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		row.module = (long)sqlite3_column_int64(s, 0);
+		row.ratio_max = sqlite3_column_double(s, 1);
+		row.ratio_min = sqlite3_column_double(s, 2);
+		n++;
+		if (each && each(&row, ctx))
+			break;
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "reading a power variation table");
+	return n;
 }

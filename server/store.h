@@ -94,6 +94,21 @@ int store_each_group(struct store *st, enum store_group g,
 		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
 		     struct kerr *err);
 
+/* A power variation table row (Inadomi et al.): a module's power relative
+ * to its system's mean, at f_max and at f_min. */
+struct pvt_row {
+	long module;
+	double ratio_max, ratio_min;
+};
+
+/* Replace system's table with rows[0..n) (inside the caller's transaction). */
+int store_pvt_put(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
+		  struct kerr *err);
+
+/* Call each(row, ctx) for system's rows in module order; the count, or -1. */
+long store_pvt_each(struct store *st, const char *system,
+		    int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err);
+
 /* Tokens are kept as hex SHA-256 hashes only. */
 int store_token_add(struct store *st, const char *name, const char *hash_hex, struct kerr *err);
 bool store_token_valid(struct store *st, const char *hash_hex);

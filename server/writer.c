@@ -58,6 +58,8 @@ static int do_job(struct store *st, struct wjob *job)
 {
 	if (job->kind == WJOB_DELETE)
 		return store_delete_run(st, job->id, &job->deleted, &job->err);
+	if (job->kind == WJOB_PVT)
+		return store_pvt_put(st, job->pvt_system, job->pvt, job->npvt, &job->err);
 	return do_runs(st, job);
 }
 

@@ -19,7 +19,7 @@
 #include "run.h"
 #include "store.h"
 
-enum wjob_kind { WJOB_RUNS, WJOB_DELETE };
+enum wjob_kind { WJOB_RUNS, WJOB_DELETE, WJOB_PVT };
 
 struct wjob {
 	enum wjob_kind kind;
@@ -28,6 +28,9 @@ struct wjob {
 	size_t fresh;		/* WJOB_RUNS: out, how many were new (not idempotent repeats) */
 	int64_t id;		/* WJOB_DELETE: in */
 	bool deleted;		/* WJOB_DELETE: out */
+	char *pvt_system;	/* WJOB_PVT: in, the table of this system ... */
+	struct pvt_row *pvt;	/* ... replaced by these rows (creator frees both) */
+	size_t npvt;
 	int rc;			/* out: 0 or -1 with err */
 	struct kerr err;
 	void (*done)(struct wjob *job); /* called after the commit; may free the job */

@@ -702,6 +702,34 @@ def powercap_by_hand():
     expect(s == 400 and b["field"] == "modules.p_max" and b["index"] == 0, f"bad module named ({b})")
 
 
+@test
+def power_variation_table_stored_and_reused():
+    k, t = Shared.k, Shared.token
+    table = {"modules": [{"module": i, "ratio_max": rmax, "ratio_min": rmin}
+                         for i, (rmax, rmin) in enumerate([(1.0, 1.0), (1.1, 1.1), (0.9, 0.9), (1.2, 1.2)])]}
+    s, b, _ = k.request("PUT", "/api/v1/pvt/cluster-x", table)
+    expect(s == 401, f"PUT without token -> 401 ({s})")
+    s, b, _ = k.request("PUT", "/api/v1/pvt/cluster-x", table, token=t)
+    expect(s == 200 and b["modules"] == 4, f"stored ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/pvt/cluster-x")
+    expect(s == 200 and [m["ratio_max"] for m in b["modules"]] == [1.0, 1.1, 0.9, 1.2], f"read back ({b})")
+    s, b, _ = k.request("GET", "/api/v1/pvt/nowhere")
+    expect(s == 404, "no table -> 404")
+    # mean powers 100 W / 50 W times the ratios are FOUR's modules
+    body = {"f_max": 2700, "f_min": 1200, "t0": 100, "pvt": "cluster-x", "mean_p_max": 100, "mean_p_min": 50,
+            "r": {"f": [2700, 1200], "r": [1, 1.8]}, "budgets": [360]}
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", body)
+    expect(s == 200 and [round(m["a"], 9) for m in b["budgets"][0]["uniform"]["modules"]] == [0.8, round(35 / 55, 9), 1.0, 0.5],
+           f"modules from the table ({b})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", dict(body, pvt="nowhere"))
+    expect(s == 400 and b["field"] == "pvt", f"unknown table named ({b})")
+    s, b, _ = k.request("PUT", "/api/v1/pvt/cluster-x", {"modules": [{"module": 0, "ratio_max": 1, "ratio_min": 1},
+                                                                    {"module": 0, "ratio_max": 1, "ratio_min": 1}]}, token=t)
+    expect(s == 400 and "twice" in b["error"], f"a module twice -> 400 ({b})")
+    s, b, _ = k.request("GET", "/api/v1/pvt/cluster-x")
+    expect(len(b["modules"]) == 4, "a refused table leaves the stored one as it was")
+
+
 def stretched_trace():
     import math
     ref, inst = [], []
