@@ -11,6 +11,7 @@
 #include "karted.h"
 #include "powercap.h"
 #include "powermodel.h"
+#include "report.h"
 #include "trace.h"
 #include "xalloc.h"
 
@@ -117,9 +118,41 @@ static json_t *alloc_json(const struct ka_alloc *a, size_t n, bool infeasible,
 static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, size_t *nm,
 		      struct resp *rs);
 
-static int post_powercap(void *app, struct req *rq, struct resp *rs)
+/* Size of a drawn report: width and height from the query, as GET reports. */
+static struct report_opts report_opts_of(struct req *rq)
+{
+	struct report_opts o = {CHART_WIDTH_DEFAULT, CHART_HEIGHT_DEFAULT, false, 0, 0, 4096,
+				{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+	const char *w = req_query(rq, "width"), *h = req_query(rq, "height");
+
+	if (w && atof(w) >= CHART_SIZE_MIN && atof(w) <= CHART_SIZE_MAX)
+		o.width = atof(w);
+	if (h && atof(h) >= CHART_SIZE_MIN && atof(h) <= CHART_SIZE_MAX)
+		o.height = atof(h);
+	return o;
+}
+
+/* Render a built report into rs, then free it. */
+static void draw(struct report *rep, enum chart_format fmt, struct resp *rs)
+{
+	struct kerr err;
+
+	kerr_clear(&err);
+	if (chart_render(report_spec(rep), fmt, &rs->body, &rs->len, &err)) {
+		resp_error(rs, &err);
+	} else {
+		rs->status = 200;
+		rs->content_type = chart_content_type(fmt);
+	}
+	report_free(rep);
+}
+
+/* The analysis, answered as JSON, or drawn (chart: the format) as the
+ * powercap report. */
+static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
 	json_t *root = body_json(rq, rs), *budgets, *models;
+	double *tu2 = NULL, *tu3 = NULL, *ta2 = NULL, *ta3 = NULL;
 	struct ka_module *mod = NULL;
 	struct ka_alloc *au = NULL, *av = NULL;
 	double f_max, f_min, t0, *fs = NULL, *r = NULL, *bs = NULL;
@@ -183,7 +216,12 @@ static int post_powercap(void *app, struct req *rq, struct resp *rs)
 	budgets = json_array();
 	au = xcalloc(nm, sizeof(*au));
 	av = xcalloc(nm, sizeof(*av));
+	tu2 = xcalloc(nb, sizeof(double));
+	tu3 = xcalloc(nb, sizeof(double));
+	ta2 = xcalloc(nb, sizeof(double));
+	ta3 = xcalloc(nb, sizeof(double));
 	for (i = 0; i < nb; i++) {
+		json_t *ju, *jv;
 		bool iu, iv;
 
 		if (!(bs[i] > 0) || ka_alloc_uniform(mod, nm, bs[i], f_max, f_min, au, &iu) ||
@@ -193,13 +231,31 @@ static int post_powercap(void *app, struct req *rq, struct resp *rs)
 			field_err(rs, "budgets", (long)i, "budgets[%zu] must be a positive power (W)", i);
 			goto out;
 		}
-		json_array_append_new(budgets, json_pack(
-			"{s:f,s:o,s:o}", "budget_w", bs[i], "uniform",
-			alloc_json(au, nm, iu, &two, &three, have_three, t0), "variation_aware",
-			alloc_json(av, nm, iv, &two, &three, have_three, t0)));
+		ju = alloc_json(au, nm, iu, &two, &three, have_three, t0);
+		jv = alloc_json(av, nm, iv, &two, &three, have_three, t0);
+		tu2[i] = json_real_value(json_object_get(ju, "t_two_point_s"));
+		ta2[i] = json_real_value(json_object_get(jv, "t_two_point_s"));
+		tu3[i] = json_number_value(json_object_get(ju, "t_three_point_s"));
+		ta3[i] = json_number_value(json_object_get(jv, "t_three_point_s"));
+		json_array_append_new(budgets, json_pack("{s:f,s:o,s:o}", "budget_w", bs[i], "uniform",
+							 ju, "variation_aware", jv));
 	}
-	resp_json(rs, 200, json_pack("{s:o,s:o}", "models", models, "budgets", budgets));
+	if (chart) {
+		struct report_powercap in = {fs, r, nf, two, have_three ? &three : NULL, bs, tu2,
+					     have_three ? tu3 : NULL, ta2, have_three ? ta3 : NULL, nb};
+		struct report_opts ro = report_opts_of(rq);
+
+		draw(report_build_powercap(&in, &ro), *chart, rs);
+		json_decref(budgets);
+		json_decref(models);
+	} else {
+		resp_json(rs, 200, json_pack("{s:o,s:o}", "models", models, "budgets", budgets));
+	}
 out:
+	free(tu2);
+	free(tu3);
+	free(ta2);
+	free(ta3);
 	free(mod);
 	free(au);
 	free(av);
@@ -208,6 +264,11 @@ out:
 	free(bs);
 	json_decref(root);
 	return 0;
+}
+
+static int post_powercap(void *app, struct req *rq, struct resp *rs)
+{
+	return powercap(app, rq, rs, NULL);
 }
 
 /* ---- POST /api/v1/analysis/trace-correction --------------------------------- */
@@ -274,7 +335,7 @@ static json_t *samples_json(const struct ka_sample *s, size_t n)
 	return a;
 }
 
-static int post_trace(void *app, struct req *rq, struct resp *rs)
+static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
 	json_t *root = body_json(rq, rs), *segs, *s;
 	struct ka_sample *inst = NULL, *ref = NULL, *out = NULL;
@@ -308,6 +369,12 @@ static int post_trace(void *app, struct req *rq, struct resp *rs)
 	}
 	ka_trace_rms(inst, n, ref, m, &before);
 	ka_trace_rms(out, n, ref, m, &after);
+	if (chart) {
+		struct report_opts ro = report_opts_of(rq);
+
+		draw(report_build_trace(inst, n, ref, m, out, &ro), *chart, rs);
+		goto out;
+	}
 	resp_json(rs, 200, json_pack(
 		"{s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}", "corrected", samples_json(out, n),
 		"durations_s", "instrumented", inst[n - 1].t, "reference", ref[m - 1].t, "corrected",
@@ -320,6 +387,31 @@ out:
 	free(out);
 	free(seg);
 	json_decref(root);
+	return 0;
+}
+
+static int post_trace(void *app, struct req *rq, struct resp *rs)
+{
+	return trace(app, rq, rs, NULL);
+}
+
+/* POST /api/v1/reports/{powercap|trace}.{svg|png|pdf}: the analysis' body, drawn. */
+static int post_report(void *app, struct req *rq, struct resp *rs)
+{
+	char what[64], *dot;
+	enum chart_format fmt;
+
+	snprintf(what, sizeof(what), "%s", req_param(rq));
+	dot = strrchr(what, '.');
+	if (dot && !chart_format_parse(dot + 1, &fmt)) {
+		*dot = '\0';
+		if (!strcmp(what, "powercap"))
+			return powercap(app, rq, rs, &fmt);
+		if (!strcmp(what, "trace"))
+			return trace(app, rq, rs, &fmt);
+	}
+	resp_errorf(rs, 404, "reports drawn from a posted body are powercap and trace, each as "
+		    ".svg, .png or .pdf (got %.60s)", req_param(rq));
 	return 0;
 }
 
@@ -734,5 +826,6 @@ const struct route api_method_routes[] = {
 	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY, post_configurations},
 	{"PUT", "/api/v1/pvt/{}", ROUTE_WRITE | ROUTE_BODY, put_pvt},
 	{"GET", "/api/v1/pvt/{}", 0, get_pvt},
+	{"POST", "/api/v1/reports/{}", ROUTE_BODY, post_report},
 	{NULL, NULL, 0, NULL},
 };

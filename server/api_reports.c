@@ -186,7 +186,8 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	if (!dot || report_kind_parse((*dot = '\0', what), &kind) || chart_format_parse(dot + 1, &fmt)) {
 		resp_errorf(rs, 404,
 			    "there is no report %.60s: reports are isoefficiency, efficiency, energy "
-			    "and energy-shares, each as .svg, .png or .pdf", req_param(rq));
+			    "and energy-shares, each as .svg, .png or .pdf (powercap and trace take "
+			    "their data by POST)", req_param(rq));
 		return 0;
 	}
 	if (parse_opts(rq, &o, &err)) {

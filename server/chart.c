@@ -212,9 +212,10 @@ static void log_ticks(double lo, double hi, struct ticks *t)
 	}
 }
 
-static void lin_ticks(double lo, double hi, struct ticks *t)
+/* Nice steps (1, 2, 5 x 10^k), about as many as fit: at most max_ticks. */
+static void lin_ticks(double lo, double hi, struct ticks *t, double max_ticks)
 {
-	double raw = (hi - lo) / 6, mag = pow(10, floor(log10(raw))), step, v;
+	double raw = (hi - lo) / fmax(2, fmin(6, max_ticks)), mag = pow(10, floor(log10(raw))), step, v;
 
 	step = raw / mag < 1.5 ? mag : raw / mag < 3.5 ? 2 * mag : raw / mag < 7.5 ? 5 * mag : 10 * mag;
 	t->nmajor = t->nminor = 0;
@@ -488,8 +489,8 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, bool x_axis, dou
 
 	if (s->log)
 		log_ticks(s->lo, s->hi, &t);
-	else
-		lin_ticks(s->lo, s->hi, &t);
+	else	/* a label every 70 px across, 35 px up */
+		lin_ticks(s->lo, s->hi, &t, fabs(s->p1 - s->p0) / (x_axis ? 70 : 35));
 	cairo_set_line_width(cr, 1);
 	set_dash(cr, DASH_SOLID, 1);
 	/* grid at the major ticks, light, behind the data */

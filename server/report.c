@@ -598,23 +598,43 @@ static void build_shares(struct report *r, struct report_series *s, size_t ns,
 		r->panels[0].placeholder = "no energy model to plot";
 }
 
+static struct report *report_new(const struct report_opts *o, const char *title, size_t panels)
+{
+	struct report *r = xcalloc(1, sizeof(*r));
+
+	r->spec.width = o->width;
+	r->spec.height = o->height;
+	r->spec.npanels = panels;
+	snprintf(r->title, sizeof(r->title), "%s", title);
+	r->spec.title = r->title;
+	return r;
+}
+
+static void report_seal(struct report *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->spec.npanels; i++) {
+		r->panels[i].layers = r->layers[i];
+		r->panels[i].nlayers = r->nlayers[i];
+		r->panels[i].legend = r->legend[i];
+		r->panels[i].nlegend = r->nlegend[i];
+	}
+	r->spec.panels = r->panels;
+}
+
 struct report *report_build(enum report_kind kind, struct report_series *s, size_t ns,
 			    const struct report_opts *o)
 {
 	static const char *const titles[REPORT_KINDS] = {
 		"τ–χ isoefficiency", "efficiency and parallel time", "energy saved versus nodes",
 		"energy shares of the regions"};
-	struct report *r = xcalloc(1, sizeof(*r));
-	size_t i;
+	struct report *r = report_new(o, titles[kind], 1);
 
-	r->spec.width = o->width;
-	r->spec.height = o->height;
-	r->spec.npanels = 1;
 	if (ns == 1)
 		snprintf(r->title, sizeof(r->title), "%s: %s", titles[kind], s[0].name);
 	else
 		snprintf(r->title, sizeof(r->title), "%s: %zu series", titles[kind], ns);
-	r->spec.title = r->title;
 	switch (kind) {
 	case REPORT_ISOEFFICIENCY:
 		build_isoefficiency(r, s, ns, o);
@@ -629,13 +649,111 @@ struct report *report_build(enum report_kind kind, struct report_series *s, size
 		build_shares(r, s, ns, o);
 		break;
 	}
-	for (i = 0; i < r->spec.npanels; i++) {
-		r->panels[i].layers = r->layers[i];
-		r->panels[i].nlayers = r->nlayers[i];
-		r->panels[i].legend = r->legend[i];
-		r->panels[i].nlegend = r->nlegend[i];
+	report_seal(r);
+	return r;
+}
+
+static void curve(struct report *r, size_t panel, const double *x, const double *y, size_t n,
+		  struct rgb c, enum chart_dash dash, const char *label, bool markers)
+{
+	struct chart_layer *l = layer(r, panel, LAYER_LINE);
+
+	l->x = x;
+	l->y = y;
+	l->n = n;
+	l->color = c;
+	l->size = 1.8;
+	l->dash = dash;
+	if (markers) {
+		l = layer(r, panel, LAYER_MARKERS);
+		l->x = x;
+		l->y = y;
+		l->n = n;
+		l->color = c;
+		l->size = 3.5;
 	}
-	r->spec.panels = r->panels;
+	if (label)
+		legend(r, panel, label, c, markers ? MARK_CIRCLE : MARK_COUNT, dash);
+}
+
+struct report *report_build_powercap(const struct report_powercap *in, const struct report_opts *o)
+{
+	struct report *r = report_new(o, "power-capped runtime", 2);
+	double lo = INFINITY, hi = 0, *x = doubles(r, CURVE_POINTS), *y2 = doubles(r, CURVE_POINTS);
+	double *y3 = doubles(r, CURVE_POINTS);
+	struct chart_layer *l;
+	size_t i;
+
+	for (i = 0; i < in->n; i++) {
+		lo = fmin(lo, in->f[i]);
+		hi = fmax(hi, in->f[i]);
+	}
+	for (i = 0; i < CURVE_POINTS; i++) {
+		x[i] = lo + (hi - lo) * (double)i / (CURVE_POINTS - 1);
+		y2[i] = ka_inverse_eval(&in->two, x[i]);
+		y3[i] = in->three ? ka_three_point_eval(in->three, x[i]) : NAN;
+	}
+	r->panels[0].title = "normalised time r(f) = T(f)/T(f_max)";
+	r->panels[0].legend_inside = true;	/* r falls with f: the top right is free */
+	r->panels[0].x = (struct chart_axis){"f, frequency (MHz)", false, NAN, NAN};
+	r->panels[0].y = (struct chart_axis){"r", false, NAN, NAN};
+	curve(r, 0, x, y2, CURVE_POINTS, chart_palette(0), DASH_SOLID, "2-point model", false);
+	if (in->three)
+		curve(r, 0, x, y3, CURVE_POINTS, chart_palette(1), DASH_DASHED,
+		      isnan(in->three->f3) ? "3-point model (parallel: the larger)" :
+		      str(r, "3-point model, f3 = %.0f MHz", in->three->f3), false);
+	l = layer(r, 0, LAYER_MARKERS);
+	l->x = in->f;
+	l->y = in->r;
+	l->n = in->n;
+	l->color = (struct rgb){0, 0, 0};
+	l->marker = MARK_DIAMOND;
+	l->size = 4;
+	legend(r, 0, "measured", l->color, MARK_DIAMOND, DASH_SOLID);
+
+	r->panels[1].title = "predicted time under the cap";
+	r->panels[1].x = (struct chart_axis){"power budget (W)", false, NAN, NAN};
+	r->panels[1].y = (struct chart_axis){"T (s)", false, NAN, NAN};
+	r->panels[1].legend_inside = true;
+	curve(r, 1, in->budget, in->t_uniform2, in->nbudgets, chart_palette(0), DASH_SOLID,
+	      "uniform, 2-point", true);
+	curve(r, 1, in->budget, in->t_aware2, in->nbudgets, chart_palette(2), DASH_SOLID,
+	      "variation-aware, 2-point", true);
+	if (in->t_uniform3) {
+		curve(r, 1, in->budget, in->t_uniform3, in->nbudgets, chart_palette(0), DASH_DASHED,
+		      "uniform, 3-point", false);
+		curve(r, 1, in->budget, in->t_aware3, in->nbudgets, chart_palette(2), DASH_DASHED,
+		      "variation-aware, 3-point", false);
+	}
+	report_seal(r);
+	return r;
+}
+
+static void trace_curve(struct report *r, const struct ka_sample *s, size_t n, struct rgb c,
+			enum chart_dash d, const char *label)
+{
+	double *x = doubles(r, n), *y = doubles(r, n);
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		x[i] = s[i].t;
+		y[i] = s[i].p;
+	}
+	curve(r, 0, x, y, n, c, d, label, false);
+}
+
+struct report *report_build_trace(const struct ka_sample *inst, size_t n,
+				  const struct ka_sample *ref, size_t m,
+				  const struct ka_sample *corrected, const struct report_opts *o)
+{
+	struct report *r = report_new(o, "power trace correction", 1);
+
+	r->panels[0].x = (struct chart_axis){"t (s)", false, NAN, NAN};
+	r->panels[0].y = (struct chart_axis){"power (W)", false, NAN, NAN};
+	trace_curve(r, inst, n, (struct rgb){0.6, 0.6, 0.6}, DASH_SOLID, "instrumented (as measured)");
+	trace_curve(r, ref, m, chart_palette(0), DASH_SOLID, "reference (light run)");
+	trace_curve(r, corrected, n, chart_palette(1), DASH_DASHED, "corrected");
+	report_seal(r);
 	return r;
 }
 

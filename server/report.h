@@ -47,6 +47,28 @@ bool report_needs_runs(enum report_kind k);
 
 struct report;	/* a built chart and the memory behind it */
 
+#include "powercap.h"
+#include "trace.h"
+
+/* Inadomi et al.: measured r(f) with the 2-point and 3-point models (left),
+ * predicted T per budget for both caps and both models (right). */
+struct report_powercap {
+	const double *f, *r;		/* measured normalised times */
+	size_t n;
+	struct ka_inverse two;
+	const struct ka_three_point *three;	/* NULL when not fitted */
+	const double *budget;		/* W */
+	const double *t_uniform2, *t_uniform3, *t_aware2, *t_aware3;	/* s; 3: may be NULL */
+	size_t nbudgets;
+};
+
+struct report *report_build_powercap(const struct report_powercap *in, const struct report_opts *o);
+
+/* Osaka et al.: instrumented, reference and corrected power versus time. */
+struct report *report_build_trace(const struct ka_sample *inst, size_t n,
+				  const struct ka_sample *ref, size_t m,
+				  const struct ka_sample *corrected, const struct report_opts *o);
+
 /* Build the chart of kind for series s[0..ns). Never fails for lack of
  * data: an empty series draws a labelled placeholder. */
 struct report *report_build(enum report_kind kind, struct report_series *s, size_t ns,

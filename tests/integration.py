@@ -768,6 +768,36 @@ def trace_correction_restores_a_stretched_trace():
 
 
 @test
+def powercap_and_trace_reports():
+    k = Shared.k
+    os.makedirs(OUT, exist_ok=True)
+    ch, cl = 2000.0, 3000.0
+    dh = 1 - ch / 2700
+    dl = dh + (ch - cl) / 1800
+    fs = [2700, 2400, 2100, 1800, 1500, 1200]
+    rs = [ch / f + dh if f >= 1800 else cl / f + dl for f in fs]
+    body = {"f_max": 2700, "f_min": 1200, "t0": 100, "modules": FOUR, "r": {"f": fs, "r": rs},
+            "budgets": [250, 280, 310, 340, 370, 400]}
+    inst, ref, segs = stretched_trace()
+    for kind, b in (("powercap", body), ("trace", {"instrumented": inst, "reference": ref, "segments": segs})):
+        for fmt in ("svg", "png", "pdf"):
+            s, data, h = k.request("POST", f"/api/v1/reports/{kind}.{fmt}?width=700&height=450", b)
+            expect(s == 200, f"{kind}.{fmt} -> 200 ({s} {data if isinstance(data, dict) else ''})")
+            if fmt == "svg":
+                svg_ok(data, kind)
+            elif fmt == "png":
+                expect(png_size(data) == (700, 450), "PNG size")
+                with open(os.path.join(OUT, f"{kind}.png"), "wb") as f:
+                    f.write(data)
+            else:
+                expect(data[:5] == b"%PDF-", "PDF")
+    s, b, _ = k.request("POST", "/api/v1/reports/isoefficiency.svg", body)
+    expect(s == 404 and "powercap and trace" in b["error"], f"other kinds are GET ({b})")
+    s, b, _ = k.request("POST", "/api/v1/reports/powercap.svg", dict(body, t0=-1))
+    expect(s == 400 and b["field"] == "t0", f"a bad body is a JSON 400 ({b})")
+
+
+@test
 def power_model_and_configurations():
     k = Shared.k
     import random
