@@ -184,7 +184,7 @@ static enum MHD_Result send_resp(struct req *rq)
 	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
 	if (rs->content_type && !strncmp(rs->content_type, "text/html", 9))
 		MHD_add_response_header(r, "Content-Security-Policy",
-					"default-src 'self'; img-src 'self' data:; object-src 'none'; "
+					"default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
 					"base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
 	if (rs->allow[0])
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);

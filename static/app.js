@@ -452,6 +452,90 @@ async function upload() {
       'A file is stored whole or not at all; an error names its line and field.'), form, result];
 }
 
+// ---- the other methods: power caps, trace correction, power model -------------
+
+const EXAMPLES = {
+  powercap: {
+    f_max: 2700, f_min: 1200, t0: 100,
+    modules: [{ p_max: 100, p_min: 50 }, { p_max: 110, p_min: 55 }, { p_max: 90, p_min: 45 }, { p_max: 120, p_min: 60 }],
+    r: { f: [2700, 2400, 1500, 1200], r: [1, 1.093, 1.74, 2.204] },
+    budgets: [250, 300, 350, 400],
+  },
+  trace: {
+    instrumented: 't,p\n0,130\n0.2,160\n0.4,150\n0.6,120\n0.8,140\n1.0,170\n1.2,110\n',
+    reference: [{ t: 0, p: 100 }, { t: 0.1, p: 130 }, { t: 0.2, p: 120 }, { t: 0.3, p: 90 }, { t: 0.4, p: 110 },
+      { t: 0.5, p: 140 }, { t: 0.6, p: 80 }],
+    segments: [{ start: 0, end: 0.6, ref_start: 0, ref_end: 0.3 }, { start: 0.6, end: 1.2, ref_start: 0.3, ref_end: 0.6 }],
+  },
+  'power-model': {
+    counters: ['instructions', 'cache_misses'],
+    training: [[1, 10, 4], [2, 12, 9], [1.5, 30, 6], [1, 8, 20], [2, 40, 10], [1, 25, 2], [3, 33, 30], [1.2, 14, 11]]
+      .map(([t, i, c]) => ({ time_s: t, power_w: 5 + 2 * i / t + 0.5 * c / t + ((i * 7 + c) % 3 - 1) * 0.05,
+        counters: { instructions: i, cache_misses: c } })),
+  },
+};
+
+function methodSection(kind, title, explain, render) {
+  const text = el('textarea', { id: `${kind}-body`, 'aria-label': `${title}: the request body (JSON)` },
+    JSON.stringify(EXAMPLES[kind], null, 1));
+  const result = el('div', { id: `${kind}-result` });
+  const run = el('button', { type: 'button' }, 'Analyse');
+  run.addEventListener('click', async () => {
+    const path = kind === 'power-model' ? '/api/v1/analysis/power-model' :
+      kind === 'trace' ? '/api/v1/analysis/trace-correction' : '/api/v1/analysis/powercap';
+    const r = await api(path, { method: 'POST', body: text.value, headers: { 'Content-Type': 'application/json' } });
+    if (!r.ok) { result.replaceChildren(message('error', errorText(r.body))); return; }
+    const parts = render(r.body);
+    if (kind !== 'power-model') {
+      const img = await api(`/api/v1/reports/${kind}.svg`, { method: 'POST', body: text.value,
+        headers: { 'Content-Type': 'application/json' } });
+      if (img.ok) {
+        const url = URL.createObjectURL(new Blob([img.body], { type: 'image/svg+xml' }));
+        parts.unshift(el('figure', {}, el('img', { src: url, alt: title }), el('figcaption', {}, title)));
+      }
+    }
+    result.replaceChildren(...parts);
+  });
+  return el('section', { id: kind }, el('h2', {}, title), el('p', { class: 'explain' }, explain),
+    text, el('div', { class: 'toolbar' }, run), result);
+}
+
+async function methods() {
+  document.title = 'karte — power caps, traces, power models';
+  return [el('h1', {}, 'Power caps, traces and power models'),
+    methodSection('powercap', 'Runtime under a power cap',
+      'Inadomi et al.: each module’s power and frequency are linear in one parameter; a budget split evenly ' +
+      '(uniform) or so that every module runs at the same frequency (variation-aware); the capped time is ' +
+      'T0 × the largest normalised time. Modules may come from a stored table: "pvt": SYSTEM with mean_p_max, mean_p_min.',
+      (b) => [dataTable([
+        { key: 'budget_w', label: 'budget (W)', num: true },
+        { key: 'u2', label: 'T uniform, 2-point (s)', num: true }, { key: 'a2', label: 'T aware, 2-point (s)', num: true },
+        { key: 'u3', label: 'T uniform, 3-point (s)', num: true }, { key: 'a3', label: 'T aware, 3-point (s)', num: true },
+        { key: 'flag', label: 'note' }],
+      b.budgets.map((x) => ({ budget_w: x.budget_w, u2: x.uniform.t_two_point_s, a2: x.variation_aware.t_two_point_s,
+        u3: x.uniform.t_three_point_s, a3: x.variation_aware.t_three_point_s,
+        flag: x.uniform.infeasible || x.variation_aware.infeasible ? 'budget cannot be met (clamped)' : '' })),
+      { id: 'powercap-table' })]),
+    methodSection('trace', 'Power-trace correction',
+      'Osaka et al.: a trace taken under a heavy profiler is mapped, segment by segment, onto a light reference run: ' +
+      'time first, then power from the reference at the same relative position. Traces are [{t, p}] or CSV text.',
+      (b) => [el('dl', { class: 'fields', id: 'trace-figures' },
+        el('dt', {}, 'duration (s)'), el('dd', {}, `instrumented ${fmt(b.durations_s.instrumented)}, reference ` +
+          `${fmt(b.durations_s.reference)}, corrected ${fmt(b.durations_s.corrected)}`),
+        el('dt', {}, 'RMS power error (W)'), el('dd', {}, `before ${fmt(b.rms_power_error_w.before)}, after ` +
+          `${fmt(b.rms_power_error_w.after)}`))]),
+    methodSection('power-model', 'Regression power model',
+      'ePRO-MP: power = Σ c_k · (event_k / time) + c_0 by least squares; counters whose coefficient is not ' +
+      'significant (p > 0.05) are dropped. Add "verification" rows for the prediction error.',
+      (b) => [dataTable([{ key: 'counter', label: 'counter' }, { key: 'coef', label: 'W per event/s', num: true },
+        { key: 'p', label: 'p-value', num: true }, { key: 'kept', label: '' }],
+      [{ counter: '(intercept)', coef: b.intercept, p: null, kept: '' },
+        ...Object.keys(b.coefficients).map((k) => ({ counter: k, coef: b.coefficients[k], p: b.p_values[k],
+          kept: b.kept.includes(k) ? 'kept' : 'dropped' }))], { id: 'power-model-table' }),
+      el('p', {}, `R² = ${fmt(b.r2, 6)} over ${b.rows} rows`)]),
+  ];
+}
+
 // ---- routing ------------------------------------------------------------------
 
 async function route() {
@@ -464,6 +548,7 @@ async function route() {
     else if (url.pathname === '/compare') parts = await compare(url.searchParams);
     else if (url.pathname.startsWith('/runs/')) parts = await runPage(url.pathname.slice(6));
     else if (url.pathname === '/upload') parts = await upload();
+    else if (url.pathname === '/methods') parts = await methods();
     else parts = [el('h1', {}, 'Not found'), message('error', `There is no page ${url.pathname}.`)];
   } catch (e) {
     parts = [message('error', `Cannot load this page: ${e.message}`)];

@@ -178,6 +178,22 @@ test('a run page shows every field, labels and regions, and deletes with a token
   assert.equal((await fetch(`${url}/api/v1/runs/${id}`)).status, 404);
 });
 
+test('the methods page analyses a power cap, a trace and a power model', async () => {
+  await open('/methods');
+  for (const kind of ['powercap', 'trace', 'power-model']) {
+    await page.locator(`#${kind} button`, { hasText: 'Analyse' }).click();
+    await page.locator(`#${kind}-result table, #${kind}-result dl`).first().waitFor();
+  }
+  assert.equal(await page.locator('#powercap-table tbody tr').count(), 4);
+  await page.waitForFunction(() => document.querySelector('#powercap-result img')?.naturalWidth > 0);
+  assert.match(await page.locator('#trace-figures').innerText(), /RMS power error \(W\)\s+before [\d.]+, after [\d.]+/);
+  assert.match(await page.locator('#power-model-table').innerText(), /instructions\s+2(\.0\d*)?\s+[\d.e-]+\s+kept/);
+  await page.locator('#powercap-body').fill('{"f_max": 1}');
+  await page.locator('#powercap button', { hasText: 'Analyse' }).click();
+  await page.locator('#powercap-result .message.error').waitFor();
+  await shot('methods');
+});
+
 test('keyboard and phone width', async () => {
   await open('/');
   await page.keyboard.press('Tab');
