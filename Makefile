@@ -24,7 +24,7 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte
 KARTE_OBJ  := $(BUILD)/server/karte.o $(BUILD)/server/chart.o $(BUILD)/server/report.o \
-              $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o
+              $(BUILD)/server/otf2in.o $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o
 
 # libkarte_analysis: pure C, no I/O (analysis/)
 ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis/trace.c \
@@ -87,7 +87,7 @@ $(REGION_MPI): $(BUILD)/collectors/region_mpi.o $(BUILD)/collectors/rapl.o
 	$(AR) rcs $@ $^
 
 $(KARTE): $(KARTE_OBJ) $(ANALYSIS_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lcsv
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lcsv -lotf2
 
 $(BUILD)/tests/test_isoeff: $(BUILD)/tests/iso_oracle.o
 
@@ -101,8 +101,8 @@ run: deps $(KARTED)
 test-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done
 
-test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
-	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE)
+test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BUILD)/tests/otf2_trace
+	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 
 # The UI in headless Chromium (Debian's chromium, playwright-core from npm).
@@ -130,6 +130,10 @@ bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD
 	./$(BUILD)/bench/bench_chart
 	python3 tests/bench_reports.py --build $(BUILD)
 	python3 tests/bench_runs.py --build $(BUILD)
+
+# writes OTF2 archives for the tests (libotf2's writer)
+$(BUILD)/tests/otf2_trace: $(BUILD)/tests/otf2/otf2_trace.o
+	$(CC) $(LDFLAGS) -o $@ $^ -lotf2 -lm
 
 $(BUILD)/bench/bench_region: $(BUILD)/tests/bench/bench_region.o $(REGION_LIB)
 	@mkdir -p $(dir $@)

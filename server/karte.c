@@ -12,11 +12,14 @@
 #include <string.h>
 
 #include "chart.h"
+#include "otf2in.h"
 #include "report.h"
 #include "xalloc.h"
 
 static const char usage[] =
 	"usage: karte plot KIND (--csv FILE ... | --model FILE) -o OUT [options]\n"
+	"       karte correct --instrumented TRACE --reference TRACE [-o OUT.json] [--plot OUT]\n"
+	"       karte trace ARCHIVE.otf2           (the trace as JSON)\n"
 	"\n"
 	"Draw one of karted's reports offline. KIND is isoefficiency, efficiency,\n"
 	"energy or energy-shares; the format follows OUT's extension (.svg, .png,\n"
@@ -37,8 +40,15 @@ static const char usage[] =
 	"  --max-p P         energy: predict up to P nodes (default 4096)\n"
 	"  -h, --help        this text\n"
 	"\n"
+	"correct: Osaka et al.'s correction of a power trace taken under a heavy\n"
+	"profiler against a light reference run. TRACE is an OTF2 archive (its\n"
+	"anchor .otf2 file: the power metric's samples, segments from the Enter/\n"
+	"Leave events) or JSON {\"samples\": [{t, p}], \"segments\": [{name, start,\n"
+	"end}]}. Segments are matched by name and order of appearance.\n"
+	"\n"
 	"example:\n"
-	"  karte plot isoefficiency --csv runs.csv --base 10,39200 -o iso.svg\n";
+	"  karte plot isoefficiency --csv runs.csv --base 10,39200 -o iso.svg\n"
+	"  karte correct --instrumented scorep/traces.otf2 --reference light/traces.otf2 -o c.json\n";
 
 #define SERIES_MAX 8
 
@@ -438,6 +448,209 @@ out:
 	return rc;
 }
 
+/* A trace from an OTF2 anchor or a JSON file as karte trace writes it. */
+static int load_trace(const char *file, struct otf2_trace *t)
+{
+	size_t l = strlen(file), i;
+	json_error_t je;
+	json_t *root, *v;
+	struct kerr err;
+
+	if (l > 5 && !strcmp(file + l - 5, ".otf2")) {
+		if (otf2_trace_read(file, t, &err)) {
+			fprintf(stderr, "karte: %s\n", err.msg);
+			return -1;
+		}
+		return 0;
+	}
+	memset(t, 0, sizeof(*t));
+	root = json_load_file(file, 0, &je);
+	if (!root) {
+		fprintf(stderr, "karte: %s:%d: %s\n", file, je.line, je.text);
+		return -1;
+	}
+	t->nsamples = json_array_size(json_object_get(root, "samples"));
+	t->nsegments = json_array_size(json_object_get(root, "segments"));
+	t->samples = xcalloc(t->nsamples + 1, sizeof(*t->samples));
+	t->segments = xcalloc(t->nsegments + 1, sizeof(*t->segments));
+	json_array_foreach(json_object_get(root, "samples"), i, v)
+		t->samples[i] = (struct ka_sample){json_number_value(json_object_get(v, "t")),
+						   json_number_value(json_object_get(v, "p"))};
+	json_array_foreach(json_object_get(root, "segments"), i, v) {
+		snprintf(t->segments[i].name, sizeof(t->segments[i].name), "%s",
+			 json_string_value(json_object_get(v, "name")) ?
+				 json_string_value(json_object_get(v, "name")) : "");
+		t->segments[i].start = json_number_value(json_object_get(v, "start"));
+		t->segments[i].end = json_number_value(json_object_get(v, "end"));
+	}
+	json_decref(root);
+	if (!t->nsamples) {
+		fprintf(stderr, "karte: %s: no samples\n", file);
+		otf2_trace_free(t);
+		return -1;
+	}
+	return 0;
+}
+
+static json_t *trace_json(const struct otf2_trace *t)
+{
+	json_t *s = json_array(), *g = json_array();
+	size_t i;
+
+	for (i = 0; i < t->nsamples; i++)
+		json_array_append_new(s, json_pack("{s:f,s:f}", "t", t->samples[i].t, "p",
+						   t->samples[i].p));
+	for (i = 0; i < t->nsegments; i++)
+		json_array_append_new(g, json_pack("{s:s,s:f,s:f}", "name", t->segments[i].name,
+						   "start", t->segments[i].start, "end",
+						   t->segments[i].end));
+	return json_pack("{s:s,s:o,s:o}", "metric", t->metric, "samples", s, "segments", g);
+}
+
+static int cmd_trace(int argc, char **argv)
+{
+	struct otf2_trace t;
+	json_t *j;
+
+	if (argc != 2) {
+		fprintf(stderr, "karte: trace needs one ARCHIVE.otf2\n");
+		return 2;
+	}
+	if (load_trace(argv[1], &t))
+		return 1;
+	j = trace_json(&t);
+	json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	putchar('\n');
+	json_decref(j);
+	otf2_trace_free(&t);
+	return 0;
+}
+
+/* Pair the segments of two traces by name and order of appearance. */
+static int pair_segments(const struct otf2_trace *a, const struct otf2_trace *b,
+			 struct ka_segment *out)
+{
+	size_t i, j, seen, want;
+
+	if (a->nsegments != b->nsegments) {
+		fprintf(stderr, "karte: the traces have %zu and %zu segments\n", a->nsegments,
+			b->nsegments);
+		return -1;
+	}
+	for (i = 0; i < a->nsegments; i++) {
+		for (want = 0, j = 0; j < i; j++)
+			want += !strcmp(a->segments[j].name, a->segments[i].name);
+		for (seen = 0, j = 0; j < b->nsegments; j++)
+			if (!strcmp(b->segments[j].name, a->segments[i].name) && seen++ == want)
+				break;
+		if (j == b->nsegments) {
+			fprintf(stderr, "karte: segment '%s' (#%zu) is not in the reference\n",
+				a->segments[i].name, want + 1);
+			return -1;
+		}
+		out[i] = (struct ka_segment){a->segments[i].start, a->segments[i].end,
+					     b->segments[j].start, b->segments[j].end};
+	}
+	return 0;
+}
+
+static int cmd_correct(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"instrumented", required_argument, NULL, 'i'}, {"reference", required_argument, NULL, 'r'},
+		{"output", required_argument, NULL, 'o'}, {"plot", required_argument, NULL, 'p'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *inst_f = NULL, *ref_f = NULL, *out_f = NULL, *plot = NULL, *ext;
+	struct otf2_trace a = {0}, b = {0};
+	struct ka_segment *seg = NULL;
+	struct ka_sample *out = NULL;
+	double before, after;
+	json_t *j, *c;
+	size_t i;
+	int opt, rc = 1;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+		if (opt == 'i')
+			inst_f = optarg;
+		else if (opt == 'r')
+			ref_f = optarg;
+		else if (opt == 'o')
+			out_f = optarg;
+		else if (opt == 'p')
+			plot = optarg;
+		else
+			return 2;
+	}
+	if (!inst_f || !ref_f) {
+		fprintf(stderr, "karte: correct needs --instrumented TRACE and --reference TRACE\n");
+		return 2;
+	}
+	if (load_trace(inst_f, &a) || load_trace(ref_f, &b))
+		goto out;
+	seg = xcalloc(a.nsegments + 1, sizeof(*seg));
+	out = xcalloc(a.nsamples, sizeof(*out));
+	if (pair_segments(&a, &b, seg))
+		goto out;
+	if (ka_trace_correct(a.samples, a.nsamples, b.samples, b.nsamples, seg, a.nsegments, out)) {
+		fprintf(stderr, "karte: the segments or samples are not in time order\n");
+		goto out;
+	}
+	ka_trace_rms(a.samples, a.nsamples, b.samples, b.nsamples, &before);
+	ka_trace_rms(out, a.nsamples, b.samples, b.nsamples, &after);
+	c = json_array();
+	for (i = 0; i < a.nsamples; i++)
+		json_array_append_new(c, json_pack("{s:f,s:f}", "t", out[i].t, "p", out[i].p));
+	j = json_pack("{s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:I}", "corrected", c, "durations_s",
+		      "instrumented", a.samples[a.nsamples - 1].t, "reference",
+		      b.samples[b.nsamples - 1].t, "corrected", out[a.nsamples - 1].t,
+		      "rms_power_error_w", "before", before, "after", after, "segments",
+		      (json_int_t)a.nsegments);
+	if (out_f ? json_dump_file(j, out_f, JSON_INDENT(1) | JSON_REAL_PRECISION(17)) :
+		    json_dumpf(j, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(17))) {
+		fprintf(stderr, "karte: cannot write %s\n", out_f ? out_f : "the answer");
+		json_decref(j);
+		goto out;
+	}
+	json_decref(j);
+	fprintf(stderr, "karte: %zu segments; RMS power error %.3g W before, %.3g W after\n",
+		a.nsegments, before, after);
+	rc = 0;
+	if (plot) {
+		struct report_opts o = {CHART_WIDTH_DEFAULT, CHART_HEIGHT_DEFAULT, false, 0, 0, 4096,
+					{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+		enum chart_format fmt;
+		struct report *rep;
+		struct kerr err;
+		char *data;
+		size_t len;
+
+		ext = strrchr(plot, '.');
+		if (!ext || chart_format_parse(ext + 1, &fmt)) {
+			fprintf(stderr, "karte: %s: the plot must end in .svg, .png or .pdf\n", plot);
+			rc = 2;
+			goto out;
+		}
+		rep = report_build_trace(a.samples, a.nsamples, b.samples, b.nsamples, out, &o);
+		kerr_clear(&err);
+		if (chart_render(report_spec(rep), fmt, &data, &len, &err)) {
+			fprintf(stderr, "karte: %s\n", err.msg);
+			rc = 1;
+		} else {
+			rc = write_file(plot, data, len) ? 1 : 0;
+			free(data);
+		}
+		report_free(rep);
+	}
+out:
+	otf2_trace_free(&a);
+	otf2_trace_free(&b);
+	free(seg);
+	free(out);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
@@ -446,6 +659,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "plot"))
 		return cmd_plot(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "correct"))
+		return cmd_correct(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "trace"))
+		return cmd_trace(argc - 1, argv + 1);
 	fprintf(stderr, "karte: unknown command '%s'; see karte --help\n", argv[1]);
 	return 2;
 }

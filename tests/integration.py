@@ -798,6 +798,40 @@ def powercap_and_trace_reports():
 
 
 @test
+def otf2_archives_written_and_corrected():
+    w = Shared.otf2_writer
+    if not w or not Shared.karte:
+        raise AssertionError("--otf2-writer and --karte are needed")
+    import math
+    import tempfile
+    d = tempfile.mkdtemp(prefix="karte-otf2-")
+    for name, kind in (("ref", "reference"), ("inst", "instrumented")):
+        r = subprocess.run([w, os.path.join(d, name), name, kind], capture_output=True, text=True)
+        expect(r.returncode == 0, f"libotf2 wrote the {kind} archive ({r.stderr})")
+    ref, inst = os.path.join(d, "ref", "ref.otf2"), os.path.join(d, "inst", "inst.otf2")
+    r = subprocess.run([Shared.karte, "trace", ref], capture_output=True, text=True)
+    t = json.loads(r.stdout)
+    expect(r.returncode == 0 and t["metric"] == "package power" and len(t["samples"]) == 141 and
+           [(x["name"], x["start"], x["end"]) for x in t["segments"]] == [("solve", 0.1, 0.5), ("io", 0.5, 0.9), ("solve", 1.0, 1.3)],
+           f"read back: samples and the segments inside main() ({r.stderr} {t.get('segments')})")
+    out, png = os.path.join(d, "c.json"), os.path.join(OUT, "trace-otf2.png")
+    os.makedirs(OUT, exist_ok=True)
+    r = subprocess.run([Shared.karte, "correct", "--instrumented", inst, "--reference", ref, "-o", out, "--plot", png],
+                       capture_output=True, text=True)
+    expect(r.returncode == 0, f"karte correct ({r.stderr})")
+    c = json.load(open(out))
+    expect(all(abs(x["t"] - j * 0.01) < 1e-9 for j, x in enumerate(c["corrected"])), "times restored exactly")
+    inside = [j for j in range(141) if 0.1 <= j * 0.01 <= 0.9 or 1.0 <= j * 0.01 <= 1.3]
+    expect(all(abs(c["corrected"][j]["p"] - (100 + 50 * math.sin(7 * j * 0.01))) < 1e-9 for j in inside),
+           "power restored exactly inside the segments")
+    expect(c["rms_power_error_w"]["after"] < c["rms_power_error_w"]["before"], "error smaller after")
+    expect(png_size(open(png, "rb").read()) == (800, 600), "the plot")
+    r = subprocess.run([Shared.karte, "correct", "--instrumented", os.path.join(d, "nope.otf2"), "--reference", ref],
+                       capture_output=True, text=True)
+    expect(r.returncode == 1 and "cannot open" in r.stderr, f"a missing archive named ({r.stderr})")
+
+
+@test
 def power_model_and_configurations():
     k = Shared.k
     import random
@@ -1001,10 +1035,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--karted", required=True, help="the karted binary to test")
     ap.add_argument("--karte", help="the karte binary (offline plots)")
+    ap.add_argument("--otf2-writer", help="tests/otf2/otf2_trace built (writes OTF2 archives)")
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
     args = ap.parse_args()
     Shared.binary = os.path.abspath(args.karted)
     Shared.karte = os.path.abspath(args.karte) if args.karte else None
+    Shared.otf2_writer = os.path.abspath(args.otf2_writer) if args.otf2_writer else None
     Shared.k = Karted(Shared.binary).start()
     Shared.token = Shared.k.token("integration")
     passed = failed = 0
