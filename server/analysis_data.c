@@ -38,9 +38,13 @@ static int load_run(const struct run *r, void *ctx)
 	if (l->flags & SERIES_WITH_REGIONS) {
 		struct series_run *s = &l->sd->all[l->n];
 
+		s->id = r->id;
 		s->p = r->p;
+		s->tau = r->tau;
+		s->energy_j = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
 		s->freq = l->freqs[l->n];
 		s->regions = r->regions ? json_loads(r->regions, 0, &je) : NULL;
+		s->labels = r->labels ? json_loads(r->labels, 0, &je) : NULL;
 		l->sd->nall = l->n + 1;
 	}
 	l->n++;
@@ -176,8 +180,10 @@ void series_free(struct series_data *sd)
 {
 	size_t i;
 
-	for (i = 0; i < sd->nall; i++)
+	for (i = 0; i < sd->nall; i++) {
 		json_decref(sd->all[i].regions);
+		json_decref(sd->all[i].labels);
+	}
 	free(sd->all);
 	free(sd->runs);
 	json_decref(sd->others);

@@ -21,7 +21,11 @@ enum series_flags {
 
 /* A stored run with what the energy analysis needs. */
 struct series_run {
+	int64_t id;
 	int64_t p;
+	double tau;
+	double energy_j;	/* NAN when not posted */
+	json_t *labels;		/* parsed, owned; NULL when none */
 	double freq;		/* run-level frequency_mhz, NAN when not posted */
 	json_t *regions;	/* parsed, owned; NULL when none */
 };

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis_data.h"
 #include "karted.h"
 #include "powercap.h"
 #include "powermodel.h"
@@ -526,12 +527,13 @@ out:
 static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 {
 	json_t *root = body_json(rq, rs), *model, *coefs, *names = NULL, *v, *preds;
+	json_t *rows = json_object_get(root, "rows"), *origin = NULL;
 	double *x = NULL, *y = NULL, *t = NULL;
+	struct series_data sd = {0};
 	const char *key;
 	struct ka_pm m;
 	size_t n, i;
 
-	(void)app;
 	if (!root)
 		return 0;
 	memset(&m, 0, sizeof(m));
@@ -562,13 +564,57 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 		m.kept[m.k++] = true;
 		json_array_append_new(names, json_string(key));
 	}
-	if (rates_of(json_object_get(root, "rows"), "rows", names, false, &x, &y, &t, &n, rs))
+	if (json_is_string(json_object_get(root, "system"))) {
+		/* the stored runs' regions that have counters but no power */
+		struct kerr err;
+		size_t q;
+
+		kerr_clear(&err);
+		if (series_load_named(app, json_string_value(json_object_get(root, "system")),
+				      json_string_value(json_object_get(root, "application")),
+				      json_string_value(json_object_get(root, "variant")), NULL,
+				      SERIES_WITH_REGIONS, &sd, &err)) {
+			resp_error(rs, &err);
+			goto out;
+		}
+		rows = json_array();
+		origin = json_array();
+		for (i = 0; i < sd.nall; i++) {
+			json_t *reg;
+
+			json_array_foreach(sd.all[i].regions, q, reg) {
+				json_t *c = json_object_get(reg, "counters"), *nm;
+				size_t z;
+				bool all = json_is_number(json_object_get(reg, "time_s")) &&
+					   json_number_value(json_object_get(reg, "time_s")) > 0 &&
+					   !json_object_get(reg, "power_w") && !json_object_get(reg, "energy_j");
+
+				json_array_foreach(names, z, nm)
+					all = all && json_is_number(json_object_get(c, json_string_value(nm)));
+				if (!all)
+					continue;
+				json_array_append(rows, reg);
+				json_array_append_new(origin, json_pack("{s:I,s:O}", "run_id",
+									(json_int_t)sd.all[i].id, "region",
+									json_object_get(reg, "name")));
+			}
+		}
+		if (!json_array_size(rows)) {
+			resp_errorf(rs, 404, "no stored run of series %s has regions with the model's "
+				    "counters and a time but no power", series_label(&sd));
+			goto out;
+		}
+	}
+	if (rates_of(rows, "rows", names, false, &x, &y, &t, &n, rs))
 		goto out;
 	preds = json_array();
 	for (i = 0; i < n; i++) {
 		double p = ka_pm_predict(&m, x + i * m.k);
+		json_t *one = json_pack("{s:f,s:f}", "power_w", p, "energy_j", p * t[i]);
 
-		json_array_append_new(preds, json_pack("{s:f,s:f}", "power_w", p, "energy_j", p * t[i]));
+		if (origin)
+			json_object_update(one, json_array_get(origin, i));
+		json_array_append_new(preds, one);
 	}
 	resp_json(rs, 200, json_pack("{s:o}", "predictions", preds));
 out:
@@ -576,6 +622,11 @@ out:
 	free(y);
 	free(t);
 	json_decref(names);
+	if (origin) {
+		json_decref(rows);
+		json_decref(origin);
+	}
+	series_free(&sd);
 	json_decref(root);
 	return 0;
 }
@@ -585,13 +636,14 @@ out:
 static int post_configurations(void *app, struct req *rq, struct resp *rs)
 {
 	json_t *root = body_json(rq, rs), *params, *runs, *bounds, *r, *p, *best_cfg, *next_cfg;
+	json_t *owned = NULL;
+	struct series_data sd = {0};
 	long *cfg = NULL, *lo = NULL, *hi = NULL, *next = NULL;
 	double *time = NULL, *energy = NULL;
 	const char *goal_s;
 	enum ka_goal goal = KA_GOAL_ENERGY;
 	size_t d, n, i, j, best;
 
-	(void)app;
 	if (!root)
 		return 0;
 	params = json_object_get(root, "parameters");
@@ -610,8 +662,47 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 		field_err(rs, "parameters", -1, "parameters must name the configuration's parameters");
 		goto out;
 	}
+	if (!runs && json_is_string(json_object_get(root, "system"))) {
+		/* the stored runs: configuration from their labels, tau and energy_j */
+		struct kerr err;
+
+		kerr_clear(&err);
+		if (series_load_named(app, json_string_value(json_object_get(root, "system")),
+				      json_string_value(json_object_get(root, "application")),
+				      json_string_value(json_object_get(root, "variant")), NULL,
+				      SERIES_WITH_REGIONS, &sd, &err)) {
+			resp_error(rs, &err);
+			goto out;
+		}
+		runs = owned = json_array();
+		for (i = 0; i < sd.nall; i++) {
+			json_t *cfgj = json_object();
+			bool ok = isfinite(sd.all[i].energy_j);
+
+			json_array_foreach(params, j, p) {
+				const char *v = json_string_value(json_object_get(sd.all[i].labels,
+										  json_string_value(p)));
+				char *end;
+				long lv = v ? strtol(v, &end, 10) : 0;
+
+				ok = ok && v && *v && !*end;
+				if (ok)
+					json_object_set_new(cfgj, json_string_value(p), json_integer(lv));
+			}
+			if (ok)
+				json_array_append_new(runs, json_pack("{s:o,s:f,s:f,s:I}", "config", cfgj,
+								      "time_s", sd.all[i].tau, "energy_j",
+								      sd.all[i].energy_j, "run_id",
+								      (json_int_t)sd.all[i].id));
+			else
+				json_decref(cfgj);
+		}
+	}
 	if (!json_is_array(runs) || (n = json_array_size(runs)) == 0) {
-		field_err(rs, "runs", -1, "runs must be an array of {config, time_s, energy_j}");
+		field_err(rs, "runs", -1, owned ? "no stored run of the series has energy_j and a "
+			  "label with an integer for every parameter" :
+			  "runs must be an array of {config, time_s, energy_j}, or name a series with "
+			  "system and application");
 		goto out;
 	}
 	cfg = xcalloc(n * d, sizeof(long));
@@ -657,10 +748,14 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 		json_array_foreach(params, j, p)
 			json_object_set_new(next_cfg, json_string_value(p), json_integer(next[j]));
 	}
-	resp_json(rs, 200, json_pack("{s:{s:o,s:f,s:f,s:I},s:o}", "best", "config", best_cfg,
+	resp_json(rs, 200, json_pack("{s:{s:o,s:f,s:f,s:I,s:O?},s:o}", "best", "config", best_cfg,
 				     "time_s", time[best], "energy_j", energy[best], "index",
-				     (json_int_t)best, "next", next_cfg));
+				     (json_int_t)best, "run_id",
+				     json_object_get(json_array_get(runs, best), "run_id"), "next",
+				     next_cfg));
 out:
+	json_decref(owned);
+	series_free(&sd);
 	free(cfg);
 	free(lo);
 	free(hi);

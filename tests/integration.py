@@ -854,6 +854,15 @@ def power_model_and_configurations():
     want = b["intercept"] + b["coefficients"]["instructions"] * 10 + b["coefficients"]["cache_misses"] * 20
     expect(s == 200 and abs(p["predictions"][0]["power_w"] - want) < 1e-9 and abs(p["predictions"][0]["energy_j"] - 2 * want) < 1e-9,
            f"energy estimated for a run without power ({p})")
+    # energy for stored runs that have counters but no power
+    model = b
+    s, _, _ = k.request("POST", "/api/v1/runs", [run(system="pm-sys", application="app", regions=[
+        {"name": "solve", "time_s": 2, "counters": {"instructions": 20, "cache_misses": 40}},
+        {"name": "io", "time_s": 1, "power_w": 80, "counters": {"instructions": 1, "cache_misses": 1}}])], token=Shared.token)
+    s, p, _ = k.request("POST", "/api/v1/analysis/power-model/predict", {"model": model, "system": "pm-sys", "application": "app"})
+    expect(s == 200 and len(p["predictions"]) == 1 and p["predictions"][0]["region"] == "solve" and
+           abs(p["predictions"][0]["energy_j"] - 2 * want) < 1e-9 and p["predictions"][0]["run_id"] > 0,
+           f"estimated for the region without power only ({p})")
     s, b, _ = k.request("POST", "/api/v1/analysis/power-model", dict(body, training=body["training"][:3]))
     expect(s == 400 and b["field"] == "training", f"too few rows -> 400 ({b})")
     runs = [{"config": {"mm": 1, "is": 1}, "time_s": 10, "energy_j": 100},
@@ -865,6 +874,15 @@ def power_model_and_configurations():
     s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
                         {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "energy", "runs": runs})
     expect(b["best"]["config"] == {"mm": 2, "is": 1} and b["next"] == {"mm": 2, "is": 2}, f"by energy: (3,1) is measured ({b})")
+    # the recorded configurations of a stored series: labels mm and is, tau and energy_j
+    k.request("POST", "/api/v1/runs", [run(system="cfg-sys", application="mmis", tau=x["time_s"], chi=0.1,
+                                           energy_j=x["energy_j"], labels={"mm": str(x["config"]["mm"]), "is": str(x["config"]["is"])})
+                                       for x in runs], token=Shared.token)
+    s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
+                        {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "edp",
+                         "system": "cfg-sys", "application": "mmis"})
+    expect(s == 200 and b["best"]["config"] == {"mm": 3, "is": 1} and b["best"]["run_id"] > 0 and b["next"] == {"mm": 4, "is": 1},
+           f"from stored runs, by energy x delay ({b})")
 
 
 # ---- tests with servers of their own ---------------------------------------
