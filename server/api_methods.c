@@ -133,20 +133,6 @@ static struct report_opts report_opts_of(struct req *rq)
 	return o;
 }
 
-/* Render a built report into rs, then free it. */
-static void draw(struct report *rep, enum chart_format fmt, struct resp *rs)
-{
-	struct kerr err;
-
-	kerr_clear(&err);
-	if (chart_render(report_spec(rep), fmt, &rs->body, &rs->len, &err)) {
-		resp_error(rs, &err);
-	} else {
-		rs->status = 200;
-		rs->content_type = chart_content_type(fmt);
-	}
-	report_free(rep);
-}
 
 /* The analysis, answered as JSON, or drawn (chart: the format) as the
  * powercap report. */
@@ -246,7 +232,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 					     have_three ? tu3 : NULL, ta2, have_three ? ta3 : NULL, nb};
 		struct report_opts ro = report_opts_of(rq);
 
-		draw(report_build_powercap(&in, &ro), *chart, rs);
+		report_respond(rs, report_build_powercap(&in, &ro), *chart);
 		json_decref(budgets);
 		json_decref(models);
 	} else {
@@ -373,7 +359,7 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	if (chart) {
 		struct report_opts ro = report_opts_of(rq);
 
-		draw(report_build_trace(inst, n, ref, m, out, &ro), *chart, rs);
+		report_respond(rs, report_build_trace(inst, n, ref, m, out, &ro), *chart);
 		goto out;
 	}
 	resp_json(rs, 200, json_pack(

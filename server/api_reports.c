@@ -165,6 +165,20 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 	return 0;
 }
 
+void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
+{
+	struct kerr err;
+
+	kerr_clear(&err);
+	if (chart_render(report_spec(rep), fmt, &rs->body, &rs->len, &err)) {
+		resp_error(rs, &err);
+	} else {
+		rs->status = 200;
+		rs->content_type = chart_content_type(fmt);
+	}
+	report_free(rep);
+}
+
 static int get_report(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
@@ -173,7 +187,6 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	struct loaded *l = NULL;
 	struct report_series *rsr = NULL;
 	struct report_opts o;
-	struct report *rep;
 	enum report_kind kind;
 	enum chart_format fmt;
 	char what[64], *dot;
@@ -210,14 +223,7 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 			resp_error(rs, &err);
 			goto out;
 		}
-	rep = report_build(kind, rsr, ns, &o);
-	if (chart_render(report_spec(rep), fmt, &rs->body, &rs->len, &err)) {
-		resp_error(rs, &err);
-	} else {
-		rs->status = 200;
-		rs->content_type = chart_content_type(fmt);
-	}
-	report_free(rep);
+	report_respond(rs, report_build(kind, rsr, ns, &o), fmt);
 out:
 	for (i = 0; i < ns; i++)
 		loaded_free(&l[i]);

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 
 #include "http.h"
+#include "report.h"
 #include "store.h"
 #include "writer.h"
 
@@ -54,6 +55,9 @@ extern const struct route api_analysis_routes[];
 extern const struct route api_report_routes[];
 extern const struct route api_method_routes[];
 extern const struct route *const karted_routes[];
+
+/* Draw rep in fmt into rs (or a 500 with Cairo's reason), then free rep. */
+void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt);
 
 bool api_token_ok(void *app, const char *token);
 int api_after_run(void *app);	/* commit the writes of this loop turn */

@@ -15,24 +15,15 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
 
-TESTS = []
+SUITE = Suite("collectors")
+test = SUITE.test
 EXTRAP = os.path.join(ROOT, "..", "shared", "external-data", "extrap")
 
 
-def test(fn):
-    TESTS.append(fn)
-    return fn
-
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 class S:
@@ -293,29 +284,14 @@ def main():
     S.tmp = tempfile.mkdtemp(prefix="karte-collect-")
     S.k = Karted(os.path.join(S.build, "karted")).start()
     S.token = S.k.token("collectors")
-    passed = failed = 0
-    try:
-        for fn in TESTS:
-            if a.only and a.only not in fn.__name__:
-                continue
-            t0 = time.time()
-            try:
-                fn()
-                passed += 1
-                print(f"ok   {fn.__name__} ({time.time() - t0:.1f} s)", flush=True)
-            except Exception as e:  # noqa: BLE001
-                failed += 1
-                print(f"FAIL {fn.__name__}: {e}", flush=True)
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-    finally:
+    def stop():
         rc = S.k.stop()
-        if rc != 0:
-            failed += 1
-            print(f"FAIL karted exited with {rc}: {S.k.stderr[-2000:]}")
         shutil.rmtree(S.tmp, ignore_errors=True)
-    print(f"collectors: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+        if rc != 0:
+            print(f"FAIL karted exited with {rc}: {S.k.stderr[-2000:]}")
+        return 1 if rc != 0 else 0
+
+    sys.exit(1 if SUITE.run(a.only, stop) else 0)
 
 
 if __name__ == "__main__":

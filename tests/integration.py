@@ -21,17 +21,13 @@ import subprocess
 import sys
 import threading
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
 
-TESTS = []
+SUITE = Suite("integration")
+test = SUITE.test
 
-
-def test(fn):
-    TESTS.append(fn)
-    return fn
 
 
 def run(**kw):
@@ -39,10 +35,6 @@ def run(**kw):
     base.update(kw)
     return base
 
-
-def expect(cond, what):
-    if not cond:
-        raise AssertionError(what)
 
 
 # ---- one shared server for the API tests -----------------------------------
@@ -1061,28 +1053,13 @@ def main():
     Shared.otf2_writer = os.path.abspath(args.otf2_writer) if args.otf2_writer else None
     Shared.k = Karted(Shared.binary).start()
     Shared.token = Shared.k.token("integration")
-    passed = failed = 0
-    try:
-        for fn in TESTS:
-            if args.only and args.only not in fn.__name__:
-                continue
-            t0 = time.time()
-            try:
-                fn()
-                passed += 1
-                print(f"ok   {fn.__name__} ({time.time() - t0:.1f} s)", flush=True)
-            except Exception as e:  # noqa: BLE001 - report and go on
-                failed += 1
-                print(f"FAIL {fn.__name__}: {e}", flush=True)
-                if not isinstance(e, AssertionError):
-                    traceback.print_exc()
-    finally:
+    def stop_shared():
         rc = Shared.k.stop()
         if rc != 0:
-            failed += 1
             print(f"FAIL the shared karted exited with {rc}: {Shared.k.stderr[-3000:]}")
-    print(f"integration: {passed} passed, {failed} failed")
-    sys.exit(1 if failed else 0)
+        return 1 if rc != 0 else 0
+
+    sys.exit(1 if SUITE.run(args.only, stop_shared) else 0)
 
 
 if __name__ == "__main__":

@@ -114,3 +114,45 @@ class Karted:
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)
         return self.wait()
+
+
+class Suite:
+    """A list of test functions run in order, each printed as ok/FAIL, and
+    'NAME: N passed, M failed' last (the line CI reads)."""
+
+    def __init__(self, name):
+        self.name = name
+        self.tests = []
+
+    def test(self, fn):
+        self.tests.append(fn)
+        return fn
+
+    def run(self, only=None, teardown=None):
+        import time
+        import traceback
+        passed = failed = 0
+        try:
+            for fn in self.tests:
+                if only and only not in fn.__name__:
+                    continue
+                t0 = time.time()
+                try:
+                    fn()
+                    passed += 1
+                    print(f"ok   {fn.__name__} ({time.time() - t0:.1f} s)", flush=True)
+                except Exception as e:  # noqa: BLE001 - report and go on
+                    failed += 1
+                    print(f"FAIL {fn.__name__}: {e}", flush=True)
+                    if not isinstance(e, AssertionError):
+                        traceback.print_exc()
+        finally:
+            if teardown:
+                failed += teardown()
+        print(f"{self.name}: {passed} passed, {failed} failed")
+        return failed
+
+
+def expect(cond, what):
+    if not cond:
+        raise AssertionError(what)
