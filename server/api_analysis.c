@@ -74,12 +74,22 @@ static int query_list(struct req *rq, const char *key, double lo, double hi, dou
 struct iso_out {
 	const struct ka_obs *obs;
 	json_t *sps, *cand, *not, *steps, *boundary, *bases;
+	size_t max_pairs;		/* listed per kind at most; 0: all */
+	size_t nsps, ncand, nnot;	/* counted, listed or not */
 };
+
+/* Room for one more in a list of n so far? */
+static bool listed(const struct iso_out *o, size_t n)
+{
+	return o->max_pairs == 0 || n < o->max_pairs;
+}
 
 static void o_sps(const struct ka_sps *s, void *ctx)
 {
 	struct iso_out *o = ctx;
 
+	if (!listed(o, o->nsps++))
+		return;
 	json_array_append_new(
 		o->sps,
 		json_pack("{s:o,s:o,s:o,s:f,s:s,s:{s:f,s:f,s:f},s:s,s:s,s:b}", "base",
@@ -100,14 +110,16 @@ static void o_cand(const struct ka_pair *c, void *ctx)
 {
 	struct iso_out *o = ctx;
 
-	json_array_append_new(o->cand, pair_json(o, c));
+	if (listed(o, o->ncand++))
+		json_array_append_new(o->cand, pair_json(o, c));
 }
 
 static void o_not(const struct ka_pair *c, void *ctx)
 {
 	struct iso_out *o = ctx;
 
-	json_array_append_new(o->not, pair_json(o, c));
+	if (listed(o, o->nnot++))
+		json_array_append_new(o->not, pair_json(o, c));
 }
 
 static void o_step(const struct ka_step *s, void *ctx)
@@ -199,6 +211,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	struct ka_iso_opts opts = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
 	double levels[LEVELS_MAX] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
 	size_t nlevels = 9, nobs, wsize;
+	double max_pairs = 10000;
 	struct series_data sd = {0};
 	struct iso_out out;
 	struct kerr err;
@@ -210,6 +223,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	if (query_num(rq, "tolerance", 0, 1, &opts.tol, &err) ||
 	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
+	    query_num(rq, "max_pairs", 0, 1e9, &max_pairs, &err) ||
 	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err)) {
 		resp_error(rs, &err);
 		series_free(&sd);
@@ -230,7 +244,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	}
 	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),
-			       json_array(), json_array()};
+			       json_array(), json_array(), (size_t)max_pairs, 0, 0, 0};
 	ka_iso_analyze(obs, nobs, &opts, work, wsize,
 		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base,
 						&out});
@@ -241,6 +255,13 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 			 "steps", out.steps, "c1_c3_boundary", out.boundary,
 			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
 			 "other_frequencies", series_other_frequencies(&sd));
+	/* how many there are, listed or not (max_pairs bounds the lists) */
+	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
+						      "candidates", (json_int_t)out.ncand, "not_sps",
+						      (json_int_t)out.nnot, "truncated",
+						      out.max_pairs && (out.nsps > out.max_pairs ||
+									out.ncand > out.max_pairs ||
+									out.nnot > out.max_pairs)));
 	resp_json(rs, 200, body);
 out:
 	free(obs);
@@ -429,8 +450,8 @@ out:
 }
 
 const struct route api_analysis_routes[] = {
-	{"GET", "/api/v1/analysis/isoefficiency", 0, get_isoefficiency},
-	{"GET", "/api/v1/analysis/energy", 0, get_energy},
-	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY, post_energy_model},
+	{"GET", "/api/v1/analysis/isoefficiency", ROUTE_SLOW, get_isoefficiency},
+	{"GET", "/api/v1/analysis/energy", ROUTE_SLOW, get_energy},
+	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY | ROUTE_SLOW, post_energy_model},
 	{NULL, NULL, 0, NULL},
 };

@@ -900,13 +900,13 @@ static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, si
 }
 
 const struct route api_method_routes[] = {
-	{"POST", "/api/v1/analysis/powercap", ROUTE_BODY, post_powercap},
-	{"POST", "/api/v1/analysis/trace-correction", ROUTE_BODY, post_trace},
-	{"POST", "/api/v1/analysis/power-model", ROUTE_BODY, post_power_model},
-	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY, post_power_predict},
-	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY, post_configurations},
+	{"POST", "/api/v1/analysis/powercap", ROUTE_BODY | ROUTE_SLOW, post_powercap},
+	{"POST", "/api/v1/analysis/trace-correction", ROUTE_BODY | ROUTE_SLOW, post_trace},
+	{"POST", "/api/v1/analysis/power-model", ROUTE_BODY | ROUTE_SLOW, post_power_model},
+	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY | ROUTE_SLOW, post_power_predict},
+	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY | ROUTE_SLOW, post_configurations},
 	{"PUT", "/api/v1/pvt/{}", ROUTE_WRITE | ROUTE_BODY, put_pvt},
 	{"GET", "/api/v1/pvt/{}", 0, get_pvt},
-	{"POST", "/api/v1/reports/{}", ROUTE_BODY, post_report},
+	{"POST", "/api/v1/reports/{}", ROUTE_BODY | ROUTE_SLOW, post_report},
 	{NULL, NULL, 0, NULL},
 };

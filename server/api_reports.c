@@ -233,6 +233,6 @@ out:
 }
 
 const struct route api_report_routes[] = {
-	{"GET", "/api/v1/reports/{}", 0, get_report},
+	{"GET", "/api/v1/reports/{}", ROUTE_SLOW, get_report},
 	{NULL, NULL, 0, NULL},
 };

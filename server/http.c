@@ -5,6 +5,8 @@
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sys/signalfd.h>
 #include <stdio.h>
@@ -20,12 +22,25 @@
 
 #define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
 
+struct req;
+
+/* Workers for ROUTE_SLOW handlers: a FIFO of suspended requests. */
+struct workers {
+	pthread_t *threads;
+	unsigned n;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct req *head, *tail;
+	bool stopping;
+};
+
 struct http {
 	struct MHD_Daemon *d;
 	struct http_config cfg;
 	int active;		/* requests between headers and completion */
 	bool quiesced;
 	unsigned port;
+	struct workers w;
 };
 
 struct req {
@@ -45,6 +60,8 @@ struct req {
 	void (*start)(void *arg);
 	void *start_arg;
 	struct resp rs;
+	struct req *next_slow;	/* the workers' queue */
+	atomic_bool slow_done;	/* set by a worker when rs is filled */
 };
 
 /* ---- handler accessors ------------------------------------------------- */
@@ -394,8 +411,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return rq->discarded > DISCARD_MAX ? MHD_NO : MHD_YES;
 	}
 	if (rq->pending) {
-		if (!rq->resumed)
-			return MHD_YES;	/* spurious call while suspended */
+		if (!rq->resumed && !atomic_load(&rq->slow_done))
+			return MHD_YES;	/* not answered yet: MHD calls again */
 		rq->pending = false;
 		return send_resp(rq);
 	}
@@ -403,6 +420,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		resp_errorf(&rq->rs, 413, "the body is larger than the limit of %zu bytes",
 			    h->cfg.max_body);
 		return send_resp(rq);
+	}
+	if (rq->route->flags & ROUTE_SLOW) {
+		/* suspended: MHD leaves the connection alone until the worker resumes it */
+		rq->pending = true;
+		MHD_suspend_connection(conn);
+		pthread_mutex_lock(&h->w.lock);
+		if (h->w.tail)
+			h->w.tail->next_slow = rq;
+		else
+			h->w.head = rq;
+		h->w.tail = rq;
+		pthread_cond_signal(&h->w.wake);
+		pthread_mutex_unlock(&h->w.lock);
+		return MHD_YES;
 	}
 	rc = rq->route->fn(h->cfg.app, rq, &rq->rs);
 	if (rc == HTTP_PENDING) {
@@ -431,6 +462,65 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	free(rq);
 	*con_cls = NULL;
 	h->active--;
+}
+
+/* ---- workers ------------------------------------------------------------ */
+
+static void *worker_main(void *arg)
+{
+	struct http *h = arg;
+	struct req *rq;
+
+	pthread_mutex_lock(&h->w.lock);
+	for (;;) {
+		while (!h->w.head && !h->w.stopping)
+			pthread_cond_wait(&h->w.wake, &h->w.lock);
+		if (!h->w.head)
+			break;
+		rq = h->w.head;
+		h->w.head = rq->next_slow;
+		if (!h->w.head)
+			h->w.tail = NULL;
+		pthread_mutex_unlock(&h->w.lock);
+
+		if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0)
+			resp_errorf(&rq->rs, 500, "internal error");
+		atomic_store(&rq->slow_done, true);
+		MHD_resume_connection(rq->conn);	/* allowed from any thread */
+
+		pthread_mutex_lock(&h->w.lock);
+	}
+	pthread_mutex_unlock(&h->w.lock);
+	return NULL;
+}
+
+static void workers_start(struct http *h)
+{
+	unsigned i;
+
+	h->w.n = h->cfg.workers ? h->cfg.workers : 1;
+	h->w.threads = xcalloc(h->w.n, sizeof(*h->w.threads));
+	pthread_mutex_init(&h->w.lock, NULL);
+	pthread_cond_init(&h->w.wake, NULL);
+	for (i = 0; i < h->w.n; i++)
+		if (pthread_create(&h->w.threads[i], NULL, worker_main, h))
+			break;
+	h->w.n = i;
+}
+
+static void workers_stop(struct http *h)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&h->w.lock);
+	h->w.stopping = true;
+	pthread_cond_broadcast(&h->w.wake);
+	pthread_mutex_unlock(&h->w.lock);
+	for (i = 0; i < h->w.n; i++)
+		pthread_join(h->w.threads[i], NULL);
+	pthread_mutex_destroy(&h->w.lock);
+	pthread_cond_destroy(&h->w.wake);
+	free(h->w.threads);
 }
 
 /* ---- daemon ------------------------------------------------------------ */
@@ -490,7 +580,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 {
 	struct sockaddr_storage ss;
 	const union MHD_DaemonInfo *info;
-	unsigned flags = MHD_USE_EPOLL | MHD_USE_ITC | MHD_USE_ERROR_LOG;
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 	struct http *h;
 	bool v6;
 
@@ -516,6 +606,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
+	workers_start(h);
 	return h;
 }
 
@@ -577,5 +668,6 @@ void http_stop(struct http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->d);
+	workers_stop(h);
 	free(h);
 }

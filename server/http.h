@@ -37,6 +37,8 @@ enum route_flags {
 	ROUTE_WRITE = 1 << 0,	/* needs a valid token */
 	ROUTE_BODY = 1 << 1,	/* takes a JSON or NDJSON body */
 	ROUTE_PREFIX = 1 << 2,	/* path is a prefix; the rest is the param */
+	ROUTE_SLOW = 1 << 3,	/* runs on a worker thread, so the loop keeps serving;
+				 * the handler must be thread-safe */
 };
 
 #define HTTP_PENDING 1		/* handler returned: the answer comes later */
@@ -66,6 +68,7 @@ struct http_config {
 	 * tell). */
 	int (*after_run)(void *app);
 	int wake_fd;		/* polled with the sockets; -1 for none */
+	unsigned workers;	/* threads for ROUTE_SLOW handlers (1 when 0) */
 	void *app;
 };
 

@@ -4,6 +4,7 @@
  */
 #include <csv.h>
 #include <errno.h>
+#include <gsl/gsl_errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <math.h>
@@ -653,6 +654,7 @@ out:
 
 int main(int argc, char **argv)
 {
+	gsl_set_error_handler_off();
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -1,5 +1,6 @@
 /* karted: the karte daemon and its administration commands. */
 #include <errno.h>
+#include <gsl/gsl_errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -316,7 +317,7 @@ static int cmd_serve(const struct opts *o)
 	if (o->first_token && store_each_token(st, count_token, &ntokens, &err) == 0 &&
 	    ntokens == 0 && new_token(st, "first-start", token, &err) == 0)
 		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
-	k.readers = pool_open(o->db, 2, &err);
+	k.readers = pool_open(o->db, 4, &err);	/* the loop, two workers, one spare */
 	if (!k.readers)
 		goto out;
 	ckpt = checkpointer_start(o->db, &err);
@@ -337,6 +338,7 @@ static int cmd_serve(const struct opts *o)
 	cfg.token_ok = api_token_ok;
 	cfg.after_run = api_after_run;
 	cfg.wake_fd = writer_fd(k.writer);
+	cfg.workers = 2;	/* analyses and reports, off the event loop */
 	cfg.app = &k;
 	h = http_start(&cfg, &err);
 	if (!h)
@@ -367,6 +369,7 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int first;
 
+	gsl_set_error_handler_off();	/* GSL reports through return codes, never aborts */
 	first = parse_opts(argc, argv, &o);
 	if (first == -2) {
 		fputs(usage, stdout);
