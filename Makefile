@@ -41,7 +41,7 @@ REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o
 
-.PHONY: all run test test-unit test-integration test-browser asan bench clean deps help
+.PHONY: all run test test-unit test-integration test-browser test-fuzz asan bench clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -105,6 +105,22 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 
+# Fuzzing the body parser (clang's libFuzzer with ASan+UBSan), bounded in
+# time: FUZZ_SECONDS (default 30). The seeds are in tests/fuzz/corpus.
+FUZZ_SECONDS ?= 30
+FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
+             -D_GNU_SOURCE -Iserver $(shell pkg-config --cflags jansson yajl)
+build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/kerr.c server/xalloc.c server/run.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_run.c server/run.c server/kerr.c server/xalloc.c \
+	    $(shell pkg-config --libs jansson yajl) -lm
+
+test-fuzz: build/fuzz/fuzz_run
+	@mkdir -p build/fuzz/corpus
+	./build/fuzz/fuzz_run -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	    build/fuzz/corpus tests/fuzz/corpus > build/fuzz/log 2>&1; rc=$$?; tail -n 6 build/fuzz/log; \
+	    [ $$rc -eq 0 ] && echo "fuzz: 1 passed, 0 failed" || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
+
 # The UI in headless Chromium (Debian's chromium, playwright-core from npm).
 test-browser: $(KARTED)
 	cd tests/browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }
@@ -112,7 +128,7 @@ test-browser: $(KARTED)
 
 # Every test, on the plain build and again on the sanitizer build.
 test: deps
-	$(MAKE) test-unit test-integration test-browser
+	$(MAKE) test-unit test-integration test-browser test-fuzz
 	$(MAKE) asan
 	@echo "make test: every test passed (plain and sanitizer builds)"
 
