@@ -13,22 +13,23 @@
 #include "xalloc.h"
 
 /*
- * Three lists move jobs between the event loop and the writer thread:
- * head..tail (loop only) collects jobs while the thread is busy; work is the
- * batch the thread is committing; done is the committed batch waiting for
- * the loop to answer it. work and done are under lock; the thread writes
- * wake_fd when done is set.
+ * Two lists, both under lock, move jobs between the event loop and the
+ * writer thread: queue (head..tail) takes each job as soon as its request is
+ * parsed, and the thread takes the whole queue whenever it is free, so a
+ * batch is whatever arrived while the previous one committed; done
+ * (done..done_tail) holds committed jobs until the loop answers them. The
+ * thread writes wake_fd after each commit.
  */
 struct writer {
 	struct store *st;
 	struct wjob *head, *tail;
-	struct wjob *work, *done;
+	struct wjob *done, *done_tail;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int wake_fd;
-	bool stopping;
-	uint64_t busy_ns;		/* under lock: time spent in transactions */
+	bool stopping, busy;
+	uint64_t busy_ns, commits;	/* under lock */
 	struct writer_stats stats;	/* loop thread only */
 };
 
@@ -119,17 +120,20 @@ void writer_run_batch(struct store *st, struct wjob *jobs)
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
-	struct wjob *jobs;
+	struct wjob *jobs, *last;
 	struct timespec t0, t1;
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
-		while (!w->work && !w->stopping)
+		while (!w->head && !w->stopping)
 			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->work)
+		if (!w->head)
 			break;
-		jobs = w->work;
+		jobs = w->head;
+		last = w->tail;
+		w->head = w->tail = NULL;
+		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -138,8 +142,13 @@ static void *writer_main(void *arg)
 
 		pthread_mutex_lock(&w->lock);
 		w->busy_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
-		w->work = NULL;
-		w->done = jobs;
+		w->commits++;
+		w->busy = false;
+		if (w->done_tail)
+			w->done_tail->next = jobs;
+		else
+			w->done = jobs;
+		w->done_tail = last;
 		if (write(w->wake_fd, &one, sizeof(one)) < 0)
 			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
 	}
@@ -180,21 +189,15 @@ int writer_fd(const struct writer *w)
 void writer_submit(struct writer *w, struct wjob *job)
 {
 	job->next = NULL;
+	pthread_mutex_lock(&w->lock);
 	if (w->tail)
 		w->tail->next = job;
 	else
 		w->head = job;
 	w->tail = job;
-}
-
-/* Hand the queued jobs to the thread if it is idle. Caller holds lock. */
-static void kick_locked(struct writer *w)
-{
-	if (w->work || w->done || !w->head)
-		return;
-	w->work = w->head;
-	w->head = w->tail = NULL;
-	pthread_cond_signal(&w->cond);
+	if (!w->busy)
+		pthread_cond_signal(&w->cond);	/* idle: start a batch now */
+	pthread_mutex_unlock(&w->lock);
 }
 
 size_t writer_turn(struct writer *w, bool *waiting)
@@ -203,14 +206,15 @@ size_t writer_turn(struct writer *w, bool *waiting)
 	uint64_t n;
 	size_t count = 0;
 
-	if (read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		n = 0;	/* nothing to do with it: the lists below tell */
 	pthread_mutex_lock(&w->lock);
 	done = w->done;
-	w->done = NULL;
+	w->done = w->done_tail = NULL;
+	/* reset the wake-up with the list taken: a commit after this writes it again */
+	if (done && read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+		n = 0;
+	*waiting = w->busy || w->head;
 	w->stats.busy_ns = w->busy_ns;
-	kick_locked(w);
-	*waiting = w->work || w->head;
+	w->stats.commits = w->commits;
 	pthread_mutex_unlock(&w->lock);
 	for (j = done; j; j = next) {
 		next = j->next;	/* done() may free j */
@@ -218,13 +222,6 @@ size_t writer_turn(struct writer *w, bool *waiting)
 		w->stats.jobs++;
 		j->done(j);
 		count++;
-	}
-	if (done) {
-		w->stats.commits++;
-		pthread_mutex_lock(&w->lock);
-		kick_locked(w);
-		*waiting = w->work || w->head;
-		pthread_mutex_unlock(&w->lock);
 	}
 	return count;
 }

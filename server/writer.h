@@ -1,13 +1,13 @@
 /*
  * writer: group commit on karted's one writing connection, in a thread of
- * its own. The event loop queues jobs; whenever the thread is idle it takes
- * every job queued so far, runs them in one transaction and commits once;
- * then the loop calls each job's done(), which sends the answer. So an
- * acknowledged run is committed (in the WAL) before the client hears of
- * it, the loop parses the next requests while a batch commits, and the
- * batch grows with the load. If a transaction fails, each of its jobs is
- * retried in a transaction of its own. An acknowledged
- * run is therefore committed (in the WAL) before the client hears of it.
+ * its own. The event loop queues each job as soon as its request is parsed;
+ * whenever the thread is free it takes every job queued so far, runs them
+ * in one transaction and commits once; then the loop calls each job's
+ * done(), which sends the answer. So an acknowledged run is committed (in
+ * the WAL) before the client hears of it, the loop parses the next requests
+ * while a batch commits, and the batch grows with the load. If a
+ * transaction fails, each of its jobs is retried in a transaction of its
+ * own.
  */
 #ifndef KARTE_WRITER_H
 #define KARTE_WRITER_H
@@ -58,10 +58,9 @@ int writer_fd(const struct writer *w);
 /* Queue a job (event loop thread). */
 void writer_submit(struct writer *w, struct wjob *job);
 
-/* Once per loop turn: call done() of every job of a committed batch, and
- * hand the jobs queued since to the thread when it is idle. Returns how
- * many jobs were answered; *waiting tells whether jobs are still queued or
- * in flight. */
+/* Once per loop turn: call done() of every job committed since the last
+ * turn. Returns how many jobs were answered; *waiting tells whether jobs
+ * are still queued or in flight. */
 size_t writer_turn(struct writer *w, bool *waiting);
 
 /* Answer everything queued or in flight, stop the thread, close the store.
