@@ -1,6 +1,7 @@
 #include "http.h"
 
 #include <arpa/inet.h>
+#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -8,6 +9,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
+#include <sys/eventfd.h>
 #include <sys/signalfd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@ struct workers {
 	pthread_cond_t wake;
 	struct req *head, *tail;
 	bool stopping;
+	int done_fd;		/* eventfd: a worker resumed a connection */
 };
 
 struct http {
@@ -470,6 +473,7 @@ static void *worker_main(void *arg)
 {
 	struct http *h = arg;
 	struct req *rq;
+	uint64_t one = 1;
 
 	pthread_mutex_lock(&h->w.lock);
 	for (;;) {
@@ -487,6 +491,10 @@ static void *worker_main(void *arg)
 			resp_errorf(&rq->rs, 500, "internal error");
 		atomic_store(&rq->slow_done, true);
 		MHD_resume_connection(rq->conn);	/* allowed from any thread */
+		/* an external-loop MHD does not wake its epoll fd on a resume:
+		 * wake the loop ourselves, or the answer waits for its timeout */
+		if (write(h->w.done_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
 
 		pthread_mutex_lock(&h->w.lock);
 	}
@@ -494,18 +502,21 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void workers_start(struct http *h)
+/* 0, or -1 when not one worker could start (no eventfd, no thread). */
+static int workers_start(struct http *h)
 {
 	unsigned i;
 
-	h->w.n = h->cfg.workers ? h->cfg.workers : 1;
-	h->w.threads = xcalloc(h->w.n, sizeof(*h->w.threads));
 	pthread_mutex_init(&h->w.lock, NULL);
 	pthread_cond_init(&h->w.wake, NULL);
+	h->w.done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	h->w.n = h->w.done_fd < 0 ? 0 : h->cfg.workers ? h->cfg.workers : 1;
+	h->w.threads = xcalloc(h->w.n ? h->w.n : 1, sizeof(*h->w.threads));
 	for (i = 0; i < h->w.n; i++)
 		if (pthread_create(&h->w.threads[i], NULL, worker_main, h))
 			break;
 	h->w.n = i;
+	return i ? 0 : -1;
 }
 
 static void workers_stop(struct http *h)
@@ -520,6 +531,8 @@ static void workers_stop(struct http *h)
 		pthread_join(h->w.threads[i], NULL);
 	pthread_mutex_destroy(&h->w.lock);
 	pthread_cond_destroy(&h->w.wake);
+	if (h->w.done_fd >= 0)
+		close(h->w.done_fd);
 	free(h->w.threads);
 }
 
@@ -606,7 +619,13 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
-	workers_start(h);
+	if (workers_start(h)) {
+		kerr_set(err, 500, "cannot start the analysis worker threads: %s", strerror(errno));
+		MHD_stop_daemon(h->d);
+		workers_stop(h);
+		free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -626,8 +645,10 @@ static double now_s(void)
 int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 {
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
-	struct pollfd fds[3] = {{info->epoll_fd, POLLIN, 0}, {h->cfg.wake_fd, POLLIN, 0},
-				{sigfd, POLLIN, 0}};
+	/* the signal fd goes last: it leaves the set once a signal came */
+	struct pollfd fds[4] = {{info->epoll_fd, POLLIN, 0}, {h->cfg.wake_fd, POLLIN, 0},
+				{h->w.done_fd, POLLIN, 0}, {sigfd, POLLIN, 0}};
+	uint64_t n;
 	struct signalfd_siginfo si;
 	MHD_UNSIGNED_LONG_LONG to;
 	double deadline = 0;
@@ -646,8 +667,10 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			timeout = 10;
 		if (after & AFTER_ANSWERED)
 			timeout = 0;	/* send the answers now */
-		poll(fds, sig ? 2 : 3, timeout);
-		if (!sig && (fds[2].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
+		poll(fds, sig ? 3 : 4, timeout);
+		if ((fds[2].revents & POLLIN) && read(h->w.done_fd, &n, sizeof(n)) < 0)
+			n = 0;	/* reset; MHD_run below sends what the workers resumed */
+		if (!sig && (fds[3].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 			sig = (int)si.ssi_signo;
 			fprintf(stderr, "karted: %s: no new connections; finishing requests in flight\n",
 				sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -667,7 +690,9 @@ void http_stop(struct http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->d);
+	/* workers first: they finish what they hold and resume its connection,
+	 * and MHD wants no connection left suspended when it stops */
 	workers_stop(h);
+	MHD_stop_daemon(h->d);
 	free(h);
 }

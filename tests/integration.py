@@ -431,6 +431,22 @@ def analysis_selectors_and_parameters():
     expect(s == 200 and all(x["region"] != "C3" for x in b["steps"]), "a larger c2_rtol turns the C3 steps into C2")
 
 
+@test
+def worker_answers_are_sent_at_once():
+    """A worker's answer must wake the event loop: when it did not, every
+    analysis and report waited for the loop's 1 s poll timeout. Ten small
+    analyses in a row take milliseconds each; with the lost wake-up 10 s."""
+    k = Shared.k
+    ensure_sp2()
+    t0 = time.time()
+    for _ in range(10):
+        s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md")
+        expect(s == 200, f"200 ({s})")
+    took = time.time() - t0
+    print(f"    10 analyses in a row: {took * 1000:.0f} ms")
+    expect(took < 5, f"answers are not held until the loop's timeout ({took:.1f} s for 10)")
+
+
 def kimura_runs(system, with_beta=True):
     """Regions calc (alpha 1, beta 1) and resid (alpha 0.92, beta 0.152) timed by eqs. 2, 3."""
     regs = {"calc": (1.0, 1.0, 125.0, 125.0, 3000.0), "resid": (0.92, 0.152, 156.6, 115.3, 2000.0)}
