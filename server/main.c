@@ -354,9 +354,11 @@ out:
 	if (rc)
 		fprintf(stderr, "karted: %s\n", err.msg);
 	http_stop(h);
-	writer_close(k.writer);	/* commits what is queued, closes its store */
-	checkpointer_stop(ckpt);
+	/* read-only connections first: the last connection to close checkpoints
+	 * and removes the WAL, which a read-only one cannot */
 	pool_close(k.readers);
+	checkpointer_stop(ckpt);
+	writer_close(k.writer);	/* commits what is queued, closes its store */
 	store_close(st);
 	if (sigfd >= 0)
 		close(sigfd);
