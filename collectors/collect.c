@@ -29,6 +29,7 @@
 
 #include "extrap.h"
 #include "rapl.h"
+#include "mono.h"
 
 #define JSONF (JSON_COMPACT | JSON_REAL_PRECISION(17))
 
@@ -708,14 +709,6 @@ static int cmd_post(const struct opts *o, int argc, char **argv)
 
 /* ---- run ------------------------------------------------------------------------------ */
 
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* What the program wrote: a JSON object, or "key value" lines. */
 static json_t *read_results(const char *path)
 {
@@ -777,7 +770,7 @@ static int cmd_run(const struct opts *o, int argc, char **argv)
 	rapl_open(&rapl, NULL);
 	if (rapl.n && rapl_read(&rapl, e0))
 		rapl.n = 0;
-	t0 = mono();
+	t0 = mono_s();
 	pid = fork();
 	if (pid == 0) {
 		setenv("KARTE_RESULTS", results, 1);
@@ -795,7 +788,7 @@ static int cmd_run(const struct opts *o, int argc, char **argv)
 		fprintf(stderr, "karte-collect: cannot run %s: %s\n", argv[0], strerror(errno));
 		return 1;
 	}
-	t1 = mono();
+	t1 = mono_s();
 	if (rapl.n && rapl_read(&rapl, e1) == 0)
 		for (d = 0; d < rapl.n; d++)
 			energy += rapl_joules(e0[d], e1[d], rapl.d[d].max_range_uj);

@@ -14,6 +14,7 @@
 #endif
 
 #include "rapl.h"
+#include "mono.h"
 
 /*
  * One process measures itself, so the state is the process's: a fixed table
@@ -42,14 +43,6 @@ static struct {
 	bool sampling;
 	volatile bool stop_sampling;
 } K;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static uint32_t fnv1a(const char *s)
 {
@@ -105,12 +98,12 @@ static void *sample(void *arg)
 		return NULL;
 	fprintf(f, "t_s,power_w\n");
 	rapl_read(&K.rapl, prev);
-	tprev = now();
+	tprev = mono_s();
 	while (!K.stop_sampling) {
 		struct timespec ts = {(time_t)interval, (long)((interval - floor(interval)) * 1e9)};
 
 		nanosleep(&ts, NULL);
-		t = now();
+		t = mono_s();
 		if (rapl_read(&K.rapl, cur))
 			break;
 		fprintf(f, "%.6f,%.3f\n", t - K.t0, rapl_total(prev, cur) / (t - tprev));
@@ -137,7 +130,7 @@ void karte_init(void)
 	K.use_rapl = K.rapl.n > 0 && !(use && !strcmp(use, "0"));
 	if (K.rapl.n)
 		rapl_read(&K.rapl, K.e0);
-	K.t0 = now();
+	K.t0 = mono_s();
 	if (K.rapl.n && ms && atof(ms) > 0 && pthread_create(&K.sampler, NULL, sample, NULL) == 0)
 		K.sampling = true;
 	atexit(at_exit);
@@ -156,13 +149,13 @@ int karte_region_begin(const char *name)
 	r->calls++;
 	if (K.use_rapl)
 		rapl_read(&K.rapl, r->e0);
-	r->t0 = now();
+	r->t0 = mono_s();
 	return 0;
 }
 
 int karte_region_end(const char *name)
 {
-	double t = now();
+	double t = mono_s();
 	struct region *r = slot(name);
 	uint64_t e[RAPL_MAX_DOMAINS];
 
@@ -278,7 +271,7 @@ int karte_finish(void)
 	if (!K.started || K.finished)
 		return 0;
 	K.finished = true;
-	tau = now() - K.t0;
+	tau = mono_s() - K.t0;
 	if (K.rapl.n && rapl_read(&K.rapl, e) == 0)
 		energy = rapl_total(K.e0, e);
 	if (K.sampling) {

@@ -9,17 +9,10 @@
 #include "karted.h"
 #include "token.h"
 #include "xalloc.h"
+#include "mono.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX     1000
-
-static double mono_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* Valid tokens are remembered for TOKEN_CACHE_S, so a busy job script costs
  * a hash, not a query, per request; revocation takes effect within that. */

@@ -21,6 +21,7 @@
 
 #include "run.h"
 #include "xalloc.h"
+#include "mono.h"
 
 #define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
 
@@ -634,14 +635,6 @@ unsigned http_port(const struct http *h)
 	return h->port;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 {
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -677,11 +670,11 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			fd = MHD_quiesce_daemon(h->d);
 			if (fd != MHD_INVALID_SOCKET)
 				close(fd);
-			deadline = now_s() + drain_ms / 1000.0;
+			deadline = mono_s() + drain_ms / 1000.0;
 		}
 		MHD_run(h->d);
 		after = h->cfg.after_run ? h->cfg.after_run(h->cfg.app) : 0;
-		if (sig && ((h->active == 0 && !(after & AFTER_WAITING)) || now_s() > deadline))
+		if (sig && ((h->active == 0 && !(after & AFTER_WAITING)) || mono_s() > deadline))
 			return sig;
 	}
 }

@@ -11,14 +11,7 @@
 #include <time.h>
 
 #include "schema.h"
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "mono.h"
 
 int main(int argc, char **argv)
 {
@@ -50,7 +43,7 @@ int main(int argc, char **argv)
 		     NULL, NULL, NULL);
 	if (sqlite3_prepare_v2(db, ins, -1, &s, NULL) != SQLITE_OK)
 		return 1;
-	t0 = now();
+	t0 = mono_s();
 	for (i = 0; i < rows; i++) {
 		if (i % batch == 0)
 			sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
@@ -77,7 +70,7 @@ int main(int argc, char **argv)
 		if (i % batch == batch - 1 || i == rows - 1)
 			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	}
-	dt = now() - t0;
+	dt = mono_s() - t0;
 	printf("rows_per_s %.0f\n", (double)rows / dt);
 	sqlite3_finalize(s);
 	sqlite3_close(db);

@@ -12,6 +12,7 @@
 
 #include "iso_oracle.h"
 #include "isoeff.h"
+#include "mono.h"
 
 #define ROUNDS 7
 
@@ -51,14 +52,6 @@ static void c_step(const struct ka_step *s, void *ctx)
 
 	(void)s;
 	c->steps++;
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* side x side runs from an overhead model with noise: gamma = W/p,
@@ -108,14 +101,14 @@ static double timed(int side, bool oracle, struct counts *out)
 		struct ka_iso_visitor v = {c_step, NULL, c_sps, c_cand, c_not, NULL, &c};
 
 		series(runs, side);
-		t0 = now();
+		t0 = mono_s();
 		if (ka_pool(runs, nruns, obs, &nobs, work, wsize))
 			abort();
 		if (oracle)
 			iso_oracle(obs, nobs, &o, &v);
 		else if (ka_iso_analyze(obs, nobs, &o, work, wsize, &v))
 			abort();
-		t[k] = now() - t0;
+		t[k] = mono_s() - t0;
 		*out = c;
 	}
 	free(runs);

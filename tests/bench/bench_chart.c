@@ -12,17 +12,10 @@
 
 #include "chart.h"
 #include "report.h"
+#include "mono.h"
 
 #define ROUNDS 7
 #define SIDE 100
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -69,15 +62,15 @@ int main(void)
 		char *svg;
 
 		series(runs);
-		t0 = now();
+		t0 = mono_s();
 		rep = report_build(REPORT_ISOEFFICIENCY, &s, 1, &o);
 		if (chart_render(report_spec(rep), CHART_SVG, &svg, &len, &err))
 			return 1;
-		ours[k] = now() - t0;
+		ours[k] = mono_s() - t0;
 		report_free(rep);
 		free(svg);
 
-		t0 = now();
+		t0 = mono_s();
 		{
 			cairo_surface_t *surf;
 			cairo_t *cr;
@@ -95,7 +88,7 @@ int main(void)
 			cairo_destroy(cr);
 			cairo_surface_destroy(surf);
 		}
-		bare[k] = now() - t0;
+		bare[k] = mono_s() - t0;
 	}
 	qsort(ours, ROUNDS, sizeof(double), cmp_double);
 	qsort(bare, ROUNDS, sizeof(double), cmp_double);

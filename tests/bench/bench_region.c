@@ -14,16 +14,9 @@
 #include <unistd.h>
 
 #include "karte_region.h"
+#include "mono.h"
 
 #define PAIRS 1000000
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void fake_tree(const char *root)
 {
@@ -70,17 +63,17 @@ int main(int argc, char **argv)
 	karte_region_begin("warm");	/* the first call makes the slot */
 	karte_region_end("warm");
 	before = mallinfo2().uordblks;
-	t0 = now();
+	t0 = mono_s();
 	for (i = 0; i < PAIRS; i++) {
 		karte_region_begin("warm");
 		karte_region_end("warm");
 	}
-	pair = (now() - t0) / PAIRS;
+	pair = (mono_s() - t0) / PAIRS;
 	after = mallinfo2().uordblks;
-	t0 = now();
+	t0 = mono_s();
 	for (i = 0; i < PAIRS; i++)
-		sink += now() - now();
-	bare = (now() - t0) / PAIRS;
+		sink += mono_s() - mono_s();
+	bare = (mono_s() - t0) / PAIRS;
 	printf("region begin/end pair %s RAPL reads: %.0f ns (two clock_gettime: %.0f ns, ratio %.1f); "
 	       "%zd bytes allocated by %d pairs after warm-up%s\n", rapl ? "with" : "without",
 	       pair * 1e9, bare * 1e9, pair / bare, (ssize_t)(after - before), PAIRS,
