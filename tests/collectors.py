@@ -285,11 +285,9 @@ def main():
     S.k = Karted(os.path.join(S.build, "karted")).start()
     S.token = S.k.token("collectors")
     def stop():
-        rc = S.k.stop()
+        failed = S.k.stop_checked()
         shutil.rmtree(S.tmp, ignore_errors=True)
-        if rc != 0:
-            print(f"FAIL karted exited with {rc}: {S.k.stderr[-2000:]}")
-        return 1 if rc != 0 else 0
+        return failed
 
     sys.exit(1 if SUITE.run(a.only, stop) else 0)
 

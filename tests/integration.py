@@ -1094,13 +1094,7 @@ def main():
     Shared.otf2_writer = os.path.abspath(args.otf2_writer) if args.otf2_writer else None
     Shared.k = Karted(Shared.binary).start()
     Shared.token = Shared.k.token("integration")
-    def stop_shared():
-        rc = Shared.k.stop()
-        if rc != 0:
-            print(f"FAIL the shared karted exited with {rc}: {Shared.k.stderr[-3000:]}")
-        return 1 if rc != 0 else 0
-
-    sys.exit(1 if SUITE.run(args.only, stop_shared) else 0)
+    sys.exit(1 if SUITE.run(args.only, lambda: Shared.k.stop_checked("the shared karted")) else 0)
 
 
 if __name__ == "__main__":

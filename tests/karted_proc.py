@@ -31,6 +31,7 @@ class Karted:
         self.proc = None
         self.url = None
         self.first_token = None
+        self.stderr = ""
 
     def start(self, timeout=10):
         env = dict(os.environ)
@@ -110,6 +111,14 @@ class Karted:
             self.proc.send_signal(signal.SIGTERM)
             return self.wait()
         return self.proc.returncode if self.proc else None
+
+    def stop_checked(self, what="karted"):
+        """Stop it; 0 if it exited cleanly, else print why and return 1 (a
+        teardown for Suite.run, so a crash at exit fails the suite)."""
+        rc = self.stop()
+        if rc != 0:
+            print(f"FAIL {what} exited with {rc}: {self.stderr[-3000:]}")
+        return 1 if rc != 0 else 0
 
     def kill9(self):
         self.proc.send_signal(signal.SIGKILL)
