@@ -371,32 +371,24 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	}
 	if (!(f_std > 0) || !isfinite(f_std)) {
-		struct kerr e = {400, "f_std", -1, "f_std must be a frequency in MHz, above 0"};
-
-		resp_error(rs, &e);
+		resp_field_errorf(rs, "f_std", -1, "f_std must be a frequency in MHz, above 0");
 		goto out;
 	}
 	np = json_array_size(jp);
 	if (!json_is_array(jp) || np == 0 || np > 256) {
-		struct kerr e = {400, "p", -1, "p must be an array of 1 to 256 node counts"};
-
-		resp_error(rs, &e);
+		resp_field_errorf(rs, "p", -1, "p must be an array of 1 to 256 node counts");
 		goto out;
 	}
 	for (i = 0; i < np; i++) {
 		ps[i] = json_number_value(json_array_get(jp, i));
 		if (!json_is_number(json_array_get(jp, i)) || !(ps[i] >= 1) || !isfinite(ps[i])) {
-			struct kerr e = {400, "p", (long)i, "each p must be a number 1 or more"};
-
-			resp_error(rs, &e);
+			resp_field_errorf(rs, "p", (long)i, "each p must be a number 1 or more");
 			goto out;
 		}
 	}
 	nr = json_array_size(jr);
 	if (!json_is_array(jr) || nr == 0 || nr > 4096) {
-		struct kerr e = {400, "regions", -1, "regions must be an array of 1 to 4096 regions"};
-
-		resp_error(rs, &e);
+		resp_field_errorf(rs, "regions", -1, "regions must be an array of 1 to 4096 regions");
 		goto out;
 	}
 	m = xcalloc(nr, sizeof(*m));
@@ -409,13 +401,11 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 		if (json_unpack_ex(reg, &je, JSON_STRICT, "{s:s,s:F,s:F,s:F,s:F,s:F,s:F}", "name",
 				   &names[i], keys[0], dst[0], keys[1], dst[1], keys[2], dst[2],
 				   keys[3], dst[3], keys[4], dst[4], keys[5], dst[5])) {
-			struct kerr e = {400, "", (long)i, ""};
-
-			snprintf(e.field, sizeof(e.field), "regions[%zu]", i);
-			snprintf(e.msg, sizeof(e.msg),
-				 "regions[%zu] needs name, alpha_p, beta_on, f_opt, power_std_w, "
-				 "power_opt_w and time_std_s, numbers all but name: %.100s", i, je.text);
-			resp_error(rs, &e);
+			snprintf(field, sizeof(field), "regions[%zu]", i);
+			resp_field_errorf(rs, field, (long)i,
+					  "%s needs name, alpha_p, beta_on, f_opt, power_std_w, "
+					  "power_opt_w and time_std_s, numbers all but name: %.100s",
+					  field, je.text);
 			goto out;
 		}
 		for (j = 0; j < 6; j++) {
@@ -423,13 +413,9 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 				  (j < 2 || (j == 5 ? *dst[j] >= 0 : *dst[j] > 0));
 
 			if (!ok) {
-				struct kerr e = {400, "", (long)i, ""};
-
 				snprintf(field, sizeof(field), "regions[%zu].%s", i, keys[j]);
-				snprintf(e.field, sizeof(e.field), "%s", field);
-				snprintf(e.msg, sizeof(e.msg), "%s must be %s", field,
-					 j == 5 ? "0 or more seconds" : "above 0");
-				resp_error(rs, &e);
+				resp_field_errorf(rs, field, (long)i, "%s must be %s", field,
+						  j == 5 ? "0 or more seconds" : "above 0");
 				goto out;
 			}
 		}

@@ -38,25 +38,6 @@ static json_t *body_json(struct req *rq, struct resp *rs)
 	return root;
 }
 
-static int field_err(struct resp *rs, const char *field, long index, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int field_err(struct resp *rs, const char *field, long index, const char *fmt, ...)
-{
-	struct kerr e;
-	va_list ap;
-
-	kerr_clear(&e);
-	e.code = BAD;
-	e.index = index;
-	snprintf(e.field, sizeof(e.field), "%s", field);
-	va_start(ap, fmt);
-	vsnprintf(e.msg, sizeof(e.msg), fmt, ap);
-	va_end(ap);
-	resp_error(rs, &e);
-	return -1;
-}
-
 /* A positive finite number at key of o. */
 static int num(json_t *o, const char *key, bool positive, double *out, struct resp *rs,
 	       const char *field, long index)
@@ -65,7 +46,7 @@ static int num(json_t *o, const char *key, bool positive, double *out, struct re
 
 	if (!json_is_number(v) || !isfinite(*out = json_number_value(v)) ||
 	    (positive && !(*out > 0)))
-		return field_err(rs, field ? field : key, index, "%s must be a %snumber",
+		return resp_field_errorf(rs, field ? field : key, index, "%s must be a %snumber",
 				 field ? field : key, positive ? "positive " : "");
 	return 0;
 }
@@ -78,14 +59,14 @@ static int num_array(json_t *o, const char *key, double **out, size_t *n, struct
 
 	*out = NULL;
 	if (!json_is_array(a) || json_array_size(a) == 0)
-		return field_err(rs, key, -1, "%s must be a non-empty array of numbers", key);
+		return resp_field_errorf(rs, key, -1, "%s must be a non-empty array of numbers", key);
 	*n = json_array_size(a);
 	*out = xmalloc(*n * sizeof(double));
 	json_array_foreach(a, i, v) {
 		if (!json_is_number(v) || !isfinite((*out)[i] = json_number_value(v))) {
 			free(*out);
 			*out = NULL;
-			return field_err(rs, key, (long)i, "%s[%zu] must be a number", key, i);
+			return resp_field_errorf(rs, key, (long)i, "%s[%zu] must be a number", key, i);
 		}
 	}
 	return 0;
@@ -155,7 +136,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	    num(root, "t0", true, &t0, rs, NULL, -1))
 		goto out;
 	if (!(f_max > f_min)) {
-		field_err(rs, "f_min", -1, "f_min must be below f_max");
+		resp_field_errorf(rs, "f_min", -1, "f_min must be below f_max");
 		goto out;
 	}
 	if (modules_of(app, root, &mod, &nm, rs))
@@ -164,7 +145,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	    num_array(json_object_get(root, "r"), "r", &r, &nr, rs))
 		goto out;
 	if (nf != nr || nf < 2) {
-		field_err(rs, "r", -1, "r needs {\"f\": [...], \"r\": [...]} of the same length, two or more");
+		resp_field_errorf(rs, "r", -1, "r needs {\"f\": [...], \"r\": [...]} of the same length, two or more");
 		goto out;
 	}
 	/* the samples at the highest and lowest frequency, and their neighbours */
@@ -175,7 +156,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 			lo = i;
 	}
 	if (ka_inverse_fit(fs[hi], r[hi], fs[lo], r[lo], &two)) {
-		field_err(rs, "r", -1, "r needs samples at two different frequencies");
+		resp_field_errorf(rs, "r", -1, "r needs samples at two different frequencies");
 		goto out;
 	}
 	hi2 = lo;
@@ -215,7 +196,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 		    ka_alloc_aware(mod, nm, bs[i], f_max, f_min, av, &iv)) {
 			json_decref(budgets);
 			json_decref(models);
-			field_err(rs, "budgets", (long)i, "budgets[%zu] must be a positive power (W)", i);
+			resp_field_errorf(rs, "budgets", (long)i, "budgets[%zu] must be a positive power (W)", i);
 			goto out;
 		}
 		ju = alloc_json(au, nm, iu, &two, &three, have_three, t0);
@@ -287,7 +268,7 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 			if (sscanf(buf, "%lf , %lf", &a, &b) != 2) {
 				if (line == 1)
 					continue;	/* a header */
-				return field_err(rs, key, line, "%s line %ld is not 't,p'", key, line);
+				return resp_field_errorf(rs, key, line, "%s line %ld is not 't,p'", key, line);
 			}
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 256;
@@ -305,10 +286,10 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 		}
 	}
 	if (*n < 1)
-		return field_err(rs, key, -1, "%s must be an array of {t, p} or CSV text 't,p'", key);
+		return resp_field_errorf(rs, key, -1, "%s must be an array of {t, p} or CSV text 't,p'", key);
 	for (i = 1; i < *n; i++)
 		if ((*out)[i].t < (*out)[i - 1].t)
-			return field_err(rs, key, (long)i, "%s must be in time order (sample %zu)", key, i);
+			return resp_field_errorf(rs, key, (long)i, "%s must be in time order (sample %zu)", key, i);
 	return 0;
 }
 
@@ -337,7 +318,7 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 		goto out;
 	segs = json_object_get(root, "segments");
 	if (!json_is_array(segs) || (k = json_array_size(segs)) == 0) {
-		field_err(rs, "segments", -1, "segments must be an array of {start, end, ref_start, ref_end}");
+		resp_field_errorf(rs, "segments", -1, "segments must be an array of {start, end, ref_start, ref_end}");
 		goto out;
 	}
 	seg = xcalloc(k, sizeof(*seg));
@@ -350,7 +331,7 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	}
 	out = xcalloc(n, sizeof(*out));
 	if (ka_trace_correct(inst, n, ref, m, seg, k, out)) {
-		field_err(rs, "segments", -1, "segments must be in time order, not overlap, and end "
+		resp_field_errorf(rs, "segments", -1, "segments must be in time order, not overlap, and end "
 			  "after they start, in both runs");
 		goto out;
 	}
@@ -414,7 +395,7 @@ static int rates_of(json_t *rows, const char *key, json_t *names, bool need_powe
 
 	*x = *y = *t = NULL;
 	if (!json_is_array(rows) || (*n = json_array_size(rows)) == 0)
-		return field_err(rs, key, -1, "%s must be a non-empty array of rows", key);
+		return resp_field_errorf(rs, key, -1, "%s must be a non-empty array of rows", key);
 	*x = xcalloc(*n * (k ? k : 1), sizeof(double));
 	*y = xcalloc(*n, sizeof(double));
 	*t = xcalloc(*n, sizeof(double));
@@ -428,7 +409,7 @@ static int rates_of(json_t *rows, const char *key, json_t *names, bool need_powe
 			json_t *v = json_object_get(c, json_string_value(name));
 
 			if (!json_is_number(v))
-				return field_err(rs, key, (long)i, "%s[%zu] lacks counter '%s'", key, i,
+				return resp_field_errorf(rs, key, (long)i, "%s[%zu] lacks counter '%s'", key, i,
 						 json_string_value(name));
 			(*x)[i * k + j] = json_number_value(v) / (*t)[i];
 		}
@@ -449,25 +430,25 @@ static int post_power_model(void *app, struct req *rq, struct resp *rs)
 		return 0;
 	names = json_object_get(root, "counters");
 	if (!json_is_array(names) || (k = json_array_size(names)) == 0 || k > KA_PM_MAX) {
-		field_err(rs, "counters", -1, "counters must name 1 to %d counters", KA_PM_MAX);
+		resp_field_errorf(rs, "counters", -1, "counters must name 1 to %d counters", KA_PM_MAX);
 		goto out;
 	}
 	json_array_foreach(names, j, name) {
 		if (!json_is_string(name)) {
-			field_err(rs, "counters", (long)j, "counters must be names");
+			resp_field_errorf(rs, "counters", (long)j, "counters must be names");
 			goto out;
 		}
 	}
 	if (json_object_get(root, "alpha") && (num(root, "alpha", true, &alpha, rs, NULL, -1) || alpha >= 1)) {
 		if (alpha >= 1)
-			field_err(rs, "alpha", -1, "alpha must be between 0 and 1");
+			resp_field_errorf(rs, "alpha", -1, "alpha must be between 0 and 1");
 		goto out;
 	}
 	if (rates_of(json_object_get(root, "training"), "training", names, true, &x, &y, &t, &n, rs))
 		goto out;
 	rc = ka_pm_fit(x, n, k, y, alpha, &m);
 	if (rc) {
-		field_err(rs, "training", -1, rc == -KA_ENODATA ?
+		resp_field_errorf(rs, "training", -1, rc == -KA_ENODATA ?
 			  "training needs more rows than counters + 1" : "the fit failed on these rows");
 		goto out;
 	}
@@ -528,7 +509,7 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 	if (!json_is_object(coefs) || json_object_size(coefs) > KA_PM_MAX ||
 	    num(model, "intercept", false, &m.intercept, rs, "model.intercept", -1)) {
 		if (!json_is_object(coefs))
-			field_err(rs, "model", -1, "model must be {intercept, coefficients: {counter: W per event/s}}");
+			resp_field_errorf(rs, "model", -1, "model must be {intercept, coefficients: {counter: W per event/s}}");
 		goto out;
 	}
 	names = json_array();
@@ -543,7 +524,7 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 		if (!in)
 			continue;
 		if (!json_is_number(v)) {
-			field_err(rs, "model.coefficients", -1, "coefficient %s must be a number", key);
+			resp_field_errorf(rs, "model.coefficients", -1, "coefficient %s must be a number", key);
 			goto out;
 		}
 		m.coef[m.k] = json_number_value(v);
@@ -641,11 +622,11 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 	else if (goal_s && !strcmp(goal_s, "edp"))
 		goal = KA_GOAL_EDP;
 	else if (goal_s && strcmp(goal_s, "energy")) {
-		field_err(rs, "goal", -1, "goal must be energy, time or edp");
+		resp_field_errorf(rs, "goal", -1, "goal must be energy, time or edp");
 		goto out;
 	}
 	if (!json_is_array(params) || (d = json_array_size(params)) == 0) {
-		field_err(rs, "parameters", -1, "parameters must name the configuration's parameters");
+		resp_field_errorf(rs, "parameters", -1, "parameters must name the configuration's parameters");
 		goto out;
 	}
 	if (!runs && json_is_string(json_object_get(root, "system"))) {
@@ -685,7 +666,7 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 		}
 	}
 	if (!json_is_array(runs) || (n = json_array_size(runs)) == 0) {
-		field_err(rs, "runs", -1, owned ? "no stored run of the series has energy_j and a "
+		resp_field_errorf(rs, "runs", -1, owned ? "no stored run of the series has energy_j and a "
 			  "label with an integer for every parameter" :
 			  "runs must be an array of {config, time_s, energy_j}, or name a series with "
 			  "system and application");
@@ -705,7 +686,7 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 			json_t *v = json_object_get(json_object_get(r, "config"), json_string_value(p));
 
 			if (!json_is_integer(v)) {
-				field_err(rs, "runs.config", (long)i, "runs[%zu].config needs integer %s", i,
+				resp_field_errorf(rs, "runs.config", (long)i, "runs[%zu].config needs integer %s", i,
 					  json_string_value(p));
 				goto out;
 			}
@@ -717,7 +698,7 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 
 		if (!json_is_array(b) || json_array_size(b) != 2 ||
 		    !json_is_integer(json_array_get(b, 0)) || !json_is_integer(json_array_get(b, 1))) {
-			field_err(rs, "bounds", (long)j, "bounds.%s must be [lowest, highest]",
+			resp_field_errorf(rs, "bounds", (long)j, "bounds.%s must be [lowest, highest]",
 				  json_string_value(p));
 			goto out;
 		}
@@ -782,7 +763,7 @@ static int put_pvt(void *app, struct req *rq, struct resp *rs)
 		return 0;
 	mods = json_object_get(root, "modules");
 	if (strlen(system) > RUN_NAME_MAX || !json_is_array(mods) || (n = json_array_size(mods)) == 0) {
-		field_err(rs, "modules", -1, "modules must be an array of {module, ratio_max, ratio_min}");
+		resp_field_errorf(rs, "modules", -1, "modules must be an array of {module, ratio_max, ratio_min}");
 		goto fail;
 	}
 	rows = xcalloc(n, sizeof(*rows));
@@ -790,7 +771,7 @@ static int put_pvt(void *app, struct req *rq, struct resp *rs)
 		json_t *id = json_object_get(m, "module");
 
 		if (!json_is_integer(id) || json_integer_value(id) < 0) {
-			field_err(rs, "modules.module", (long)i, "modules[%zu].module must be an index, 0 or more", i);
+			resp_field_errorf(rs, "modules.module", (long)i, "modules[%zu].module must be an index, 0 or more", i);
 			goto fail;
 		}
 		rows[i].module = (long)json_integer_value(id);
@@ -874,19 +855,19 @@ static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, si
 		    num(root, "mean_p_min", true, &p.mean_min, rs, NULL, -1))
 			return -1;
 		if (!(p.mean_max > p.mean_min))
-			return field_err(rs, "mean_p_min", -1, "mean_p_min must be below mean_p_max");
+			return resp_field_errorf(rs, "mean_p_min", -1, "mean_p_min must be below mean_p_max");
 		st = pool_get(k->readers);
 		store_pvt_each(st, json_string_value(sys), add_module, &p, &err);
 		pool_put(k->readers, st);
 		if (!p.n)
-			return field_err(rs, "pvt", -1, "there is no power variation table for system %.128s "
+			return resp_field_errorf(rs, "pvt", -1, "there is no power variation table for system %.128s "
 					 "(PUT /api/v1/pvt/SYSTEM)", json_string_value(sys));
 		*mod = p.m;
 		*nm = p.n;
 		return 0;
 	}
 	if (!json_is_array(mods) || (*nm = json_array_size(mods)) == 0 || *nm > 1000000)
-		return field_err(rs, "modules", -1, "modules must be an array of {p_max, p_min} (W), "
+		return resp_field_errorf(rs, "modules", -1, "modules must be an array of {p_max, p_min} (W), "
 				 "or name a stored table with pvt");
 	*mod = xcalloc(*nm, sizeof(**mod));
 	json_array_foreach(mods, i, m) {
@@ -894,7 +875,7 @@ static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, si
 		    num(m, "p_min", true, &(*mod)[i].p_min, rs, "modules.p_min", (long)i))
 			return -1;
 		if (!((*mod)[i].p_max > (*mod)[i].p_min))
-			return field_err(rs, "modules.p_max", (long)i, "modules[%zu]: p_max must exceed p_min", i);
+			return resp_field_errorf(rs, "modules.p_max", (long)i, "modules[%zu]: p_max must exceed p_min", i);
 	}
 	return 0;
 }

@@ -183,6 +183,22 @@ void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 	resp_error(rs, &err);
 }
 
+int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
+{
+	struct kerr err;
+	va_list ap;
+
+	kerr_clear(&err);
+	err.code = 400;
+	err.index = index;
+	snprintf(err.field, sizeof(err.field), "%s", field);
+	va_start(ap, fmt);
+	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	va_end(ap);
+	resp_error(rs, &err);
+	return -1;
+}
+
 static enum MHD_Result send_resp(struct req *rq)
 {
 	struct resp *rs = &rq->rs;

@@ -116,6 +116,11 @@ void resp_json(struct resp *rs, int status, json_t *body);
 /* Fill rs with {"error", "field", "index"} from err (status err->code). */
 void resp_error(struct resp *rs, const struct kerr *err);
 
+/* Fill rs with a 400 {"error", "field", "index"} (index -1: none);
+ * returns -1, so a handler can return it. */
+int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Fill rs with {"error": msg} and status. */
 void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
