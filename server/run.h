@@ -65,6 +65,10 @@ enum body_kind { BODY_JSON, BODY_NDJSON };
 int run_parse_body(const char *body, size_t len, enum body_kind kind,
 		   struct run_batch *batch, struct kerr *err);
 
+/* A JSON number token s[0, len) as the nearest double, as strtod rounds it;
+ * 0, or -1 when it is not a finite number. */
+int run_number(const char *s, size_t len, double *out);
+
 void run_clear(struct run *r);
 void run_batch_free(struct run_batch *batch);
 

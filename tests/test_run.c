@@ -6,6 +6,7 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "run.h"
@@ -120,6 +121,59 @@ static void test_regions_and_labels_keep_posted_numbers(void **state)
 	/* blanks between tokens go, blanks and escapes inside strings stay */
 	assert_string_equal(b.runs[0].labels, "{\"compiler\":\"gcc 12\",\"class\":\"C \\\" x\"}");
 	run_batch_free(&b);
+}
+
+/* The fast path of run_number must give strtod's double, bit for bit. */
+static void check_number(const char *s)
+{
+	double want = strtod(s, NULL), got = -1;
+
+	assert_int_equal(run_number(s, strlen(s), &got), 0);
+	if (memcmp(&want, &got, sizeof(want))) {
+		fprintf(stderr, "run_number(%s) = %.17g, strtod says %.17g\n", s, got, want);
+		fail();
+	}
+}
+
+static void test_numbers_match_strtod(void **state)
+{
+	static const char *const edge[] = {
+		"0", "-0", "0.0", "1", "-1", "5.6", "12.5", "0.1", "0.3", "1e22", "1e23", "1e-22",
+		"1e-23", "123456789012345", "1234567890123456", "9007199254740993", "0.000001",
+		"1.7976931348623157e308", "4.9e-324", "2.2250738585072014e-308", "80000", "1E5",
+		"1e+5", "3.14159265358979", "0.30000000000000004", "100000000000000000000000",
+		"1.5e-7", "999999999999999e7", "-7.25e-3", "123.456e-10",
+	};
+	char buf[64];
+	double v;
+	unsigned seed = 12345;
+	size_t i;
+	int k, len;
+
+	(void)state;
+	for (i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+		check_number(edge[i]);
+	/* random mantissas of 1..19 digits with a point and an exponent */
+	for (k = 0; k < 200000; k++) {
+		int digits = 1 + (int)(rand_r(&seed) % 19), point = (int)(rand_r(&seed) % (digits + 1));
+		int j;
+
+		len = 0;
+		if (rand_r(&seed) % 2)
+			buf[len++] = '-';
+		for (j = 0; j < digits; j++) {
+			if (j == point && j > 0)
+				buf[len++] = '.';
+			buf[len++] = (char)('0' + (j == 0 ? 1 + rand_r(&seed) % 9 : rand_r(&seed) % 10));
+		}
+		if (rand_r(&seed) % 2)
+			len += snprintf(buf + len, sizeof(buf) - (size_t)len, "e%d",
+					(int)(rand_r(&seed) % 61) - 30);
+		buf[len] = '\0';
+		check_number(buf);
+	}
+	assert_int_equal(run_number("1e999", 5, &v), -1);
+	assert_int_equal(run_number("-", 1, &v), -1);
 }
 
 static void test_p_must_be_a_whole_number(void **state)
@@ -319,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_chi_and_gamma_must_add_up),
 		cmocka_unit_test(test_full_precision_and_optional_fields),
 		cmocka_unit_test(test_regions_and_labels_keep_posted_numbers),
+		cmocka_unit_test(test_numbers_match_strtod),
 		cmocka_unit_test(test_p_must_be_a_whole_number),
 		cmocka_unit_test(test_ranges_name_their_field),
 		cmocka_unit_test(test_required_fields),
