@@ -372,6 +372,7 @@ int main(int argc, char **argv)
 	int first;
 
 	gsl_set_error_handler_off();	/* GSL reports through return codes, never aborts */
+	store_library_init();
 	first = parse_opts(argc, argv, &o);
 	if (first == -2) {
 		fputs(usage, stdout);

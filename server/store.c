@@ -181,6 +181,12 @@ fail:
 	return -1;
 }
 
+void store_library_init(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 struct store *store_open(const char *path, unsigned flags, struct kerr *err)
 {
 	struct store *st = xcalloc(1, sizeof(*st));

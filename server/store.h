@@ -26,6 +26,11 @@ enum store_flags {
  * synchronous=NORMAL unless STORE_SYNC_FULL: a committed transaction is in
  * the WAL file (written, not fsynced), so it survives a crash of the
  * process. Returns NULL and fills err on failure. */
+/* Once, before any store is opened: SQLite set up for karted's threads
+ * (each connection is used by one thread at a time; no memory statistics,
+ * which cost a global mutex on every allocation). */
+void store_library_init(void);
+
 struct store *store_open(const char *path, unsigned flags, struct kerr *err);
 
 /* Close; accepts NULL. */
