@@ -13,7 +13,8 @@
 
 enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_INSERT, S_FIND_KEY, S_GET, S_DELETE, S_SERIES_FIND, S_SERIES_ADD,
+	S_INSERT, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
+	S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
@@ -30,14 +31,18 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
-	[S_INSERT] = "INSERT INTO runs (series_id, p, n, tau, chi, gamma, frequency_mhz, "
+	[S_INSERT] = "INSERT INTO runs (id, series_id, p, n, tau, chi, gamma, frequency_mhz, "
 		     "power_cap_w, energy_j, measured_at, idempotency_key, regions, labels, "
-		     "created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+		     "created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	/* ids are never reused: above every id stored and every id deleted */
+	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
+		      "COALESCE((SELECT max(id) FROM runs), 0)) + 1",
 	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
 	[S_GET] = "SELECT " RUN_COLUMNS RUN_FROM " WHERE r.id = ?",
 	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
+	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
 	/* per series first (runs_series covers it), then rolled up */
 	[S_GROUP_SYSTEM] =
 		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id), "
@@ -74,6 +79,7 @@ struct store {
 	sqlite3 *db;
 	struct series_cache last;
 	char now[64];		/* created_at of the open write transaction */
+	int64_t next_id;	/* the id the next run gets; 0: look it up */
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
 	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
 };
@@ -269,16 +275,19 @@ int store_begin(struct store *st, struct kerr *err)
 	gmtime_r(&ts.tv_sec, &tm);
 	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	st->next_id = 0;
 	return exec_stmt(st, S_BEGIN, err, "beginning a transaction");
 }
 
 int store_commit(struct store *st, struct kerr *err)
 {
+	st->next_id = 0;
 	return exec_stmt(st, S_COMMIT, err, "committing");
 }
 
 void store_rollback(struct store *st)
 {
+	st->next_id = 0;
 	forget_series(st);
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
 }
@@ -369,6 +378,29 @@ static int series_id(struct store *st, const struct run *r, int64_t *id, struct 
 	return 0;
 }
 
+/* The id for the next run: looked up once per write transaction (the
+ * writer holds the write lock, so nobody else takes ids meanwhile), then
+ * counted on; outside a transaction looked up every time. */
+static int next_run_id(struct store *st, int64_t *id, struct kerr *err)
+{
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!st->next_id || sqlite3_get_autocommit(st->db)) {
+		s = stmt(st, S_NEXT_ID, err);
+		if (!s)
+			return -1;
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW)
+			st->next_id = sqlite3_column_int64(s, 0);
+		sqlite3_reset(s);
+		if (rc != SQLITE_ROW)
+			return db_error(st, err, "choosing a run id");
+	}
+	*id = st->next_id;
+	return 0;
+}
+
 int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err)
 {
@@ -382,31 +414,34 @@ int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *exis
 		if (rc)
 			return rc < 0 ? -1 : (*existed = true, 0);
 	}
-	if (series_id(st, r, &sid, err))
+	if (series_id(st, r, &sid, err) || next_run_id(st, id, err))
 		return -1;
 	s = stmt(st, S_INSERT, err);
 	if (!s)
 		return -1;
-	sqlite3_bind_int64(s, 1, sid);
-	sqlite3_bind_int64(s, 2, r->p);
-	sqlite3_bind_double(s, 3, r->n);
-	sqlite3_bind_double(s, 4, r->tau);
-	sqlite3_bind_double(s, 5, r->chi);
-	sqlite3_bind_double(s, 6, r->gamma);
-	bind_opt(s, 7, r->has & RUN_HAS_FREQ, r->frequency_mhz);
-	bind_opt(s, 8, r->has & RUN_HAS_CAP, r->power_cap_w);
-	bind_opt(s, 9, r->has & RUN_HAS_ENERGY, r->energy_j);
-	bind_text(s, 10, r->measured_at);
-	bind_text(s, 11, r->idempotency_key);
-	bind_text(s, 12, r->regions);
-	bind_text(s, 13, r->labels);
-	bind_text(s, 14, st->now);
+	sqlite3_bind_int64(s, 1, *id);
+	sqlite3_bind_int64(s, 2, sid);
+	sqlite3_bind_int64(s, 3, r->p);
+	sqlite3_bind_double(s, 4, r->n);
+	sqlite3_bind_double(s, 5, r->tau);
+	sqlite3_bind_double(s, 6, r->chi);
+	sqlite3_bind_double(s, 7, r->gamma);
+	bind_opt(s, 8, r->has & RUN_HAS_FREQ, r->frequency_mhz);
+	bind_opt(s, 9, r->has & RUN_HAS_CAP, r->power_cap_w);
+	bind_opt(s, 10, r->has & RUN_HAS_ENERGY, r->energy_j);
+	bind_text(s, 11, r->measured_at);
+	bind_text(s, 12, r->idempotency_key);
+	bind_text(s, 13, r->regions);
+	bind_text(s, 14, r->labels);
+	bind_text(s, 15, st->now);
 	rc = sqlite3_step(s);
 	sqlite3_clear_bindings(s);
 	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		st->next_id = 0;
 		return db_error(st, err, "storing a run");
-	*id = sqlite3_last_insert_rowid(st->db);
+	}
+	st->next_id++;
 	return 0;
 }
 
@@ -494,6 +529,17 @@ int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *e
 	if (rc != SQLITE_DONE)
 		return db_error(st, err, "deleting a run");
 	*deleted = sqlite3_changes(st->db) > 0;
+	if (!*deleted)
+		return 0;
+	/* so that id is never given again, even when it was the largest */
+	s = stmt(st, S_ID_FLOOR, err);
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "keeping the deleted id");
 	return 0;
 }
 

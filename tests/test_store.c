@@ -401,7 +401,10 @@ static void test_migrates_an_older_database(void **state)
 				      "PRAGMA user_version = 1;"
 				      "INSERT INTO series (id, system, application, variant) VALUES (1, 'old', 'md', '');"
 				      "INSERT INTO runs (series_id, p, n, tau, chi, gamma, created_at) "
-				      "VALUES (1, 4, 100, 2, 0.5, 1.5, '2026-01-01T00:00:00.000Z');",
+				      "VALUES (1, 4, 100, 2, 0.5, 1.5, '2026-01-01T00:00:00.000Z');"
+				      "INSERT INTO runs (series_id, p, n, tau, chi, gamma, created_at) "
+				      "VALUES (1, 8, 100, 1, 0.5, 0.5, '2026-01-01T00:00:00.000Z');"
+				      "DELETE FROM runs WHERE id = 2;",	/* AUTOINCREMENT kept 2 */
 				      NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
 
@@ -415,7 +418,46 @@ static void test_migrates_an_older_database(void **state)
 	assert_string_equal(r.system, "old");
 	assert_true(r.chi == 0.5);
 	run_clear(&r);
+	/* schema 3 dropped AUTOINCREMENT but kept what it knew: id 2 was
+	 * deleted under schema 1 and is not given again */
+	assert_int_equal(put(st, RUN("old", "md", "", 16, 100)), 3);
 	store_close(st);
+}
+
+/* Ids are never reused, also when the largest is deleted, and a write
+ * transaction numbers its runs one after another. */
+static void test_ids_are_never_reused(void **state)
+{
+	struct fixture *f = *state;
+	struct run_batch b = runs_of(RUN("S", "a", "", 2, 10));
+	int64_t a, c, ids[3];
+	struct kerr err;
+	bool deleted, existed;
+	int i;
+
+	a = put(f->st, RUN("S", "a", "", 1, 10));
+	c = put(f->st, RUN("S", "a", "", 2, 10));
+	assert_int_equal(c, a + 1);
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, c, &deleted, &err), 0);
+	assert_true(deleted);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(put(f->st, RUN("S", "a", "", 4, 10)), c + 1);
+	/* deleted and then rolled back: the floor is not raised */
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, c + 1, &deleted, &err), 0);
+	store_rollback(f->st);
+	assert_int_equal(store_begin(f->st, &err), 0);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(store_put_run(f->st, &b.runs[0], &ids[i], &existed, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(ids[0], c + 2);
+	assert_int_equal(ids[2], c + 4);
+	/* outside a transaction too (autocommit: looked up each time) */
+	assert_int_equal(store_delete_run(f->st, c + 4, &deleted, &err), 0);
+	assert_int_equal(store_put_run(f->st, &b.runs[0], &ids[0], &existed, &err), 0);
+	assert_int_equal(ids[0], c + 5);
+	run_batch_free(&b);
 }
 
 static void test_refuses_a_newer_database(void **state)
@@ -446,6 +488,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_batch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_thread_writer_answers_after_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_ids_are_never_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_an_older_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_a_newer_database, setup, teardown),
 	};
