@@ -59,8 +59,9 @@ struct req {
 	size_t discarded;	/* bytes thrown away after the cap was passed */
 	bool too_big;
 	bool ndjson;
-	bool pending;		/* suspended, waiting for http_resume() */
+	bool pending;		/* waiting for http_resume() (suspended if ROUTE_SLOW) */
 	bool resumed;
+	bool orphaned;		/* the connection closed while pending: freed on resume */
 	void (*start)(void *arg);
 	void *start_arg;
 	struct resp rs;
@@ -142,9 +143,20 @@ void req_defer(struct req *rq, void (*start)(void *arg), void *arg)
 	rq->start_arg = arg;
 }
 
+static void req_free(struct req *rq)
+{
+	free(rq->param);
+	free(rq->body);
+	free(rq->rs.body);
+	free(rq);
+}
+
 void http_resume(struct req *rq)
 {
-	rq->resumed = true;	/* MHD calls the handler again; it sends rq->rs then */
+	if (rq->orphaned)
+		req_free(rq);	/* nobody to answer; the work no longer needs it */
+	else
+		rq->resumed = true;	/* MHD calls the handler again; it sends rq->rs then */
 }
 
 /* ---- responses --------------------------------------------------------- */
@@ -476,12 +488,17 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	(void)toe;
 	if (!rq)
 		return;
-	free(rq->param);
-	free(rq->body);
-	free(rq->rs.body);
-	free(rq);
 	*con_cls = NULL;
 	h->active--;
+	/* Closed (by the client, a timeout or the daemon stopping) while its
+	 * work is queued: the writer may still be reading the body, so the
+	 * request lives until http_resume(). Suspended ROUTE_SLOW requests are
+	 * not completed before a worker resumes them. */
+	if (rq->pending && !rq->resumed && !(rq->route->flags & ROUTE_SLOW)) {
+		rq->orphaned = true;
+		return;
+	}
+	req_free(rq);
 }
 
 /* ---- workers ------------------------------------------------------------ */

@@ -1033,6 +1033,46 @@ def sigterm_finishes_requests_in_flight():
 
 
 @test
+def clients_that_hang_up_while_their_runs_commit():
+    """A client that closes its connection (RST) right after its POST: the
+    request's memory must live until the writer is done with it, the
+    server keeps serving, and it stops cleanly (under ASan: no use after
+    free)."""
+    k = Karted(Shared.binary).start()
+    host, port = k.host_port
+    lines = "\n".join(json.dumps(run(system="hangup-sys", p=1 + i % 64, n=float(i + 1))) for i in range(2000))
+    body = (lines + "\n").encode()
+    head = (f"POST /api/v1/runs HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/x-ndjson\r\n"
+            f"Authorization: Bearer {k.first_token}\r\nContent-Length: {len(body)}\r\n\r\n").encode()
+
+    def hang_up(n):
+        for _ in range(n):
+            s = socket.create_connection((host, port), timeout=5)
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00")
+            s.sendall(head + body)
+            time.sleep(0.002)
+            s.close()  # RST: the answer has nowhere to go
+
+    try:
+        threads = [threading.Thread(target=hang_up, args=(15,)) for _ in range(4)]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(60)
+        s, b, _ = k.request("POST", "/api/v1/runs", run(system="hangup-sys", p=3), token=k.first_token)
+        expect(s == 201, f"a POST after 60 hang-ups is answered ({s} {b})")
+        s, b, _ = k.request("GET", "/api/v1/health")
+        expect(s == 200 and b["status"] == "ok", f"health after the hang-ups ({s} {b})")
+        # and a SIGTERM while hung-up requests may still be queued
+        for th in [threading.Thread(target=hang_up, args=(3,)) for _ in range(4)]:
+            th.start()
+        time.sleep(0.01)
+    finally:
+        rc = k.stop()
+    expect(rc == 0, f"karted stops cleanly after clients hung up (exit {rc}): {k.stderr[-2000:]}")
+
+
+@test
 def acknowledged_runs_survive_kill_9():
     k = Karted(Shared.binary).start()
     acked, lock, stop = [], threading.Lock(), threading.Event()
