@@ -119,6 +119,7 @@ static int post_runs(void *app, struct req *rq, struct resp *rs)
 		resp_error(rs, &err);
 		return 0;
 	}
+	w->job.ids = xcalloc(w->job.batch.count, sizeof(*w->job.ids));
 	req_defer(rq, write_req_submit, w);
 	return HTTP_PENDING;
 }

@@ -43,7 +43,6 @@ static int do_runs(struct store *st, struct wjob *job)
 	size_t i;
 	bool existed;
 
-	job->ids = xcalloc(job->batch.count, sizeof(*job->ids));
 	job->fresh = 0;
 	for (i = 0; i < job->batch.count; i++) {
 		if (store_put_run(st, &job->batch.runs[i], &job->ids[i], &existed, &job->err)) {
@@ -96,18 +95,13 @@ void writer_run_batch(struct store *st, struct wjob *jobs)
 	 * it fails, each job is retried alone, so a bad one cannot take the
 	 * others down with it. */
 	kerr_clear(&err);
-	for (j = jobs; j; j = j->next) {
+	for (j = jobs; j; j = j->next)
 		kerr_clear(&j->err);
-		free(j->ids);
-		j->ids = NULL;
-	}
 	if (run_together(st, jobs, &err) == 0)
 		return;
 	for (j = jobs; j; j = next) {
 		next = j->next;
 		j->next = NULL;
-		free(j->ids);
-		j->ids = NULL;
 		kerr_clear(&j->err);
 		if (run_together(st, j, &err) && !j->err.code) {
 			j->rc = -1;

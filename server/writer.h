@@ -24,7 +24,8 @@ enum wjob_kind { WJOB_RUNS, WJOB_DELETE, WJOB_PVT };
 struct wjob {
 	enum wjob_kind kind;
 	struct run_batch batch;	/* WJOB_RUNS: in, owned by the job's creator */
-	int64_t *ids;		/* WJOB_RUNS: out, batch.count ids (creator frees) */
+	int64_t *ids;		/* WJOB_RUNS: out, batch.count ids, in room the creator
+				 * gives and frees (memory stays with the loop thread) */
 	size_t fresh;		/* WJOB_RUNS: out, how many were new (not idempotent repeats) */
 	int64_t id;		/* WJOB_DELETE: in */
 	bool deleted;		/* WJOB_DELETE: out */

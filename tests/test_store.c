@@ -332,6 +332,8 @@ static void test_writer_batch(void **state)
 	b.batch = runs_of(RUN("W", "md", "", 4, 1));
 	a.done = b.done = d.done = job_done;
 	a.next = &b;
+	a.ids = calloc(a.batch.count, sizeof(*a.ids));
+	b.ids = calloc(b.batch.count, sizeof(*b.ids));
 	writer_run_batch(f->st, &a);
 	assert_int_equal(a.rc, 0);
 	assert_int_equal(b.rc, 0);
@@ -367,6 +369,7 @@ static void test_thread_writer_answers_after_commit(void **state)
 	j.kind = WJOB_RUNS;
 	j.batch = runs_of(RUN("T", "md", "", 1, 1));
 	j.done = job_done;
+	j.ids = calloc(j.batch.count, sizeof(*j.ids));
 	count_done = 0;
 	writer_submit(w, &j);
 	while (waiting && spins++ < 1000) {
