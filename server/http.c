@@ -24,6 +24,7 @@
 #include "mono.h"
 
 #define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
+#define BODY_FIRST_MAX (64u << 10)	/* largest body buffer sized from Content-Length alone */
 
 struct req;
 
@@ -56,6 +57,7 @@ struct req {
 	char *param;
 	char *body;
 	size_t len, cap;
+	size_t expect;		/* Content-Length when sent and within the limit */
 	size_t discarded;	/* bytes thrown away after the cap was passed */
 	bool too_big;
 	bool ndjson;
@@ -388,7 +390,9 @@ static bool early_answer(struct req *rq)
 			return true;
 		}
 		cl = req_header(rq, MHD_HTTP_HEADER_CONTENT_LENGTH);
-		if (cl && strtoull(cl, NULL, 10) > h->cfg.max_body) {
+		if (cl)
+			rq->expect = strtoull(cl, NULL, 10);
+		if (cl && rq->expect > h->cfg.max_body) {
 			rq->too_big = true;
 			resp_errorf(rs, 413, "the body is larger than the limit of %zu bytes",
 				    h->cfg.max_body);
@@ -406,7 +410,12 @@ static void take_upload(struct req *rq, const char *data, size_t size)
 		return;
 	}
 	if (rq->len + size + 1 > rq->cap) {
-		rq->cap = rq->cap ? rq->cap : 4096;
+		/* the announced length at once when small (a run fits malloc's
+		 * per-thread cache); beyond that doubling, so memory follows
+		 * the bytes that came, not what a client announced */
+		if (!rq->cap && rq->expect >= rq->len + size && rq->expect < BODY_FIRST_MAX)
+			rq->cap = rq->expect + 1;
+		rq->cap = rq->cap ? rq->cap : 1024;
 		while (rq->cap < rq->len + size + 1)
 			rq->cap *= 2;
 		rq->body = xrealloc(rq->body, rq->cap);
