@@ -625,7 +625,7 @@ static int run_finish(struct sax *x)
 	if (!r->variant)
 		r->variant = xstrdup("");
 	if (x->batch->count == x->cap) {
-		x->cap = x->cap ? 2 * x->cap : 8;
+		x->cap = x->cap ? 2 * x->cap : 1;	/* one run: a small allocation */
 		x->batch->runs = xrealloc(x->batch->runs, x->cap * sizeof(*x->batch->runs));
 	}
 	x->batch->runs[x->batch->count++] = *r;
