@@ -46,6 +46,16 @@ bool api_token_ok(void *app, const char *token)
 	return ok;
 }
 
+bool api_answers_ready(void *app)
+{
+	return writer_has_done(((struct karted *)app)->writer);
+}
+
+void api_loop_sleeps(void *app, bool sleeps)
+{
+	writer_loop_sleeps(((struct karted *)app)->writer, sleeps);
+}
+
 int api_after_run(void *app)
 {
 	struct karted *k = app;

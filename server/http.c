@@ -677,6 +677,32 @@ unsigned http_port(const struct http *h)
 	return h->port;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield");
+#endif
+}
+
+/* Up to HTTP_SPIN_US awake: true as soon as answers are ready or one of
+ * fds (MHD's sockets, the wake-ups) has something (then the loop runs at
+ * once, nobody is woken). */
+static bool wait_awake(struct http *h, struct pollfd *fds, nfds_t n)
+{
+	double until = mono_s() + HTTP_SPIN_US * 1e-6;
+	int i;
+
+	do {
+		if (h->cfg.answers_ready(h->cfg.app) || poll(fds, n, 0) > 0)
+			return true;
+		for (i = 0; i < 64; i++)
+			cpu_relax();
+	} while (mono_s() < until);
+	return false;
+}
+
 int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 {
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
@@ -702,7 +728,17 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			timeout = 10;
 		if (after & AFTER_ANSWERED)
 			timeout = 0;	/* send the answers now */
+		if ((after & AFTER_WAITING) && timeout > 0 && h->cfg.answers_ready &&
+		    wait_awake(h, fds, 3))
+			timeout = 0;
+		if (timeout > 0 && h->cfg.loop_sleeps) {
+			h->cfg.loop_sleeps(h->cfg.app, true);
+			if (h->cfg.answers_ready(h->cfg.app))
+				timeout = 0;	/* came just now: the writer saw no sleeper */
+		}
 		poll(fds, sig ? 3 : 4, timeout);
+		if (h->cfg.loop_sleeps)
+			h->cfg.loop_sleeps(h->cfg.app, false);
 		if ((fds[2].revents & POLLIN) && read(h->w.done_fd, &n, sizeof(n)) < 0)
 			n = 0;	/* reset; MHD_run below sends what the workers resumed */
 		if (!sig && (fds[3].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si)) {

@@ -9,7 +9,11 @@
  * during the turn to its writer thread and answers the committed ones.
  * A pending request is not suspended (that costs two epoll_ctl calls and a
  * wake-up each): MHD calls its handler again, which returns at once until
- * the answer is there; the loop sleeps on wake_fd rather than spin.
+ * the answer is there. While answers are due the loop first waits awake
+ * for up to HTTP_SPIN_US, watching answers_ready() and the sockets, and
+ * only then sleeps on wake_fd: a commit takes ~50-200 us, and putting the
+ * thread to sleep and waking it costs more than that in CPU and latency
+ * (on a VM a wake-up is an interrupt between virtual CPUs).
  */
 #ifndef KARTE_HTTP_H
 #define KARTE_HTTP_H
@@ -41,6 +45,8 @@ enum route_flags {
 				 * the handler must be thread-safe */
 };
 
+#define HTTP_SPIN_US 200	/* how long the loop waits awake for due answers */
+
 #define HTTP_PENDING 1		/* handler returned: the answer comes later */
 
 enum { AFTER_ANSWERED = 1, AFTER_WAITING = 2 };
@@ -67,6 +73,11 @@ struct http_config {
 	 * AFTER_ANSWERED and/or AFTER_WAITING (answers will come; wake_fd will
 	 * tell). */
 	int (*after_run)(void *app);
+	/* Optional, with after_run: whether answers are ready (cheap, any
+	 * thread's data); and told before and after the loop sleeps, so that
+	 * wake_fd need be written only while it does. */
+	bool (*answers_ready)(void *app);
+	void (*loop_sleeps)(void *app, bool sleeps);
 	int wake_fd;		/* polled with the sockets; -1 for none */
 	unsigned workers;	/* threads for ROUTE_SLOW handlers (1 when 0) */
 	void *app;

@@ -337,6 +337,8 @@ static int cmd_serve(const struct opts *o)
 	cfg.serve_static = api_static;
 	cfg.token_ok = api_token_ok;
 	cfg.after_run = api_after_run;
+	cfg.answers_ready = api_answers_ready;
+	cfg.loop_sleeps = api_loop_sleeps;
 	cfg.wake_fd = writer_fd(k.writer);
 	cfg.workers = 2;	/* analyses and reports, off the event loop */
 	cfg.app = &k;

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,11 @@
  * writer thread: queue (head..tail) takes each job as soon as its request is
  * parsed, and the thread takes the whole queue whenever it is free, so a
  * batch is whatever arrived while the previous one committed; done
- * (done..done_tail) holds committed jobs until the loop answers them. The
- * thread writes wake_fd after each commit.
+ * (done..done_tail) holds committed jobs until the loop answers them. After
+ * a commit the thread sets has_done, and writes wake_fd only when the loop
+ * said it sleeps (the loop sets loop_sleeps, then looks at has_done; the
+ * thread sets has_done, then looks at loop_sleeps: with sequentially
+ * consistent atomics one of them sees the other).
  */
 struct writer {
 	struct store *st;
@@ -29,6 +33,8 @@ struct writer {
 	pthread_cond_t cond;
 	int wake_fd;
 	bool stopping, busy;
+	atomic_bool has_done;	/* done is not empty */
+	atomic_bool loop_sleeps;	/* the loop sleeps in poll: write wake_fd */
 	uint64_t busy_ns, commits;	/* under lock */
 	struct writer_stats stats;	/* loop thread only */
 };
@@ -143,7 +149,8 @@ static void *writer_main(void *arg)
 		else
 			w->done = jobs;
 		w->done_tail = last;
-		if (write(w->wake_fd, &one, sizeof(one)) < 0)
+		atomic_store(&w->has_done, true);
+		if (atomic_load(&w->loop_sleeps) && write(w->wake_fd, &one, sizeof(one)) < 0)
 			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
 	}
 	pthread_mutex_unlock(&w->lock);
@@ -175,6 +182,16 @@ fail:
 	return NULL;
 }
 
+bool writer_has_done(struct writer *w)
+{
+	return atomic_load(&w->has_done);
+}
+
+void writer_loop_sleeps(struct writer *w, bool sleeps)
+{
+	atomic_store(&w->loop_sleeps, sleeps);
+}
+
 int writer_fd(const struct writer *w)
 {
 	return w->wake_fd;
@@ -203,6 +220,7 @@ size_t writer_turn(struct writer *w, bool *waiting)
 	pthread_mutex_lock(&w->lock);
 	done = w->done;
 	w->done = w->done_tail = NULL;
+	atomic_store(&w->has_done, false);
 	/* reset the wake-up with the list taken: a commit after this writes it again */
 	if (done && read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
 		n = 0;
@@ -227,6 +245,7 @@ void writer_close(struct writer *w)
 
 	if (!w)
 		return;
+	writer_loop_sleeps(w, true);	/* every commit from now on writes wake_fd */
 	/* answer everything still queued or in flight */
 	while (waiting) {
 		writer_turn(w, &waiting);

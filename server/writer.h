@@ -53,8 +53,17 @@ const struct writer_stats *writer_stats(const struct writer *w);
  * closes it in writer_close. NULL with err on failure. */
 struct writer *writer_open(struct store *st, struct kerr *err);
 
-/* An fd that becomes readable when a batch is committed: poll it. */
+/* An fd that becomes readable when a batch is committed while the loop
+ * sleeps (see writer_loop_sleeps): poll it. */
 int writer_fd(const struct writer *w);
+
+/* Whether committed jobs wait for writer_turn (any thread, no lock). */
+bool writer_has_done(struct writer *w);
+
+/* The loop tells before it sleeps (true) and after (false); while it
+ * sleeps, every commit writes writer_fd. Look at writer_has_done after
+ * saying true. */
+void writer_loop_sleeps(struct writer *w, bool sleeps);
 
 /* Queue a job (event loop thread). */
 void writer_submit(struct writer *w, struct wjob *job);
