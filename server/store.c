@@ -124,6 +124,23 @@ static int exec_stmt(struct store *st, enum stmt_id id, struct kerr *err, const 
 	return 0;
 }
 
+/* Run statement id with one integer bound to ?1, to completion. */
+static int exec_int(struct store *st, enum stmt_id id, int64_t v, struct kerr *err,
+		    const char *what)
+{
+	sqlite3_stmt *s = stmt(st, id, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, v);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, what);
+	return 0;
+}
+
 static int user_version(struct store *st)
 {
 	sqlite3_stmt *s;
@@ -518,28 +535,12 @@ int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *er
 
 int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err)
 {
-	sqlite3_stmt *s = stmt(st, S_DELETE, err);
-	int rc;
-
-	if (!s)
+	if (exec_int(st, S_DELETE, id, err, "deleting a run"))
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "deleting a run");
 	*deleted = sqlite3_changes(st->db) > 0;
-	if (!*deleted)
-		return 0;
 	/* so that id is never given again, even when it was the largest */
-	s = stmt(st, S_ID_FLOOR, err);
-	if (!s)
+	if (*deleted && exec_int(st, S_ID_FLOOR, id, err, "keeping the deleted id"))
 		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "keeping the deleted id");
 	return 0;
 }
 
