@@ -632,6 +632,14 @@ bad:
 			"[::1]:8080", listen);
 }
 
+int http_check_listen(const char *listen, struct kerr *err)
+{
+	struct sockaddr_storage ss;
+	bool v6;
+
+	return parse_listen(listen, &ss, &v6, err);
+}
+
 struct http *http_start(const struct http_config *cfg, struct kerr *err)
 {
 	struct sockaddr_storage ss;

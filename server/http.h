@@ -85,6 +85,9 @@ struct http_config {
 
 struct http;
 
+/* 0 when listen is a usable "ADDR:PORT", else -1 and err (nothing bound). */
+int http_check_listen(const char *listen, struct kerr *err);
+
 /* Start serving. NULL and err when the address is bad or taken. */
 struct http *http_start(const struct http_config *cfg, struct kerr *err);
 

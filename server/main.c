@@ -264,6 +264,25 @@ static int count_token(const char *name, const char *created, const char *revoke
 	return 0;
 }
 
+/* On the first start (no token at all) make one and print it. Called once
+ * the address is bound, so a start that fails (address taken, bad
+ * options) leaves no token nobody saw. */
+static void first_start_token(const char *db)
+{
+	char token[TOKEN_LEN + 1];
+	struct kerr err;
+	struct store *st = store_open(db, 0, &err);
+	int ntokens = 0;
+
+	kerr_clear(&err);
+	if (st && store_each_token(st, count_token, &ntokens, &err) == 0 && ntokens == 0 &&
+	    new_token(st, "first-start", token, &err) == 0)
+		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
+	else if (err.msg[0])
+		fprintf(stderr, "karted: no first-start token: %s\n", err.msg);
+	store_close(st);
+}
+
 const struct route *const karted_routes[] = {api_routes, api_analysis_routes, api_report_routes,
 					      api_method_routes, NULL};
 
@@ -289,12 +308,16 @@ static int cmd_serve(const struct opts *o)
 	struct store *st;
 	struct kerr err;
 	sigset_t sigs;
-	char token[TOKEN_LEN + 1];
 	char host[128];
-	int ntokens = 0, sig, sigfd = -1, rc = 1;
+	int sig, sigfd = -1, rc = 1;
 	struct stat sb;
 
 	kerr_clear(&err);
+	/* a bad address is a usage error, found before the database is touched */
+	if (http_check_listen(o->listen, &err)) {
+		fprintf(stderr, "karted: %s\n", err.msg);
+		return 2;
+	}
 	/* Signals are taken by sigwait() below; every thread inherits the mask. */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
@@ -314,9 +337,6 @@ static int cmd_serve(const struct opts *o)
 		fprintf(stderr, "karted: %s\n", err.msg);
 		return 1;
 	}
-	if (o->first_token && store_each_token(st, count_token, &ntokens, &err) == 0 &&
-	    ntokens == 0 && new_token(st, "first-start", token, &err) == 0)
-		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
 	k.readers = pool_open(o->db, 4, &err);	/* the loop, two workers, one spare */
 	if (!k.readers)
 		goto out;
@@ -345,6 +365,8 @@ static int cmd_serve(const struct opts *o)
 	h = http_start(&cfg, &err);
 	if (!h)
 		goto out;
+	if (o->first_token)
+		first_start_token(o->db);
 	printf("karted: serving http://%s:%u/ (database %s)\n", shown_host(o->listen, host, sizeof(host)),
 	       http_port(h), o->db);
 	fflush(stdout);

@@ -19,6 +19,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 
@@ -835,7 +836,6 @@ def otf2_archives_written_and_corrected():
     if not w or not Shared.karte:
         raise AssertionError("--otf2-writer and --karte are needed")
     import math
-    import tempfile
     d = tempfile.mkdtemp(prefix="karte-otf2-")
     for name, kind in (("ref", "reference"), ("inst", "instrumented")):
         r = subprocess.run([w, os.path.join(d, name), name, kind], capture_output=True, text=True)
@@ -927,10 +927,26 @@ def help_and_usage_errors():
            "--help lists commands and environment variables")
     out = subprocess.run([b, "frobnicate"], capture_output=True, text=True)
     expect(out.returncode == 2 and "unknown command" in out.stderr, f"unknown command -> 2 ({out.stderr})")
-    out = subprocess.run([b, "serve", "--listen", "nowhere"], capture_output=True, text=True)
-    expect(out.returncode != 0 and "ADDR:PORT" in out.stderr, f"bad --listen explained ({out.stderr})")
-    out = subprocess.run([b, "serve", "--sync", "sometimes"], capture_output=True, text=True)
-    expect(out.returncode == 2 and "--sync" in out.stderr, f"bad --sync explained ({out.stderr})")
+    with tempfile.TemporaryDirectory(prefix="karte-usage-") as d:
+        # run where ./data/karte.db would land: a start that fails leaves nothing behind
+        out = subprocess.run([b, "serve", "--listen", "nowhere"], capture_output=True, text=True, cwd=d)
+        expect(out.returncode == 2 and "ADDR:PORT" in out.stderr, f"bad --listen explained ({out.stderr})")
+        out = subprocess.run([b, "serve", "--sync", "sometimes"], capture_output=True, text=True, cwd=d)
+        expect(out.returncode == 2 and "--sync" in out.stderr, f"bad --sync explained ({out.stderr})")
+        expect(not os.path.exists(os.path.join(d, "data")), "a usage error touches no database")
+        # port taken: the database may be made, but no first-start token nobody saw
+        taken = socket.socket()
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        try:
+            out = subprocess.run([b, "serve", "--listen", f"127.0.0.1:{taken.getsockname()[1]}",
+                                  "--db", os.path.join(d, "t.db")], capture_output=True, text=True, timeout=30)
+        finally:
+            taken.close()
+        expect(out.returncode == 1 and "write token" not in out.stdout,
+               f"port taken: exit 1, no token printed ({out.returncode} {out.stdout!r} {out.stderr[-200:]})")
+        n = sqlite3.connect(os.path.join(d, "t.db")).execute("SELECT count(*) FROM tokens").fetchone()[0]
+        expect(n == 0, f"port taken: no token stored ({n})")
 
 
 @test
