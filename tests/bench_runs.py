@@ -106,6 +106,23 @@ def bare_sqlite(binary, rows, batch):
     return float(out.stdout.split()[1])
 
 
+def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, extra):
+    """ROUNDS rounds of the baseline then karted; each round's ratio is
+    karted over the baseline measured just before it. Prints every round and
+    the medians (rates and ratio)."""
+    bare, ours, ratios = [], [], []
+    for r in range(rounds):
+        bare.append(base_fn())
+        rate, info = ours_fn()
+        ours.append(rate)
+        ratios.append(rate / bare[-1])
+        print(f"  round {r + 1}: {line(bare[-1], rate, info)} = {100 * ratios[-1]:5.1f}%   {extra(info)}",
+              flush=True)
+    print(f"  karted {what} {statistics.median(ours):.0f} {unit}, {base_name} "
+          f"{statistics.median(bare):.0f} {base_unit} (medians); median ratio {100 * statistics.median(ratios):.1f}%;"
+          f" target >= 50%")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
@@ -120,32 +137,18 @@ def main():
     sq = os.path.join(a.build, "bench", "bare_sqlite")
 
     print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds")
-    bare, ours, ratios = [], [], []
-    for r in range(a.rounds):
-        bare.append(bare_mhd(mhd, a.seconds, a.conns))
-        rps, batch = karted_single(karted, a.seconds, a.conns)
-        ours.append(rps)
-        ratios.append(rps / bare[-1])
-        print(f"  round {r + 1}: bare libmicrohttpd {bare[-1]:9.0f} req/s   karted {rps:9.0f} req/s"
-              f" = {100 * ratios[-1]:5.1f}%   (mean group commit {batch:.1f} requests)", flush=True)
-    print(f"  karted single-run POST {statistics.median(ours):.0f} req/s, bare handler "
-          f"{statistics.median(bare):.0f} req/s (medians); median ratio {100 * statistics.median(ratios):.1f}%;"
-          f" target >= 50%")
-
+    paired(a.rounds, "single-run POST", "bare handler", "req/s", "req/s",
+           lambda: bare_mhd(mhd, a.seconds, a.conns),
+           lambda: karted_single(karted, a.seconds, a.conns),
+           lambda b, o, batch: f"bare libmicrohttpd {b:9.0f} req/s   karted {o:9.0f} req/s",
+           lambda batch: f"(mean group commit {batch:.1f} requests)")
     print(f"bulk NDJSON: {a.bodies} bodies of {a.runs_per_body} runs; bare prepared inserts in "
           f"transactions of {a.runs_per_body}")
-    bare, ours, ratios = [], [], []
-    for r in range(a.rounds):
-        bare.append(bare_sqlite(sq, a.bodies * a.runs_per_body, a.runs_per_body))
-        rps, size = karted_bulk(karted, a.bodies, a.runs_per_body)
-        ours.append(rps)
-        ratios.append(rps / bare[-1])
-        print(f"  round {r + 1}: bare SQLite inserts {bare[-1]:9.0f} rows/s   karted NDJSON {rps:9.0f} runs/s"
-              f" = {100 * ratios[-1]:5.1f}%   ({size / 1e6:.1f} MB per body)", flush=True)
-    print(f"  karted bulk NDJSON {statistics.median(ours):.0f} runs/s, bare prepared inserts "
-          f"{statistics.median(bare):.0f} rows/s (medians); median ratio {100 * statistics.median(ratios):.1f}%;"
-          f" target >= 50%")
-
+    paired(a.rounds, "bulk NDJSON", "bare prepared inserts", "runs/s", "rows/s",
+           lambda: bare_sqlite(sq, a.bodies * a.runs_per_body, a.runs_per_body),
+           lambda: karted_bulk(karted, a.bodies, a.runs_per_body),
+           lambda b, o, size: f"bare SQLite inserts {b:9.0f} rows/s   karted NDJSON {o:9.0f} runs/s",
+           lambda size: f"({size / 1e6:.1f} MB per body)")
 
 if __name__ == "__main__":
     main()
