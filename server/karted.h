@@ -17,9 +17,13 @@ struct pool;
 
 #define TOKEN_CACHE 16		/* tokens remembered as valid */
 #define TOKEN_CACHE_S 1.0	/* for this long: a revoked token works at most 1 s more */
+#define TOKEN_SEEN_MAX 64	/* longer tokens are hashed and looked up every time */
 
+/* A token seen valid, kept as sent: a request that repeats it costs a
+ * comparison, not a SHA-256 (the database keeps only hashes). */
 struct token_seen {
-	char hash[65];
+	char token[TOKEN_SEEN_MAX];
+	size_t len;
 	double until;		/* monotonic seconds */
 };
 
