@@ -33,6 +33,7 @@ struct writer {
 	pthread_cond_t cond;
 	int wake_fd;
 	bool stopping, busy;
+	bool woke;		/* wake_fd was written and not read yet */
 	atomic_bool has_done;	/* done is not empty */
 	atomic_bool loop_sleeps;	/* the loop sleeps in poll: write wake_fd */
 	uint64_t busy_ns, commits;	/* under lock */
@@ -150,8 +151,12 @@ static void *writer_main(void *arg)
 			w->done = jobs;
 		w->done_tail = last;
 		atomic_store(&w->has_done, true);
-		if (atomic_load(&w->loop_sleeps) && write(w->wake_fd, &one, sizeof(one)) < 0)
-			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+		if (atomic_load(&w->loop_sleeps)) {
+			if (write(w->wake_fd, &one, sizeof(one)) < 0)
+				fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+			else
+				w->woke = true;
+		}
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -221,9 +226,13 @@ size_t writer_turn(struct writer *w, bool *waiting)
 	done = w->done;
 	w->done = w->done_tail = NULL;
 	atomic_store(&w->has_done, false);
-	/* reset the wake-up with the list taken: a commit after this writes it again */
-	if (done && read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-		n = 0;
+	/* reset the wake-up with the list taken (a commit after this writes
+	 * it again); most commits find the loop awake and write nothing */
+	if (w->woke) {
+		if (read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
+			n = 0;
+		w->woke = false;
+	}
 	*waiting = w->busy || w->head;
 	w->stats.busy_ns = w->busy_ns;
 	w->stats.commits = w->commits;
