@@ -45,6 +45,17 @@ static const char *const region_names[R_COUNT] = {
 /* Where the parser is: the container it is inside. */
 enum level { L_TOP, L_BATCH, L_RUN, L_REGIONS, L_REGION, L_COUNTERS, L_LABELS };
 
+/* yajl's own allocations for one body (handle, lexer, stacks: a handful,
+ * all freed with the handle) come from here, past it from malloc. Each
+ * block starts with its size, so realloc knows what to copy. */
+#define ARENA_SIZE 4096
+#define ARENA_ALIGN 16
+
+struct arena {
+	_Alignas(ARENA_ALIGN) unsigned char buf[ARENA_SIZE];
+	size_t used;
+};
+
 struct sax {
 	struct run_batch *batch;
 	size_t cap;
@@ -417,6 +428,47 @@ static int ev_string(void *ctx, const unsigned char *s, size_t len)
 	}
 }
 
+static bool in_arena(const struct arena *a, const void *p)
+{
+	return (const unsigned char *)p >= a->buf && (const unsigned char *)p < a->buf + ARENA_SIZE;
+}
+
+static void *arena_malloc(void *ctx, size_t sz)
+{
+	struct arena *a = ctx;
+	size_t need = ARENA_ALIGN + (sz + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+	unsigned char *block;
+
+	if (need <= ARENA_SIZE - a->used) {
+		block = a->buf + a->used;
+		a->used += need;
+	} else {
+		block = xmalloc(ARENA_ALIGN + sz);
+	}
+	memcpy(block, &sz, sizeof(sz));
+	return block + ARENA_ALIGN;
+}
+
+static void arena_free(void *ctx, void *p)
+{
+	if (p && !in_arena(ctx, p))
+		free((unsigned char *)p - ARENA_ALIGN);
+}
+
+static void *arena_realloc(void *ctx, void *p, size_t sz)
+{
+	size_t old;
+	void *q;
+
+	if (!p)
+		return arena_malloc(ctx, sz);
+	memcpy(&old, (unsigned char *)p - ARENA_ALIGN, sizeof(old));
+	q = arena_malloc(ctx, sz);
+	memcpy(q, p, old < sz ? old : sz);
+	arena_free(ctx, p);
+	return q;
+}
+
 /* Offset just after the token being handled. */
 static size_t here(struct sax *x)
 {
@@ -743,6 +795,8 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 		   struct kerr *err)
 {
 	struct sax x = {0};
+	struct arena arena;	/* not zeroed: only arena.used needs a value */
+	yajl_alloc_funcs funcs = {arena_malloc, arena_realloc, arena_free, &arena};
 	yajl_status st;
 	bool at_end;
 
@@ -759,7 +813,8 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	x.body = body;
 	x.kind = kind;
 	x.field = F_NONE;
-	x.h = yajl_alloc(&callbacks, NULL, &x);
+	arena.used = 0;
+	x.h = yajl_alloc(&callbacks, &funcs, &x);
 	if (kind == BODY_NDJSON)
 		yajl_config(x.h, yajl_allow_multiple_values, 1);
 	st = yajl_parse(x.h, (const unsigned char *)body, len);
