@@ -231,8 +231,15 @@ static enum MHD_Result send_resp(struct req *rq)
 		return MHD_NO;
 	if (rs->content_type)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, rs->content_type);
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, rs->cache ? rs->cache : "no-store");
-	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	/* What a browser may keep or show: answers to GET and HEAD, and every
+	 * error (its message can echo a path). The success of a POST or DELETE
+	 * ({"ids":[...]}) is never cached and never rendered, and each header
+	 * costs allocations on the hottest path. */
+	if (!strcmp(rq->method, "GET") || !strcmp(rq->method, "HEAD") || rs->status >= 300) {
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+					rs->cache ? rs->cache : "no-store");
+		MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	}
 	if (rs->content_type && !strncmp(rs->content_type, "text/html", 9))
 		MHD_add_response_header(r, "Content-Security-Policy",
 					"default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
