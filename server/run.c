@@ -45,10 +45,11 @@ static const char *const region_names[R_COUNT] = {
 /* Where the parser is: the container it is inside. */
 enum level { L_TOP, L_BATCH, L_RUN, L_REGIONS, L_REGION, L_COUNTERS, L_LABELS };
 
-/* yajl's own allocations for one body (handle, lexer, stacks: a handful,
- * all freed with the handle) come from here, past it from malloc. Each
- * block starts with its size, so realloc knows what to copy. */
-#define ARENA_SIZE 4096
+/* yajl's own allocations for one body (handle, lexer, stacks and, once a
+ * string has escapes, two 2 KiB buffers; all freed with the handle) come
+ * from here, past it from malloc. Each block starts with its size, so
+ * realloc knows what to copy. */
+#define ARENA_SIZE 8192
 #define ARENA_ALIGN 16
 
 struct arena {

@@ -300,6 +300,29 @@ static void test_batch_is_all_or_nothing(void **state)
 	parse_bad("[[1]]", BODY_JSON, NULL, 0);
 }
 
+/* yajl decodes an escaped string into a buffer it grows from 2 KiB by
+ * doubling: a long one outgrows the parser's 8 KiB arena, so its blocks move
+ * to malloc (run under ASan in make test). */
+static void test_long_escaped_strings(void **state)
+{
+	size_t n = 5000, i, len;
+	char *body = malloc(n * 6 + 200);
+	struct run_batch b;
+
+	(void)state;
+	len = (size_t)sprintf(body, "{\"system\":\"");
+	for (i = 0; i < n; i++)
+		len += (size_t)sprintf(body + len, "\\u0041");
+	sprintf(body + len, "\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}");
+	parse_bad(body, BODY_JSON, "system", -1);
+	free(body);
+	b = parse_ok("{\"system\":\"\\u0041B\",\"application\":\"caf\\u00e9\",\"p\":1,\"n\":1,"
+		     "\"tau\":1,\"chi\":0}", BODY_JSON);
+	assert_string_equal(b.runs[0].system, "AB");
+	assert_string_equal(b.runs[0].application, "caf\xc3\xa9");
+	run_batch_free(&b);
+}
+
 static void test_ndjson_lines(void **state)
 {
 	struct run_batch b = parse_ok("{" BASE ",\"chi\":1}\n\n{" BASE ",\"chi\":2}\n", BODY_NDJSON);
@@ -381,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_and_repeated_fields),
 		cmocka_unit_test(test_regions_are_checked),
 		cmocka_unit_test(test_batch_is_all_or_nothing),
+		cmocka_unit_test(test_long_escaped_strings),
 		cmocka_unit_test(test_ndjson_lines),
 		cmocka_unit_test(test_malformed_json),
 		cmocka_unit_test(test_every_field_is_known),
