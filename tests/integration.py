@@ -328,6 +328,12 @@ def static_files_and_headers():
     s, b, h = k.request("GET", "/api/v1/health")
     expect(h.get("Cache-Control") == "no-store" and h.get("X-Content-Type-Options") == "nosniff",
            f"API answers are not cached ({h})")
+    s, b, h = k.request("POST", "/api/v1/runs", run(p=0), token=k.first_token)
+    expect(s == 400 and h.get("X-Content-Type-Options") == "nosniff" and h.get("Cache-Control") == "no-store",
+           f"errors of a POST keep nosniff and no-store ({s} {h})")
+    s, b, h = k.request("POST", "/api/v1/runs", run(system="hdr-sys"), token=k.first_token)
+    expect(s == 201 and h.get("Content-Type") == "application/json" and "Cache-Control" not in h,
+           f"a POST that stored runs answers with Content-Type only ({s} {h})")
 
 
 @test
