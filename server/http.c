@@ -759,8 +759,11 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 		poll(fds, sig ? 3 : 4, timeout);
 		if (h->cfg.loop_sleeps)
 			h->cfg.loop_sleeps(h->cfg.app, false);
+		/* reset the wake-ups; MHD_run and after_run below send what they announced */
+		if ((fds[1].revents & POLLIN) && read(h->cfg.wake_fd, &n, sizeof(n)) < 0)
+			n = 0;
 		if ((fds[2].revents & POLLIN) && read(h->w.done_fd, &n, sizeof(n)) < 0)
-			n = 0;	/* reset; MHD_run below sends what the workers resumed */
+			n = 0;
 		if (!sig && (fds[3].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 			sig = (int)si.ssi_signo;
 			fprintf(stderr, "karted: %s: no new connections; finishing requests in flight\n",

@@ -78,7 +78,8 @@ struct http_config {
 	 * wake_fd need be written only while it does. */
 	bool (*answers_ready)(void *app);
 	void (*loop_sleeps)(void *app, bool sleeps);
-	int wake_fd;		/* polled with the sockets; -1 for none */
+	int wake_fd;		/* an eventfd polled with the sockets, and read (reset)
+				 * by the loop when it was readable; -1 for none */
 	unsigned workers;	/* threads for ROUTE_SLOW handlers (1 when 0) */
 	void *app;
 };

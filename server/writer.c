@@ -22,7 +22,10 @@
  * a commit the thread sets has_done, and writes wake_fd only when the loop
  * said it sleeps (the loop sets loop_sleeps, then looks at has_done; the
  * thread sets has_done, then looks at loop_sleeps: with sequentially
- * consistent atomics one of them sees the other).
+ * consistent atomics one of them sees the other). The loop resets wake_fd
+ * when its poll finds it readable. Both sides make their system calls (the
+ * wake-up of the thread, the write of wake_fd) after letting go of the
+ * lock, so neither blocks on it for the other's system call.
  */
 struct writer {
 	struct store *st;
@@ -33,7 +36,6 @@ struct writer {
 	pthread_cond_t cond;
 	int wake_fd;
 	bool stopping, busy;
-	bool woke;		/* wake_fd was written and not read yet */
 	atomic_bool has_done;	/* done is not empty */
 	atomic_bool loop_sleeps;	/* the loop sleeps in poll: write wake_fd */
 	uint64_t busy_ns, commits;	/* under lock */
@@ -124,6 +126,7 @@ static void *writer_main(void *arg)
 	struct wjob *jobs, *last;
 	struct timespec t0, t1;
 	uint64_t one = 1;
+	bool wake;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
@@ -151,12 +154,12 @@ static void *writer_main(void *arg)
 			w->done = jobs;
 		w->done_tail = last;
 		atomic_store(&w->has_done, true);
-		if (atomic_load(&w->loop_sleeps)) {
-			if (write(w->wake_fd, &one, sizeof(one)) < 0)
-				fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
-			else
-				w->woke = true;
-		}
+		wake = atomic_load(&w->loop_sleeps);
+		pthread_mutex_unlock(&w->lock);
+		/* outside the lock, so the loop never waits on it for a system call */
+		if (wake && write(w->wake_fd, &one, sizeof(one)) < 0)
+			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+		pthread_mutex_lock(&w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -204,6 +207,8 @@ int writer_fd(const struct writer *w)
 
 void writer_submit(struct writer *w, struct wjob *job)
 {
+	bool idle;
+
 	job->next = NULL;
 	pthread_mutex_lock(&w->lock);
 	if (w->tail)
@@ -211,28 +216,24 @@ void writer_submit(struct writer *w, struct wjob *job)
 	else
 		w->head = job;
 	w->tail = job;
-	if (!w->busy)
-		pthread_cond_signal(&w->cond);	/* idle: start a batch now */
+	idle = !w->busy;
 	pthread_mutex_unlock(&w->lock);
+	/* idle: start a batch now. Signalled after the unlock, so the woken
+	 * thread does not block at once on the lock the loop still holds (it
+	 * looks at head under the lock, so the wake-up cannot be lost). */
+	if (idle)
+		pthread_cond_signal(&w->cond);
 }
 
 size_t writer_turn(struct writer *w, bool *waiting)
 {
 	struct wjob *done, *j, *next;
-	uint64_t n;
 	size_t count = 0;
 
 	pthread_mutex_lock(&w->lock);
 	done = w->done;
 	w->done = w->done_tail = NULL;
 	atomic_store(&w->has_done, false);
-	/* reset the wake-up with the list taken (a commit after this writes
-	 * it again); most commits find the loop awake and write nothing */
-	if (w->woke) {
-		if (read(w->wake_fd, &n, sizeof(n)) < 0 && errno != EAGAIN)
-			n = 0;
-		w->woke = false;
-	}
 	*waiting = w->busy || w->head;
 	w->stats.busy_ns = w->busy_ns;
 	w->stats.commits = w->commits;
@@ -251,6 +252,7 @@ void writer_close(struct writer *w)
 {
 	bool waiting = true;
 	struct pollfd pfd;
+	uint64_t n;
 
 	if (!w)
 		return;
@@ -261,7 +263,8 @@ void writer_close(struct writer *w)
 		if (waiting) {
 			pfd.fd = w->wake_fd;
 			pfd.events = POLLIN;
-			poll(&pfd, 1, 100);
+			if (poll(&pfd, 1, 100) > 0 && read(w->wake_fd, &n, sizeof(n)) < 0)
+				n = 0;	/* reset */
 		}
 	}
 	pthread_mutex_lock(&w->lock);
