@@ -12,7 +12,9 @@ measured in the same run on the same machine.
 Every load is bounded in time (wrk -d) or count, and goes to loopback only.
 Each pair is measured ROUNDS times, alternating; a round's ratio compares
 karted with the baseline measured right before it (this VM's speed drifts by
-2x within a minute), and the median of the rounds' ratios is reported.
+2x within a minute: short runs keep a pair close in time), and the median of
+the rounds' ratios is reported (nine rounds: one slow phase of the host
+moves a median of five by several points).
 """
 import argparse
 import http.client
@@ -126,9 +128,9 @@ def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, ext
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
-    ap.add_argument("--seconds", type=int, default=5, help="length of each wrk run")
+    ap.add_argument("--seconds", type=int, default=4, help="length of each wrk run")
     ap.add_argument("--conns", type=int, default=64, help="wrk connections")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=9)
     ap.add_argument("--bodies", type=int, default=10)
     ap.add_argument("--runs-per-body", type=int, default=10000)
     a = ap.parse_args()
