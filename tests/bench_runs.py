@@ -4,17 +4,19 @@ measured in the same run on the same machine.
 
   single-run POST   wrk on 127.0.0.1 posting one run per request to karted,
                     beside a bare libmicrohttpd handler (same event mode, no
-                    parsing, no storage) under the same wrk load
+                    parsing, no storage) under the same wrk load. Both
+                    servers stay up for the whole comparison and wrk loads
+                    them in turn, SECONDS each, ROUNDS times.
   bulk NDJSON       bodies of RUNS_PER_BODY runs posted one after another,
                     beside bare prepared inserts of the same rows into the
-                    same indexed table (tests/bench/bare_sqlite.c)
+                    same indexed table (tests/bench/bare_sqlite.c), ROUNDS
+                    times in turn.
 
 Every load is bounded in time (wrk -d) or count, and goes to loopback only.
-Each pair is measured ROUNDS times, alternating; a round's ratio compares
-karted with the baseline measured right before it (this VM's speed drifts by
-2x within a minute: short runs keep a pair close in time), and the median of
-the rounds' ratios is reported (nine rounds: one slow phase of the host
-moves a median of five by several points).
+A round's ratio compares karted with the baseline measured just before it,
+and the median of the rounds' ratios is reported: this VM's speed drifts by
+2x within a minute, so a pair is kept seconds apart and one slow phase of
+the host moves only a few of many rounds.
 """
 import argparse
 import http.client
@@ -48,31 +50,23 @@ def wrk(url, token, seconds, conns):
     return float(m.group(1))
 
 
-def bare_mhd(binary, seconds, conns):
-    # port 0 is not offered by the bare handler: pick one free port first
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    p = subprocess.Popen([binary, str(port), "1"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        p.stdout.readline()
-        return wrk(f"http://127.0.0.1:{port}/api/v1/runs", "none", seconds, conns)
-    finally:
-        p.terminate()
-        p.wait()
+class BareMhd:
+    """tests/bench/bare_mhd on a free loopback port."""
 
+    def __init__(self, binary):
+        import socket
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))  # the bare handler takes no port 0: pick a free one
+        self.port = s.getsockname()[1]
+        s.close()
+        self.proc = subprocess.Popen([binary, str(self.port), "1"], stdout=subprocess.PIPE,
+                                     stderr=subprocess.DEVNULL, text=True)
+        self.proc.stdout.readline()
+        self.url = f"http://127.0.0.1:{self.port}/api/v1/runs"
 
-def karted_single(binary, seconds, conns):
-    k = Karted(binary).start()
-    try:
-        rps = wrk(k.url + "/api/v1/runs", k.first_token, seconds, conns)
-        s, b, _ = k.request("GET", "/api/v1/health")
-        batch = b["write_requests"] / max(b["write_commits"], 1)
-        return rps, batch
-    finally:
-        k.stop()
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait()
 
 
 def karted_bulk(binary, bodies, per_body):
@@ -125,32 +119,50 @@ def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, ext
           f" target >= 50%")
 
 
+def single_run(a, karted, mhd):
+    """Both servers up; wrk loads the bare handler, then karted, per round."""
+    bare = BareMhd(mhd)
+    k = Karted(karted).start()
+    try:
+        wrk(bare.url, "none", 1, a.conns)  # warm-up: connections, caches, the first pages
+        wrk(k.url + "/api/v1/runs", k.first_token, 1, a.conns)
+        _, h0, _ = k.request("GET", "/api/v1/health")
+        paired(a.rounds, "single-run POST", "bare handler", "req/s", "req/s",
+               lambda: wrk(bare.url, "none", a.seconds, a.conns),
+               lambda: (wrk(k.url + "/api/v1/runs", k.first_token, a.seconds, a.conns), None),
+               lambda b, o, _: f"bare libmicrohttpd {b:9.0f} req/s   karted {o:9.0f} req/s",
+               lambda _: "")
+        _, h1, _ = k.request("GET", "/api/v1/health")
+    finally:
+        k.stop()
+        bare.stop()
+    commits = max(h1["write_commits"] - h0["write_commits"], 1)
+    print(f"  mean group commit: {(h1['write_requests'] - h0['write_requests']) / commits:.1f} requests")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
-    ap.add_argument("--seconds", type=int, default=4, help="length of each wrk run")
+    ap.add_argument("--seconds", type=int, default=2, help="length of each wrk run")
     ap.add_argument("--conns", type=int, default=64, help="wrk connections")
-    ap.add_argument("--rounds", type=int, default=9)
+    ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--bodies", type=int, default=10)
     ap.add_argument("--runs-per-body", type=int, default=10000)
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
-    mhd = os.path.join(a.build, "bench", "bare_mhd")
-    sq = os.path.join(a.build, "bench", "bare_sqlite")
 
-    print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds")
-    paired(a.rounds, "single-run POST", "bare handler", "req/s", "req/s",
-           lambda: bare_mhd(mhd, a.seconds, a.conns),
-           lambda: karted_single(karted, a.seconds, a.conns),
-           lambda b, o, batch: f"bare libmicrohttpd {b:9.0f} req/s   karted {o:9.0f} req/s",
-           lambda batch: f"(mean group commit {batch:.1f} requests)")
+    print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds "
+          f"(both servers up, loaded in turn)")
+    single_run(a, karted, os.path.join(a.build, "bench", "bare_mhd"))
     print(f"bulk NDJSON: {a.bodies} bodies of {a.runs_per_body} runs; bare prepared inserts in "
-          f"transactions of {a.runs_per_body}")
+          f"transactions of {a.runs_per_body}; {a.rounds} rounds")
+    sq = os.path.join(a.build, "bench", "bare_sqlite")
     paired(a.rounds, "bulk NDJSON", "bare prepared inserts", "runs/s", "rows/s",
            lambda: bare_sqlite(sq, a.bodies * a.runs_per_body, a.runs_per_body),
            lambda: karted_bulk(karted, a.bodies, a.runs_per_body),
            lambda b, o, size: f"bare SQLite inserts {b:9.0f} rows/s   karted NDJSON {o:9.0f} runs/s",
            lambda size: f"({size / 1e6:.1f} MB per body)")
+
 
 if __name__ == "__main__":
     main()
