@@ -353,6 +353,10 @@ def token_cli_create_list_revoke():
     expect(tok.encode() not in blob, "the token itself is not in the database")
     s, b, _ = k.request("POST", "/api/v1/runs", run(), token=tok)
     expect(s == 201, f"new token writes ({s})")
+    # karted now remembers tok as sent: near misses must still fail
+    for near in (tok[:-1] + ("A" if tok[-1] != "A" else "B"), tok[:-1], tok + "A"):
+        s, b, _ = k.request("POST", "/api/v1/runs", run(), token=near)
+        expect(s == 401, f"a token one character off a remembered one -> 401 ({s})")
     dup = subprocess.run([k.binary, "token", "create", "it-revoke", "--db", k.db], capture_output=True, text=True)
     expect(dup.returncode != 0 and dup.stdout == "" and "exists" in dup.stderr, f"duplicate name refused ({dup.stderr})")
     rv = subprocess.run([k.binary, "token", "revoke", "it-revoke", "--db", k.db], capture_output=True, text=True)
