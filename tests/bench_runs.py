@@ -112,7 +112,7 @@ def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, ext
         rate, info = ours_fn()
         ours.append(rate)
         ratios.append(rate / bare[-1])
-        print(f"  round {r + 1}: {line(bare[-1], rate, info)} = {100 * ratios[-1]:5.1f}%   {extra(info)}",
+        print(f"  round {r + 1}: {line(bare[-1], rate, info)} = {100 * ratios[-1]:5.1f}%   {extra(info)}".rstrip(),
               flush=True)
     print(f"  karted {what} {statistics.median(ours):.0f} {unit}, {base_name} "
           f"{statistics.median(bare):.0f} {base_unit} (medians); median ratio {100 * statistics.median(ratios):.1f}%;"
