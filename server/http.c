@@ -190,9 +190,8 @@ void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 	va_list ap;
 
 	kerr_clear(&err);
-	err.code = status;
 	va_start(ap, fmt);
-	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	kerr_vset(&err, status, fmt, ap);
 	va_end(ap);
 	resp_error(rs, &err);
 }
@@ -203,11 +202,10 @@ int resp_field_errorf(struct resp *rs, const char *field, long index, const char
 	va_list ap;
 
 	kerr_clear(&err);
-	err.code = 400;
 	err.index = index;
 	snprintf(err.field, sizeof(err.field), "%s", field);
 	va_start(ap, fmt);
-	vsnprintf(err.msg, sizeof(err.msg), fmt, ap);
+	kerr_vset(&err, 400, fmt, ap);
 	va_end(ap);
 	resp_error(rs, &err);
 	return -1;

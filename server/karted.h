@@ -64,9 +64,9 @@ extern const struct route *const karted_routes[];
 void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt);
 
 bool api_token_ok(void *app, const char *token);
-int api_after_run(void *app);
+int api_after_run(void *app);	/* answer what the writer committed */
 bool api_answers_ready(void *app);
-void api_loop_sleeps(void *app, bool sleeps);	/* commit the writes of this loop turn */
+void api_loop_sleeps(void *app, bool sleeps);
 int api_static(void *app, const char *path, struct resp *rs);
 
 #endif

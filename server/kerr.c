@@ -13,10 +13,13 @@ void kerr_clear(struct kerr *err)
 	err->msg[0] = '\0';
 }
 
-static void vset(struct kerr *err, int code, const char *fmt, va_list ap)
+int kerr_vset(struct kerr *err, int code, const char *fmt, va_list ap)
 {
+	if (!err)
+		return -1;
 	err->code = code;
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	return -1;
 }
 
 int kerr_set(struct kerr *err, int code, const char *fmt, ...)
@@ -26,7 +29,7 @@ int kerr_set(struct kerr *err, int code, const char *fmt, ...)
 	if (!err)
 		return -1;
 	va_start(ap, fmt);
-	vset(err, code, fmt, ap);
+	kerr_vset(err, code, fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -39,7 +42,7 @@ int kerr_field(struct kerr *err, int code, const char *field, const char *fmt, .
 		return -1;
 	snprintf(err->field, sizeof(err->field), "%s", field);
 	va_start(ap, fmt);
-	vset(err, code, fmt, ap);
+	kerr_vset(err, code, fmt, ap);
 	va_end(ap);
 	return -1;
 }

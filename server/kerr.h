@@ -24,6 +24,10 @@ void kerr_clear(struct kerr *err);
 int kerr_set(struct kerr *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
+/* As kerr_set, with the arguments in ap. */
+int kerr_vset(struct kerr *err, int code, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 /* As kerr_set, naming the field too. */
 int kerr_field(struct kerr *err, int code, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

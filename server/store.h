@@ -22,15 +22,15 @@ enum store_flags {
 	STORE_NO_AUTOCHECKPOINT = 1 << 3, /* someone else runs store_checkpoint() */
 };
 
-/* Open (creating when STORE_MIGRATE) the database at path. WAL mode;
- * synchronous=NORMAL unless STORE_SYNC_FULL: a committed transaction is in
- * the WAL file (written, not fsynced), so it survives a crash of the
- * process. Returns NULL and fills err on failure. */
 /* Once, before any store is opened: SQLite set up for karted's threads
  * (each connection is used by one thread at a time; no memory statistics,
  * which cost a global mutex on every allocation). */
 void store_library_init(void);
 
+/* Open (creating when STORE_MIGRATE) the database at path. WAL mode;
+ * synchronous=NORMAL unless STORE_SYNC_FULL: a committed transaction is in
+ * the WAL file (written, not fsynced), so it survives a crash of the
+ * process. Returns NULL and fills err on failure. */
 struct store *store_open(const char *path, unsigned flags, struct kerr *err);
 
 /* Close; accepts NULL. */

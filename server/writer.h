@@ -53,8 +53,9 @@ const struct writer_stats *writer_stats(const struct writer *w);
  * closes it in writer_close. NULL with err on failure. */
 struct writer *writer_open(struct store *st, struct kerr *err);
 
-/* An fd that becomes readable when a batch is committed while the loop
- * sleeps (see writer_loop_sleeps): poll it. */
+/* An eventfd that becomes readable when a batch is committed while the
+ * loop sleeps (see writer_loop_sleeps): poll it, and read it once it was
+ * readable, to reset it. */
 int writer_fd(const struct writer *w);
 
 /* Whether committed jobs wait for writer_turn (any thread, no lock). */
