@@ -117,7 +117,7 @@ build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/kerr.c server/xal
 
 test-fuzz: build/fuzz/fuzz_run
 	@mkdir -p build/fuzz/corpus
-	./build/fuzz/fuzz_run -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 \
+	./build/fuzz/fuzz_run -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
 	    build/fuzz/corpus tests/fuzz/corpus > build/fuzz/log 2>&1; rc=$$?; tail -n 6 build/fuzz/log; \
 	    [ $$rc -eq 0 ] && echo "fuzz: 1 passed, 0 failed" || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
 

@@ -65,7 +65,7 @@ static const char usage[] =
 	"\n"
 	"import-extrap: --p-param NAME (p), --n-param NAME (n), --metric NAME (time),\n"
 	"  --tau-region NAME (the first region), --chi-regions A,B or --gamma-regions A,B\n"
-	"  (regions summed into chi or gamma; neither: chi = 0, with a warning).\n"
+	"  (regions summed into chi or gamma; neither: the runs carry tau alone).\n"
 	"  Each point and repetition becomes one run.\n";
 
 struct opts {
@@ -813,13 +813,10 @@ static int cmd_run(const struct opts *o, int argc, char **argv)
 		rapl_close(&rapl);
 		return 2;
 	}
-	if (!json_object_get(run, "chi") && !json_object_get(run, "gamma")) {
-		fprintf(stderr, "karte-collect: give --chi or --gamma, or let the program write them "
-			"to $KARTE_RESULTS (the region library does)\n");
-		json_decref(run);
-		rapl_close(&rapl);
-		return 2;
-	}
+	if (!json_object_get(run, "chi") && !json_object_get(run, "gamma"))
+		fprintf(stderr, "karte-collect: note: the run carries tau alone (no --chi or --gamma, "
+			"and the program wrote neither to $KARTE_RESULTS); p-tau views and models "
+			"use it, the isoefficiency analysis leaves it out\n");
 	labels = json_object_get(run, "labels");
 	if (!json_is_object(labels)) {
 		labels = json_object();

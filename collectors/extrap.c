@@ -248,8 +248,9 @@ static json_t *build(const struct ex *x, const char *file, const struct extrap_o
 			}
 			if (part > t)
 				part = t;	/* nested regions counted twice */
-			json_object_set_new(run, o->gamma_regions && !o->chi_regions ? "gamma" : "chi",
-					    json_real(o->chi_regions || o->gamma_regions ? part : 0));
+			if (o->chi_regions || o->gamma_regions)
+				json_object_set_new(run, o->chi_regions ? "chi" : "gamma",
+						    json_real(part));
 			json_object_set_new(run, "regions", regs);
 			{
 				char rep[24];
@@ -262,8 +263,8 @@ static json_t *build(const struct ex *x, const char *file, const struct extrap_o
 		}
 	}
 	if (!o->chi_regions && !o->gamma_regions)
-		snprintf(err, errsize, "warning: no --chi-regions or --gamma-regions: chi = 0 for "
-			 "every run (efficiency 1); name the overhead regions to analyse it");
+		snprintf(err, errsize, "note: no --chi-regions or --gamma-regions: the runs carry tau "
+			 "alone; name the overhead regions for the isoefficiency analysis");
 	else
 		err[0] = '\0';
 	return runs;

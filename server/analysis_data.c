@@ -134,6 +134,21 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		goto fail;
 	}
 	if (flags & SERIES_ONE_FREQUENCY) {
+		for (i = 0; i < l.n; i++)
+			if (isnan(l.runs[i].chi))
+				sd->no_chi++;
+			else {
+				l.runs[kept] = l.runs[i];
+				l.freqs[kept++] = l.freqs[i];
+			}
+		if (kept == 0) {
+			kerr_set(err, BAD, "the %zu runs of series %s carry tau alone; this analysis "
+				 "needs chi or gamma (post them with the runs)", sd->no_chi,
+				 series_label(sd));
+			goto fail;
+		}
+		l.n = kept;
+		kept = 0;
 		if (frequency) {
 			char *end;
 

@@ -36,8 +36,9 @@ struct series_data {
 	char variant[RUN_NAME_MAX + 1];
 	char label[3 * RUN_NAME_MAX + 3];	/* series_label() */
 	double frequency_mhz;	/* the frequency runs[] were taken at; NAN: runs without one */
-	struct ka_run *runs;	/* SERIES_ONE_FREQUENCY */
+	struct ka_run *runs;	/* SERIES_ONE_FREQUENCY: the runs with chi */
 	size_t nruns;
+	size_t no_chi;		/* SERIES_ONE_FREQUENCY: runs left out for carrying tau alone */
 	struct series_run *all;	/* SERIES_WITH_REGIONS */
 	size_t nall;
 	json_t *others;		/* [{frequency_mhz, runs}] of the frequencies left out */
@@ -45,6 +46,8 @@ struct series_data {
 
 /* Load the series named by the query (system and application required,
  * variant "" when absent). 400 naming the field, 404 when it has no runs.
+ * SERIES_ONE_FREQUENCY keeps only runs with chi (Orii's analyses need it) and
+ * counts the others in no_chi; 400 when no run has chi.
  * On success the caller frees with series_free (also safe after failure). */
 int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
 		struct kerr *err);

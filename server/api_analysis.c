@@ -255,6 +255,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 			 "steps", out.steps, "c1_c3_boundary", out.boundary,
 			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
 			 "other_frequencies", series_other_frequencies(&sd));
+	json_object_set_new(body, "skipped", json_pack("{s:I}", "no_chi", (json_int_t)sd.no_chi));
 	/* how many there are, listed or not (max_pairs bounds the lists) */
 	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
 						      "candidates", (json_int_t)out.ncand, "not_sps",

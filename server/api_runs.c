@@ -232,7 +232,7 @@ static int get_run(void *app, struct req *rq, struct resp *rs)
 		resp_error(rs, &err);
 		return 0;
 	}
-	resp_json(rs, 200, json_pack("{s:o}", "run", run_to_json(&r)));
+	resp_json(rs, 200, run_to_json(&r));
 	run_clear(&r);
 	return 0;
 }

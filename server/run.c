@@ -630,10 +630,6 @@ static int run_finish(struct sax *x)
 			x->field = (enum fld)f;
 			return fail(x, "%s is required", fld_names[f]);
 		}
-	if (!(x->seen & (1u << F_CHI | 1u << F_GAMMA))) {
-		x->field = F_CHI;
-		return fail(x, "one of chi or gamma is required");
-	}
 	r->p = (int64_t)x->num[F_P];
 	r->n = x->num[F_N];
 	r->tau = x->num[F_TAU];
@@ -666,10 +662,13 @@ static int run_finish(struct sax *x)
 		}
 	} else if (x->seen & (1u << F_CHI)) {
 		r->gamma = r->tau - r->chi;
-	} else {
+	} else if (x->seen & (1u << F_GAMMA)) {
 		r->chi = r->tau - r->gamma;
+	} else {
+		r->chi = r->gamma = NAN;	/* tau alone: the analyses that need chi skip it */
 	}
-	r->has = ((x->seen >> F_FREQ) & 1 ? RUN_HAS_FREQ : 0) |
+	r->has = ((x->seen & (1u << F_CHI | 1u << F_GAMMA)) ? RUN_HAS_CHI : 0) |
+		 ((x->seen >> F_FREQ) & 1 ? RUN_HAS_FREQ : 0) |
 		 ((x->seen >> F_CAP) & 1 ? RUN_HAS_CAP : 0) |
 		 ((x->seen >> F_ENERGY) & 1 ? RUN_HAS_ENERGY : 0);
 	r->frequency_mhz = x->num[F_FREQ];
@@ -890,9 +889,11 @@ json_t *run_to_json(const struct run *r)
 	json_object_set_new(o, "p", json_integer(r->p));
 	json_object_set_new(o, "n", json_real(r->n));
 	json_object_set_new(o, "tau", json_real(r->tau));
-	json_object_set_new(o, "chi", json_real(r->chi));
-	json_object_set_new(o, "gamma", json_real(r->gamma));
-	json_object_set_new(o, "efficiency", json_real(1.0 - r->chi / r->tau));
+	if (r->has & RUN_HAS_CHI) {
+		json_object_set_new(o, "chi", json_real(r->chi));
+		json_object_set_new(o, "gamma", json_real(r->gamma));
+		json_object_set_new(o, "efficiency", json_real(1.0 - r->chi / r->tau));
+	}
 	if (r->has & RUN_HAS_FREQ)
 		json_object_set_new(o, "frequency_mhz", json_real(r->frequency_mhz));
 	if (r->has & RUN_HAS_CAP)

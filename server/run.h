@@ -27,6 +27,7 @@ enum run_opt {			/* bits of run.has: which optional numbers are set */
 	RUN_HAS_FREQ = 1 << 0,
 	RUN_HAS_CAP = 1 << 1,
 	RUN_HAS_ENERGY = 1 << 2,
+	RUN_HAS_CHI = 1 << 3,	/* chi and gamma (one was posted, the other follows) */
 };
 
 struct run {
@@ -37,8 +38,10 @@ struct run {
 	int64_t p;		/* processors, >= 1 */
 	double n;		/* problem size, > 0 */
 	double tau;		/* parallel time, seconds, > 0 */
-	double chi;		/* overhead, seconds, 0..tau (tau - gamma when only gamma posted) */
-	double gamma;		/* parallel computation, seconds (tau - chi when only chi posted) */
+	double chi;		/* overhead, seconds, 0..tau (tau - gamma when only gamma posted);
+				   NAN without RUN_HAS_CHI */
+	double gamma;		/* parallel computation, seconds (tau - chi when only chi posted);
+				   NAN without RUN_HAS_CHI */
 	unsigned has;		/* enum run_opt bits */
 	double frequency_mhz;
 	double power_cap_w;

@@ -1,5 +1,6 @@
 #include "store.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -441,8 +442,8 @@ int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *exis
 	sqlite3_bind_int64(s, 3, r->p);
 	sqlite3_bind_double(s, 4, r->n);
 	sqlite3_bind_double(s, 5, r->tau);
-	sqlite3_bind_double(s, 6, r->chi);
-	sqlite3_bind_double(s, 7, r->gamma);
+	bind_opt(s, 6, r->has & RUN_HAS_CHI, r->chi);
+	bind_opt(s, 7, r->has & RUN_HAS_CHI, r->gamma);
 	bind_opt(s, 8, r->has & RUN_HAS_FREQ, r->frequency_mhz);
 	bind_opt(s, 9, r->has & RUN_HAS_CAP, r->power_cap_w);
 	bind_opt(s, 10, r->has & RUN_HAS_ENERGY, r->energy_j);
@@ -497,8 +498,12 @@ static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
 	r->p = sqlite3_column_int64(s, 4);
 	r->n = sqlite3_column_double(s, 5);
 	r->tau = sqlite3_column_double(s, 6);
-	r->chi = sqlite3_column_double(s, 7);
-	r->gamma = sqlite3_column_double(s, 8);
+	r->chi = r->gamma = NAN;
+	if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
+		r->has |= RUN_HAS_CHI;
+		r->chi = sqlite3_column_double(s, 7);
+		r->gamma = sqlite3_column_double(s, 8);
+	}
 	if (sqlite3_column_type(s, 9) != SQLITE_NULL) {
 		r->has |= RUN_HAS_FREQ;
 		r->frequency_mhz = sqlite3_column_double(s, 9);

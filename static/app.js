@@ -324,7 +324,7 @@ async function runPage(id) {
   document.title = `karte — run ${id}`;
   const r = await api(`/api/v1/runs/${encodeURIComponent(id)}`);
   if (!r.ok) return [el('h1', {}, `Run ${id}`), message('error', errorText(r.body))];
-  const run = r.body.run;
+  const run = r.body;
   const s = { system: run.system, application: run.application, variant: run.variant };
   const skip = new Set(['regions', 'labels']);
   const fields = el('dl', { class: 'fields' }, Object.entries(run).filter(([k]) => !skip.has(k))
@@ -442,7 +442,7 @@ async function upload() {
     }
     const ids = r.body.ids;
     const runs = (await Promise.all(ids.slice(0, 100).map((id) => api(`/api/v1/runs/${id}`))))
-      .filter((x) => x.ok).map((x) => x.body.run);
+      .filter((x) => x.ok).map((x) => x.body);
     result.replaceChildren(message('ok', `${ids.length} run${ids.length === 1 ? '' : 's'} stored.`),
       runsTable(runs, 'uploaded'));
   });

@@ -21,7 +21,7 @@ from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
 
 SUITE = Suite("collectors")
 test = SUITE.test
-EXTRAP = os.path.join(ROOT, "..", "shared", "external-data", "extrap")
+EXTRAP = os.path.join(ROOT, "tests", "data", "extrap")
 
 
 
@@ -85,9 +85,12 @@ def run_measures_tau_and_rapl_with_wraparound():
 
 
 @test
-def run_needs_chi_or_gamma_and_a_working_command():
-    r = collect("run", "--system", "x", "--application", "y", "-p", "1", "-n", "1", "--", "true")
-    expect(r.returncode == 2 and "--chi or --gamma" in r.stderr, f"no chi: explained ({r.stderr})")
+def run_without_chi_stores_tau_alone_and_a_failing_command_nothing():
+    r = collect("run", "--system", "tau-alone", "--application", "y", "-p", "2", "-n", "1", "--", "sleep", "0.2")
+    expect(r.returncode == 0 and r.stderr.count("tau alone") == 1, f"no chi: stored, said once ({r.returncode} {r.stderr})")
+    got = runs_of("tau-alone")
+    expect(len(got) == 1 and "chi" not in got[0] and 0.2 <= got[0]["tau"] < 5 and got[0]["p"] == 2,
+           f"the run carries the measured tau and no chi ({got})")
     r = collect("run", "--system", "x", "--application", "y", "-p", "1", "-n", "1", "--chi", "0", "--", "false")
     expect(r.returncode == 1 and "no run posted" in r.stderr, f"a failing command posts nothing ({r.stderr})")
     expect(runs_of("x") == [], "nothing stored")
@@ -258,7 +261,8 @@ def extrap_relearn_imports_cleanly():
     r = collect("import-extrap", "--dry-run", "--system", "s", "--application", "a", "--metric", "metr",
                 "--p-param", "x", "--n-param", "y", os.path.join(EXTRAP, "two_parameter_1.txt"))
     lines = r.stdout.strip().splitlines()
-    expect(r.returncode == 0 and len(lines) > 0 and "warning" in r.stderr, f"synthetic file, chi = 0 warned ({r.stderr})")
+    expect(r.returncode == 0 and len(lines) > 0 and "tau alone" in r.stderr and all('"chi"' not in x for x in lines),
+           f"synthetic file without overhead regions: runs with tau alone, said ({r.stderr})")
     r = collect("import-extrap", "--system", "s", "--application", "a", os.path.join(EXTRAP, "two_parameter_1.txt"))
     expect(r.returncode == 1 and "no PARAMETER p" in r.stderr, f"missing parameter named ({r.stderr})")
     r = collect("import-extrap", "--system", "s", "--application", "a", "--chi-regions", "nope", src)

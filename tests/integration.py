@@ -5,7 +5,7 @@ usage: tests/integration.py --karted build/karted [-k NAME]
 
 Every endpoint and error path of the Runs API, tokens, the CLI, migrations,
 graceful stop on SIGTERM, durability of acknowledged runs across kill -9,
-and the contract check ../shared/contract/runs_api.py. Each load loop is
+and the contract check tests/contract/runs_api.py. Each load loop is
 bounded in count and time and talks to 127.0.0.1 or ::1 only.
 Prints one line per test and 'N passed, M failed' last.
 """
@@ -77,7 +77,7 @@ def gamma_only_run_gets_chi():
     r["gamma"] = 1.25
     s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
     s, g, _ = k.request("GET", f"/api/v1/runs/{b['ids'][0]}")
-    expect(g["run"]["gamma"] == 1.25 and g["run"]["chi"] == 0.75 and g["run"]["efficiency"] == 0.625,
+    expect(g["gamma"] == 1.25 and g["chi"] == 0.75 and g["efficiency"] == 0.625,
            f"chi derived from gamma, efficiency = gamma/tau ({g})")
 
 
@@ -298,7 +298,7 @@ def get_and_delete():
     s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
     rid = b["ids"][0]
     s, g, _ = k.request("GET", f"/api/v1/runs/{rid}")
-    got = g["run"]
+    got = g
     for key in ("system", "application", "variant", "p", "n", "tau", "chi", "frequency_mhz", "power_cap_w",
                 "energy_j", "regions", "labels", "measured_at"):
         expect(got.get(key) == r.get(key, ""), f"{key} round-trips ({got.get(key)!r} vs {r.get(key)!r})")
@@ -371,7 +371,7 @@ def token_cli_create_list_revoke():
 @test
 def contract_check_passes():
     k, t = Shared.k, Shared.token
-    script = os.path.join(ROOT, "..", "shared", "contract", "runs_api.py")
+    script = os.path.join(ROOT, "tests", "contract", "runs_api.py")
     if not os.path.exists(script):
         raise AssertionError(f"contract check not found at {script}")
     env = dict(os.environ, KB_URL=k.url, KB_TOKEN=k.token("contract"))
@@ -424,6 +424,41 @@ def isoefficiency_of_the_sp2_example():
            f"isoefficiency function at 0.5 ({f})")
     s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&frequency_mhz=2000")
     expect(s == 400 and "one point" in b["error"], f"one point -> 400 ({s} {b})")
+
+
+@test
+def runs_with_tau_alone_are_kept_and_skipped_by_orii():
+    k, t = Shared.k, Shared.token
+    ensure_sp2()
+    # the SP2 example once more, plus three runs that carry tau alone
+    runs = [run(system="SP2-tau", application="md", p=p, n=n, tau=tau, chi=(1 - e) * tau) for p, n, tau, e in SP2]
+    for p in (10, 16, 24):
+        r = run(system="SP2-tau", application="md", p=p, n=160000, tau=30.0 / p)
+        del r["chi"]
+        runs.append(r)
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201 and len(b["ids"]) == 11, f"11 runs stored ({s} {b})")
+    s, g, _ = k.request("GET", f"/api/v1/runs/{b['ids'][-1]}")
+    expect(s == 200 and "chi" not in g and "gamma" not in g and "efficiency" not in g and g["tau"] == 1.25,
+           f"a run with tau alone reads back without chi, gamma or efficiency ({g})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-tau&application=md")
+    expect(s == 200 and b["skipped"] == {"no_chi": 3} and len(b["points"]) == 8,
+           f"isoefficiency leaves the 3 tau-only runs out and says so ({s} {b.get('skipped')} {len(b.get('points', []))})")
+    s, b2, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md")
+    expect(s == 200 and b2["skipped"] == {"no_chi": 0}, f"skipped is 0 when every run has chi ({b2.get('skipped')})")
+    expect(b["sps"] == b2["sps"] and b["steps"] == b2["steps"], "the same verdicts as without the tau-only runs")
+    s, b, _ = k.request("GET", "/api/v1/reports/isoefficiency.svg?system=SP2-tau&application=md")
+    expect(s == 200, f"the report draws the runs with chi ({s})")
+    only = [run(system="tau-only", application="md", p=p, tau=8.0 / p) for p in (1, 2, 4)]
+    for r in only:
+        del r["chi"]
+    s, b, _ = k.request("POST", "/api/v1/runs", only, token=t)
+    expect(s == 201, f"tau-only runs stored ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=tau-only&application=md")
+    expect(s == 400 and "tau alone" in b["error"] and "3 runs" in b["error"],
+           f"a series of tau-only runs: 400 saying why ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=tau-only&limit=10")
+    expect(s == 200 and len(b["runs"]) == 3 and all("chi" not in x for x in b["runs"]), "listed without chi")
 
 
 @test
@@ -1010,7 +1045,7 @@ def migrates_an_older_database():
         s, b, _ = k.request("GET", "/api/v1/health")
         expect(b["schema_version"] >= 2, f"migrated to the newest schema ({b})")
         s, b, _ = k.request("GET", "/api/v1/runs/1")
-        expect(s == 200 and b["run"]["system"] == "old-sys" and b["run"]["chi"] == 1.0, f"old run kept ({b})")
+        expect(s == 200 and b["system"] == "old-sys" and b["chi"] == 1.0, f"old run kept ({b})")
         s, b, _ = k.request("POST", "/api/v1/runs", run(system="old-sys"), token=k.first_token)
         expect(s == 201 and b["ids"][0] == 2, f"new runs after migration ({s} {b})")
     finally:

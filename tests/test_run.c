@@ -58,7 +58,7 @@ static void test_minimal_run_and_derived_gamma(void **state)
 	assert_true(b.runs[0].tau == 12.5);
 	assert_true(b.runs[0].chi == 5.6);
 	assert_true(b.runs[0].gamma == 12.5 - 5.6);
-	assert_int_equal(b.runs[0].has, 0);
+	assert_int_equal(b.runs[0].has, RUN_HAS_CHI);
 	assert_null(b.runs[0].regions);
 	assert_null(b.runs[0].labels);
 	run_batch_free(&b);
@@ -71,6 +71,27 @@ static void test_gamma_only_derives_chi(void **state)
 	(void)state;
 	assert_true(b.runs[0].gamma == 6.9);
 	assert_true(b.runs[0].chi == 12.5 - 6.9);
+	run_batch_free(&b);
+}
+
+static void test_tau_alone(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE "}", BODY_JSON);
+	json_t *o;
+
+	(void)state;
+	assert_false(b.runs[0].has & RUN_HAS_CHI);
+	assert_true(isnan(b.runs[0].chi) && isnan(b.runs[0].gamma));
+	assert_true(b.runs[0].tau == 12.5);
+	o = run_to_json(&b.runs[0]);
+	assert_null(json_object_get(o, "chi"));
+	assert_null(json_object_get(o, "gamma"));
+	assert_null(json_object_get(o, "efficiency"));
+	assert_true(json_real_value(json_object_get(o, "tau")) == 12.5);
+	json_decref(o);
+	run_batch_free(&b);
+	b = parse_ok("{" BASE ",\"chi\":null,\"gamma\":null}", BODY_JSON);
+	assert_false(b.runs[0].has & RUN_HAS_CHI);
 	run_batch_free(&b);
 }
 
@@ -94,7 +115,7 @@ static void test_full_precision_and_optional_fields(void **state)
 
 	(void)state;
 	assert_true(b.runs[0].chi == 0.1 + 0.2);
-	assert_int_equal(b.runs[0].has, RUN_HAS_FREQ | RUN_HAS_CAP | RUN_HAS_ENERGY);
+	assert_int_equal(b.runs[0].has, RUN_HAS_CHI | RUN_HAS_FREQ | RUN_HAS_CAP | RUN_HAS_ENERGY);
 	assert_true(b.runs[0].frequency_mhz == 3000 && b.runs[0].power_cap_w == 120 &&
 		    b.runs[0].energy_j == 1234.5);
 	assert_string_equal(b.runs[0].variant, "v1");
@@ -224,8 +245,8 @@ static void test_required_fields(void **state)
 		  "system", -1);
 	parse_bad("{\"system\":\"\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}",
 		  BODY_JSON, "system", -1);
-	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1}", BODY_JSON,
-		  "chi", -1);
+	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"chi\":0}", BODY_JSON,
+		  "tau", -1);
 	parse_bad("{\"system\":\"s\",\"application\":\"a\",\"n\":1,\"tau\":1,\"chi\":0}", BODY_JSON,
 		  "p", -1);
 	parse_bad("{\"system\":null,\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0}",
@@ -393,6 +414,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
+		cmocka_unit_test(test_tau_alone),
 		cmocka_unit_test(test_chi_and_gamma_must_add_up),
 		cmocka_unit_test(test_full_precision_and_optional_fields),
 		cmocka_unit_test(test_regions_and_labels_keep_posted_numbers),

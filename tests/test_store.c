@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <sqlite3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,20 @@ static void test_schema_is_latest(void **state)
 	assert_true(store_schema_latest() >= 2);
 }
 
+static void test_tau_alone_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct run r;
+	struct kerr err;
+	int64_t id = put(f->st, "{\"system\":\"s\",\"application\":\"a\",\"p\":2,\"n\":1,\"tau\":3.5}");
+
+	assert_true(id > 0);
+	assert_int_equal(store_get_run(f->st, id, &r, &err), 0);
+	assert_int_equal(r.has, 0);
+	assert_true(isnan(r.chi) && isnan(r.gamma) && r.tau == 3.5);
+	run_clear(&r);
+}
+
 static void test_round_trip(void **state)
 {
 	struct fixture *f = *state;
@@ -111,7 +126,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(r.p, 16);
 	assert_true(r.chi == 0.1 + 0.2);
 	assert_true(r.gamma == 12.5 - (0.1 + 0.2));
-	assert_int_equal(r.has, RUN_HAS_FREQ | RUN_HAS_ENERGY);
+	assert_int_equal(r.has, RUN_HAS_CHI | RUN_HAS_FREQ | RUN_HAS_ENERGY);
 	assert_true(r.energy_j == 1234.5);
 	assert_string_equal(r.regions, "[{\"name\":\"resid\",\"time_s\":1.2,\"counters\":"
 			    "{\"instructions\":1.2e9}}]");
@@ -482,6 +497,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_schema_is_latest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tau_alone_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotency_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),

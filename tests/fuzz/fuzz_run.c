@@ -22,9 +22,15 @@ static void check(const struct run_batch *b)
 
 		if (!r->system || !*r->system || !r->application || !*r->application || !r->variant ||
 		    r->p < 1 || !(r->n > 0) || !isfinite(r->n) || !(r->tau > 0) || !isfinite(r->tau) ||
-		    !(r->chi >= 0) || r->chi > r->tau * (1 + 1e-12) || !isfinite(r->gamma) ||
 		    strchr(r->system, ':') || strchr(r->application, ':'))
 			abort();
+		/* chi and gamma: both in [0, tau], or both NAN (tau alone) */
+		if (r->has & RUN_HAS_CHI) {
+			if (!(r->chi >= 0) || r->chi > r->tau * (1 + 1e-12) || !isfinite(r->gamma))
+				abort();
+		} else if (!isnan(r->chi) || !isnan(r->gamma)) {
+			abort();
+		}
 	}
 }
 
