@@ -16,7 +16,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalys
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
-SERVER_SRC := server/kerr.c server/xalloc.c server/run.c server/store.c server/token.c \
+SERVER_SRC := server/kerr.c server/xalloc.c server/utf8.c server/run.c server/store.c server/token.c \
               server/writer.c server/checkpointer.c server/http.c server/pool.c server/api_runs.c \
               server/api_static.c server/api_analysis.c server/analysis_data.c \
               server/chart.c server/report.c server/api_reports.c server/api_methods.c
@@ -110,9 +110,9 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 FUZZ_SECONDS ?= 30
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE -Iserver $(shell pkg-config --cflags jansson yajl)
-build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/kerr.c server/xalloc.c server/run.h
+build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/utf8.c server/kerr.c server/xalloc.c server/run.h
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_run.c server/run.c server/kerr.c server/xalloc.c \
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_run.c server/run.c server/utf8.c server/kerr.c server/xalloc.c \
 	    $(shell pkg-config --libs jansson yajl) -lm
 
 test-fuzz: build/fuzz/fuzz_run

@@ -25,13 +25,24 @@ struct ka_segment {
 	double ref_start, ref_end;	/* the same segment in the reference run */
 };
 
-/* The reference time of instrumented time t. Segments sorted, disjoint. */
+/* The reference time of instrumented time t. Segments sorted, disjoint.
+ * O(log k). */
 double ka_trace_map_time(const struct ka_segment *seg, size_t k, double t);
 
-/* Correct inst[0..n) (sorted by t) against ref[0..m) into out[0..n).
- * -KA_EDOM for unsorted samples or segments, or a segment with end <= start. */
+/* Where a corrected sample's power came from. */
+struct ka_trace_origin {
+	size_t segment;		/* index of the segment holding it, k when outside every one */
+	size_t source;		/* index of the reference sample whose power it took, m when none */
+};
+
+/* Correct inst[0..n) (sorted by t) against ref[0..m) into out[0..n), and
+ * when origin is not NULL say where each sample came from (origin[0..n)).
+ * O(n (log k + log m)): each sample finds its segment and its reference
+ * sample by binary search. -KA_EDOM for unsorted or non-finite samples or
+ * segments, or a segment with end <= start. */
 int ka_trace_correct(const struct ka_sample *inst, size_t n, const struct ka_sample *ref, size_t m,
-		     const struct ka_segment *seg, size_t k, struct ka_sample *out);
+		     const struct ka_segment *seg, size_t k, struct ka_sample *out,
+		     struct ka_trace_origin *origin);
 
 /* RMS of the difference between a's power and ref's at ref's sample times
  * (a's nearest sample in time, the earlier on a tie). */

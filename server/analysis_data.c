@@ -26,6 +26,8 @@ static int load_run(const struct run *r, void *ctx)
 	struct loader *l = ctx;
 	json_error_t je;
 
+	if (l->n == SERIES_RUNS_MAX)
+		return 1;	/* stop: too many (series_load_named answers 413) */
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 256;
 		l->runs = xrealloc(l->runs, l->cap * sizeof(*l->runs));
@@ -89,6 +91,37 @@ static double common_frequency(const double *f, size_t n, json_t *others)
 	return best;
 }
 
+static int by_p_n(const void *a, const void *b)
+{
+	const struct ka_run *x = a, *y = b;
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* The number of pairs n < n' measured at one p, summed over p: what Orii's
+ * SPS walk visits. O(N log N) on a copy. */
+static double iso_pairs(const struct ka_run *runs, size_t n)
+{
+	struct ka_run *c = xmalloc((n ? n : 1) * sizeof(*c));
+	double pairs = 0, k = 0;
+	size_t i;
+
+	memcpy(c, runs, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), by_p_n);
+	for (i = 0; i < n; i++) {
+		if (i && c[i].p != c[i - 1].p)
+			k = 0;	/* a new p */
+		if (i && c[i].p == c[i - 1].p && c[i].n == c[i - 1].n)
+			continue;	/* a repeat of the same point */
+		pairs += k;	/* this n pairs with every smaller n at its p */
+		k++;
+	}
+	free(c);
+	return pairs;
+}
+
 int series_load_named(struct karted *k, const char *system, const char *application,
 		      const char *variant, const char *frequency, unsigned flags,
 		      struct series_data *sd, struct kerr *err)
@@ -128,6 +161,12 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	pool_put(k->readers, st);
 	if (rc < 0)
 		goto fail;
+	if (rc > 0) {
+		kerr_field(err, 413, "series", "series %s has more than %d runs, the most one "
+			   "analysis loads; select fewer (variant, frequency_mhz)", series_label(sd),
+			   SERIES_RUNS_MAX);
+		goto fail;
+	}
 	if (l.n == 0) {
 		kerr_set(err, 404, "there are no runs of series %s (GET /api/v1/series lists the "
 			 "series)", series_label(sd));
@@ -173,6 +212,13 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		sd->runs = l.runs;
 		sd->nruns = kept;
 		l.runs = NULL;
+		if (iso_pairs(sd->runs, sd->nruns) > ISO_PAIRS_MAX) {
+			kerr_field(err, 413, "series", "the points of series %s make %.3g (p, n, n') "
+				   "pairs to walk, more than the limit of %.3g; select fewer runs "
+				   "(frequency_mhz, variant)", series_label(sd),
+				   iso_pairs(sd->runs, sd->nruns), ISO_PAIRS_MAX);
+			goto fail;
+		}
 	}
 	free(l.runs);
 	free(l.freqs);

@@ -14,6 +14,12 @@
 #include "isoeff.h"
 #include "karted.h"
 
+/* Limits on what one analysis may load and walk (documented in the README):
+ * the runs of one series, and the (p, n, n') pairs Orii's analysis walks
+ * (about 50 ns each: 2e7 is about a second). */
+#define SERIES_RUNS_MAX 1000000
+#define ISO_PAIRS_MAX 20000000.0
+
 enum series_flags {
 	SERIES_ONE_FREQUENCY = 1 << 0,	/* runs[] holds the runs of one frequency */
 	SERIES_WITH_REGIONS = 1 << 1,	/* all[] holds every run with its regions */
@@ -47,7 +53,9 @@ struct series_data {
 /* Load the series named by the query (system and application required,
  * variant "" when absent). 400 naming the field, 404 when it has no runs.
  * SERIES_ONE_FREQUENCY keeps only runs with chi (Orii's analyses need it) and
- * counts the others in no_chi; 400 when no run has chi.
+ * counts the others in no_chi; 400 when no run has chi; 413 naming "series"
+ * when its points make more than ISO_PAIRS_MAX pairs. Any load: 413 when
+ * the series has more than SERIES_RUNS_MAX runs.
  * On success the caller frees with series_free (also safe after failure). */
 int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
 		struct kerr *err);

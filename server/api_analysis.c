@@ -12,6 +12,9 @@
 #include "xalloc.h"
 
 #define LEVELS_MAX 32
+#define ISO_LIST_MAX 20000	/* max_pairs at most: every answer stays under 16 MiB */
+#define ENERGY_P_MAX 16384	/* node counts of one energy what-if */
+#define ENERGY_CELLS_MAX 200000	/* regions x node counts: the shares in one answer */
 
 /* A number for JSON: null when it is not finite (a slope of a vertical step). */
 static json_t *jnum(double x)
@@ -74,14 +77,14 @@ static int query_list(struct req *rq, const char *key, double lo, double hi, dou
 struct iso_out {
 	const struct ka_obs *obs;
 	json_t *sps, *cand, *not, *steps, *boundary, *bases;
-	size_t max_pairs;		/* listed per kind at most; 0: all */
+	size_t max_pairs;		/* listed per kind at most */
 	size_t nsps, ncand, nnot;	/* counted, listed or not */
 };
 
 /* Room for one more in a list of n so far? */
 static bool listed(const struct iso_out *o, size_t n)
 {
-	return o->max_pairs == 0 || n < o->max_pairs;
+	return n < o->max_pairs;
 }
 
 static void o_sps(const struct ka_sps *s, void *ctx)
@@ -223,7 +226,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	if (query_num(rq, "tolerance", 0, 1, &opts.tol, &err) ||
 	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
-	    query_num(rq, "max_pairs", 0, 1e9, &max_pairs, &err) ||
+	    query_num(rq, "max_pairs", 1, ISO_LIST_MAX, &max_pairs, &err) ||
 	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err)) {
 		resp_error(rs, &err);
 		series_free(&sd);
@@ -260,9 +263,9 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
 						      "candidates", (json_int_t)out.ncand, "not_sps",
 						      (json_int_t)out.nnot, "truncated",
-						      out.max_pairs && (out.nsps > out.max_pairs ||
-									out.ncand > out.max_pairs ||
-									out.nnot > out.max_pairs)));
+						      out.nsps > out.max_pairs ||
+							      out.ncand > out.max_pairs ||
+							      out.nnot > out.max_pairs));
 	resp_json(rs, 200, body);
 out:
 	free(obs);
@@ -281,10 +284,11 @@ static json_t *predicted_json(const struct ka_region_model *m, const char *const
 	size_t i, r;
 
 	for (i = 0; i < np; i++) {
-		json_t *shares = json_object();
+		json_t *shares;
 
 		if (ka_delta_e(m, nr, f_std, ps[i], &de, sh))
-			continue;
+			continue;	/* no energy at this p (every region's is 0) */
+		shares = json_object();
 		for (r = 0; r < nr; r++)
 			json_object_set_new(shares, names[r], json_real(sh[r]));
 		json_array_append_new(a, json_pack("{s:f,s:f,s:o}", "p", ps[i], "delta_e", de,
@@ -351,7 +355,7 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 	struct ka_region_model *m = NULL;
 	const char **names = NULL;
 	json_t *root, *jp, *jr, *out_regions;
-	double ps[256], f_std;
+	double *ps = NULL, f_std;
 	size_t np, nr = 0, i, j;
 	json_error_t je;
 	const char *body;
@@ -376,21 +380,31 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	}
 	np = json_array_size(jp);
-	if (!json_is_array(jp) || np == 0 || np > 256) {
-		resp_field_errorf(rs, "p", -1, "p must be an array of 1 to 256 node counts");
+	if (!json_is_array(jp) || np == 0 || np > ENERGY_P_MAX) {
+		resp_field_errorf(rs, "p", -1, "p must be an array of 1 to %d node counts",
+				  ENERGY_P_MAX);
 		goto out;
 	}
+	nr = json_array_size(jr);
+	if (!json_is_array(jr) || nr == 0 || nr > RUN_REGIONS_MAX) {
+		resp_field_errorf(rs, "regions", -1, "regions must be an array of 1 to %d regions",
+				  RUN_REGIONS_MAX);
+		goto out;
+	}
+	if (np * nr > ENERGY_CELLS_MAX) {
+		resp_field_errorf(rs, "regions", -1, "regions x p is %zu x %zu = %zu shares, more than "
+				  "the limit of %d; ask for fewer node counts or regions", nr, np,
+				  nr * np, ENERGY_CELLS_MAX);
+		rs->status = 413;
+		goto out;
+	}
+	ps = xmalloc(np * sizeof(*ps));
 	for (i = 0; i < np; i++) {
 		ps[i] = json_number_value(json_array_get(jp, i));
 		if (!json_is_number(json_array_get(jp, i)) || !(ps[i] >= 1) || !isfinite(ps[i])) {
 			resp_field_errorf(rs, "p", (long)i, "each p must be a number 1 or more");
 			goto out;
 		}
-	}
-	nr = json_array_size(jr);
-	if (!json_is_array(jr) || nr == 0 || nr > 4096) {
-		resp_field_errorf(rs, "regions", -1, "regions must be an array of 1 to 4096 regions");
-		goto out;
 	}
 	m = xcalloc(nr, sizeof(*m));
 	names = xcalloc(nr, sizeof(*names));
@@ -407,6 +421,12 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 					  "%s needs name, alpha_p, beta_on, f_opt, power_std_w, "
 					  "power_opt_w and time_std_s, numbers all but name: %.100s",
 					  field, je.text);
+			goto out;
+		}
+		if (!*names[i] || strlen(names[i]) > RUN_NAME_MAX) {
+			snprintf(field, sizeof(field), "regions[%zu].name", i);
+			resp_field_errorf(rs, field, (long)i, "%s must be 1 to %d bytes", field,
+					  RUN_NAME_MAX);
 			goto out;
 		}
 		for (j = 0; j < 6; j++) {
@@ -430,6 +450,7 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 		  json_pack("{s:o,s:o}", "predicted", predicted_json(m, names, nr, f_std, ps, np),
 			    "regions", out_regions));
 out:
+	free(ps);
 	free(m);
 	free(names);
 	json_decref(root);

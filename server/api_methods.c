@@ -18,6 +18,19 @@
 
 #define BAD 400
 
+/* Limits on what one request may ask of these methods (documented in the
+ * README): each bounds the time and memory of the work and the answer's
+ * size, and a request past one is a 400 (413 for products) naming it. */
+#define MODULES_MAX 100000	/* modules of a power-capped machine, or of a PVT */
+#define BUDGETS_MAX 1000	/* power budgets of one request */
+#define CAP_CELLS_MAX 50000	/* modules x budgets: the per-module rows answered */
+#define RSAMPLES_MAX 10000	/* measured r(f) samples */
+#define TRACE_SAMPLES_MAX 200000	/* samples of one trace */
+#define SEGMENTS_MAX 100000	/* segments of a trace correction */
+#define ROWS_MAX 100000		/* rows of a power model's training, verification or predict */
+#define CONFIG_PARAMS_MAX 16	/* parameters of a configuration */
+#define CONFIG_RUNS_MAX 100000	/* recorded configurations */
+
 /* The body as a JSON object; 400 otherwise. */
 static json_t *body_json(struct req *rq, struct resp *rs)
 {
@@ -51,15 +64,17 @@ static int num(json_t *o, const char *key, bool positive, double *out, struct re
 	return 0;
 }
 
-/* An array of numbers at key: into a new array *out of *n. */
-static int num_array(json_t *o, const char *key, double **out, size_t *n, struct resp *rs)
+/* An array of 1 to max numbers at key: into a new array *out of *n. */
+static int num_array(json_t *o, const char *key, size_t max, double **out, size_t *n,
+		     struct resp *rs)
 {
 	json_t *a = json_object_get(o, key), *v;
 	size_t i;
 
 	*out = NULL;
-	if (!json_is_array(a) || json_array_size(a) == 0)
-		return resp_field_errorf(rs, key, -1, "%s must be a non-empty array of numbers", key);
+	if (!json_is_array(a) || json_array_size(a) == 0 || json_array_size(a) > max)
+		return resp_field_errorf(rs, key, -1, "%s must be an array of 1 to %zu numbers", key,
+					 max);
 	*n = json_array_size(a);
 	*out = xmalloc(*n * sizeof(double));
 	json_array_foreach(a, i, v) {
@@ -141,8 +156,8 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	}
 	if (modules_of(app, root, &mod, &nm, rs))
 		goto out;
-	if (num_array(json_object_get(root, "r"), "f", &fs, &nf, rs) ||
-	    num_array(json_object_get(root, "r"), "r", &r, &nr, rs))
+	if (num_array(json_object_get(root, "r"), "f", RSAMPLES_MAX, &fs, &nf, rs) ||
+	    num_array(json_object_get(root, "r"), "r", RSAMPLES_MAX, &r, &nr, rs))
 		goto out;
 	if (nf != nr || nf < 2) {
 		resp_field_errorf(rs, "r", -1, "r needs {\"f\": [...], \"r\": [...]} of the same length, two or more");
@@ -172,8 +187,15 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 
 		have_three = ka_three_point_fit(f4, r4, &three) == 0;
 	}
-	if (num_array(root, "budgets", &bs, &nb, rs))
+	if (num_array(root, "budgets", BUDGETS_MAX, &bs, &nb, rs))
 		goto out;
+	if (nb * nm > CAP_CELLS_MAX) {
+		resp_field_errorf(rs, "budgets", -1, "budgets x modules is %zu x %zu = %zu rows, more "
+				  "than the limit of %d; ask for fewer budgets", nb, nm, nb * nm,
+				  CAP_CELLS_MAX);
+		rs->status = 413;
+		goto out;
+	}
 	models = json_pack("{s:{s:f,s:f}}", "two_point", "c", two.c, "d", two.d);
 	json_object_set_new(models, "three_point",
 			    have_three ? json_pack("{s:{s:f,s:f},s:{s:f,s:f},s:o}", "high", "c",
@@ -270,6 +292,9 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 					continue;	/* a header */
 				return resp_field_errorf(rs, key, line, "%s line %ld is not 't,p'", key, line);
 			}
+			if (*n == TRACE_SAMPLES_MAX)
+				return resp_field_errorf(rs, key, line, "%s has more than %d samples",
+							 key, TRACE_SAMPLES_MAX);
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 256;
 				*out = xrealloc(*out, cap * sizeof(**out));
@@ -277,6 +302,9 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 			(*out)[(*n)++] = (struct ka_sample){a, b};
 		}
 	} else if (json_is_array(v)) {
+		if (json_array_size(v) > TRACE_SAMPLES_MAX)
+			return resp_field_errorf(rs, key, -1, "%s has more than %d samples", key,
+						 TRACE_SAMPLES_MAX);
 		*n = json_array_size(v);
 		*out = xcalloc(*n ? *n : 1, sizeof(**out));
 		json_array_foreach(v, i, s) {
@@ -317,8 +345,9 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	if (trace_of(root, "instrumented", &inst, &n, rs) || trace_of(root, "reference", &ref, &m, rs))
 		goto out;
 	segs = json_object_get(root, "segments");
-	if (!json_is_array(segs) || (k = json_array_size(segs)) == 0) {
-		resp_field_errorf(rs, "segments", -1, "segments must be an array of {start, end, ref_start, ref_end}");
+	if (!json_is_array(segs) || (k = json_array_size(segs)) == 0 || k > SEGMENTS_MAX) {
+		resp_field_errorf(rs, "segments", -1, "segments must be an array of 1 to %d "
+				  "{start, end, ref_start, ref_end}", SEGMENTS_MAX);
 		goto out;
 	}
 	seg = xcalloc(k, sizeof(*seg));
@@ -330,7 +359,7 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 			goto out;
 	}
 	out = xcalloc(n, sizeof(*out));
-	if (ka_trace_correct(inst, n, ref, m, seg, k, out)) {
+	if (ka_trace_correct(inst, n, ref, m, seg, k, out, NULL)) {
 		resp_field_errorf(rs, "segments", -1, "segments must be in time order, not overlap, and end "
 			  "after they start, in both runs");
 		goto out;
@@ -394,8 +423,9 @@ static int rates_of(json_t *rows, const char *key, json_t *names, bool need_powe
 	json_t *row, *name;
 
 	*x = *y = *t = NULL;
-	if (!json_is_array(rows) || (*n = json_array_size(rows)) == 0)
-		return resp_field_errorf(rs, key, -1, "%s must be a non-empty array of rows", key);
+	if (!json_is_array(rows) || (*n = json_array_size(rows)) == 0 || *n > ROWS_MAX)
+		return resp_field_errorf(rs, key, -1, "%s must be an array of 1 to %d rows", key,
+					 ROWS_MAX);
 	*x = xcalloc(*n * (k ? k : 1), sizeof(double));
 	*y = xcalloc(*n, sizeof(double));
 	*t = xcalloc(*n, sizeof(double));
@@ -560,6 +590,13 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 					all = all && json_is_number(json_object_get(c, json_string_value(nm)));
 				if (!all)
 					continue;
+				if (json_array_size(rows) == ROWS_MAX) {
+					resp_field_errorf(rs, "system", -1, "series %s has more than %d "
+							  "regions to predict; select fewer runs",
+							  series_label(&sd), ROWS_MAX);
+					rs->status = 413;
+					goto out;
+				}
 				json_array_append(rows, reg);
 				json_array_append_new(origin, json_pack("{s:I,s:O}", "run_id",
 									(json_int_t)sd.all[i].id, "region",
@@ -625,9 +662,18 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 		resp_field_errorf(rs, "goal", -1, "goal must be energy, time or edp");
 		goto out;
 	}
-	if (!json_is_array(params) || (d = json_array_size(params)) == 0) {
-		resp_field_errorf(rs, "parameters", -1, "parameters must name the configuration's parameters");
+	if (!json_is_array(params) || (d = json_array_size(params)) == 0 || d > CONFIG_PARAMS_MAX) {
+		resp_field_errorf(rs, "parameters", -1, "parameters must name the configuration's 1 to "
+				  "%d parameters", CONFIG_PARAMS_MAX);
 		goto out;
+	}
+	json_array_foreach(params, j, p) {
+		if (!json_is_string(p) || !*json_string_value(p) ||
+		    strlen(json_string_value(p)) > RUN_LABEL_MAX) {
+			resp_field_errorf(rs, "parameters", (long)j, "parameters[%zu] must be a name of 1 "
+					  "to %d bytes", j, RUN_LABEL_MAX);
+			goto out;
+		}
 	}
 	if (!runs && json_is_string(json_object_get(root, "system"))) {
 		/* the stored runs: configuration from their labels, tau and energy_j */
@@ -670,6 +716,12 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 			  "label with an integer for every parameter" :
 			  "runs must be an array of {config, time_s, energy_j}, or name a series with "
 			  "system and application");
+		goto out;
+	}
+	if (n > CONFIG_RUNS_MAX) {
+		resp_field_errorf(rs, "runs", -1, "there are %zu configurations; at most %d are taken",
+				  n, CONFIG_RUNS_MAX);
+		rs->status = 413;
 		goto out;
 	}
 	cfg = xcalloc(n * d, sizeof(long));
@@ -762,8 +814,10 @@ static int put_pvt(void *app, struct req *rq, struct resp *rs)
 	if (!root)
 		return 0;
 	mods = json_object_get(root, "modules");
-	if (strlen(system) > RUN_NAME_MAX || !json_is_array(mods) || (n = json_array_size(mods)) == 0) {
-		resp_field_errorf(rs, "modules", -1, "modules must be an array of {module, ratio_max, ratio_min}");
+	if (strlen(system) > RUN_NAME_MAX || !json_is_array(mods) || (n = json_array_size(mods)) == 0 ||
+	    n > MODULES_MAX) {
+		resp_field_errorf(rs, "modules", -1, "modules must be an array of 1 to %d "
+				  "{module, ratio_max, ratio_min}", MODULES_MAX);
 		goto fail;
 	}
 	rows = xcalloc(n, sizeof(*rows));
@@ -866,9 +920,10 @@ static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, si
 		*nm = p.n;
 		return 0;
 	}
-	if (!json_is_array(mods) || (*nm = json_array_size(mods)) == 0 || *nm > 1000000)
-		return resp_field_errorf(rs, "modules", -1, "modules must be an array of {p_max, p_min} (W), "
-				 "or name a stored table with pvt");
+	if (!json_is_array(mods) || (*nm = json_array_size(mods)) == 0 || *nm > MODULES_MAX)
+		return resp_field_errorf(rs, "modules", -1, "modules must be an array of 1 to %d "
+					 "{p_max, p_min} (W), or name a stored table with pvt",
+					 MODULES_MAX);
 	*mod = xcalloc(*nm, sizeof(**mod));
 	json_array_foreach(mods, i, m) {
 		if (num(m, "p_max", true, &(*mod)[i].p_max, rs, "modules.p_max", (long)i) ||
@@ -887,7 +942,7 @@ const struct route api_method_routes[] = {
 	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY | ROUTE_SLOW, post_power_predict},
 	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY | ROUTE_SLOW, post_configurations},
 	{"PUT", "/api/v1/pvt/{}", ROUTE_WRITE | ROUTE_BODY, put_pvt},
-	{"GET", "/api/v1/pvt/{}", 0, get_pvt},
+	{"GET", "/api/v1/pvt/{}", ROUTE_SLOW, get_pvt},
 	{"POST", "/api/v1/reports/{}", ROUTE_BODY | ROUTE_SLOW, post_report},
 	{NULL, NULL, 0, NULL},
 };

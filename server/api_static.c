@@ -1,8 +1,11 @@
-/* Static files of the browser UI, from karted's static directory. */
+/* Static files of the browser UI, from karted's static directory: regular
+ * files inside it only, reached without following any symbolic link. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "karted.h"
 #include "xalloc.h"
@@ -50,36 +53,69 @@ static bool safe_path(const char *path)
 	return true;
 }
 
+/* Open path (relative, '/'-separated) below dir, one component at a time
+ * with O_NOFOLLOW: a symbolic link anywhere on the way fails, so nothing
+ * outside the folder is reached. O_NONBLOCK: a FIFO planted there must
+ * not block the loop; the caller keeps only regular files. -1 on failure. */
+static int open_beneath(const char *dir, const char *path)
+{
+	char part[256];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), next;
+
+	while (fd >= 0) {
+		size_t n = strcspn(path, "/");
+
+		if (n == 0 || n >= sizeof(part)) {
+			close(fd);
+			return -1;
+		}
+		memcpy(part, path, n);
+		part[n] = '\0';
+		path += n;
+		next = openat(fd, part, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+					  (*path ? O_DIRECTORY : O_NONBLOCK));
+		close(fd);
+		fd = next;
+		if (!*path)
+			return fd;
+		path++;
+	}
+	return -1;
+}
+
 int api_static(void *app, const char *path, struct resp *rs)
 {
 	struct karted *k = app;
-	char file[512];
 	struct stat sb;
-	FILE *f;
+	ssize_t got;
+	size_t len;
 	char *buf;
+	int fd;
 
 	if (!k->static_dir || !safe_path(path))
 		return -1;
 	/* Every UI view is a URL under the single page (e.g. /series/...). */
 	if (!strcmp(path, "/") || !strchr(path + 1, '.'))
 		path = "/index.html";
-	snprintf(file, sizeof(file), "%s%s", k->static_dir, path);
-	if (stat(file, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > STATIC_MAX)
+	fd = open_beneath(k->static_dir, path + 1);
+	if (fd < 0)
 		return -1;
-	f = fopen(file, "rb");
-	if (!f)
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_size > STATIC_MAX) {
+		close(fd);
 		return -1;
-	buf = xmalloc((size_t)sb.st_size + 1);
-	if (fread(buf, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size) {
-		fclose(f);
+	}
+	len = (size_t)sb.st_size;
+	buf = xmalloc(len + 1);
+	got = read(fd, buf, len);	/* a regular file: read whole, short only on error */
+	close(fd);
+	if (got < 0 || (size_t)got != len) {
 		free(buf);
 		return -1;
 	}
-	fclose(f);
 	rs->status = 200;
 	rs->body = buf;
-	rs->len = (size_t)sb.st_size;
-	rs->content_type = content_type(file);
+	rs->len = len;
+	rs->content_type = content_type(path);
 	rs->cache = strstr(path, ".html") ? "no-cache" : "public, max-age=300";
 	return 0;
 }

@@ -20,11 +20,14 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "utf8.h"
 #include "xalloc.h"
 #include "mono.h"
 
 #define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
 #define BODY_FIRST_MAX (64u << 10)	/* largest body buffer sized from Content-Length alone */
+
+#define SWEEP_S 0.25		/* how often deadlines and the slow queue are looked at */
 
 struct req;
 
@@ -35,8 +38,20 @@ struct workers {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct req *head, *tail;
+	unsigned queued;	/* requests in the FIFO */
 	bool stopping;
 	int done_fd;		/* eventfd: a worker resumed a connection */
+};
+
+/* A connection, for the absolute request deadline (MHD's own timeout
+ * restarts with every byte, so a client trickling one byte at a time would
+ * hold it for ever). */
+struct conn {
+	struct conn *prev, *next;	/* http.conns */
+	int fd;
+	double t0;		/* monotonic: opened, or its last answer completed */
+	struct req *rq;		/* the request on it now, or NULL between requests */
+	bool cut;		/* shut down for passing the deadline */
 };
 
 struct http {
@@ -46,6 +61,9 @@ struct http {
 	bool quiesced;
 	unsigned port;
 	struct workers w;
+	struct conn *conns;	/* every open connection, newest first */
+	size_t body_bytes;	/* bytes of request bodies held now (loop thread) */
+	double next_sweep;	/* monotonic */
 };
 
 struct req {
@@ -62,6 +80,10 @@ struct req {
 	bool too_big;
 	bool ndjson;
 	bool pending;		/* waiting for http_resume() (suspended if ROUTE_SLOW) */
+	bool answered;		/* the response is queued */
+	bool over_budget;	/* its body would pass the body budget: 503 */
+	struct conn *cn;	/* its connection, NULL once completed */
+	double queued_at;	/* monotonic, when it entered the slow queue */
 	bool resumed;
 	bool orphaned;		/* the connection closed while pending: freed on resume */
 	void (*start)(void *arg);
@@ -147,6 +169,7 @@ void req_defer(struct req *rq, void (*start)(void *arg), void *arg)
 
 static void req_free(struct req *rq)
 {
+	rq->h->body_bytes -= rq->cap;
 	free(rq->param);
 	free(rq->body);
 	free(rq->rs.body);
@@ -163,13 +186,57 @@ void http_resume(struct req *rq)
 
 /* ---- responses --------------------------------------------------------- */
 
+struct dump {
+	char *buf;
+	size_t len, cap;
+	bool over;		/* the answer passed HTTP_ANSWER_MAX */
+};
+
+static int dump_to(const char *text, size_t size, void *data)
+{
+	struct dump *d = data;
+
+	if (d->len + size + 1 > HTTP_ANSWER_MAX) {
+		d->over = true;
+		return -1;	/* jansson stops writing */
+	}
+	if (d->len + size + 1 > d->cap) {
+		d->cap = d->cap ? d->cap : 256;
+		while (d->cap < d->len + size + 1)
+			d->cap *= 2;
+		d->buf = xrealloc(d->buf, d->cap);
+	}
+	memcpy(d->buf + d->len, text, size);
+	d->len += size;
+	d->buf[d->len] = '\0';
+	return 0;
+}
+
 void resp_json(struct resp *rs, int status, json_t *body)
 {
-	rs->status = status;
-	rs->body = json_dumps(body, KARTE_JSON_FLAGS);
-	rs->len = rs->body ? strlen(rs->body) : 0;
-	rs->content_type = "application/json";
+	struct dump d = {0};
+
+	free(rs->body);
+	rs->body = NULL;
+	rs->len = 0;
+	if (!body || json_dump_callback(body, dump_to, &d, KARTE_JSON_FLAGS)) {
+		free(d.buf);
+		json_decref(body);
+		/* plain text here: resp_errorf comes back to this function */
+		rs->status = d.over ? 413 : 500;
+		rs->body = xstrdup(d.over ? "{\"error\":\"the answer would be larger than the limit of "
+					    "16 MiB; ask for less (fewer points, pairs, node counts "
+					    "or samples)\",\"field\":\"answer\"}"
+					  : "{\"error\":\"internal error: the answer could not be written\"}");
+		rs->len = strlen(rs->body);
+		rs->content_type = "application/json";
+		return;
+	}
 	json_decref(body);
+	rs->status = status;
+	rs->body = d.buf ? d.buf : xstrdup("");
+	rs->len = d.len;
+	rs->content_type = "application/json";
 }
 
 void resp_error(struct resp *rs, const struct kerr *err)
@@ -248,6 +315,13 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);
 	if (rs->status == 401)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"karte\"");
+	if (rs->retry_after) {
+		char ra[16];
+
+		snprintf(ra, sizeof(ra), "%u", rs->retry_after);
+		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
+	}
+	rq->answered = true;
 	if (rs->status >= 500)
 		fprintf(stderr, "karted: %s %s -> %d\n", rq->method, rq->path, rs->status);
 	ret = MHD_queue_response(rq->conn, (unsigned)rs->status, r);
@@ -354,14 +428,105 @@ static int body_kind(const char *ct, bool *ndjson)
 	return -1;
 }
 
+/* A 503 that tells the client to come back in a second. */
+static void busy(struct resp *rs, const char *why)
+{
+	resp_errorf(rs, 503, "%s", why);
+	rs->retry_after = 1;
+}
+
+/* Whether name (a Host header's host, without the port) is host, itself
+ * without a port: case-insensitive, IPv6 in brackets or not. */
+static bool same_host(const char *name, size_t len, const char *host)
+{
+	size_t hl;
+
+	if (*host == '[' && (hl = strcspn(host, "]")) && host[hl] == ']') {
+		host++;
+		hl--;
+	} else {
+		hl = strcspn(host, ":");
+		if (strchr(host + hl + (host[hl] != 0), ':'))
+			hl = strlen(host);	/* a bare IPv6 address */
+	}
+	return hl == len && !strncasecmp(name, host, len);
+}
+
+/* Whether the Host header names a host this server serves (DNS
+ * rebinding: a page elsewhere reaching karted through a name of its own).
+ * A request without Host (HTTP/1.0) passes. */
+static bool host_allowed(struct http *h, const char *host)
+{
+	static const char *const local[] = {"localhost", "127.0.0.1", "::1", NULL};
+	const char *const *a;
+	const char *name = host;
+	size_t len;
+
+	if (!host)
+		return true;
+	if (*host == '[') {
+		name = host + 1;
+		len = strcspn(name, "]");
+		if (name[len] != ']' || (name[len + 1] && name[len + 1] != ':'))
+			return false;
+	} else {
+		len = strcspn(host, ":");
+	}
+	for (a = local; *a; a++)
+		if (same_host(name, len, *a))
+			return true;
+	if (same_host(name, len, h->cfg.listen))
+		return true;
+	for (a = h->cfg.allowed_hosts; a && *a; a++)
+		if (!strcmp(*a, "*") || same_host(name, len, *a))
+			return true;
+	return false;
+}
+
+struct bad_arg {
+	const char *key;	/* the first query parameter that is not UTF-8, or NULL */
+	unsigned n;		/* how many there are */
+};
+
+static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
+				 const char *value)
+{
+	struct bad_arg *b = cls;
+
+	(void)kind;
+	b->n++;
+	if (!b->key && (!utf8_valid((const unsigned char *)key, strlen(key)) ||
+			(value && !utf8_valid((const unsigned char *)value, strlen(value)))))
+		b->key = key;
+	return MHD_YES;
+}
+
 /* Checks made as soon as the headers are in; true when rq->rs holds the
  * answer (an error) already. */
 static bool early_answer(struct req *rq)
 {
 	struct http *h = rq->h;
 	struct resp *rs = &rq->rs;
+	struct bad_arg bad = {NULL, 0};
 	bool known;
 	const char *cl;
+
+	if (!host_allowed(h, req_header(rq, MHD_HTTP_HEADER_HOST))) {
+		resp_field_errorf(rs, "Host", -1, "this server does not serve that Host; start karted "
+				  "with --allowed-host NAME to serve a name of its own");
+		rs->status = 421;
+		return true;
+	}
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, check_arg, &bad);
+	if (!utf8_valid((const unsigned char *)rq->path, strlen(rq->path))) {
+		resp_field_errorf(rs, "path", -1, "the path is not valid UTF-8");
+		return true;
+	}
+	if (bad.key) {
+		resp_field_errorf(rs, utf8_valid((const unsigned char *)bad.key, strlen(bad.key)) ?
+				  bad.key : "query", -1, "a query parameter is not valid UTF-8");
+		return true;
+	}
 
 	if (strncmp(rq->path, "/api/", 5) && h->cfg.serve_static) {
 		if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
@@ -399,8 +564,13 @@ static bool early_answer(struct req *rq)
 			rq->expect = strtoull(cl, NULL, 10);
 		if (cl && rq->expect > h->cfg.max_body) {
 			rq->too_big = true;
-			resp_errorf(rs, 413, "the body is larger than the limit of %zu bytes",
-				    h->cfg.max_body);
+			resp_field_errorf(rs, "body", -1, "the body is larger than the limit of %zu bytes",
+					  h->cfg.max_body);
+			rs->status = 413;
+			return true;
+		}
+		if (cl && h->body_bytes + rq->expect > h->cfg.body_budget) {
+			busy(rs, "the server holds as many request bodies as it may; try again");
 			return true;
 		}
 	}
@@ -409,8 +579,11 @@ static bool early_answer(struct req *rq)
 
 static void take_upload(struct req *rq, const char *data, size_t size)
 {
-	if (rq->too_big || rq->len + size > rq->h->cfg.max_body) {
-		rq->too_big = true;
+	struct http *h = rq->h;
+	size_t cap = rq->cap;
+
+	if (rq->too_big || rq->over_budget || rq->len + size > h->cfg.max_body) {
+		rq->too_big = !rq->over_budget;
 		rq->discarded += size;
 		return;
 	}
@@ -418,11 +591,18 @@ static void take_upload(struct req *rq, const char *data, size_t size)
 		/* the announced length at once when small (a run fits malloc's
 		 * per-thread cache); beyond that doubling, so memory follows
 		 * the bytes that came, not what a client announced */
-		if (!rq->cap && rq->expect >= rq->len + size && rq->expect < BODY_FIRST_MAX)
-			rq->cap = rq->expect + 1;
-		rq->cap = rq->cap ? rq->cap : 1024;
-		while (rq->cap < rq->len + size + 1)
-			rq->cap *= 2;
+		if (!cap && rq->expect >= rq->len + size && rq->expect < BODY_FIRST_MAX)
+			cap = rq->expect + 1;
+		cap = cap ? cap : 1024;
+		while (cap < rq->len + size + 1)
+			cap *= 2;
+		if (h->body_bytes - rq->cap + cap > h->cfg.body_budget) {
+			rq->over_budget = true;	/* what all clients send together is bounded */
+			rq->discarded += size;
+			return;
+		}
+		h->body_bytes += cap - rq->cap;
+		rq->cap = cap;
 		rq->body = xrealloc(rq->body, rq->cap);
 	}
 	memcpy(rq->body + rq->len, data, size);
@@ -440,11 +620,17 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 	(void)version;
 	if (!rq) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
 		rq = xcalloc(1, sizeof(*rq));
 		rq->conn = conn;
 		rq->h = h;
 		rq->method = method;
 		rq->path = url;
+		rq->cn = ci ? ci->socket_context : NULL;
+		if (rq->cn)
+			rq->cn->rq = rq;
 		*con_cls = rq;
 		h->active++;
 		if (early_answer(rq))
@@ -463,20 +649,32 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_resp(rq);
 	}
 	if (rq->too_big) {
-		resp_errorf(&rq->rs, 413, "the body is larger than the limit of %zu bytes",
-			    h->cfg.max_body);
+		resp_field_errorf(&rq->rs, "body", -1, "the body is larger than the limit of %zu bytes",
+				  h->cfg.max_body);
+		rq->rs.status = 413;
+		return send_resp(rq);
+	}
+	if (rq->over_budget) {
+		busy(&rq->rs, "the server holds as many request bodies as it may; try again");
 		return send_resp(rq);
 	}
 	if (rq->route->flags & ROUTE_SLOW) {
+		pthread_mutex_lock(&h->w.lock);
+		if (h->w.queued >= h->cfg.slow_queue) {
+			pthread_mutex_unlock(&h->w.lock);
+			busy(&rq->rs, "too many analyses are waiting; try again");
+			return send_resp(rq);
+		}
 		/* suspended: MHD leaves the connection alone until the worker resumes it */
 		rq->pending = true;
+		rq->queued_at = mono_s();
 		MHD_suspend_connection(conn);
-		pthread_mutex_lock(&h->w.lock);
 		if (h->w.tail)
 			h->w.tail->next_slow = rq;
 		else
 			h->w.head = rq;
 		h->w.tail = rq;
+		h->w.queued++;
 		pthread_cond_signal(&h->w.wake);
 		pthread_mutex_unlock(&h->w.lock);
 		return MHD_YES;
@@ -504,6 +702,11 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		return;
 	*con_cls = NULL;
 	h->active--;
+	if (rq->cn) {
+		rq->cn->rq = NULL;
+		rq->cn->t0 = mono_s();	/* the next request's time starts now */
+		rq->cn = NULL;
+	}
 	/* Closed (by the client, a timeout or the daemon stopping) while its
 	 * work is queued: the writer may still be reading the body, so the
 	 * request lives until http_resume(). Suspended ROUTE_SLOW requests are
@@ -517,11 +720,118 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 /* ---- workers ------------------------------------------------------------ */
 
+/* Whether the client of a suspended request has closed its end (MHD
+ * watches no suspended socket, so karted looks itself). */
+static bool hung_up(struct req *rq)
+{
+	const union MHD_ConnectionInfo *ci =
+		MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	char c;
+	ssize_t n;
+
+	if (!ci)
+		return false;
+	n = recv(ci->connect_fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* rq->rs is filled: hand the suspended request back to the loop. Any thread. */
+static void slow_answered(struct http *h, struct req *rq)
+{
+	uint64_t one = 1;
+
+	atomic_store(&rq->slow_done, true);
+	MHD_resume_connection(rq->conn);	/* allowed from any thread */
+	/* an external-loop MHD does not wake its epoll fd on a resume:
+	 * wake the loop ourselves, or the answer waits for its timeout */
+	if (write(h->w.done_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+}
+
+/* Take out of the slow queue the requests whose clients hung up or that
+ * waited past slow_wait_s, and answer them (loop thread, every SWEEP_S):
+ * a queue filled by clients that went away frees itself. */
+static void sweep_slow_queue(struct http *h, double now)
+{
+	struct req **pp, *rq, *gone = NULL;
+
+	pthread_mutex_lock(&h->w.lock);
+	for (pp = &h->w.head; (rq = *pp) != NULL;) {
+		if (hung_up(rq) || now - rq->queued_at > h->cfg.slow_wait_s) {
+			*pp = rq->next_slow;
+			h->w.queued--;
+			rq->next_slow = gone;
+			gone = rq;
+		} else {
+			pp = &rq->next_slow;
+		}
+	}
+	for (h->w.tail = NULL, rq = h->w.head; rq; rq = rq->next_slow)
+		h->w.tail = rq;
+	pthread_mutex_unlock(&h->w.lock);
+	while ((rq = gone) != NULL) {
+		gone = rq->next_slow;
+		busy(&rq->rs, "the analysis waited too long for a worker, or its client went away");
+		slow_answered(h, rq);
+	}
+}
+
+/* Shut down connections whose request has not arrived whole within
+ * request_timeout_s (loop thread, every SWEEP_S). MHD then sees the socket
+ * closed and frees the connection as usual. Requests being worked on or
+ * answered are left alone. */
+static void sweep_deadlines(struct http *h, double now)
+{
+	struct conn *c;
+
+	for (c = h->conns; c; c = c->next) {
+		if (c->cut || now - c->t0 <= h->cfg.request_timeout_s)
+			continue;
+		if (c->rq && (c->rq->pending || c->rq->answered))
+			continue;
+		shutdown(c->fd, SHUT_RDWR);
+		c->cut = true;
+	}
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
+{
+	struct http *h = cls;
+	struct conn *c = *socket_context;
+
+	if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		c = xcalloc(1, sizeof(*c));
+		c->fd = ci ? ci->connect_fd : -1;
+		c->t0 = mono_s();
+		c->next = h->conns;
+		if (h->conns)
+			h->conns->prev = c;
+		h->conns = c;
+		*socket_context = c;
+		return;
+	}
+	if (!c)
+		return;
+	if (c->rq)
+		c->rq->cn = NULL;
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		h->conns = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	free(c);
+	*socket_context = NULL;
+}
+
 static void *worker_main(void *arg)
 {
 	struct http *h = arg;
 	struct req *rq;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&h->w.lock);
 	for (;;) {
@@ -533,16 +843,16 @@ static void *worker_main(void *arg)
 		h->w.head = rq->next_slow;
 		if (!h->w.head)
 			h->w.tail = NULL;
+		h->w.queued--;
 		pthread_mutex_unlock(&h->w.lock);
 
-		if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0)
+		if (hung_up(rq))
+			busy(&rq->rs, "the client went away");	/* nobody reads it */
+		else if (mono_s() - rq->queued_at > h->cfg.slow_wait_s)
+			busy(&rq->rs, "the analysis waited too long for a worker; try again");
+		else if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0)
 			resp_errorf(&rq->rs, 500, "internal error");
-		atomic_store(&rq->slow_done, true);
-		MHD_resume_connection(rq->conn);	/* allowed from any thread */
-		/* an external-loop MHD does not wake its epoll fd on a resume:
-		 * wake the loop ourselves, or the answer waits for its timeout */
-		if (write(h->w.done_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+		slow_answered(h, rq);
 
 		pthread_mutex_lock(&h->w.lock);
 	}
@@ -659,10 +969,24 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 		flags |= MHD_USE_IPv6;
 	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
+	if (!h->cfg.max_client_conns)
+		h->cfg.max_client_conns = HTTP_CLIENT_CONNS;
+	if (!h->cfg.request_timeout_s)
+		h->cfg.request_timeout_s = HTTP_REQUEST_TIMEOUT_S;
+	if (!h->cfg.body_budget)
+		h->cfg.body_budget = HTTP_BODY_BUDGET;
+	if (!h->cfg.slow_queue)
+		h->cfg.slow_queue = HTTP_SLOW_QUEUE;
+	if (!h->cfg.slow_wait_s)
+		h->cfg.slow_wait_s = HTTP_SLOW_WAIT_S;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)120,
+				MHD_OPTION_NOTIFY_CONNECTION, on_connection, h,
+				/* idle connections (between requests, or an answer
+				 * nobody reads) close after the same time */
+				MHD_OPTION_CONNECTION_TIMEOUT, h->cfg.request_timeout_s,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, h->cfg.max_client_conns,
 				MHD_OPTION_CONNECTION_LIMIT, (unsigned)1000,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(16 * 1024),
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
@@ -735,8 +1059,8 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 	MHD_socket fd;
 
 	for (;;) {
-		timeout = 1000;
-		if (MHD_get_timeout(h->d, &to) == MHD_YES && to < 1000)
+		timeout = (int)(SWEEP_S * 1000);
+		if (MHD_get_timeout(h->d, &to) == MHD_YES && to < (MHD_UNSIGNED_LONG_LONG)timeout)
 			timeout = (int)to;
 		/* MHD asks for 0 while handlers wait for their answers; the
 		 * writer's wake_fd says when those are there. */
@@ -772,6 +1096,13 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			deadline = mono_s() + drain_ms / 1000.0;
 		}
 		MHD_run(h->d);
+		if (mono_s() >= h->next_sweep) {
+			double now = mono_s();
+
+			sweep_deadlines(h, now);
+			sweep_slow_queue(h, now);
+			h->next_sweep = now + SWEEP_S;
+		}
 		after = h->cfg.after_run ? h->cfg.after_run(h->cfg.app) : 0;
 		if (sig && ((h->active == 0 && !(after & AFTER_WAITING)) || mono_s() > deadline))
 			return sig;

@@ -35,6 +35,7 @@ struct resp {
 	char allow[32];		  /* Allow header of a 405 */
 	const char *cache;	  /* Cache-Control, static; NULL for no-store */
 	const char *location;	  /* Location header, static or NULL */
+	unsigned retry_after;	  /* Retry-After seconds of a 503; 0 for none */
 };
 
 enum route_flags {
@@ -46,6 +47,14 @@ enum route_flags {
 };
 
 #define HTTP_SPIN_US 200	/* how long the loop waits awake for due answers */
+
+/* Defaults of the limits in struct http_config (0 there takes these). */
+#define HTTP_ANSWER_MAX (16u << 20)	/* no answer is larger: 413 naming what to narrow */
+#define HTTP_CLIENT_CONNS 64		/* connections one source address may hold */
+#define HTTP_REQUEST_TIMEOUT_S 60	/* a whole request must arrive within this */
+#define HTTP_BODY_BUDGET (256u << 20)	/* request bodies held at once, all clients */
+#define HTTP_SLOW_QUEUE 64		/* analyses waiting for a worker */
+#define HTTP_SLOW_WAIT_S 30		/* longest wait there before a 503 */
 
 #define HTTP_PENDING 1		/* handler returned: the answer comes later */
 
@@ -81,6 +90,20 @@ struct http_config {
 	int wake_fd;		/* an eventfd polled with the sockets, and read (reset)
 				 * by the loop when it was readable; -1 for none */
 	unsigned workers;	/* threads for ROUTE_SLOW handlers (1 when 0) */
+	/* Limits against hostile clients (0: the HTTP_* default above). A
+	 * client is a source address. A request (headers and body) must arrive
+	 * within request_timeout_s of its connection's opening or of the
+	 * previous answer on it, however slowly it trickles; bodies beyond
+	 * body_budget, all requests together, and analyses beyond slow_queue
+	 * waiting, get 503 with Retry-After. */
+	unsigned max_client_conns;
+	unsigned request_timeout_s;
+	size_t body_budget;
+	unsigned slow_queue;
+	unsigned slow_wait_s;
+	/* Host names served besides the listen address, localhost, 127.0.0.1
+	 * and [::1] (NULL-ended, or NULL); "*" serves any. Other Hosts get 421. */
+	const char *const *allowed_hosts;
 	void *app;
 };
 
@@ -125,7 +148,10 @@ void http_resume(struct req *rq);
 /* The answer to a pending request, to fill before http_resume(). */
 struct resp *req_resp(struct req *rq);
 
-/* Fill rs with a JSON body (steals body, a new reference) and status. */
+/* Fill rs with a JSON body (steals body, a new reference) and status. An
+ * answer over HTTP_ANSWER_MAX becomes a 413 saying so, and a body that
+ * cannot be written (NULL: a json_pack that failed) a 500: never an empty
+ * 200. The text is written into a bounded buffer, never past the cap. */
 void resp_json(struct resp *rs, int status, json_t *body);
 
 /* Fill rs with {"error", "field", "index"} from err (status err->code). */

@@ -594,7 +594,7 @@ static int cmd_correct(int argc, char **argv)
 	out = xcalloc(a.nsamples, sizeof(*out));
 	if (pair_segments(&a, &b, seg))
 		goto out;
-	if (ka_trace_correct(a.samples, a.nsamples, b.samples, b.nsamples, seg, a.nsegments, out)) {
+	if (ka_trace_correct(a.samples, a.nsamples, b.samples, b.nsamples, seg, a.nsegments, out, NULL)) {
 		fprintf(stderr, "karte: the segments or samples are not in time order\n");
 		goto out;
 	}

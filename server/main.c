@@ -42,6 +42,14 @@ static const char usage[] =
 	"                        full: also a power loss (fsync per commit)\n"
 	"                                                   KARTE_SYNC    (normal)\n"
 	"  --static DIR          browser UI files           KARTE_STATIC_DIR (./static)\n"
+	"  --allowed-host NAME   serve requests whose Host is NAME too (repeatable; '*' for\n"
+	"                        any); the listen address, localhost, 127.0.0.1 and [::1]\n"
+	"                        are always served        KARTE_ALLOWED_HOSTS (comma-separated)\n"
+	"  --max-client-connections N  connections one source address may hold\n"
+	"                                                   KARTE_MAX_CLIENT_CONNECTIONS (64)\n"
+	"  --request-timeout S   a whole request (headers and body) must arrive within S\n"
+	"                        seconds, however slowly it trickles; idle connections\n"
+	"                        close after S too        KARTE_REQUEST_TIMEOUT (60)\n"
 	"  --no-first-token      do not create a token on the first start\n"
 	"  -h, --help            this text\n"
 	"\n"
@@ -61,6 +69,11 @@ struct opts {
 	bool read_token;
 	bool sync_full;
 	bool first_token;
+	const char *allowed[17];	/* --allowed-host, NULL-ended */
+	size_t nallowed;
+	char allowed_env[1024];	/* KARTE_ALLOWED_HOSTS, split in place */
+	unsigned max_client_conns;
+	unsigned request_timeout_s;
 };
 
 static const char *env_or(const char *name, const char *fallback)
@@ -95,6 +108,20 @@ static int parse_sync(const char *s, bool *full)
 	return -1;
 }
 
+static int add_allowed(struct opts *o, const char *host)
+{
+	if (!*host || strlen(host) > 255) {
+		fprintf(stderr, "karted: --allowed-host takes a host name of 1 to 255 bytes\n");
+		return -1;
+	}
+	if (o->nallowed == sizeof(o->allowed) / sizeof(o->allowed[0]) - 1) {
+		fprintf(stderr, "karted: at most %zu --allowed-host names\n", o->nallowed);
+		return -1;
+	}
+	o->allowed[o->nallowed++] = host;
+	return 0;
+}
+
 /* Options from the environment, then the command line. Returns optind of
  * the first operand, or -1 (message printed), or -2 for --help. */
 static int parse_opts(int argc, char **argv, struct opts *o)
@@ -107,6 +134,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"sync", required_argument, NULL, 's'},
 		{"static", required_argument, NULL, 'S'},
 		{"no-first-token", no_argument, NULL, 'F'},
+		{"allowed-host", required_argument, NULL, 'A'},
+		{"max-client-connections", required_argument, NULL, 'C'},
+		{"request-timeout", required_argument, NULL, 'T'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -126,6 +156,25 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		return -1;
 	if (getenv("KARTE_SYNC") && parse_sync(getenv("KARTE_SYNC"), &o->sync_full))
 		return -1;
+	if (getenv("KARTE_MAX_CLIENT_CONNECTIONS")) {
+		if (parse_unsigned("KARTE_MAX_CLIENT_CONNECTIONS", getenv("KARTE_MAX_CLIENT_CONNECTIONS"),
+				   1000, &v))
+			return -1;
+		o->max_client_conns = (unsigned)v;
+	}
+	if (getenv("KARTE_REQUEST_TIMEOUT")) {
+		if (parse_unsigned("KARTE_REQUEST_TIMEOUT", getenv("KARTE_REQUEST_TIMEOUT"), 3600, &v))
+			return -1;
+		o->request_timeout_s = (unsigned)v;
+	}
+	if (getenv("KARTE_ALLOWED_HOSTS")) {
+		char *tok, *save;
+
+		snprintf(o->allowed_env, sizeof(o->allowed_env), "%s", getenv("KARTE_ALLOWED_HOSTS"));
+		for (tok = strtok_r(o->allowed_env, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			if (add_allowed(o, tok))
+				return -1;
+	}
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -153,6 +202,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'F':
 			o->first_token = false;
+			break;
+		case 'A':
+			if (add_allowed(o, optarg))
+				return -1;
+			break;
+		case 'C':
+			if (parse_unsigned("--max-client-connections", optarg, 1000, &v))
+				return -1;
+			o->max_client_conns = (unsigned)v;
+			break;
+		case 'T':
+			if (parse_unsigned("--request-timeout", optarg, 3600, &v))
+				return -1;
+			o->request_timeout_s = (unsigned)v;
 			break;
 		case 'h':
 			return -2;
@@ -361,6 +424,9 @@ static int cmd_serve(const struct opts *o)
 	cfg.loop_sleeps = api_loop_sleeps;
 	cfg.wake_fd = writer_fd(k.writer);
 	cfg.workers = 2;	/* analyses and reports, off the event loop */
+	cfg.allowed_hosts = o->allowed;
+	cfg.max_client_conns = o->max_client_conns;
+	cfg.request_timeout_s = o->request_timeout_s;
 	cfg.app = &k;
 	h = http_start(&cfg, &err);
 	if (!h)

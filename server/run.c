@@ -10,6 +10,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "utf8.h"
 #include "xalloc.h"
 
 /*
@@ -80,7 +81,10 @@ struct sax {
 	enum region_fld rfield;
 	unsigned rseen;
 	char **rnames;		/* names of this run's regions, for duplicates */
-	size_t nrnames;
+	size_t nrnames, rncap;
+	uint32_t *rhash;	/* open addressing over rnames: index + 1, 0 for empty */
+	size_t rhcap;		/* a power of two, at least twice nrnames */
+	size_t bad_escape;	/* offset of the first lone surrogate escape, or SIZE_MAX */
 	size_t nitems;		/* counters in this region / labels in this run */
 	char key[RUN_NAME_MAX + 1];	/* counter / label name just read */
 };
@@ -348,6 +352,69 @@ static int ev_number(void *ctx, const char *s, size_t len)
 	}
 }
 
+static size_t here(struct sax *x)
+{
+	return yajl_get_bytes_consumed(x->h);
+}
+
+/* Strict UTF-8, and no lone surrogate escape in the token just read: the
+ * first string token that ends past bad_escape holds it (outside strings
+ * a backslash is a syntax error, found before any callback). */
+static bool text_ok(struct sax *x, const unsigned char *s, size_t len)
+{
+	return utf8_valid(s, len) && !(x->bad_escape < here(x));
+}
+
+static uint32_t name_hash(const unsigned char *s, size_t len)
+{
+	uint32_t h = 2166136261u;	/* FNV-1a */
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ s[i]) * 16777619u;
+	return h;
+}
+
+/* Put name index i into the hash table. */
+static void rhash_put(struct sax *x, size_t i)
+{
+	const char *nm = x->rnames[i];
+	size_t slot = name_hash((const unsigned char *)nm, strlen(nm)) & (x->rhcap - 1);
+
+	while (x->rhash[slot])
+		slot = (slot + 1) & (x->rhcap - 1);
+	x->rhash[slot] = (uint32_t)(i + 1);
+}
+
+/* Add a region name of the current run; false when it is there already.
+ * Expected O(1): a hash table, grown by doubling (RUN_REGIONS_MAX bounds it). */
+static bool rname_add(struct sax *x, const unsigned char *s, size_t len)
+{
+	size_t slot, i;
+
+	if (2 * (x->nrnames + 1) > x->rhcap) {
+		free(x->rhash);
+		x->rhcap = x->rhcap ? 2 * x->rhcap : 16;
+		x->rhash = xcalloc(x->rhcap, sizeof(*x->rhash));
+		for (i = 0; i < x->nrnames; i++)
+			rhash_put(x, i);
+	}
+	for (slot = name_hash(s, len) & (x->rhcap - 1); x->rhash[slot];
+	     slot = (slot + 1) & (x->rhcap - 1)) {
+		const char *nm = x->rnames[x->rhash[slot] - 1];
+
+		if (strlen(nm) == len && !memcmp(nm, s, len))
+			return false;
+	}
+	if (x->nrnames == x->rncap) {
+		x->rncap = x->rncap ? 2 * x->rncap : 8;
+		x->rnames = xrealloc(x->rnames, x->rncap * sizeof(*x->rnames));
+	}
+	x->rnames[x->nrnames] = xstrndup((const char *)s, len);
+	x->rhash[slot] = (uint32_t)(++x->nrnames);
+	return true;
+}
+
 static int check_text(struct sax *x, const unsigned char *s, size_t len, size_t minlen,
 		      size_t maxlen, bool colon_ok)
 {
@@ -402,8 +469,10 @@ static int run_string(struct sax *x, const unsigned char *s, size_t len)
 static int ev_string(void *ctx, const unsigned char *s, size_t len)
 {
 	struct sax *x = ctx;
-	size_t i;
 
+	if (!text_ok(x, s, len))
+		return fail(x, "%s is not valid UTF-8 (no overlong forms, surrogates or code "
+			    "points above U+10FFFF)", cur_name(x));
 	switch (x->level) {
 	case L_RUN:
 		return run_string(x, s, len);
@@ -412,12 +481,9 @@ static int ev_string(void *ctx, const unsigned char *s, size_t len)
 			return type_error(x, "a string");
 		if (!check_text(x, s, len, 1, RUN_NAME_MAX, true))
 			return 0;
-		for (i = 0; i < x->nrnames; i++)
-			if (strlen(x->rnames[i]) == len && !memcmp(x->rnames[i], s, len))
-				return fail(x, "region name '%.*s' appears twice in one run",
-					    (int)(len > 64 ? 64 : len), s);
-		x->rnames = xrealloc(x->rnames, (x->nrnames + 1) * sizeof(*x->rnames));
-		x->rnames[x->nrnames++] = xstrndup((const char *)s, len);
+		if (!rname_add(x, s, len))
+			return fail(x, "region name '%.*s' appears twice in one run",
+				    (int)(len > 64 ? 64 : len), s);
 		return 1;
 	case L_LABELS:
 		if (len > RUN_LABEL_VAL_MAX || !printable(s, len))
@@ -471,11 +537,6 @@ static void *arena_realloc(void *ctx, void *p, size_t sz)
 }
 
 /* Offset just after the token being handled. */
-static size_t here(struct sax *x)
-{
-	return yajl_get_bytes_consumed(x->h);
-}
-
 /* The JSON text body[start, end) without the blanks between tokens. */
 static char *compact_copy(const char *s, size_t start, size_t end)
 {
@@ -541,6 +602,9 @@ static int ev_start_map(void *ctx)
 		x->raw_start = here(x) - 1;
 		return 1;
 	case L_REGIONS:
+		if (x->region >= RUN_REGIONS_MAX)	/* before anything of it is read */
+			return fail_at(x, "regions", "a run may have at most %d regions",
+				       RUN_REGIONS_MAX);
 		x->level = L_REGION;
 		x->rseen = 0;
 		x->rfield = R_NAME;
@@ -583,6 +647,11 @@ static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 	struct sax *x = ctx;
 	int f;
 
+	if (!text_ok(x, k, len)) {
+		if (x->level == L_RUN)
+			return fail_at(x, "(field name)", "a field name is not valid UTF-8");
+		return fail(x, "a name in %s is not valid UTF-8", cur_name(x));
+	}
 	switch (x->level) {
 	case L_RUN:
 		return key_run(x, k, len);
@@ -694,6 +763,8 @@ static void names_free(struct sax *x)
 	for (i = 0; i < x->nrnames; i++)
 		free(x->rnames[i]);
 	x->nrnames = 0;
+	if (x->rhash)
+		memset(x->rhash, 0, x->rhcap * sizeof(*x->rhash));
 }
 
 static int ev_end_map(void *ctx)
@@ -813,8 +884,12 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	x.body = body;
 	x.kind = kind;
 	x.field = F_NONE;
+	x.bad_escape = utf8_lone_surrogate_escape(body, len);
 	arena.used = 0;
 	x.h = yajl_alloc(&callbacks, &funcs, &x);
+	/* text_ok() checks every string strictly and names its field; yajl's
+	 * own check is looser (overlong forms pass) and names nothing */
+	yajl_config(x.h, yajl_dont_validate_strings, 1);
 	if (kind == BODY_NDJSON)
 		yajl_config(x.h, yajl_allow_multiple_values, 1);
 	st = yajl_parse(x.h, (const unsigned char *)body, len);
@@ -834,6 +909,7 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	yajl_free(x.h);
 	names_free(&x);
 	free(x.rnames);
+	free(x.rhash);
 	run_clear(&x.cur);
 	if (err->code) {
 		run_batch_free(batch);

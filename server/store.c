@@ -16,7 +16,8 @@ enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_INSERT, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
 	S_SERIES_ADD,
-	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES,
+	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_ADD, S_TALLY_DELETE,
+	S_TALLY_LAST,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
 	S_COUNT
@@ -44,21 +45,23 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
 	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
-	/* per series first (runs_series covers it), then rolled up */
-	[S_GROUP_SYSTEM] =
-		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id), "
-		"h AS (SELECT s.system k, sum(g.c) c, max(g.m) m FROM g JOIN series s ON s.id = "
-		"g.series_id GROUP BY s.system) "
-		"SELECT h.k, NULL, NULL, h.c, r.created_at FROM h JOIN runs r ON r.id = h.m ORDER BY 1",
-	[S_GROUP_APPLICATION] =
-		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id), "
-		"h AS (SELECT s.application k, sum(g.c) c, max(g.m) m FROM g JOIN series s ON s.id = "
-		"g.series_id GROUP BY s.application) "
-		"SELECT NULL, h.k, NULL, h.c, r.created_at FROM h JOIN runs r ON r.id = h.m ORDER BY 2",
-	[S_GROUP_SERIES] =
-		"WITH g AS (SELECT series_id, count(*) c, max(id) m FROM runs GROUP BY series_id) "
-		"SELECT s.system, s.application, s.variant, g.c, r.created_at FROM g JOIN series s ON "
-		"s.id = g.series_id JOIN runs r ON r.id = g.m ORDER BY 1, 2, 3",
+	/* from the counts the writer keeps in series (schema 5): no scan of runs */
+	[S_GROUP_SYSTEM] = "SELECT system, NULL, NULL, sum(runs), max(last_run_at) FROM series "
+			   "WHERE runs > 0 GROUP BY system ORDER BY 1",
+	[S_GROUP_APPLICATION] = "SELECT NULL, application, NULL, sum(runs), max(last_run_at) "
+				"FROM series WHERE runs > 0 GROUP BY application ORDER BY 2",
+	[S_GROUP_SERIES] = "SELECT system, application, variant, runs, last_run_at FROM series "
+			   "WHERE runs > 0 ORDER BY 1, 2, 3",
+	[S_TALLY_ADD] = "UPDATE series SET runs = runs + ?1, last_run_id = max(coalesce(last_run_id, "
+			"0), ?2), last_run_at = CASE WHEN ?2 > coalesce(last_run_id, 0) THEN ?3 "
+			"ELSE last_run_at END WHERE id = ?4",
+	/* before the run is deleted: one fewer, and the newest again if it was it */
+	[S_TALLY_DELETE] = "UPDATE series SET runs = runs - 1 WHERE id = (SELECT series_id FROM "
+			   "runs WHERE id = ?1)",
+	[S_TALLY_LAST] = "UPDATE series SET last_run_id = (SELECT max(id) FROM runs WHERE "
+			 "series_id = series.id), last_run_at = (SELECT created_at FROM runs WHERE "
+			 "id = (SELECT max(id) FROM runs WHERE series_id = series.id)) "
+			 "WHERE last_run_id = ?1",
 	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?, ?)",
 	[S_TOKEN_VALID] = "SELECT 1 FROM tokens WHERE hash = ? AND revoked_at IS NULL",
 	[S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
@@ -76,9 +79,20 @@ struct series_cache {		/* the series of the last run stored */
 	char *system, *application, *variant;
 };
 
+#define TALLY_MAX 8	/* series counted in memory during a transaction */
+
+/* Runs a write transaction added to one series, written to series at commit. */
+struct tally {
+	int64_t series;
+	int64_t runs;
+	int64_t last_id;
+};
+
 struct store {
 	sqlite3 *db;
 	struct series_cache last;
+	struct tally tally[TALLY_MAX];
+	size_t ntally;
 	char now[64];		/* created_at of the open write transaction */
 	int64_t next_id;	/* the id the next run gets; 0: look it up */
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
@@ -297,15 +311,61 @@ int store_begin(struct store *st, struct kerr *err)
 	return exec_stmt(st, S_BEGIN, err, "beginning a transaction");
 }
 
+/* Write the counts of the transaction into series (schema 5). */
+static int tally_flush(struct store *st, struct kerr *err)
+{
+	sqlite3_stmt *s;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < st->ntally && rc == 0; i++) {
+		s = stmt(st, S_TALLY_ADD, err);
+		if (!s)
+			return -1;
+		sqlite3_bind_int64(s, 1, st->tally[i].runs);
+		sqlite3_bind_int64(s, 2, st->tally[i].last_id);
+		sqlite3_bind_text(s, 3, st->now, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, st->tally[i].series);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			rc = db_error(st, err, "counting a series' runs");
+		sqlite3_reset(s);
+	}
+	st->ntally = 0;
+	return rc;
+}
+
+/* Count one run of series sid with id in the open transaction. */
+static int tally_add(struct store *st, int64_t sid, int64_t id, struct kerr *err)
+{
+	size_t i;
+
+	for (i = 0; i < st->ntally && st->tally[i].series != sid; i++)
+		;
+	if (i == TALLY_MAX) {
+		if (tally_flush(st, err))
+			return -1;
+		i = 0;
+	}
+	if (i == st->ntally)
+		st->tally[st->ntally++] = (struct tally){sid, 0, 0};
+	st->tally[i].runs++;
+	if (id > st->tally[i].last_id)
+		st->tally[i].last_id = id;
+	return 0;
+}
+
 int store_commit(struct store *st, struct kerr *err)
 {
 	st->next_id = 0;
+	if (tally_flush(st, err))
+		return -1;
 	return exec_stmt(st, S_COMMIT, err, "committing");
 }
 
 void store_rollback(struct store *st)
 {
 	st->next_id = 0;
+	st->ntally = 0;
 	forget_series(st);
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
 }
@@ -460,7 +520,7 @@ int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *exis
 		return db_error(st, err, "storing a run");
 	}
 	st->next_id++;
-	return 0;
+	return tally_add(st, sid, *id, err);
 }
 
 static char *col_text(sqlite3_stmt *s, int i)
@@ -540,11 +600,16 @@ int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *er
 
 int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err)
 {
-	if (exec_int(st, S_DELETE, id, err, "deleting a run"))
+	/* counts first: a run added earlier in this transaction is counted */
+	if (tally_flush(st, err) || exec_int(st, S_TALLY_DELETE, id, err, "counting a delete") ||
+	    exec_int(st, S_DELETE, id, err, "deleting a run"))
 		return -1;
 	*deleted = sqlite3_changes(st->db) > 0;
+	if (!*deleted)
+		return 0;
 	/* so that id is never given again, even when it was the largest */
-	if (*deleted && exec_int(st, S_ID_FLOOR, id, err, "keeping the deleted id"))
+	if (exec_int(st, S_ID_FLOOR, id, err, "keeping the deleted id") ||
+	    exec_int(st, S_TALLY_LAST, id, err, "finding a series' newest run"))
 		return -1;
 	return 0;
 }

@@ -51,7 +51,9 @@ void store_rollback(struct store *st);
 int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
 
 /* Insert r (validated) unless its idempotency_key is already stored. Sets
- * *id to the new or the first id; *existed tells which. 0 or -1 with err. */
+ * *id to the new or the first id; *existed tells which. 0 or -1 with err.
+ * Inside store_begin/store_commit only: the series' run count (what the
+ * catalogue reads) is written at commit. */
 int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err);
 

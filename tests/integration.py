@@ -682,7 +682,7 @@ def isoefficiency_svg_of_10000_runs_stays_small():
 
     def analyse():
         t0 = time.time()
-        done["status"], done["body"], _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=big-it&application=md&max_pairs=200000",
+        done["status"], done["body"], _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=big-it&application=md&max_pairs=20000",
                                                      timeout=300)
         done["seconds"] = time.time() - t0
 
@@ -697,7 +697,10 @@ def isoefficiency_svg_of_10000_runs_stays_small():
     print(f"    a POST took {post_s * 1000:.0f} ms while a {done['seconds']:.1f} s analysis of 10,000 runs ran")
     expect(post_s < 0.5 and done["seconds"] > post_s * 2, "the POST did not wait for the analysis")
     c = done["body"]["counts"]
-    expect(len(done["body"]["candidates"]) == min(c["candidates"], 200000), "max_pairs bounds the lists")
+    expect(len(done["body"]["candidates"]) == min(c["candidates"], 20000), "max_pairs bounds the lists")
+    for bad in ("0", "20001", "-1"):
+        s, b, _ = k.request("GET", f"/api/v1/analysis/isoefficiency?system=big-it&application=md&max_pairs={bad}")
+        expect(s == 400 and b["field"] == "max_pairs" and "20000" in b["error"], f"max_pairs={bad} -> 400 naming it ({s} {b})")
     s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=big-it&application=md")
     expect(b["counts"]["truncated"] and len(b["candidates"]) == 10000 and b["counts"]["candidates"] == c["candidates"],
            f"by default at most 10,000 of each kind are listed, all counted ({b['counts']})")

@@ -160,7 +160,7 @@ static void test_stretched_trace_restored(void **state)
 			ti = 2.25 + (t - 1.30);
 		inst[j] = (struct ka_sample){ti, ref[j].p + 30};
 	}
-	assert_int_equal(ka_trace_correct(inst, 141, ref, 141, seg, 3, out), 0);
+	assert_int_equal(ka_trace_correct(inst, 141, ref, 141, seg, 3, out, NULL), 0);
 	for (j = 0; j < 141; j++) {
 		NEAR(out[j].t, ref[j].t, 1e-12);	/* time direction, everywhere */
 		if ((ref[j].t >= 0.10 && ref[j].t <= 0.90) || (ref[j].t >= 1.00 && ref[j].t <= 1.30)) {
@@ -178,7 +178,108 @@ static void test_stretched_trace_restored(void **state)
 	NEAR(ka_trace_map_time(seg, 3, 0.05), 0.05, 1e-12);
 	/* bad segments */
 	assert_int_equal(ka_trace_correct(inst, 141, ref, 141,
-					  (struct ka_segment[]){{0.5, 0.4, 0, 1}}, 1, out), -KA_EDOM);
+					  (struct ka_segment[]){{0.5, 0.4, 0, 1}}, 1, out, NULL), -KA_EDOM);
+}
+
+/* The paper's rule, sample by sample over every segment and every reference
+ * sample (O(n (k + m))): what the binary searches must give exactly. */
+static void trace_by_rule(const struct ka_sample *inst, size_t n, const struct ka_sample *ref,
+			  size_t m, const struct ka_segment *seg, size_t k, struct ka_sample *out,
+			  struct ka_trace_origin *org)
+{
+	size_t i, j, s;
+
+	for (i = 0; i < n; i++) {
+		double t = inst[i].t, x0 = 0, y0 = 0, best = INFINITY, u;
+		size_t pick = m;
+
+		out[i] = inst[i];
+		for (s = 0; s < k; s++) {
+			if (t < seg[s].start) {
+				out[i].t = y0 + (t - x0) * (seg[s].ref_start - y0) / (seg[s].start - x0);
+				break;
+			}
+			if (t <= seg[s].end) {
+				out[i].t = seg[s].ref_start + (t - seg[s].start) *
+					   (seg[s].ref_end - seg[s].ref_start) / (seg[s].end - seg[s].start);
+				break;
+			}
+			x0 = seg[s].end;
+			y0 = seg[s].ref_end;
+		}
+		if (s == k)
+			out[i].t = y0 + (t - x0);
+		if (s < k && t < seg[s].start)
+			s = k;	/* in a gap: outside every segment */
+		if (s < k) {
+			u = (t - seg[s].start) / (seg[s].end - seg[s].start);
+			for (j = 0; j < m; j++) {
+				double v, d;
+
+				if (ref[j].t < seg[s].ref_start || ref[j].t > seg[s].ref_end)
+					continue;
+				v = (ref[j].t - seg[s].ref_start) / (seg[s].ref_end - seg[s].ref_start);
+				d = fabs(v - u);
+				if (d < best) {
+					best = d;
+					pick = j;
+				}
+			}
+			if (pick < m)
+				out[i].p = ref[pick].p;
+		}
+		org[i] = (struct ka_trace_origin){s, pick};
+	}
+}
+
+/* Random traces with repeated times, touching segments, empty reference
+ * segments and ties: the fast correction gives exactly the rule's samples
+ * and origins. */
+static void test_trace_matches_the_rule(void **state)
+{
+	enum { N = 400, M = 300, K = 12, ROUNDS = 200 };
+	static struct ka_sample inst[N], ref[M], a[N], b[N];
+	static struct ka_trace_origin oa[N], ob[N];
+	struct ka_segment seg[K];
+	unsigned x = 12345, round;
+	size_t i, k;
+
+	(void)state;
+	for (round = 0; round < ROUNDS; round++) {
+		double t = 0, rt = 0, q;
+
+		for (i = 0; i < N; i++) {
+			x = x * 1103515245u + 12345u;
+			t += (x >> 16) % 4 * 0.25;	/* steps of 0, 0.25, 0.5, 0.75: repeats */
+			inst[i] = (struct ka_sample){t, (double)(x % 97)};
+		}
+		for (i = 0; i < M; i++) {
+			x = x * 1103515245u + 12345u;
+			rt += (x >> 16) % 3 * 0.2;
+			ref[i] = (struct ka_sample){rt, (double)(x % 89)};
+		}
+		k = 1 + round % K;
+		for (i = 0, q = 0; i < k; i++) {
+			double len = t / (2.0 * (double)k), rlen = rt / (2.0 * (double)k);
+
+			x = x * 1103515245u + 12345u;
+			/* touching the previous segment every third time */
+			seg[i].start = (i && x % 3 == 0) ? seg[i - 1].end : q + len * 0.5;
+			seg[i].end = seg[i].start + len;
+			seg[i].ref_start = (i && x % 3 == 0) ? seg[i - 1].ref_end
+							     : (i ? seg[i - 1].ref_end : 0) + rlen * 0.5;
+			seg[i].ref_end = seg[i].ref_start + (x % 5 == 0 ? 0.01 : rlen);
+			q = seg[i].end;
+		}
+		assert_int_equal(ka_trace_correct(inst, N, ref, M, seg, k, a, oa), 0);
+		trace_by_rule(inst, N, ref, M, seg, k, b, ob);
+		for (i = 0; i < N; i++) {
+			assert_true(a[i].t == b[i].t);
+			assert_true(a[i].p == b[i].p);
+			assert_int_equal(oa[i].segment, ob[i].segment);
+			assert_int_equal(oa[i].source, ob[i].source);
+		}
+	}
 }
 
 /* Power = 5 + 2 r1 + 0.5 r2 with a little noise; r3 has nothing to do with
@@ -247,6 +348,7 @@ int main(void)
 		cmocka_unit_test(test_three_point_recovers_curves),
 		cmocka_unit_test(test_pvt),
 		cmocka_unit_test(test_stretched_trace_restored),
+		cmocka_unit_test(test_trace_matches_the_rule),
 		cmocka_unit_test(test_regression_recovers_and_drops),
 		cmocka_unit_test(test_best_and_next_configuration),
 	};

@@ -95,6 +95,85 @@ static void test_tau_alone(void **state)
 	run_batch_free(&b);
 }
 
+#define APP "\"application\":\"md\",\"p\":1,\"n\":1,\"tau\":1"
+
+/* Strict UTF-8 in every string and name, or a 400 naming where. */
+static void test_strict_utf8(void **state)
+{
+	static const char *const bad[] = {
+		"\xc0\xaf",		/* overlong '/' */
+		"\xe0\x80\xaf",		/* overlong, 3 bytes */
+		"\xed\xa0\x80",		/* U+D800 encoded */
+		"\xf4\x90\x80\x80",	/* above U+10FFFF */
+		"\xf5\x80\x80\x80",	/* no such lead byte */
+		"\xc3",			/* cut short */
+		"\\ud800",		/* lone high surrogate escape */
+		"\\udc00",		/* lone low */
+		"\\ud800\\u0041",	/* high followed by no low */
+		"x\\\\\\ud800",		/* an escaped backslash, then a lone one */
+	};
+	char body[256];
+	struct run_batch b;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(body, sizeof(body), "{\"system\":\"s%s\"," APP "}", bad[i]);
+		parse_bad(body, BODY_JSON, "system", -1);
+		snprintf(body, sizeof(body), "{\"system\":\"s\"," APP ",\"labels\":{\"k\":\"%s\"}}", bad[i]);
+		parse_bad(body, BODY_JSON, "labels", -1);
+		snprintf(body, sizeof(body), "{\"system\":\"s\"," APP ",\"regions\":[{\"name\":\"%s\",\"time_s\":1}]}",
+			 bad[i]);
+		parse_bad(body, BODY_JSON, "regions[0].name", -1);
+		snprintf(body, sizeof(body), "{\"system\":\"s\"," APP ",\"labels\":{\"%s\":\"v\"}}", bad[i]);
+		parse_bad(body, BODY_JSON, "labels", -1);
+		snprintf(body, sizeof(body), "{\"system\":\"s\"," APP ",\"%s\":1}", bad[i]);
+		parse_bad(body, BODY_JSON, "(field name)", -1);
+	}
+	/* in NDJSON, the second line's run is named */
+	parse_bad("{\"system\":\"s\"," APP "}\n{\"system\":\"\\udfff\"," APP "}", BODY_NDJSON, "system", 1);
+	/* good: two-byte, three-byte, four-byte, a surrogate pair, "\\u" text after a backslash */
+	b = parse_ok("{\"system\":\"caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80 \\ud83d\\ude00 \\\\ud800\"," APP "}",
+		     BODY_JSON);
+	assert_string_equal(b.runs[0].system, "caf\xc3\xa9 \xe2\x9c\x93 \xf0\x9f\x98\x80 \xf0\x9f\x98\x80 \\ud800");
+	run_batch_free(&b);
+}
+
+/* 50,000 regions: refused at the first region past the limit, in linear
+ * time; duplicates among 4,096 are still found. */
+static void test_many_regions(void **state)
+{
+	size_t n = 50000, i, len = 0, cap = n * 40 + 256;
+	char *body = malloc(cap);
+	struct run_batch b;
+	struct kerr err;
+
+	(void)state;
+	len += (size_t)snprintf(body, cap, "{\"system\":\"s\"," APP ",\"regions\":[");
+	for (i = 0; i < n; i++)
+		len += (size_t)snprintf(body + len, cap - len, "%s{\"name\":\"r%zu\",\"time_s\":1}", i ? "," : "", i);
+	len += (size_t)snprintf(body + len, cap - len, "]}");
+	assert_int_equal(run_parse_body(body, len, BODY_JSON, &b, &err), -1);
+	assert_string_equal(err.field, "regions");
+	assert_non_null(strstr(err.msg, "4096"));
+	/* exactly the limit, the last one a repeat of the first */
+	len = (size_t)snprintf(body, cap, "{\"system\":\"s\"," APP ",\"regions\":[");
+	for (i = 0; i < RUN_REGIONS_MAX; i++)
+		len += (size_t)snprintf(body + len, cap - len, "%s{\"name\":\"r%zu\",\"time_s\":1}", i ? "," : "",
+					i == RUN_REGIONS_MAX - 1 ? (size_t)0 : i);
+	len += (size_t)snprintf(body + len, cap - len, "]}");
+	assert_int_equal(run_parse_body(body, len, BODY_JSON, &b, &err), -1);
+	assert_non_null(strstr(err.msg, "'r0' appears twice"));
+	/* and all different: accepted */
+	len = (size_t)snprintf(body, cap, "{\"system\":\"s\"," APP ",\"regions\":[");
+	for (i = 0; i < RUN_REGIONS_MAX; i++)
+		len += (size_t)snprintf(body + len, cap - len, "%s{\"name\":\"r%zu\",\"time_s\":1}", i ? "," : "", i);
+	len += (size_t)snprintf(body + len, cap - len, "]}");
+	assert_int_equal(run_parse_body(body, len, BODY_JSON, &b, &err), 0);
+	run_batch_free(&b);
+	free(body);
+}
+
 static void test_chi_and_gamma_must_add_up(void **state)
 {
 	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6,\"gamma\":6.9}", BODY_JSON);
@@ -369,7 +448,7 @@ static void test_malformed_json(void **state)
 	parse_bad("{\"system\": ", BODY_JSON, NULL, -1);
 	parse_bad("{" BASE ",\"chi\":1} trailing", BODY_JSON, NULL, -1);
 	parse_bad("", BODY_JSON, NULL, -1);
-	parse_bad("{\"system\":\"\xff\"}", BODY_JSON, NULL, -1);	/* not UTF-8 */
+	parse_bad("{\"system\":\"\xff\"}", BODY_JSON, "system", -1);	/* not UTF-8: the field is named */
 }
 
 /* Every field name is recognised, so the length table matches the names. */
@@ -415,6 +494,8 @@ int main(void)
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),
+		cmocka_unit_test(test_strict_utf8),
+		cmocka_unit_test(test_many_regions),
 		cmocka_unit_test(test_chi_and_gamma_must_add_up),
 		cmocka_unit_test(test_full_precision_and_optional_fields),
 		cmocka_unit_test(test_regions_and_labels_keep_posted_numbers),

@@ -24,6 +24,17 @@ static void check(const struct run_batch *b)
 		    r->p < 1 || !(r->n > 0) || !isfinite(r->n) || !(r->tau > 0) || !isfinite(r->tau) ||
 		    strchr(r->system, ':') || strchr(r->application, ':'))
 			abort();
+		/* whatever was accepted serialises, whole: strict UTF-8 everywhere */
+		{
+			json_t *o = run_to_json(r);
+			char *text = json_dumps(o, KARTE_JSON_FLAGS);
+
+			if (!text || (r->labels && !json_object_get(o, "labels")) ||
+			    (r->regions && !json_object_get(o, "regions")))
+				abort();
+			free(text);
+			json_decref(o);
+		}
 		/* chi and gamma: both in [0, tau], or both NAN (tau alone) */
 		if (r->has & RUN_HAS_CHI) {
 			if (!(r->chi >= 0) || r->chi > r->tau * (1 + 1e-12) || !isfinite(r->gamma))
