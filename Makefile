@@ -17,7 +17,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalys
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
 
 SERVER_SRC := server/kerr.c server/xalloc.c server/utf8.c server/run.c server/store.c server/token.c \
-              server/writer.c server/checkpointer.c server/http.c server/pool.c server/api_runs.c \
+              server/writer.c server/checkpointer.c server/http.c server/resp.c server/pool.c server/api_runs.c \
               server/api_static.c server/api_analysis.c server/analysis_data.c \
               server/chart.c server/report.c server/api_reports.c server/api_methods.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
@@ -41,7 +41,7 @@ REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o
 
-.PHONY: all run test test-unit test-integration test-browser test-fuzz asan bench clean deps help
+.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -51,6 +51,7 @@ help:
 	@echo "make test       install dependencies, run every test (plain and sanitizer builds)"
 	@echo "make asan       the unit and integration tests under ASan+UBSan only"
 	@echo "make bench      the benchmarks (figures printed, see README)"
+	@echo "make fuzz       every fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600)"
 
 deps:
 	@./deploy/install-deps.sh
@@ -104,22 +105,59 @@ test-unit: $(TEST_BINS)
 test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BUILD)/tests/otf2_trace
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
+	python3 tests/abuse.py --karted $(KARTED) $(if $(SANFLAGS),--sanitizer)
 
-# Fuzzing the body parser (clang's libFuzzer with ASan+UBSan), bounded in
-# time: FUZZ_SECONDS (default 30). The seeds are in tests/fuzz/corpus.
-FUZZ_SECONDS ?= 30
+# Fuzzing (clang's libFuzzer with ASan+UBSan): a target for each parser
+# and handler that takes outside bytes. `make test` runs each for
+# FUZZ_SECONDS (10); `make fuzz FUZZ_SECONDS=N` for as long as asked. Seeds
+# are in tests/fuzz/corpus/TARGET, the dictionary in tests/fuzz/karte.dict;
+# what a run finds is kept in build/fuzz/corpus/TARGET.
+FUZZ_SECONDS ?= 10
+FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect
+FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
-             -D_GNU_SOURCE -Iserver $(shell pkg-config --cflags jansson yajl)
+             -D_GNU_SOURCE -Iserver -Ianalysis -Icollectors -Itests/fuzz \
+             $(shell pkg-config --cflags $(FUZZ_PKGS))
+FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
+FUZZ_API_SRC := server/kerr.c server/xalloc.c server/utf8.c server/run.c server/store.c \
+                server/pool.c server/resp.c server/api_analysis.c server/api_methods.c \
+                server/api_reports.c server/analysis_data.c server/chart.c server/report.c \
+                server/api_runs.c server/writer.c server/token.c $(ANALYSIS_SRC)
+
 build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/utf8.c server/kerr.c server/xalloc.c server/run.h
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_run.c server/run.c server/utf8.c server/kerr.c server/xalloc.c \
-	    $(shell pkg-config --libs jansson yajl) -lm
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
-test-fuzz: build/fuzz/fuzz_run
-	@mkdir -p build/fuzz/corpus
-	./build/fuzz/fuzz_run -max_total_time=$(FUZZ_SECONDS) -max_len=4096 -print_final_stats=1 -artifact_prefix=build/fuzz/ \
-	    build/fuzz/corpus tests/fuzz/corpus > build/fuzz/log 2>&1; rc=$$?; tail -n 6 build/fuzz/log; \
-	    [ $$rc -eq 0 ] && echo "fuzz: 1 passed, 0 failed" || { echo "fuzz: 0 passed, 1 failed"; exit 1; }
+build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_stub.c $(FUZZ_API_SRC) $(BUILD)/server/schema_sql.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+
+build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/karte.c server/chart.c server/report.c \
+                       server/otf2in.c server/xalloc.c server/kerr.c $(ANALYSIS_SRC)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/karte.c tests/%,$(filter %.c,$^)) \
+	    $(FUZZ_LIBS) -lcsv -lotf2
+
+build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c collectors/extrap.c \
+                         server/run.c server/utf8.c server/kerr.c server/xalloc.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
+	    $(FUZZ_LIBS) -lcurl -lcsv
+
+# Each target for FUZZ_SECONDS; the executions of all are added up.
+test-fuzz fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
+	@total=0; failed=0; for t in $(FUZZ_TARGETS); do \
+	    mkdir -p build/fuzz/corpus/$$t; \
+	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
+	    ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	        -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/karte.dict -artifact_prefix=build/fuzz/$$t- \
+	        build/fuzz/corpus/$$t tests/fuzz/corpus/$$t > build/fuzz/$$t.log 2>&1; rc=$$?; \
+	    n=$$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/$$t.log); \
+	    echo "fuzz: $$t: $${n:-0} executions, exit $$rc"; total=$$((total + $${n:-0})); \
+	    if [ $$rc -ne 0 ]; then failed=$$((failed + 1)); tail -n 40 build/fuzz/$$t.log; fi; \
+	done; echo "fuzz: $$total executions in all"; \
+	[ $$failed -eq 0 ] && echo "fuzz: $(words $(FUZZ_TARGETS)) passed, 0 failed" || \
+	    { echo "fuzz: $$failed failed"; exit 1; }
 
 # The UI in headless Chromium (Debian's chromium, playwright-core from npm).
 test-browser: $(KARTED)

@@ -387,7 +387,7 @@ static int set_num(json_t *run, const char *key, const char *text, const char *w
 		fprintf(stderr, "karte-collect: %s: '%s' is not a number\n", what, text);
 		return -1;
 	}
-	if (!strcmp(key, "p") && v == floor(v))
+	if (!strcmp(key, "p") && v == floor(v) && fabs(v) <= 1e15)	/* karted says whether it fits */
 		json_object_set_new(run, key, json_integer((json_int_t)v));
 	else
 		json_object_set_new(run, key, json_real(v));

@@ -101,10 +101,11 @@ static int parse(FILE *f, const char *file, struct ex *x, const struct extrap_op
 			snprintf(x->params[x->nparams++], 64, "%s", trim(s + 9));
 		} else if (!strncmp(s, "POINTS", 6)) {
 			char *open = strchr(s, '('), *close = strrchr(s, ')'), *tok, *save;
-			json_t *pt = json_array();
+			json_t *pt;
 
 			if (!open || !close || close < open)
 				return fail(err, errsize, file, ln, "POINTS needs ( values )"), -1;
+			pt = json_array();
 			*close = '\0';
 			for (tok = strtok_r(open + 1, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save))
 				json_array_append_new(pt, json_real(atof(tok)));

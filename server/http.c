@@ -76,6 +76,7 @@ struct req {
 	char *body;
 	size_t len, cap;
 	size_t expect;		/* Content-Length when sent and within the limit */
+	size_t limit;		/* the largest body this route takes */
 	size_t discarded;	/* bytes thrown away after the cap was passed */
 	bool too_big;
 	bool ndjson;
@@ -182,100 +183,6 @@ void http_resume(struct req *rq)
 		req_free(rq);	/* nobody to answer; the work no longer needs it */
 	else
 		rq->resumed = true;	/* MHD calls the handler again; it sends rq->rs then */
-}
-
-/* ---- responses --------------------------------------------------------- */
-
-struct dump {
-	char *buf;
-	size_t len, cap;
-	bool over;		/* the answer passed HTTP_ANSWER_MAX */
-};
-
-static int dump_to(const char *text, size_t size, void *data)
-{
-	struct dump *d = data;
-
-	if (d->len + size + 1 > HTTP_ANSWER_MAX) {
-		d->over = true;
-		return -1;	/* jansson stops writing */
-	}
-	if (d->len + size + 1 > d->cap) {
-		d->cap = d->cap ? d->cap : 256;
-		while (d->cap < d->len + size + 1)
-			d->cap *= 2;
-		d->buf = xrealloc(d->buf, d->cap);
-	}
-	memcpy(d->buf + d->len, text, size);
-	d->len += size;
-	d->buf[d->len] = '\0';
-	return 0;
-}
-
-void resp_json(struct resp *rs, int status, json_t *body)
-{
-	struct dump d = {0};
-
-	free(rs->body);
-	rs->body = NULL;
-	rs->len = 0;
-	if (!body || json_dump_callback(body, dump_to, &d, KARTE_JSON_FLAGS)) {
-		free(d.buf);
-		json_decref(body);
-		/* plain text here: resp_errorf comes back to this function */
-		rs->status = d.over ? 413 : 500;
-		rs->body = xstrdup(d.over ? "{\"error\":\"the answer would be larger than the limit of "
-					    "16 MiB; ask for less (fewer points, pairs, node counts "
-					    "or samples)\",\"field\":\"answer\"}"
-					  : "{\"error\":\"internal error: the answer could not be written\"}");
-		rs->len = strlen(rs->body);
-		rs->content_type = "application/json";
-		return;
-	}
-	json_decref(body);
-	rs->status = status;
-	rs->body = d.buf ? d.buf : xstrdup("");
-	rs->len = d.len;
-	rs->content_type = "application/json";
-}
-
-void resp_error(struct resp *rs, const struct kerr *err)
-{
-	json_t *o = json_object();
-
-	json_object_set_new(o, "error", json_string(err->msg[0] ? err->msg : "internal error"));
-	if (err->field[0])
-		json_object_set_new(o, "field", json_string(err->field));
-	if (err->index >= 0)
-		json_object_set_new(o, "index", json_integer(err->index));
-	resp_json(rs, err->code >= 400 ? err->code : 500, o);
-}
-
-void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
-{
-	struct kerr err;
-	va_list ap;
-
-	kerr_clear(&err);
-	va_start(ap, fmt);
-	kerr_vset(&err, status, fmt, ap);
-	va_end(ap);
-	resp_error(rs, &err);
-}
-
-int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
-{
-	struct kerr err;
-	va_list ap;
-
-	kerr_clear(&err);
-	err.index = index;
-	snprintf(err.field, sizeof(err.field), "%s", field);
-	va_start(ap, fmt);
-	kerr_vset(&err, 400, fmt, ap);
-	va_end(ap);
-	resp_error(rs, &err);
-	return -1;
 }
 
 static enum MHD_Result send_resp(struct req *rq)
@@ -559,13 +466,17 @@ static bool early_answer(struct req *rq)
 				    "application/x-ndjson");
 			return true;
 		}
+		/* what-if bodies are parsed whole into a JSON tree (about 25 times
+		 * their size for an array of numbers): they get a smaller cap */
+		rq->limit = (rq->route->flags & ROUTE_WRITE) || h->cfg.max_analysis_body > h->cfg.max_body
+				    ? h->cfg.max_body : h->cfg.max_analysis_body;
 		cl = req_header(rq, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl)
 			rq->expect = strtoull(cl, NULL, 10);
-		if (cl && rq->expect > h->cfg.max_body) {
+		if (cl && rq->expect > rq->limit) {
 			rq->too_big = true;
 			resp_field_errorf(rs, "body", -1, "the body is larger than the limit of %zu bytes",
-					  h->cfg.max_body);
+					  rq->limit);
 			rs->status = 413;
 			return true;
 		}
@@ -582,7 +493,7 @@ static void take_upload(struct req *rq, const char *data, size_t size)
 	struct http *h = rq->h;
 	size_t cap = rq->cap;
 
-	if (rq->too_big || rq->over_budget || rq->len + size > h->cfg.max_body) {
+	if (rq->too_big || rq->over_budget || rq->len + size > rq->limit) {
 		rq->too_big = !rq->over_budget;
 		rq->discarded += size;
 		return;
@@ -597,8 +508,14 @@ static void take_upload(struct req *rq, const char *data, size_t size)
 		while (cap < rq->len + size + 1)
 			cap *= 2;
 		if (h->body_bytes - rq->cap + cap > h->cfg.body_budget) {
-			rq->over_budget = true;	/* what all clients send together is bounded */
-			rq->discarded += size;
+			/* what all clients send together is bounded: this body is
+			 * dropped, what it held given back, and the rest discarded */
+			rq->over_budget = true;
+			rq->discarded += rq->len + size;
+			h->body_bytes -= rq->cap;
+			free(rq->body);
+			rq->body = NULL;
+			rq->len = rq->cap = 0;
 			return;
 		}
 		h->body_bytes += cap - rq->cap;
@@ -650,7 +567,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	}
 	if (rq->too_big) {
 		resp_field_errorf(&rq->rs, "body", -1, "the body is larger than the limit of %zu bytes",
-				  h->cfg.max_body);
+				  rq->limit);
 		rq->rs.status = 413;
 		return send_resp(rq);
 	}
@@ -975,6 +892,8 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 		h->cfg.request_timeout_s = HTTP_REQUEST_TIMEOUT_S;
 	if (!h->cfg.body_budget)
 		h->cfg.body_budget = HTTP_BODY_BUDGET;
+	if (!h->cfg.max_analysis_body)
+		h->cfg.max_analysis_body = HTTP_ANALYSIS_BODY;
 	if (!h->cfg.slow_queue)
 		h->cfg.slow_queue = HTTP_SLOW_QUEUE;
 	if (!h->cfg.slow_wait_s)

@@ -53,6 +53,7 @@ enum route_flags {
 #define HTTP_CLIENT_CONNS 64		/* connections one source address may hold */
 #define HTTP_REQUEST_TIMEOUT_S 60	/* a whole request must arrive within this */
 #define HTTP_BODY_BUDGET (256u << 20)	/* request bodies held at once, all clients */
+#define HTTP_ANALYSIS_BODY (2u << 20)	/* body of a what-if analysis (no token needed) */
 #define HTTP_SLOW_QUEUE 64		/* analyses waiting for a worker */
 #define HTTP_SLOW_WAIT_S 30		/* longest wait there before a 503 */
 
@@ -99,6 +100,7 @@ struct http_config {
 	unsigned max_client_conns;
 	unsigned request_timeout_s;
 	size_t body_budget;
+	size_t max_analysis_body;	/* bodies of routes without ROUTE_WRITE (<= max_body) */
 	unsigned slow_queue;
 	unsigned slow_wait_s;
 	/* Host names served besides the listen address, localhost, 127.0.0.1

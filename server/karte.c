@@ -143,8 +143,9 @@ static void row(struct csv_state *st)
 
 	if (cell(st, st->col[C_P]) == NULL && st->nfields <= 1)
 		return;	/* blank line */
-	if (number(cell(st, st->col[C_P]) ? cell(st, st->col[C_P]) : "", &p) || p < 1 || p != floor(p)) {
-		snprintf(st->err, sizeof(st->err), "%s:%ld: p must be a whole number, 1 or more",
+	if (number(cell(st, st->col[C_P]) ? cell(st, st->col[C_P]) : "", &p) || p < 1 || p > 1e9 ||
+	    p != floor(p)) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: p must be a whole number from 1 to 1e9",
 			 st->file, st->line);
 		return;
 	}

@@ -45,6 +45,8 @@ static const char usage[] =
 	"  --allowed-host NAME   serve requests whose Host is NAME too (repeatable; '*' for\n"
 	"                        any); the listen address, localhost, 127.0.0.1 and [::1]\n"
 	"                        are always served        KARTE_ALLOWED_HOSTS (comma-separated)\n"
+	"  --max-body-memory BYTES  request bodies held at once, all clients together;\n"
+	"                        past it 503 + Retry-After  KARTE_MAX_BODY_MEMORY (268435456)\n"
 	"  --max-client-connections N  connections one source address may hold\n"
 	"                                                   KARTE_MAX_CLIENT_CONNECTIONS (64)\n"
 	"  --request-timeout S   a whole request (headers and body) must arrive within S\n"
@@ -74,6 +76,7 @@ struct opts {
 	char allowed_env[1024];	/* KARTE_ALLOWED_HOSTS, split in place */
 	unsigned max_client_conns;
 	unsigned request_timeout_s;
+	size_t body_memory;
 };
 
 static const char *env_or(const char *name, const char *fallback)
@@ -137,6 +140,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"allowed-host", required_argument, NULL, 'A'},
 		{"max-client-connections", required_argument, NULL, 'C'},
 		{"request-timeout", required_argument, NULL, 'T'},
+		{"max-body-memory", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -166,6 +170,12 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		if (parse_unsigned("KARTE_REQUEST_TIMEOUT", getenv("KARTE_REQUEST_TIMEOUT"), 3600, &v))
 			return -1;
 		o->request_timeout_s = (unsigned)v;
+	}
+	if (getenv("KARTE_MAX_BODY_MEMORY")) {
+		if (parse_unsigned("KARTE_MAX_BODY_MEMORY", getenv("KARTE_MAX_BODY_MEMORY"), 1ull << 40,
+				   &v))
+			return -1;
+		o->body_memory = (size_t)v;
 	}
 	if (getenv("KARTE_ALLOWED_HOSTS")) {
 		char *tok, *save;
@@ -216,6 +226,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (parse_unsigned("--request-timeout", optarg, 3600, &v))
 				return -1;
 			o->request_timeout_s = (unsigned)v;
+			break;
+		case 'M':
+			if (parse_unsigned("--max-body-memory", optarg, 1ull << 40, &v))
+				return -1;
+			o->body_memory = (size_t)v;
 			break;
 		case 'h':
 			return -2;
@@ -427,6 +442,7 @@ static int cmd_serve(const struct opts *o)
 	cfg.allowed_hosts = o->allowed;
 	cfg.max_client_conns = o->max_client_conns;
 	cfg.request_timeout_s = o->request_timeout_s;
+	cfg.body_budget = o->body_memory;
 	cfg.app = &k;
 	h = http_start(&cfg, &err);
 	if (!h)

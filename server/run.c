@@ -554,8 +554,8 @@ static char *compact_copy(const char *s, size_t start, size_t end)
 				esc = true;
 			else if (c == '"')
 				in_str = false;
-		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-			continue;
+		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
+			continue;	/* yajl's blanks, \v and \f too; jansson takes only JSON's four */
 		} else if (c == '"') {
 			in_str = true;
 		}

@@ -3,6 +3,33 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The length of the valid sequence at s[0, len), or 0 when there is none. */
+static size_t seq_len(const unsigned char *s, size_t len)
+{
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	n = s[0] >= 0xc2 && s[0] <= 0xdf ? 2 : s[0] >= 0xe0 && s[0] <= 0xef ? 3
+		: s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+	return n && n <= len && utf8_valid(s, n) ? n : 0;
+}
+
+void utf8_scrub(char *s)
+{
+	unsigned char *p = (unsigned char *)s;
+	size_t len = strlen(s), i = 0, n;
+
+	while (i < len) {
+		n = seq_len(p + i, len - i);
+		if (n == 0) {
+			p[i++] = '?';
+			continue;
+		}
+		i += n;
+	}
+}
+
 bool utf8_valid(const unsigned char *s, size_t len)
 {
 	size_t i = 0;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "run.h"
+#include "utf8.h"
 
 /* Parse body expecting success; returns the batch (caller frees). */
 static struct run_batch parse_ok(const char *body, enum body_kind kind)
@@ -129,6 +130,17 @@ static void test_strict_utf8(void **state)
 		parse_bad(body, BODY_JSON, "labels", -1);
 		snprintf(body, sizeof(body), "{\"system\":\"s\"," APP ",\"%s\":1}", bad[i]);
 		parse_bad(body, BODY_JSON, "(field name)", -1);
+	}
+	/* blanks that yajl takes and JSON does not (\v, \f) are not kept in labels */
+	b = parse_ok("{\"system\":\"s\"," APP ",\"labels\":{\v\f\"k\" :\v\"v\"\f}}", BODY_JSON);
+	assert_string_equal(b.runs[0].labels, "{\"k\":\"v\"}");
+	run_batch_free(&b);
+	/* a message cut in the middle of a character is mended for JSON */
+	{
+		char cut[] = "got 'caf\xc3\xa9 \xe2\x9c' and \xed\xa0\x80 \xc0";
+
+		utf8_scrub(cut);
+		assert_string_equal(cut, "got 'caf\xc3\xa9 ?" "?' and ?" "?? ?");
 	}
 	/* in NDJSON, the second line's run is named */
 	parse_bad("{\"system\":\"s\"," APP "}\n{\"system\":\"\\udfff\"," APP "}", BODY_NDJSON, "system", 1);

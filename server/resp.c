@@ -1,0 +1,111 @@
+/* Answers a handler fills: JSON bodies, bounded, and errors. No MHD here,
+ * so handlers can be driven without a server (tests/fuzz/fuzz_api.c). */
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http.h"
+#include "run.h"
+#include "utf8.h"
+#include "xalloc.h"
+
+struct dump {
+	char *buf;
+	size_t len, cap;
+	bool over;		/* the answer passed HTTP_ANSWER_MAX */
+};
+
+static int dump_to(const char *text, size_t size, void *data)
+{
+	struct dump *d = data;
+
+	if (d->len + size + 1 > HTTP_ANSWER_MAX) {
+		d->over = true;
+		return -1;	/* jansson stops writing */
+	}
+	if (d->len + size + 1 > d->cap) {
+		d->cap = d->cap ? d->cap : 256;
+		while (d->cap < d->len + size + 1)
+			d->cap *= 2;
+		d->buf = xrealloc(d->buf, d->cap);
+	}
+	memcpy(d->buf + d->len, text, size);
+	d->len += size;
+	d->buf[d->len] = '\0';
+	return 0;
+}
+
+void resp_json(struct resp *rs, int status, json_t *body)
+{
+	struct dump d = {0};
+
+	free(rs->body);
+	rs->body = NULL;
+	rs->len = 0;
+	if (!body || json_dump_callback(body, dump_to, &d, KARTE_JSON_FLAGS)) {
+		free(d.buf);
+		json_decref(body);
+		/* plain text here: resp_errorf comes back to this function */
+		rs->status = d.over ? 413 : 500;
+		rs->body = xstrdup(d.over ? "{\"error\":\"the answer would be larger than the limit of "
+					    "16 MiB; ask for less (fewer points, pairs, node counts "
+					    "or samples)\",\"field\":\"answer\"}"
+					  : "{\"error\":\"internal error: the answer could not be written\"}");
+		rs->len = strlen(rs->body);
+		rs->content_type = "application/json";
+		return;
+	}
+	json_decref(body);
+	rs->status = status;
+	rs->body = d.buf ? d.buf : xstrdup("");
+	rs->len = d.len;
+	rs->content_type = "application/json";
+}
+
+void resp_error(struct resp *rs, const struct kerr *err)
+{
+	json_t *o = json_object();
+	char msg[sizeof(err->msg)], field[sizeof(err->field)];
+
+	/* messages quote input cut at a byte count: keep them valid UTF-8 */
+	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "internal error");
+	snprintf(field, sizeof(field), "%s", err->field);
+	utf8_scrub(msg);
+	utf8_scrub(field);
+	json_object_set_new(o, "error", json_string(msg));
+	if (field[0])
+		json_object_set_new(o, "field", json_string(field));
+	if (err->index >= 0)
+		json_object_set_new(o, "index", json_integer(err->index));
+	resp_json(rs, err->code >= 400 ? err->code : 500, o);
+}
+
+void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
+{
+	struct kerr err;
+	va_list ap;
+
+	kerr_clear(&err);
+	va_start(ap, fmt);
+	kerr_vset(&err, status, fmt, ap);
+	va_end(ap);
+	resp_error(rs, &err);
+}
+
+int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
+{
+	struct kerr err;
+	va_list ap;
+
+	kerr_clear(&err);
+	err.index = index;
+	snprintf(err.field, sizeof(err.field), "%s", field);
+	va_start(ap, fmt);
+	kerr_vset(&err, 400, fmt, ap);
+	va_end(ap);
+	resp_error(rs, &err);
+	return -1;
+}
+

@@ -1,0 +1,456 @@
+#!/usr/bin/env python3
+"""Abuse tests: every attack of issue #13 replayed against a real karted.
+
+usage: tests/abuse.py --karted build/karted [-k NAME]
+
+Each attack runs against one karted on 127.0.0.1 with small limits
+(--request-timeout 3, --max-client-connections 16, --max-body-memory 64 MiB).
+Attackers connect from other loopback addresses (127.0.0.2 ...), so the
+per-client limit applies to them and not to the probe, which asks
+GET /api/v1/health from 127.0.0.1 during and after each attack and must be
+answered within 1 s. Every loop is bounded in count and time, and talks to
+loopback addresses only. After all attacks karted must still serve, its
+peak memory (VmHWM) must stay under RSS_BOUND, and it must stop cleanly.
+Prints one line per test and 'abuse: N passed, M failed' last.
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
+
+SUITE = Suite("abuse")
+test = SUITE.test
+RSS_BOUND = 400 << 20  # bytes: karted's peak resident memory through every attack
+TIMEOUT_S = 3          # --request-timeout of the karted under attack
+SANITIZER = False      # --sanitizer: an ASan build (memory held in quarantine; leaks found at exit)
+
+
+class S:
+    k = None
+    token = None
+
+
+def status_of(k, kb):
+    with open(f"/proc/{k.proc.pid}/status") as f:
+        for line in f:
+            if line.startswith(kb + ":"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def probe(what):
+    """A cheap GET from 127.0.0.1 answers 200 within 1 s."""
+    t0 = time.time()
+    s, b, _ = S.k.request("GET", "/api/v1/health", timeout=5)
+    dt = time.time() - t0
+    expect(s == 200 and dt < 1.0, f"health during/after {what}: {s} in {dt:.2f} s")
+    return dt
+
+
+def raw(source, data, read=True, timeout=10):
+    """Send bytes from a loopback source address; the answer (status, headers+body text)."""
+    host, port = S.k.host_port
+    c = socket.create_connection((host, port), timeout=timeout, source_address=(source, 0))
+    try:
+        try:
+            c.sendall(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # answered early (413, 401): the answer is still there to read
+        if not read:
+            return None, b""
+        got = b""
+        while True:
+            try:
+                chunk = c.recv(65536)
+            except (ConnectionResetError, socket.timeout):
+                break
+            if not chunk:
+                break
+            got += chunk
+            if b"\r\n\r\n" in got:
+                head, _, rest = got.partition(b"\r\n\r\n")
+                cl = [x for x in head.split(b"\r\n") if x.lower().startswith(b"content-length:")]
+                if cl and len(rest) >= int(cl[0].split(b":")[1]):
+                    break
+        status = int(got.split(b" ")[1]) if got.startswith(b"HTTP/") else None
+        return status, got
+    finally:
+        c.close()
+
+
+def post(path, body, headers=None, token=False, timeout=30):
+    data = body if isinstance(body, (bytes, str)) else json.dumps(body)
+    return S.k.request("POST", path, data, token=S.token if token else None, headers=headers,
+                       timeout=timeout)
+
+
+# ---- the attacks -------------------------------------------------------------
+
+@test
+def configurations_sized_from_input_is_refused():
+    body = {"parameters": [f"p{i}" for i in range(50000)], "runs": [{"config": {}, "time_s": 1, "energy_j": 1}] * 1000,
+            "bounds": {}}
+    data = json.dumps(body)
+    expect(500_000 < len(data) < 2 << 20, f"a ~600 KB body ({len(data)} bytes)")
+    s, b, _ = post("/api/v1/analysis/configurations", data)
+    expect(s == 400 and b["field"] == "parameters" and "16" in b["error"], f"400 naming parameters ({s} {b})")
+    body = json.dumps({"parameters": ["a"], "bounds": {"a": [0, 9]},
+                       "runs": [{"config": {"a": i}, "time_s": 1, "energy_j": 1} for i in range(100001)]}).encode()
+    s, got = raw("127.0.0.1", b"POST /api/v1/analysis/configurations HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    expect(s == 413 and b'"field":"body"' in got, f"a body over 2 MiB -> 413 naming body ({s} {got[-200:]})")
+    probe("configurations")
+
+
+@test
+def energy_model_failures_do_not_leak():
+    bad = {"f_std": 3000, "p": list(range(1, 101)),
+           "regions": [{"name": f"r{i}", "alpha_p": 1, "beta_on": 1, "f_opt": 3000, "power_std_w": 100,
+                        "power_opt_w": 100, "time_std_s": 0} for i in range(50)]}
+    data = json.dumps(bad)
+    s, b, _ = post("/api/v1/analysis/energy/model", data)
+    expect(s == 200 and b["predicted"] == [], f"no energy at any p: an empty prediction ({s} {str(b)[:200]})")
+    before = status_of(S.k, "VmRSS")
+    t0 = time.time()
+    n = 0
+    while n < 400 and time.time() - t0 < 15:
+        post("/api/v1/analysis/energy/model", data)
+        n += 1
+    grown = status_of(S.k, "VmRSS") - before
+    print(f"    {n} failing models: RSS {before >> 20} -> {(before + grown) >> 20} MiB")
+    # under ASan freed memory waits in quarantine: there LeakSanitizer checks at exit instead
+    expect(SANITIZER or grown < 16 << 20, f"RSS grew by {grown >> 20} MiB over {n} requests")
+    many = dict(bad, p=list(range(1, 16386)))
+    s, b, _ = post("/api/v1/analysis/energy/model", many)
+    expect(s == 400 and b["field"] == "p" and "16384" in b["error"], f"16,385 node counts -> 400 naming p ({s} {b})")
+    wide = dict(bad, p=list(range(1, 10001)), regions=bad["regions"] * 1)
+    s, b, _ = post("/api/v1/analysis/energy/model", wide)
+    expect(s == 413 and b["field"] == "regions" and "200000" in b["error"],
+           f"50 regions x 10,000 p -> 413 naming the product ({s} {b})")
+    ok = dict(bad, p=list(range(1, 10001)), regions=[dict(r, time_std_s=1) for r in bad["regions"][:2]])
+    s, b, _ = post("/api/v1/analysis/energy/model", ok)
+    expect(s == 200 and len(b["predicted"]) == 10000, f"10,000 node counts are taken ({s})")
+    probe("energy model")
+
+
+@test
+def powercap_products_are_bounded():
+    body = {"f_max": 3000, "f_min": 1200, "t0": 10, "r": {"f": [1200, 3000], "r": [2, 1]},
+            "modules": [{"p_max": 100 + i % 7, "p_min": 40} for i in range(1000)],
+            "budgets": list(range(40000, 41000))}
+    t0 = time.time()
+    s, b, _ = post("/api/v1/analysis/powercap", body)
+    dt = time.time() - t0
+    expect(s == 413 and b["field"] == "budgets" and "50000" in b["error"] and dt < 2,
+           f"1000 modules x 1000 budgets -> 413 naming budgets at once ({s} {b} {dt:.2f} s)")
+    body["budgets"] = list(range(40000, 40050))
+    s, b, _ = post("/api/v1/analysis/powercap", body)
+    expect(s == 200 and len(b["budgets"]) == 50, f"1000 x 50 is answered ({s})")
+    s, b, _ = post("/api/v1/analysis/powercap", dict(body, budgets=[1.0] * 1001))
+    expect(s == 400 and b["field"] == "budgets", f"1001 budgets -> 400 ({s} {b})")
+    probe("powercap")
+
+
+def trace_body(n, k):
+    inst = "\n".join(f"{i * 0.002:.6f},{100 + i % 17}" for i in range(n))
+    ref = "\n".join(f"{i * 0.001:.6f},{90 + i % 13}" for i in range(n))
+    seg = [{"start": j * n * 0.002 / k, "end": (j + 0.9) * n * 0.002 / k,
+            "ref_start": j * n * 0.001 / k, "ref_end": (j + 0.9) * n * 0.001 / k} for j in range(k)]
+    return json.dumps({"instrumented": inst, "reference": ref, "segments": seg})
+
+
+@test
+def trace_correction_is_n_log_m_and_bounded():
+    body = trace_body(50000, 1000)
+    expect(len(body) < 2 << 20, f"50,000 samples each fit the 2 MiB cap ({len(body)} bytes)")
+    t0 = time.time()
+    s, b, _ = post("/api/v1/analysis/trace-correction", body)
+    dt = time.time() - t0
+    expect(s == 200 and len(b["corrected"]) == 50000, f"corrected ({s})")
+    print(f"    50,000 x 50,000 samples, 1,000 segments: {dt:.2f} s")
+    expect(dt < 3, f"in under 3 s ({dt:.2f})")
+    res = []
+    ths = [threading.Thread(target=lambda: res.append(post("/api/v1/analysis/trace-correction", body)[0])) for _ in range(2)]
+    for t in ths:
+        t.start()
+    time.sleep(0.1)
+    probe("two trace corrections")
+    for t in ths:
+        t.join(30)
+    expect(res == [200, 200], f"both answered ({res})")
+    big = trace_body(100001, 10).encode()
+    s, got = raw("127.0.0.1", b"POST /api/v1/analysis/trace-correction HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: " + str(len(big)).encode() + b"\r\n\r\n" + big)
+    expect(s == 413 and b'"field":"body"' in got, f"a 4 MB trace -> 413 ({s} {got[-200:]})")
+
+
+@test
+def trickling_clients_are_cut_and_capped():
+    host, port = S.k.host_port
+    socks, refused = [], 0
+    head = (b"POST /api/v1/analysis/powercap HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n")
+    for i in range(40):
+        try:
+            c = socket.create_connection((host, port), timeout=2, source_address=("127.0.0.2", 0))
+            c.sendall(head[:1])
+            socks.append(c)
+        except OSError:
+            refused += 1
+    time.sleep(0.3)
+    # the connections over the per-client limit are closed by karted at once
+    alive = []
+    for c in socks:
+        try:
+            c.setblocking(False)
+            d = c.recv(1)
+            c.close() if d == b"" else alive.append(c)
+        except BlockingIOError:
+            alive.append(c)
+        except OSError:
+            c.close()
+    expect(len(alive) <= 16, f"at most 16 connections from one client stay open ({len(alive)} of 40)")
+    t0, cut = time.time(), 0
+    pos = 1
+    while time.time() - t0 < TIMEOUT_S + 3 and alive:
+        probe("a slowloris")
+        for c in list(alive):
+            try:
+                c.setblocking(True)
+                c.settimeout(0.05)
+                if pos < len(head):
+                    c.sendall(head[pos:pos + 1])
+                d = c.recv(1)
+                if d == b"":
+                    alive.remove(c)
+                    c.close()
+                    cut += 1
+            except socket.timeout:
+                pass
+            except OSError:
+                alive.remove(c)
+                c.close()
+                cut += 1
+        pos += 1
+        time.sleep(0.2)
+    dt = time.time() - t0
+    for c in alive:
+        c.close()
+    expect(not alive, f"every trickling connection is cut ({len(alive)} still open after {dt:.1f} s)")
+    expect(dt < TIMEOUT_S + 2, f"within the request deadline ({dt:.1f} s for a {TIMEOUT_S} s deadline)")
+    print(f"    {40 - len(socks) + (len(socks) - cut)} refused or closed at once, {cut} cut after {dt:.1f} s")
+    probe("after the slowloris")
+
+
+@test
+def fifty_thousand_regions_do_not_freeze_the_loop():
+    regions = ",".join(f'{{"name":"r{i}","time_s":1}}' for i in range(50000))
+    body = ('{"system":"s","application":"a","p":1,"n":1,"tau":1,"regions":[' + regions + ']}')
+    t0 = time.time()
+    s, b, _ = post("/api/v1/runs", body, token=True)
+    dt = time.time() - t0
+    expect(s == 400 and b["field"] == "regions" and "4096" in b["error"] and dt < 1,
+           f"400 naming regions in under 1 s ({s} {b} {dt:.2f} s)")
+    probe("50,000 regions")
+
+
+@test
+def invalid_utf8_is_refused_and_nothing_vanishes():
+    good = {"system": "utf8-ok-\u00e9", "application": "a", "p": 1, "n": 1, "tau": 1}
+    s, b, _ = post("/api/v1/runs", good, token=True)
+    expect(s == 201, f"a good UTF-8 name is stored ({s} {b})")
+    for bad in (b"\xc0\xaf", b"\xed\xa0\x80", b"\xf4\x90\x80\x80", b"\\ud800", b"\\udc00x", b"\xff"):
+        body = b'{"system":"x' + bad + b'","application":"a","p":1,"n":1,"tau":1}'
+        s, b, _ = post("/api/v1/runs", body, token=True)
+        expect(s == 400 and b["field"] == "system" and "UTF-8" in b["error"], f"{bad!r} -> 400 naming system ({s} {b})")
+    s, b, _ = S.k.request("GET", "/api/v1/systems")
+    expect(s == 200 and any(x["name"] == "utf8-ok-\u00e9" for x in b["systems"]), f"the good series is listed ({b})")
+    s, b, _ = S.k.request("GET", "/api/v1/runs?system=%FF")
+    expect(s == 400 and b["field"] == "system", f"a query value that is not UTF-8 -> 400 naming it ({s} {b})")
+    s, b, _ = post("/api/v1/analysis/energy/model", b'{"f_std": 1, "p": [1], "regions": [{"name": "\\ud800"}]}')
+    expect(s == 400, f"jansson refuses a lone surrogate too ({s} {b})")
+
+
+@test
+def answers_are_capped_and_never_empty():
+    s, b, _ = S.k.request("GET", "/api/v1/analysis/isoefficiency?system=x&application=y&max_pairs=0")
+    expect(s == 400 and b["field"] == "max_pairs", f"max_pairs=0 -> 400 ({s} {b})")
+    body = {"f_std": 3000, "p": list(range(1, 16385)),
+            "regions": [{"name": "r" * 120 + str(i), "alpha_p": 1, "beta_on": 1, "f_opt": 2000, "power_std_w": 100,
+                         "power_opt_w": 90, "time_std_s": 1} for i in range(12)]}
+    s, b, h = post("/api/v1/analysis/energy/model", body)
+    expect(s == 413 and b["field"] == "answer" and "16 MiB" in b["error"],
+           f"an answer over 16 MiB -> 413 naming it ({s} {str(b)[:300]})")
+    probe("a capped answer")
+
+
+@test
+def unfinished_uploads_hold_bounded_memory():
+    host, port = S.k.host_port
+    # without a token, a body for a token route is refused from the headers alone
+    s, got = raw("127.0.0.2", b"POST /api/v1/runs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                              b"Content-Length: 8000000\r\n\r\n", timeout=5)
+    expect(s == 401, f"no token: 401 before the body is sent ({s})")
+    socks, statuses = [], []
+    chunk = b"[" + b"1," * (1 << 19)
+    for src in ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5"):
+        for _ in range(14):
+            c = socket.create_connection((host, port), timeout=10, source_address=(src, 0))
+            c.sendall(b"POST /api/v1/analysis/powercap HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                      b"Content-Type: application/json\r\nContent-Length: 2097000\r\n\r\n")
+            socks.append(c)
+    t0 = time.time()
+    for c in socks:  # 56 x 1 MiB of the 2 MiB announced, then nothing more
+        try:
+            c.sendall(chunk)
+        except OSError:
+            pass
+    time.sleep(0.5)
+    hwm = status_of(S.k, "VmHWM")
+    probe("56 unfinished uploads")
+    # now each finishes its body: those past the budget were not kept (503),
+    # the others are read and parsed (not JSON: 400)
+    rest = b"1" * (2097000 - len(chunk))
+    for c in socks:
+        try:
+            c.sendall(rest)
+        except OSError:
+            pass
+    for c in socks:
+        c.settimeout(10)
+        try:
+            d = c.recv(4096)
+            if d.startswith(b"HTTP/"):
+                statuses.append(int(d.split(b" ")[1]))
+                if statuses[-1] == 503:
+                    expect(b"Retry-After: 1" in d, "a 503 says when to come back")
+        except OSError:
+            pass
+        c.close()
+    print(f"    56 x 1 MiB held in {time.time() - t0:.1f} s: peak RSS {hwm >> 20} MiB; then "
+          f"{statuses.count(503)} got 503, {statuses.count(400)} got 400")
+    expect(statuses.count(503) > 0 and set(statuses) <= {400, 503} and len(statuses) == 56,
+           f"past the 64 MiB budget: 503 ({statuses})")
+    expect(hwm < RSS_BOUND, f"peak RSS {hwm >> 20} MiB under {RSS_BOUND >> 20} MiB")
+    probe("after the uploads")
+
+
+@test
+def the_slow_queue_is_bounded_and_forgets_clients_that_left():
+    body = trace_body(30000, 300).encode()
+    t0 = time.time()
+    s, _, _ = post("/api/v1/analysis/trace-correction", body)
+    one = time.time() - t0
+    expect(s == 200, f"one correction ({s})")
+    req = (b"POST /api/v1/analysis/trace-correction HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+           b"Content-Length: " + str(len(body)).encode() + b"\r\nConnection: close\r\n\r\n" + body)
+    results = []
+
+    def one_client(src):
+        try:
+            results.append(raw(src, req, timeout=60))
+        except OSError as e:
+            results.append((None, str(e).encode()))
+
+    ths = [threading.Thread(target=one_client, args=(f"127.0.0.{2 + i // 14}",)) for i in range(98)]
+    for t in ths:
+        t.start()
+    time.sleep(0.5)
+    probe("98 analyses at once")
+    for t in ths:
+        t.join(120)
+    codes = [r[0] for r in results]
+    busy = [r for r in results if r[0] == 503]
+    print(f"    98 at once ({one:.2f} s each alone): {codes.count(200)} answered, {len(busy)} told 503")
+    # 64 wait, 2 run, and the workers finish some while the rest arrive:
+    # at least the queue's 64 are answered, and once it is full the rest 503
+    expect(codes.count(200) + len(busy) == 98 and codes.count(200) >= 64 and busy,
+           f"a queue of 64 plus the two running; the rest 503 ({codes.count(200)} 200, {len(busy)} 503, "
+           f"{sorted(set(map(str, codes)))})")
+    expect(all(b"Retry-After: 1" in r[1] for r in busy), "each 503 carries Retry-After")
+    # forty clients post and hang up at once: their work is not done
+    for i in range(40):
+        raw(f"127.0.0.{2 + i // 14}", req, read=False)
+    time.sleep(0.6)  # a sweep or two
+    t0 = time.time()
+    s, _, _ = post("/api/v1/analysis/trace-correction", body, timeout=60)
+    waited = time.time() - t0
+    print(f"    after 40 hang-ups a new correction took {waited:.2f} s (40 would take {40 * one / 2:.1f} s)")
+    expect(s == 200 and waited < max(2.0, 10 * one), f"the work of clients that left was dropped ({waited:.2f} s)")
+
+
+@test
+def host_allow_list_and_static_files():
+    host, port = S.k.host_port
+    for h, want in ((f"127.0.0.1:{port}", 200), ("localhost", 200), (f"[::1]:{port}", 200),
+                    ("LOCALHOST:80", 200), ("karte.example", 200), ("attacker.example", 421),
+                    (f"attacker.example:{port}", 421), ("127.0.0.1.attacker.example", 421)):
+        s, b, _ = S.k.request("GET", "/api/v1/health", headers={"Host": h})
+        expect(s == want, f"Host {h} -> {want} ({s} {b})")
+        if want == 421:
+            expect(b["field"] == "Host", "the 421 names Host")
+    s, b, _ = S.k.request("GET", "/index.html", headers={"Host": "attacker.example"})
+    expect(s == 421, f"static pages too ({s})")
+    d = tempfile.mkdtemp(prefix="karte-abuse-static-")
+    try:
+        with open(os.path.join(d, "index.html"), "w") as f:
+            f.write("<!doctype html><title>k</title>")
+        os.symlink("/etc/passwd", os.path.join(d, "secret.txt"))
+        with open(os.path.join(d, "sub.css"), "w") as f:
+            f.write("body{}")
+        os.mkdir(os.path.join(d, "sub"))
+        os.symlink("/etc", os.path.join(d, "etc"))
+        os.mkfifo(os.path.join(d, "sub", "pipe.txt"))
+        k = Karted(S.k.binary, args=["--static", d, "--no-first-token"])
+        k.start()
+        try:
+            s, b, _ = k.request("GET", "/index.html")
+            expect(s == 200 and b"<title>k</title>" in b, f"a regular file is served ({s})")
+            for path in ("/secret.txt", "/etc/ld.so.conf", "/sub/pipe.txt", "/sub/../sub.css", "/.hidden.txt"):
+                t0 = time.time()
+                s, b, _ = k.request("GET", path, timeout=5)
+                expect(s == 404 and time.time() - t0 < 1, f"{path} -> 404 at once ({s})")
+            s, b, _ = k.request("GET", "/etc/passwd")  # no dot: a view of the single page
+            expect(s == 200 and b"<title>k</title>" in b and b"root:" not in b, f"/etc/passwd is the UI page ({s})")
+        finally:
+            expect(k.stop() == 0, "the static karted stops cleanly")
+    finally:
+        shutil.rmtree(d)
+
+
+@test
+def still_serving_within_bounds():
+    probe("every attack")
+    hwm = status_of(S.k, "VmHWM")
+    print(f"    peak RSS through every attack: {hwm >> 20} MiB (bound {RSS_BOUND >> 20} MiB)")
+    expect(hwm < RSS_BOUND, f"peak RSS {hwm >> 20} MiB")
+
+
+def main():
+    global RSS_BOUND, SANITIZER
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--karted", required=True)
+    ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    ap.add_argument("--sanitizer", action="store_true",
+                    help="an ASan build: peak RSS bound 1500 MiB, leaks left to LeakSanitizer")
+    a = ap.parse_args()
+    SANITIZER = a.sanitizer
+    RSS_BOUND = (1500 << 20) if SANITIZER else RSS_BOUND
+    S.k = Karted(a.karted, args=["--request-timeout", str(TIMEOUT_S), "--max-client-connections", "16",
+                                 "--max-body-memory", str(64 << 20), "--allowed-host", "karte.example",
+                                 "--no-first-token"])
+    S.k.start()
+    S.token = S.k.token("abuse")
+    sys.exit(1 if SUITE.run(a.only, lambda: S.k.stop_checked("the karted under attack")) else 0)
+
+
+if __name__ == "__main__":
+    main()

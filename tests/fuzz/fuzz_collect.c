@@ -1,0 +1,56 @@
+/*
+ * libFuzzer harness for karte-collect's readers of outside files: a CSV of
+ * runs (libcsv), a JSON / NDJSON results file, and an Extra-P text file.
+ * The first byte picks the reader, the rest is the file. What a reader
+ * turns into NDJSON must be runs karted's own parser takes or refuses with
+ * a sentence, never anything that crashes it. collectors/collect.c is
+ * included whole so that its static readers are reached as they are.
+ */
+#define main karte_collect_main
+#include "../../collectors/collect.c"
+#undef main
+
+#include "memfile.h"
+#include "run.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct opts o = {0};
+	struct buf b = {NULL, 0};
+	const char *file;
+	char err[512];
+	json_t *runs;
+
+	if (size < 1)
+		return 0;
+	o.system = "s";
+	o.application = "a";
+	o.ex.p_param = "p";
+	o.ex.n_param = (data[0] & 4) ? "x" : "n";
+	o.ex.metric = (data[0] & 8) ? "metr" : "time";
+	o.ex.chi_regions = (data[0] & 16) ? "comm" : NULL;
+	file = memfile(data + 1, size - 1);
+	switch (data[0] % 3) {
+	case 0:
+		if (csv_to_ndjson(file, &o, &b) == 0) {
+			struct run_batch rb;
+			struct kerr e;
+
+			if (b.len && run_parse_body(b.p, b.len, BODY_NDJSON, &rb, &e) == 0)
+				run_batch_free(&rb);
+		}
+		free(b.p);
+		break;
+	case 1:
+		if (json_to_ndjson(file, &o, &b) == 0)
+			free(b.p);
+		break;
+	default:
+		runs = extrap_read(file, &o.ex, err, sizeof(err));
+		json_decref(runs);
+		break;
+	}
+	return 0;
+}
