@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdarg.h>
@@ -770,6 +771,10 @@ static void *worker_main(void *arg)
 		else if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0)
 			resp_errorf(&rq->rs, 500, "internal error");
 		slow_answered(h, rq);
+		/* an analysis may have built a large JSON tree: give the freed
+		 * pages back, so a burst of big requests does not leave karted
+		 * holding its peak for ever */
+		malloc_trim(0);
 
 		pthread_mutex_lock(&h->w.lock);
 	}
