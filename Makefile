@@ -162,7 +162,7 @@ test-fuzz fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 # The UI in headless Chromium (Debian's chromium, playwright-core from npm).
 test-browser: $(KARTED)
 	cd tests/browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }
-	cd tests/browser && KARTED=$(CURDIR)/$(KARTED) node --test ui.test.mjs
+	cd tests/browser && KARTED=$(CURDIR)/$(KARTED) node --test ui.test.mjs charts.test.mjs
 
 # Every test, on the plain build and again on the sanitizer build.
 test: deps

@@ -303,14 +303,25 @@ static void marker_paint(cairo_t *cr, enum chart_marker m, double r, struct rgb 
 	cairo_stroke(cr);
 }
 
-/* One marker drawn once; stamped for every point (see the header). */
+/* Half the side of a marker's stamp, px: room for the marker and its outline. */
+static double stamp_half(double r)
+{
+	return ceil(r * 1.5 + 1);
+}
+
+/* One marker drawn once; stamped for every point (see the header). The
+ * stamp's extents start at (0, 0), the marker centred in them: Cairo's SVG
+ * writer places the clip of a recording surface at (0, 0) whatever its
+ * origin, so a stamp centred on (0, 0) showed its lower-right quarter only,
+ * shifted by half its size, in every browser. */
 static cairo_surface_t *marker_stamp(enum chart_marker m, double r, struct rgb c, double alpha)
 {
-	double e = r * 1.5 + 1;
+	double e = stamp_half(r);
 	cairo_surface_t *s = cairo_recording_surface_create(CAIRO_CONTENT_COLOR_ALPHA,
-							     &(cairo_rectangle_t){-e, -e, 2 * e, 2 * e});
+							     &(cairo_rectangle_t){0, 0, 2 * e, 2 * e});
 	cairo_t *cr = cairo_create(s);
 
+	cairo_translate(cr, e, e);
 	marker_paint(cr, m, r, c, alpha);
 	cairo_destroy(cr);
 	return s;
@@ -346,15 +357,16 @@ static double px(double v)
 static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
 			 const struct scale *sy)
 {
-	cairo_surface_t *stamp = marker_stamp(l->marker, l->size ? l->size : 3.5, l->color, l->alpha);
+	double r = l->size ? l->size : 3.5, e = stamp_half(r);
+	cairo_surface_t *stamp = marker_stamp(l->marker, r, l->color, l->alpha);
 	size_t i;
 
 	for (i = 0; i < l->n; i++) {
 		if (!usable(sx, l->x[i]) || !usable(sy, l->y[i]))
 			continue;
 		/* 0.1 px is below what a reader sees and keeps each <use> short */
-		cairo_set_source_surface(cr, stamp, round(map(sx, l->x[i]) * 10) / 10,
-					 round(map(sy, l->y[i]) * 10) / 10);
+		cairo_set_source_surface(cr, stamp, round(map(sx, l->x[i]) * 10) / 10 - e,
+					 round(map(sy, l->y[i]) * 10) / 10 - e);
 		cairo_paint(cr);
 	}
 	cairo_surface_destroy(stamp);
@@ -714,6 +726,9 @@ int chart_render(const struct chart_spec *spec, enum chart_format format, char *
 	switch (format) {
 	case CHART_SVG:
 		surf = cairo_svg_surface_create_for_stream(sink_write, &s, spec->width, spec->height);
+		/* width and height in px: a browser shows the size asked for
+		 * (Cairo's default, pt, is 4/3 larger on screen) */
+		cairo_svg_surface_set_document_unit(surf, CAIRO_SVG_UNIT_PX);
 		break;
 	case CHART_PDF:
 		surf = cairo_pdf_surface_create_for_stream(sink_write, &s, spec->width, spec->height);

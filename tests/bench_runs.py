@@ -30,7 +30,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT  # noqa: E402
+from karted_proc import Karted, ROOT, temp_dir  # noqa: E402
 
 LUA = os.path.join(ROOT, "tests", "bench", "post_run.lua")
 RUN = {"system": "bench", "application": "md", "variant": "v1", "p": 16, "n": 80000, "tau": 12.5,
@@ -95,7 +95,7 @@ def karted_bulk(binary, bodies, per_body):
 
 
 def bare_sqlite(binary, rows, batch):
-    d = tempfile.mkdtemp(prefix="karte-bench-")
+    d = temp_dir("karte-bench-")
     out = subprocess.run([binary, os.path.join(d, "bare.db"), str(rows), str(batch)],
                          capture_output=True, text=True, check=True)
     subprocess.run(["rm", "-rf", d])

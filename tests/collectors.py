@@ -17,7 +17,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
 
 SUITE = Suite("collectors")
 test = SUITE.test
@@ -285,7 +285,7 @@ def main():
     a = ap.parse_args()
     S.build = os.path.abspath(a.build)
     S.cflags = a.cflags.split()
-    S.tmp = tempfile.mkdtemp(prefix="karte-collect-")
+    S.tmp = temp_dir("karte-collect-")
     S.k = Karted(os.path.join(S.build, "karted")).start()
     S.token = S.k.token("collectors")
     def stop():

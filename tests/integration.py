@@ -24,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
 
 SUITE = Suite("integration")
 test = SUITE.test
@@ -884,7 +884,7 @@ def otf2_archives_written_and_corrected():
     if not w or not Shared.karte:
         raise AssertionError("--otf2-writer and --karte are needed")
     import math
-    d = tempfile.mkdtemp(prefix="karte-otf2-")
+    d = temp_dir("karte-otf2-")
     for name, kind in (("ref", "reference"), ("inst", "instrumented")):
         r = subprocess.run([w, os.path.join(d, name), name, kind], capture_output=True, text=True)
         expect(r.returncode == 0, f"libotf2 wrote the {kind} archive ({r.stderr})")

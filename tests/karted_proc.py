@@ -4,10 +4,12 @@ Python 3 standard library only. Every server listens on 127.0.0.1 (or ::1)
 with port 0, so the kernel picks a free port; karted prints the URL it
 serves, which is read back here.
 """
+import atexit
 import http.client
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -16,6 +18,21 @@ import urllib.parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+_TEMP_DIRS = []
+
+
+def temp_dir(prefix):
+    """A new folder in the system's temporary directory, removed when the
+    test program exits (tests leave nothing behind in /tmp)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _TEMP_DIRS.append(d)
+    return d
+
+
+@atexit.register
+def _remove_temp_dirs():
+    for d in _TEMP_DIRS:
+        shutil.rmtree(d, ignore_errors=True)
 
 
 class Karted:
@@ -23,7 +40,7 @@ class Karted:
 
     def __init__(self, binary, db=None, args=(), env=None, listen="127.0.0.1:0"):
         self.binary = os.path.abspath(binary)
-        self.dir = tempfile.mkdtemp(prefix="karte-it-")
+        self.dir = temp_dir("karte-it-")
         self.db = db or os.path.join(self.dir, "karte.db")
         self.args = list(args)
         self.env = env

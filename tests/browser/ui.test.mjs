@@ -4,37 +4,15 @@
 // them. Screenshots go to tests/out/browser/.
 //
 // usage: KARTED=build/karted node --test tests/browser/ui.test.mjs
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { launchChromium, root, startKarted } from './karted.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
 const out = path.join(root, 'tests', 'out', 'browser');
 const karted = path.resolve(root, process.env.KARTED || 'build/karted');
 let server, url, token, browser, page;
-
-function startKarted() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'karte-ui-'));
-  const proc = spawn(karted, ['serve', '--listen', '127.0.0.1:0', '--db', path.join(dir, 'k.db'),
-    '--static', path.join(root, 'static')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let buf = '';
-    const timer = setTimeout(() => reject(new Error('karted did not start')), 10000);
-    proc.stdout.on('data', (d) => {
-      buf += d;
-      const t = buf.match(/stored hashed\): (\S+)/);
-      const u = buf.match(/serving (http:\/\/\S+)\/ /);
-      if (t && u) { clearTimeout(timer); resolve({ proc, url: u[1], token: t[1] }); }
-    });
-    proc.on('exit', (c) => reject(new Error(`karted exited ${c}`)));
-  });
-}
 
 async function post(runs) {
   const r = await fetch(`${url}/api/v1/runs`, { method: 'POST', body: JSON.stringify(runs),
@@ -48,23 +26,22 @@ const SP2 = [[10, 39200, 20, 0.552], [16, 39200, 16, 0.45], [24, 39200, 14, 0.33
   [10, 80000, 40, 0.62], [16, 80000, 32, 0.5], [24, 80000, 25, 0.4], [36, 80000, 28, 0.3]];
 
 before(async () => {
-  ({ proc: server, url, token } = await startKarted());
+  server = await startKarted(karted);
+  ({ url, token } = server);
   mkdirSync(out, { recursive: true });
   await post(SP2.map(([p, n, tau, e]) => ({ system: 'SP2', application: 'md', p, n, tau, chi: (1 - e) * tau,
     labels: { compiler: 'xlf 3' }, regions: [{ name: 'force', time_s: tau * e, energy_j: 100 * tau }] })));
   await post(SP2.map(([p, n, tau, e]) => ({ system: 'T3E', application: 'md', p, n, tau: tau * 0.6,
     chi: (1 - Math.min(e + 0.1, 0.95)) * tau * 0.6 })));
   await post([{ system: 'T3E', application: 'cg', variant: 'blocked', p: 4, n: 10, tau: 2, chi: 0.5 }]);
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync', '--disable-quic'] });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   page.on('pageerror', (e) => { throw e; });
 });
 
 after(async () => {
   await browser?.close();
-  server?.kill('SIGTERM');
+  await server?.stop();
 });
 
 async function open(p) {

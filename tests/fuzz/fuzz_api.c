@@ -45,22 +45,9 @@ static const struct target targets[] = {
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
 static struct karted k;
-static char dir[] = "/tmp/karte-fuzz-api-XXXXXX";
-static char db[64];
-
-static void cleanup(void)
-{
-	char path[96];
-	static const char *const files[] = {"", "-wal", "-shm"};
-	size_t i;
-
-	pool_close(k.readers);
-	for (i = 0; i < 3; i++) {
-		snprintf(path, sizeof(path), "%s%s", db, files[i]);
-		unlink(path);
-	}
-	rmdir(dir);
-}
+/* in the build tree, made anew at each start: libFuzzer leaves by _exit
+ * when its time is up, so nothing would remove a folder in /tmp */
+static const char db[] = "build/fuzz/api.db";
 
 /* Orii's SP2 example and a small Kimura series with regions. */
 static const char seed_runs[] =
@@ -95,10 +82,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
-	if (!mkdtemp(dir))
-		abort();
-	snprintf(db, sizeof(db), "%s/k.db", dir);
-	atexit(cleanup);
+	unlink(db);
+	unlink("build/fuzz/api.db-wal");
+	unlink("build/fuzz/api.db-shm");
 	st = store_open(db, STORE_MIGRATE, &err);
 	if (!st || run_parse_body(seed_runs, strlen(seed_runs), BODY_NDJSON, &b, &err) ||
 	    store_begin(st, &err))
