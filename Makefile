@@ -113,7 +113,7 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 # are in tests/fuzz/corpus/TARGET, the dictionary in tests/fuzz/karte.dict;
 # what a run finds is kept in build/fuzz/corpus/TARGET.
 FUZZ_SECONDS ?= 10
-FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect
+FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2
 FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE -Iserver -Ianalysis -Icollectors -Itests/fuzz \
@@ -144,12 +144,17 @@ build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collecto
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
+build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/otf2in.c server/kerr.c server/xalloc.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_otf2.c server/otf2in.c server/kerr.c server/xalloc.c \
+	    $(FUZZ_LIBS) -lotf2
+
 # Each target for FUZZ_SECONDS; the executions of all are added up.
 test-fuzz fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 	@total=0; failed=0; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build/fuzz/corpus/$$t; \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	    ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	    ASAN_OPTIONS=quarantine_size_mb=32 ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 	        -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/karte.dict -artifact_prefix=build/fuzz/$$t- \
 	        build/fuzz/corpus/$$t tests/fuzz/corpus/$$t > build/fuzz/$$t.log 2>&1; rc=$$?; \
 	    n=$$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/$$t.log); \

@@ -30,6 +30,7 @@ struct ctx {
 	size_t nclasses;
 	OTF2_LocationRef first_location;
 	bool have_location;
+	bool ids_too_large;	/* a definition id past OTF2_IDS_MAX: refused */
 	/* events */
 	struct ka_sample *s;
 	size_t ns, caps;
@@ -38,6 +39,10 @@ struct ctx {
 	size_t stack[MAX_DEPTH];
 	int depth;
 };
+
+/* Definition ids index arrays here; ids are dense in real archives, and a
+ * file that claims more is refused rather than sizing an allocation. */
+#define OTF2_IDS_MAX (1u << 20)
 
 static double seconds(const struct ctx *c, OTF2_TimeStamp t)
 {
@@ -68,6 +73,10 @@ static OTF2_CallbackCode def_string(void *u, OTF2_StringRef self, const char *s)
 	struct ctx *c = u;
 	size_t old = c->nstrings;
 
+	if (self >= OTF2_IDS_MAX) {
+		c->ids_too_large = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
 	if (self >= c->nstrings) {
 		c->nstrings = (size_t)self + 1;
 		c->strings = xrealloc(c->strings, c->nstrings * sizeof(*c->strings));
@@ -92,6 +101,10 @@ static OTF2_CallbackCode def_region(void *u, OTF2_RegionRef self, OTF2_StringRef
 	size_t old = c->nregions;
 
 	(void)canon, (void)desc, (void)role, (void)par, (void)flags, (void)file, (void)b, (void)e;
+	if (self >= OTF2_IDS_MAX) {
+		c->ids_too_large = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
 	if (self >= c->nregions) {
 		c->nregions = (size_t)self + 1;
 		c->region_name = xrealloc(c->region_name, c->nregions * sizeof(*c->region_name));
@@ -131,6 +144,10 @@ static OTF2_CallbackCode def_class(void *u, OTF2_MetricRef self, uint8_t n,
 	size_t old = c->nclasses;
 
 	(void)occ, (void)kind;
+	if (self >= OTF2_IDS_MAX) {
+		c->ids_too_large = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
 	if (self >= c->nclasses) {
 		c->nclasses = (size_t)self + 1;
 		c->class_first = xrealloc(c->class_first, c->nclasses * sizeof(*c->class_first));
@@ -264,6 +281,11 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 	OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, dcb, &c);
 	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
 	OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &nread);
+	if (c.ids_too_large) {
+		kerr_set(err, 400, "%s has definition ids above %u; karte reads archives with at most "
+			 "that many strings, regions and metric classes", anchor, OTF2_IDS_MAX);
+		goto out;
+	}
 	if (!c.have_location) {
 		kerr_set(err, 400, "%s has no locations", anchor);
 		goto out;
