@@ -32,7 +32,7 @@ ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis
 ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
 GSL_LIBS      = $(shell pkg-config --libs gsl)
 
-TESTS      := test_run test_store test_isoeff test_energy test_methods
+TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 # collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)
@@ -41,7 +41,7 @@ REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o
 
-.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench clean deps help
+.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench gallery clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -52,6 +52,7 @@ help:
 	@echo "make asan       the unit and integration tests under ASan+UBSan only"
 	@echo "make bench      the benchmarks (figures printed, see README)"
 	@echo "make fuzz       every fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600)"
+	@echo "make gallery    every report for the example data in build/gallery/index.html"
 
 deps:
 	@./deploy/install-deps.sh
@@ -215,6 +216,10 @@ $(BUILD)/bench/bare_mhd: $(BUILD)/tests/bench/bare_mhd.o
 $(BUILD)/bench/bare_sqlite: $(BUILD)/tests/bench/bare_sqlite.o $(BUILD)/server/schema_sql.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Every report for the example data, in one page: build/gallery/index.html.
+gallery: deps $(KARTED)
+	python3 tests/gallery.py --karted $(KARTED) --out $(BUILD)/gallery
 
 clean:
 	rm -rf build build-asan

@@ -165,7 +165,7 @@ static void auto_range(const struct chart_panel *p, bool x_axis, const struct ch
 		mx = ax->log ? 10 : 1;
 	}
 	if (ax->log) {
-		double a = log10(mn), b = log10(mx), pad = fmax((b - a) * 0.06, 0.15);
+		double a = log10(mn), b = log10(mx), pad = fmax((b - a) * 0.06, 0.04);
 
 		mn = pow(10, a - pad);
 		mx = pow(10, b + pad);
@@ -225,18 +225,40 @@ static void lin_ticks(double lo, double hi, struct ticks *t, double max_ticks)
 		t->minor[t->nminor++] = v;
 }
 
-static void tick_label(double v, char *buf, size_t size)
+/* e in superscript digits (plain UTF-8: no markup, so nothing a user
+ * posted can change a layout): "⁻⁴". */
+static void superscript(int e, char *buf, size_t size)
 {
-	if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3)) {
-		int e = (int)floor(log10(fabs(v)));
+	static const char *const digit[] = {"⁰", "¹", "²", "³", "⁴", "⁵", "⁶", "⁷", "⁸", "⁹"};
+	char dec[16], *d;
+
+	snprintf(dec, sizeof(dec), "%d", e);
+	buf[0] = '\0';
+	for (d = dec; *d; d++)
+		strncat(buf, *d == '-' ? "⁻" : digit[*d - '0'], size - strlen(buf) - 1);
+}
+
+void chart_number(double v, char *buf, size_t size)
+{
+	char sup[40];
+
+	if (!isfinite(v)) {
+		snprintf(buf, size, "%g", v);
+	} else if (v != 0 && (fabs(v) >= 1e5 || fabs(v) < 1e-3)) {
+		int e = (int)floor(log10(fabs(v)) + 1e-9);
 		double m = v / pow(10, e);
 
-		if (fabs(m - 1) < 1e-9)
-			snprintf(buf, size, "10^%d", e);	/* plain text: no markup */
+		superscript(e, sup, sizeof(sup));
+		if (fabs(fabs(m) - 1) < 1e-9)
+			snprintf(buf, size, "%s10%s", m < 0 ? "−" : "", sup);
 		else
-			snprintf(buf, size, "%gx10^%d", m, e);
+			snprintf(buf, size, "%.3g×10%s", m, sup);
+	} else if (fabs(v) >= 1e4 && v == floor(v)) {
+		long long i = (long long)fabs(v);	/* 39 200: a thin space between thousands */
+
+		snprintf(buf, size, "%s%lld\xe2\x80\x89%03lld", v < 0 ? "−" : "", i / 1000, i % 1000);
 	} else {
-		snprintf(buf, size, "%g", v);
+		snprintf(buf, size, "%s%g", v < 0 ? "−" : "", fabs(v));	/* a real minus sign */
 	}
 }
 
@@ -332,15 +354,18 @@ static cairo_surface_t *marker_stamp(enum chart_marker m, double r, struct rgb c
 static void set_dash(cairo_t *cr, enum chart_dash d, double w)
 {
 	static const double dashed[] = {6, 4};
-	double dotted[] = {0.1, w * 2.2};
+	double dotted[] = {0.1, w * 2.2}, dashdot[] = {7, 3, 0.1, 3};
 
 	if (d == DASH_DASHED)
 		cairo_set_dash(cr, dashed, 2, 0);
 	else if (d == DASH_DOTTED)
 		cairo_set_dash(cr, dotted, 2, 0);
+	else if (d == DASH_DASHDOT)
+		cairo_set_dash(cr, dashdot, 4, 0);
 	else
 		cairo_set_dash(cr, NULL, 0, 0);
-	cairo_set_line_cap(cr, d == DASH_DOTTED ? CAIRO_LINE_CAP_ROUND : CAIRO_LINE_CAP_BUTT);
+	cairo_set_line_cap(cr, d == DASH_DOTTED || d == DASH_DASHDOT ? CAIRO_LINE_CAP_ROUND
+								      : CAIRO_LINE_CAP_BUTT);
 }
 
 static void source(cairo_t *cr, struct rgb c, double alpha)
@@ -463,8 +488,26 @@ static void draw_area(cairo_t *cr, const struct chart_layer *l, const struct sca
 	cairo_fill(cr);
 }
 
+/* Boxes of the ray labels drawn so far in a panel: a label that would
+ * overlap one is left out (near eps = 0 the lines end close together). */
+struct placed {
+	double box[24][4];	/* x0, y0, x1, y1 */
+	size_t n;
+};
+
+static bool overlaps(const struct placed *pl, const double b[4])
+{
+	size_t i;
+
+	for (i = 0; i < pl->n; i++)
+		if (b[0] < pl->box[i][2] + 2 && pl->box[i][0] < b[2] + 2 && b[1] < pl->box[i][3] + 1 &&
+		    pl->box[i][1] < b[3] + 1)
+			return true;
+	return false;
+}
+
 static void draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
-		     const struct scale *sy)
+		     const struct scale *sy, struct placed *pl)
 {
 	double x0 = sx->lo, x1 = sx->hi, w = l->size ? l->size : 0.8;
 
@@ -482,27 +525,47 @@ static void draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scal
 	set_dash(cr, l->dash, w);
 	cairo_stroke(cr);
 	if (l->label) {
-		double ex = map(sx, x1), ey = map(sy, l->slope * x1);
+		/* where the line leaves the plot: the right edge, or the top */
+		double ex = map(sx, x1), ey = map(sy, l->slope * x1), tw, th, b[4];
+		bool top = ey - sy->p1 < 12;
 
-		/* small: the lines near eps = 0 end close together */
-		text(cr, l->label, ex - 3, ey + 1, A_RIGHT, false, TEXT_PT * 0.75, false, 0, 0,
-		     l->color);
+		text_size(cr, l->label, TEXT_PT * 0.85, false, &tw, &th);
+		b[0] = top ? ex - tw - 4 : ex - tw - 3;
+		b[1] = top ? ey + 2 : ey - th - 1;
+		b[2] = b[0] + tw;
+		b[3] = b[1] + th;
+		if (overlaps(pl, b) || pl->n == sizeof(pl->box) / sizeof(pl->box[0]))
+			return;
+		memcpy(pl->box[pl->n++], b, sizeof(b));
+		/* on white, so the lines behind do not cross the text */
+		cairo_rectangle(cr, b[0] - 1, b[1], tw + 2, th);
+		cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
+		cairo_fill(cr);
+		text(cr, l->label, b[0], b[1], A_LEFT, false, TEXT_PT * 0.85, false, 0, 0, l->color);
 	}
 }
 
 /* ---- panels ---------------------------------------------------------------------- */
 
-static void draw_axis_ticks(cairo_t *cr, const struct scale *s, bool x_axis, double other,
-			    double span0, double span1)
+static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct chart_axis *ax,
+			    bool x_axis, double other, double span0, double span1)
 {
 	struct ticks t;
-	char buf[32];
+	char buf[48];
 	size_t i;
 
-	if (s->log)
+	if (ax->nat) {	/* the values asked for (e.g. the measured p), and no minor ticks */
+		t.nmajor = t.nminor = 0;
+		for (i = 0; i < ax->nat && t.nmajor < 64; i++)
+			if (usable(s, ax->at[i]) && ax->at[i] >= s->lo && ax->at[i] <= s->hi)
+				t.major[t.nmajor++] = ax->at[i];
+	} else if (s->log) {
 		log_ticks(s->lo, s->hi, &t);
-	else	/* a label every 70 px across, 35 px up */
+		if (t.nmajor < 3)	/* under half a decade: nice linear steps read better */
+			lin_ticks(s->lo, s->hi, &t, fabs(s->p1 - s->p0) / (x_axis ? 70 : 35));
+	} else {	/* a label every 70 px across, 35 px up */
 		lin_ticks(s->lo, s->hi, &t, fabs(s->p1 - s->p0) / (x_axis ? 70 : 35));
+	}
 	cairo_set_line_width(cr, 1);
 	set_dash(cr, DASH_SOLID, 1);
 	/* grid at the major ticks, light, behind the data */
@@ -527,7 +590,7 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, bool x_axis, dou
 			cairo_line_to(cr, other - 5, v);
 		}
 		cairo_stroke(cr);
-		tick_label(t.major[i], buf, sizeof(buf));
+		chart_number(t.major[i], buf, sizeof(buf));
 		if (x_axis)
 			text(cr, buf, v, other + 7, A_CENTER, false, TEXT_PT, false, 0, 0, INK);
 		else
@@ -549,17 +612,20 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, bool x_axis, dou
 	cairo_stroke(cr);
 }
 
-static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, double y, double w)
+/* The legend in cols columns of width w from (x, y), entries down each
+ * column in turn. */
+static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
+			size_t cols)
 {
 	double row = TEXT_PT * 96 / 72 + 6, tw, th;
-	size_t i;
+	size_t i, rows = (p->nlegend + cols - 1) / cols;
 
 	for (i = 0; i < p->nlegend; i++) {
 		const struct chart_legend *e = &p->legend[i];
-		double cy = y + row * (double)i + row / 2;
+		double cy = y + row * (double)(i % rows) + row / 2, cx = x + w * (double)(i / rows);
 
 		cairo_save(cr);
-		cairo_translate(cr, x + 8, cy);
+		cairo_translate(cr, cx + 8, cy);
 		if (e->marker == MARK_COUNT) {
 			cairo_move_to(cr, -7, 0);
 			cairo_line_to(cr, 7, 0);
@@ -572,7 +638,7 @@ static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, doub
 		}
 		cairo_restore(cr);
 		text_size(cr, e->text, TEXT_PT, false, &tw, &th);
-		text(cr, e->text, x + 20, cy, A_LEFT, true, TEXT_PT, false, w - 22, 0, INK);
+		text(cr, e->text, cx + 20, cy, A_LEFT, true, TEXT_PT, false, w - 22, 0, INK);
 	}
 }
 
@@ -591,10 +657,17 @@ static double legend_width(cairo_t *cr, const struct chart_panel *p, double cap)
 static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
 		       double h)
 {
-	double lw = p->nlegend ? legend_width(cr, p, w * 0.4) : 0, tw, th;
-	double left = x + 62, right = x + w - 12 - (p->legend_inside ? 0 : lw), top = y + 8,
-	       bottom = y + h - 46;
+	/* the legend beside the plot when it fits in 40 % of the width, else
+	 * below it in as many columns as fit: names are never cut short */
+	double lw = p->nlegend ? legend_width(cr, p, w - 80) : 0, tw, th;
+	bool below = !p->legend_inside && lw > w * 0.4;
+	size_t cols = below ? (size_t)fmax(1, floor((w - 70) / (lw + 10))) : 1;
+	double row = TEXT_PT * 96 / 72 + 6,
+	       lh = below ? row * ceil((double)p->nlegend / (double)cols) + 8 : 0;
+	double left = x + 62, right = x + w - 12 - (p->legend_inside || below ? 0 : lw), top = y + 8,
+	       bottom = y + h - 46 - lh;
 	struct scale sx, sy;
+	struct placed pl = {.n = 0};
 	size_t i;
 
 	if (p->title) {
@@ -613,8 +686,8 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 	auto_range(p, false, &p->y, &sy.lo, &sy.hi);
 
 	/* frame, ticks, titles */
-	draw_axis_ticks(cr, &sx, true, bottom, top, bottom);
-	draw_axis_ticks(cr, &sy, false, left, left, right);
+	draw_axis_ticks(cr, &sx, &p->x, true, bottom, top, bottom);
+	draw_axis_ticks(cr, &sy, &p->y, false, left, left, right);
 	source(cr, INK, 0);
 	cairo_set_line_width(cr, 1);
 	cairo_rectangle(cr, left, top, right - left, bottom - top);
@@ -653,25 +726,25 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 				draw_area(cr, l, &sx, &sy);
 				break;
 			case LAYER_RAY:
-				draw_ray(cr, l, &sx, &sy);
+				draw_ray(cr, l, &sx, &sy, &pl);
 				break;
 			}
 		}
 		cairo_restore(cr);
 	}
 	if (p->nlegend && p->legend_inside) {
-		double row = TEXT_PT * 96 / 72 + 6, lh = row * (double)p->nlegend + 6;
-
-		cairo_rectangle(cr, right - lw - 14, top + 6, lw + 8, lh);
+		cairo_rectangle(cr, right - lw - 14, top + 6, lw + 8, row * (double)p->nlegend + 6);
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 		cairo_fill_preserve(cr);
 		source(cr, GRID, 0);
 		cairo_set_line_width(cr, 1);
 		set_dash(cr, DASH_SOLID, 1);
 		cairo_stroke(cr);
-		draw_legend(cr, p, right - lw - 12, top + 9, lw);
+		draw_legend(cr, p, right - lw - 12, top + 9, lw, 1);
+	} else if (below) {
+		draw_legend(cr, p, left, y + h - lh - 4, lw + 10, cols);
 	} else if (p->nlegend) {
-		draw_legend(cr, p, right + 10, top, lw);
+		draw_legend(cr, p, right + 10, top, lw, 1);
 	}
 }
 

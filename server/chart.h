@@ -31,7 +31,7 @@ struct rgb chart_ramp(double t);
 enum chart_marker { MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND, MARK_CROSS,
 		    MARK_STAR, MARK_COUNT };
 
-enum chart_dash { DASH_SOLID, DASH_DASHED, DASH_DOTTED };
+enum chart_dash { DASH_SOLID, DASH_DASHED, DASH_DOTTED, DASH_DASHDOT };
 
 enum layer_kind {
 	LAYER_MARKERS,	/* one marker per point */
@@ -59,6 +59,8 @@ struct chart_axis {
 	const char *title;	/* with its unit, e.g. "tau (s)" */
 	bool log;
 	double min, max;	/* NAN: from the data */
+	const double *at;	/* the labelled ticks (e.g. the measured p), borrowed; */
+	size_t nat;		/* 0: nice values chosen here */
 };
 
 struct chart_legend {
@@ -93,6 +95,10 @@ struct chart_spec {
 #define CHART_HEIGHT_DEFAULT 600
 #define CHART_SIZE_MIN 200
 #define CHART_SIZE_MAX 4000
+
+/* v as a chart writes numbers: %g up to 10^4, 39 200 with a thin space to
+ * 10^5, 1.2×10⁶ and 10⁻⁴ beyond (Unicode superscripts, real minus signs). */
+void chart_number(double v, char *buf, size_t size);
 
 /* Paint spec on cr (whose surface is spec->width x spec->height). */
 void chart_draw(cairo_t *cr, const struct chart_spec *spec);

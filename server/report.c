@@ -78,7 +78,8 @@ static void legend(struct report *r, size_t panel, const char *text, struct rgb 
 	r->legend[panel][r->nlegend[panel]++] = (struct chart_legend){text, c, m, d};
 }
 
-static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0};
+static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0},
+			BOUNDARY = {0.25, 0.25, 0.25};	/* the C1/C3 line: a guide */
 
 int report_kind_parse(const char *name, enum report_kind *k)
 {
@@ -111,15 +112,34 @@ struct pooled {
 	size_t nboundary;
 };
 
+/* Where the drawn step into (p', n') meets the base's isoefficiency line.
+ * The analysis interpolates linearly in (tau, chi); on log-log axes the
+ * step is a straight segment between log points, so the mark is placed by
+ * the same interpolation in log space: on the segment, on the line. */
 static void on_sps(const struct ka_sps *s, void *ctx)
 {
 	struct pooled *p = ctx;
+	const struct ka_obs *b = &p->obs[s->grown_p], *a = b;
+	double d1, d2, t, target = log(1 - s->efficiency);
 
-	if (p->ncross < p->capcross) {
+	if (p->ncross == p->capcross)
+		return;
+	if (s->grown_p > 0 && p->obs[s->grown_p - 1].n == b->n && p->obs[s->grown_p - 1].p > p->obs[s->base].p)
+		a = &p->obs[s->grown_p - 1];	/* the step drawn: from the p before p' at n' */
+	else if (s->grown_n < s->grown_p)
+		a = &p->obs[s->grown_n];
+	if (!(a->chi > 0 && b->chi > 0 && 1 - s->efficiency > 0)) {	/* not on log axes: as computed */
 		p->cross_tau[p->ncross] = s->cross_tau;
-		p->cross_chi[p->ncross] = s->cross_chi;
-		p->ncross++;
+		p->cross_chi[p->ncross++] = s->cross_chi;
+		return;
 	}
+	d1 = log(a->chi) - log(a->tau);
+	d2 = log(b->chi) - log(b->tau);
+	t = s->equal || !(fabs(d2 - d1) > 1e-12 * fabs(d1)) ? 1 : (target - d1) / (d2 - d1);
+	t = fmin(1, fmax(0, t));
+	p->cross_tau[p->ncross] = exp(log(a->tau) + t * (log(b->tau) - log(a->tau)));
+	p->cross_chi[p->ncross] = exp(log(a->chi) + t * (log(b->chi) - log(a->chi)));
+	p->ncross++;
 }
 
 static void on_boundary(size_t i, void *ctx)
@@ -203,6 +223,12 @@ static size_t pick(struct report *r, const struct pooled *p, bool by_p, int64_t 
 	return n;
 }
 
+/* An axis with nice ticks chosen by the chart. */
+static struct chart_axis axis(const char *title, bool log, double min, double max)
+{
+	return (struct chart_axis){title, log, min, max, NULL, 0};
+}
+
 /* ---- tau-chi isoefficiency ------------------------------------------------------ */
 
 static void iso_lines(struct report *r, const struct report_opts *o, const struct pooled *p0)
@@ -210,6 +236,12 @@ static void iso_lines(struct report *r, const struct report_opts *o, const struc
 	struct chart_layer *l;
 	int k;
 
+	/* eps = 0 first: its label is placed before the others' */
+	l = layer(r, 0, LAYER_RAY);
+	l->slope = 1;
+	l->color = BLACK;
+	l->size = 1.6;
+	l->label = "ε=0";
 	for (k = 1; k <= 9; k++) {
 		l = layer(r, 0, LAYER_RAY);
 		l->slope = 1 - k / 10.0;
@@ -218,11 +250,6 @@ static void iso_lines(struct report *r, const struct report_opts *o, const struc
 		l->dash = DASH_DASHED;
 		l->label = str(r, "ε=%.1f", k / 10.0);
 	}
-	l = layer(r, 0, LAYER_RAY);
-	l->slope = 1;
-	l->color = BLACK;
-	l->size = 1.6;
-	l->label = "ε=0";
 	if (o->has_base && p0) {
 		size_t i;
 
@@ -282,6 +309,78 @@ static void base_regions(struct report *r, const struct report_opts *o, const st
 	legend(r, 0, "region (II): not SPS", chart_palette(1), MARK_SQUARE, DASH_SOLID);
 }
 
+/* A markers layer of the points at p = pv (all p when pv < 0) and n = nv
+ * (all n when NAN), in colour c and shape m. */
+static void runs_layer(struct report *r, const struct pooled *p, int64_t pv, double nv, struct rgb c,
+		       enum chart_marker m)
+{
+	struct chart_layer *l = layer(r, 0, LAYER_MARKERS);
+	double *x = doubles(r, p->nobs), *y = doubles(r, p->nobs);
+	size_t i;
+
+	for (i = 0; i < p->nobs; i++)
+		if ((pv < 0 || p->obs[i].p == pv) && (isnan(nv) || p->obs[i].n == nv)) {
+			x[l->n] = p->obs[i].tau;
+			y[l->n] = p->obs[i].chi;
+			l->n++;
+		}
+	l->x = x;
+	l->y = y;
+	l->color = c;
+	l->marker = m;
+	l->size = 3.5;
+}
+
+/* The runs of one series, with p and n both readable: colour by p and
+ * shape by n when there are at most four n; with more n but at most four
+ * p, shape by p and colour by n; with many of both, colour by p (n grows
+ * along each p's arrows). Legends list each p and each n encoded. */
+static void iso_runs_one_series(struct report *r, const struct pooled *p, const int64_t *ps,
+				size_t np)
+{
+	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
+						   MARK_DIAMOND};
+	double *ns = doubles(r, p->nobs ? p->nobs : 1);
+	size_t nn = 0, i, j;
+	char num[48];
+
+	for (i = 0; i < p->nobs; i++)	/* obs are sorted by n */
+		if (i == 0 || p->obs[i].n != p->obs[i - 1].n)
+			ns[nn++] = p->obs[i].n;
+	if (nn <= 4 || np > 4) {
+		for (i = 0; i < np; i++) {
+			struct rgb c = p_color(ps, np, i);
+
+			if (nn <= 4)
+				for (j = 0; j < nn; j++)
+					runs_layer(r, p, ps[i], ns[j], c, shapes[j]);
+			else
+				runs_layer(r, p, ps[i], NAN, c, MARK_CIRCLE);
+			if (np <= LEGEND_P_MAX || i % ((np + 5) / 6) == 0 || i == np - 1)
+				legend(r, 0, str(r, "p = %lld", (long long)ps[i]), c, MARK_CIRCLE,
+				       DASH_SOLID);
+		}
+		for (j = 0; nn <= 4 && j < nn; j++) {
+			chart_number(ns[j], num, sizeof(num));
+			legend(r, 0, str(r, "n = %s", num), GREY, shapes[j], DASH_SOLID);
+		}
+		return;
+	}
+	for (j = 0; j < nn; j++) {	/* many n, few p */
+		struct rgb c = nn <= LEGEND_P_MAX ? chart_palette(j)
+			       : chart_ramp(log(ns[j] / ns[0]) / log(ns[nn - 1] / ns[0]));
+
+		for (i = 0; i < np; i++)
+			runs_layer(r, p, ps[i], ns[j], c, shapes[i]);
+		if (nn <= LEGEND_P_MAX || j % ((nn + 5) / 6) == 0 || j == nn - 1) {
+			chart_number(ns[j], num, sizeof(num));
+			legend(r, 0, str(r, "n = %s", num), c, MARK_CIRCLE, DASH_SOLID);
+		}
+	}
+	for (i = 0; i < np; i++)
+		legend(r, 0, str(r, "p = %lld", (long long)ps[i]), GREY, shapes[i], DASH_SOLID);
+}
+
 static void iso_series(struct report *r, const struct pooled *p, size_t si, size_t ns,
 		       const char *name)
 {
@@ -321,25 +420,21 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 		bx[i] = p->obs[p->boundary[i]].tau;
 		by[i] = p->obs[p->boundary[i]].chi;
 	}
-	if (p->nboundary > 1) {
+	if (p->nboundary > 1) {	/* a guide, not data: thin, dash-dot, under the runs */
 		l = layer(r, 0, LAYER_LINE);
 		l->x = bx;
 		l->y = by;
 		l->n = p->nboundary;
-		l->color = ns > 1 ? sc : BLACK;
-		l->size = 3;
-		l->dash = DASH_DOTTED;
+		l->color = ns > 1 ? sc : BOUNDARY;
+		l->size = 1.4;
+		l->dash = DASH_DASHDOT;
 	}
 	/* the runs */
-	for (i = 0; i < np; i++) {
-		l = layer(r, 0, LAYER_MARKERS);
-		l->n = pick(r, p, true, ps[i], 0, true, (double **)&l->x, (double **)&l->y);
-		l->color = ns > 1 ? sc : p_color(ps, np, i);
-		l->marker = ns > 1 ? shapes[si % 4] : MARK_CIRCLE;
-		l->size = 3.5;
-		if (ns == 1 && (np <= LEGEND_P_MAX || i % ((np + 5) / 6) == 0 || i == np - 1))
-			legend(r, 0, str(r, "p = %lld", (long long)ps[i]), l->color, MARK_CIRCLE,
-			       DASH_SOLID);
+	if (ns > 1) {
+		for (i = 0; i < np; i++)
+			runs_layer(r, p, ps[i], NAN, sc, shapes[si % 4]);
+	} else {
+		iso_runs_one_series(r, p, ps, np);
 	}
 	if (ns > 1)
 		legend(r, 0, name, sc, shapes[si % 4], DASH_SOLID);
@@ -374,8 +469,8 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 		}
 		total += (double)p[i].nobs;
 	}
-	pan->x = (struct chart_axis){"τ, parallel time (s)", true, NAN, NAN};
-	pan->y = (struct chart_axis){"χ, overhead time (s)", true, NAN, NAN};
+	pan->x = axis("τ, parallel time (s)", true, NAN, NAN);
+	pan->y = axis("χ, overhead time (s)", true, NAN, NAN);
 	if (total == 0) {
 		pan->placeholder = "no runs to plot";
 		return;
@@ -384,11 +479,16 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 		ylo = xlo * 0.01;
 		yhi = xhi;
 	}
-	/* both axes over whole decades around the data, chi up to the eps=0 line */
-	pan->x.min = pow(10, floor(log10(xlo) - 0.05));
-	pan->x.max = pow(10, ceil(log10(xhi) + 0.05));
-	pan->y.min = pow(10, floor(log10(ylo) - 0.05));
-	pan->y.max = fmax(pow(10, ceil(log10(yhi) + 0.05)), pan->x.max);
+	/* both axes fitted to the data, padded a little in log space; the
+	 * isoefficiency lines cross whatever part of the plane that is */
+	{
+		double px = fmax(0.04, 0.06 * log10(xhi / xlo)), py = fmax(0.04, 0.06 * log10(yhi / ylo));
+
+		pan->x.min = xlo / pow(10, px);
+		pan->x.max = xhi * pow(10, px);
+		pan->y.min = ylo / pow(10, py);
+		pan->y.max = yhi * pow(10, py);
+	}
 	if (o->has_base)
 		base_regions(r, o, &p[0], pan->x.min, pan->x.max, pan->y.min);
 	iso_lines(r, o, ns ? &p[0] : NULL);
@@ -396,7 +496,7 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 		iso_series(r, &p[i], i, ns, s[i].name);
 	if (total <= ARROWS_MAX_POINTS)
 		legend(r, 0, "SPS crossing", BLACK, MARK_STAR, DASH_SOLID);
-	legend(r, 0, "C1/C3 boundary", BLACK, MARK_COUNT, DASH_DOTTED);
+	legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
 	legend(r, 0, "isoefficiency ε", GREY, MARK_COUNT, DASH_DASHED);
 	if (total > ARROWS_MAX_POINTS)
 		pan->note = str(r, "%.0f points: the arrows between runs and the SPS crossings are "
@@ -404,6 +504,28 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 }
 
 /* ---- p-eps and p-tau (Orii Fig. 4) --------------------------------------------------- */
+
+/* With few measured p (at most 8, over all series), label the p axis at
+ * exactly those: 10, 16, 24, 36 rather than 10, 20, 50. */
+static void measured_p_ticks(struct report *r, const struct pooled *p, size_t ns,
+			     struct chart_axis *ax)
+{
+	double *at = doubles(r, 9);
+	size_t n = 0, i, k, j;
+
+	for (i = 0; i < ns; i++)
+		for (k = 0; k < p[i].nobs; k++) {
+			for (j = 0; j < n && at[j] != (double)p[i].obs[k].p; j++)
+				;
+			if (j < n)
+				continue;
+			if (n == 8)
+				return;	/* many: nice values read better */
+			at[n++] = (double)p[i].obs[k].p;
+		}
+	ax->at = at;
+	ax->nat = n;
+}
 
 static void build_efficiency(struct report *r, struct report_series *s, size_t ns,
 			     const struct report_opts *o)
@@ -417,11 +539,11 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 	r->spec.npanels = 2;
 	r->panels[0].title = "efficiency ε versus p";
 	r->panels[0].legend_inside = true;	/* eps falls with p: the corner is free */
-	r->panels[0].x = (struct chart_axis){"p, processors", true, NAN, NAN};
-	r->panels[0].y = (struct chart_axis){"ε = 1 − χ/τ", false, 0, 1};
+	r->panels[0].x = axis("p, processors", true, NAN, NAN);
+	r->panels[0].y = axis("ε = 1 − χ/τ", false, 0, 1);
 	r->panels[1].title = "parallel time τ versus p";
-	r->panels[1].x = (struct chart_axis){"p, processors", true, NAN, NAN};
-	r->panels[1].y = (struct chart_axis){"τ (s)", true, NAN, NAN};
+	r->panels[1].x = axis("p, processors", true, NAN, NAN);
+	r->panels[1].y = axis("τ (s)", true, NAN, NAN);
 	for (i = 0; i < ns; i++) {
 		pool(r, &s[i], &o->iso, &p[i]);
 		total += (double)p[i].nobs;
@@ -458,9 +580,12 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 				l->size = 3;
 			}
 			if (ns == 1 && (nrows <= LEGEND_P_MAX || row % ((nrows + 5) / 6) == 0 ||
-					row == nrows - 1))
-				legend(r, 0, str(r, "n = %g", p[i].obs[k].n), c, MARK_CIRCLE,
-				       DASH_SOLID);
+					row == nrows - 1)) {
+				char num[48];
+
+				chart_number(p[i].obs[k].n, num, sizeof(num));
+				legend(r, 0, str(r, "n = %s", num), c, MARK_CIRCLE, DASH_SOLID);
+			}
 		}
 		if (ns > 1)
 			legend(r, 0, s[i].name, chart_palette(i), shapes[i % 4], DASH_SOLID);
@@ -477,12 +602,14 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 			l->x = x;
 			l->y = y;
 			l->n = p[i].nboundary;
-			l->color = ns > 1 ? chart_palette(i) : BLACK;
-			l->size = 3;
-			l->dash = DASH_DOTTED;
+			l->color = ns > 1 ? chart_palette(i) : BOUNDARY;
+			l->size = 1.4;
+			l->dash = DASH_DASHDOT;
 		}
 	}
-	legend(r, 0, "C1/C3 boundary", BLACK, MARK_COUNT, DASH_DOTTED);
+	legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
+	measured_p_ticks(r, p, ns, &r->panels[0].x);
+	r->panels[1].x = r->panels[0].x;
 	if (total == 0)
 		r->panels[0].placeholder = r->panels[1].placeholder = "no runs to plot";
 }
@@ -508,9 +635,9 @@ static void build_energy(struct report *r, struct report_series *s, size_t ns,
 	double max_p = o->max_p >= 2 ? o->max_p : 4096;
 	size_t i, k, any = 0;
 
-	pan->x = (struct chart_axis){"p, nodes", true, 0.8, NAN};
-	pan->y = (struct chart_axis){"ΔE, energy saved (fraction of the standard run)", false, NAN,
-				     NAN};
+	pan->x = axis("p, nodes", true, 0.8, NAN);
+	pan->y = axis("ΔE, energy saved (fraction of the standard run)", false, NAN,
+				     NAN);
 	for (i = 0; i < ns; i++) {
 		struct chart_layer *l;
 		double *x = p_grid(r, max_p), *y = doubles(r, CURVE_POINTS);
@@ -558,8 +685,8 @@ static void build_shares(struct report *r, struct report_series *s, size_t ns,
 		double *sh = doubles(r, s[i].nregions ? s[i].nregions : 1);
 
 		pan->title = ns > 1 ? s[i].name : NULL;
-		pan->x = (struct chart_axis){"p, nodes", true, 1, NAN};
-		pan->y = (struct chart_axis){"energy, fraction of the standard run", false, 0, 1.05};
+		pan->x = axis("p, nodes", true, 1, NAN);
+		pan->y = axis("energy, fraction of the standard run", false, 0, 1.05);
 		if (!s[i].nregions) {
 			pan->placeholder = "no energy model to plot";
 			continue;
@@ -695,8 +822,8 @@ struct report *report_build_powercap(const struct report_powercap *in, const str
 	}
 	r->panels[0].title = "normalised time r(f) = T(f)/T(f_max)";
 	r->panels[0].legend_inside = true;	/* r falls with f: the top right is free */
-	r->panels[0].x = (struct chart_axis){"f, frequency (MHz)", false, NAN, NAN};
-	r->panels[0].y = (struct chart_axis){"r", false, NAN, NAN};
+	r->panels[0].x = axis("f, frequency (MHz)", false, NAN, NAN);
+	r->panels[0].y = axis("r", false, NAN, NAN);
 	curve(r, 0, x, y2, CURVE_POINTS, chart_palette(0), DASH_SOLID, "2-point model", false);
 	if (in->three)
 		curve(r, 0, x, y3, CURVE_POINTS, chart_palette(1), DASH_DASHED,
@@ -712,8 +839,8 @@ struct report *report_build_powercap(const struct report_powercap *in, const str
 	legend(r, 0, "measured", l->color, MARK_DIAMOND, DASH_SOLID);
 
 	r->panels[1].title = "predicted time under the cap";
-	r->panels[1].x = (struct chart_axis){"power budget (W)", false, NAN, NAN};
-	r->panels[1].y = (struct chart_axis){"T (s)", false, NAN, NAN};
+	r->panels[1].x = axis("power budget (W)", false, NAN, NAN);
+	r->panels[1].y = axis("T (s)", false, NAN, NAN);
 	r->panels[1].legend_inside = true;
 	curve(r, 1, in->budget, in->t_uniform2, in->nbudgets, chart_palette(0), DASH_SOLID,
 	      "uniform, 2-point", true);
@@ -748,8 +875,8 @@ struct report *report_build_trace(const struct ka_sample *inst, size_t n,
 {
 	struct report *r = report_new(o, "power trace correction", 1);
 
-	r->panels[0].x = (struct chart_axis){"t (s)", false, NAN, NAN};
-	r->panels[0].y = (struct chart_axis){"power (W)", false, NAN, NAN};
+	r->panels[0].x = axis("t (s)", false, NAN, NAN);
+	r->panels[0].y = axis("power (W)", false, NAN, NAN);
 	trace_curve(r, inst, n, (struct rgb){0.6, 0.6, 0.6}, DASH_SOLID, "instrumented (as measured)");
 	trace_curve(r, ref, m, chart_palette(0), DASH_SOLID, "reference (light run)");
 	trace_curve(r, corrected, n, chart_palette(1), DASH_DASHED, "corrected");

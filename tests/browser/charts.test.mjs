@@ -22,9 +22,6 @@ const karted = path.resolve(root, process.env.KARTED || 'build/karted');
 const TOL = 1.5;  // px
 let server, browser, page, work;
 
-const SP2 = [[10, 39200, 20, 0.552], [16, 39200, 16, 0.45], [24, 39200, 14, 0.334], [36, 39200, 15, 0.22],
-  [10, 80000, 40, 0.62], [16, 80000, 32, 0.5], [24, 80000, 25, 0.4], [36, 80000, 28, 0.3]];
-
 async function api(method, p, body) {
   const r = await fetch(`${server.url}${p}`, { method, body: body && JSON.stringify(body),
     headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${server.token}` } });
@@ -32,57 +29,16 @@ async function api(method, p, body) {
   return r;
 }
 
-// Kimura-like runs: two regions, p = 1..8 at the standard frequency, p = 1
-// at two lower ones, and optimised runs where each region has its own f.
-function kimura() {
-  const runs = [];
-  for (const p of [1, 2, 4, 8]) {
-    runs.push({ system: 'K', application: 'mg', p, n: 1, tau: 10 / p + 1, frequency_mhz: 3000,
-      regions: [{ name: 'calc', time_s: 8 / p, power_w: 120 }, { name: 'comm', time_s: 2 / p + 1, power_w: 90 }] });
-    runs.push({ system: 'K', application: 'mg', p, n: 1, tau: 11 / p + 1,
-      regions: [{ name: 'calc', time_s: 8.5 / p, power_w: 110, frequency_mhz: 2400 },
-        { name: 'comm', time_s: 2 / p + 1, power_w: 60, frequency_mhz: 1200 }] });
-  }
-  for (const f of [2400, 1800, 1200]) {
-    runs.push({ system: 'K', application: 'mg', p: 1, n: 1, tau: 10 * 3000 / f, frequency_mhz: f,
-      regions: [{ name: 'calc', time_s: 8 * 3000 / f, power_w: 120 * f / 3000 },
-        { name: 'comm', time_s: 3, power_w: 90 * f / 3000 }] });
-  }
-  return runs;
-}
-
-const POWERCAP = { f_max: 3000, f_min: 1200, t0: 100,
-  r: { f: [1200, 1500, 1800, 2100, 2400, 2700, 3000], r: [2.2, 1.85, 1.6, 1.4, 1.22, 1.1, 1.0] },
-  modules: [{ p_max: 110, p_min: 45 }, { p_max: 100, p_min: 40 }, { p_max: 95, p_min: 42 }, { p_max: 120, p_min: 50 }],
-  budgets: [220, 260, 300, 340, 380, 420] };
-
-function traceBody() {
-  const inst = [], ref = [];
-  for (let i = 0; i <= 60; i++) ref.push({ t: i * 0.025, p: 100 + 40 * Math.sin(i / 5) });
-  for (let i = 0; i <= 60; i++) inst.push({ t: i * 0.04, p: 130 + 40 * Math.sin(i / 5) });
-  return { instrumented: inst, reference: ref,
-    segments: [{ start: 0.2, end: 1.2, ref_start: 0.1, ref_end: 0.75 }, { start: 1.2, end: 2.2, ref_start: 0.75, ref_end: 1.4 }] };
-}
-
-const MARKERS = new Set(['isoefficiency', 'efficiency', 'isoefficiency-compare', 'energy', 'powercap']);
-const REPORTS = [
-  ['isoefficiency', 'GET', '/api/v1/reports/isoefficiency.{fmt}?system=SP2&application=md'],
-  ['efficiency', 'GET', '/api/v1/reports/efficiency.{fmt}?system=SP2&application=md'],
-  ['isoefficiency-compare', 'GET', '/api/v1/reports/isoefficiency.{fmt}?series=SP2:md&series=T3E:md'],
-  ['energy', 'GET', '/api/v1/reports/energy.{fmt}?system=K&application=mg&f_std=3000'],
-  ['energy-shares', 'GET', '/api/v1/reports/energy-shares.{fmt}?system=K&application=mg&f_std=3000'],
-  ['powercap', 'POST', '/api/v1/reports/powercap.{fmt}', POWERCAP],
-  ['trace', 'POST', '/api/v1/reports/trace.{fmt}', traceBody()],
-];
+// the example data the gallery draws too: tests/data/examples.json
+const ex = JSON.parse(readFileSync(path.join(root, 'tests', 'data', 'examples.json'), 'utf8'));
+const MARKERS = new Set(['isoefficiency', 'efficiency', 'isoefficiency-compare', 'efficiency-compare', 'energy', 'powercap']);
+const REPORTS = ex.reports.map(([name, method, p]) => [name, method, p, ex[name]]);
 
 before(async () => {
   server = await startKarted(karted);
   mkdirSync(out, { recursive: true });
   work = mkdtempSync(path.join(tmpdir(), 'karte-charts-'));
-  await api('POST', '/api/v1/runs', SP2.map(([p, n, tau, e]) => ({ system: 'SP2', application: 'md', p, n, tau, chi: (1 - e) * tau })));
-  await api('POST', '/api/v1/runs', SP2.map(([p, n, tau, e]) => ({ system: 'T3E', application: 'md', p, n, tau: tau * 0.6,
-    chi: (1 - Math.min(e + 0.1, 0.95)) * tau * 0.6 })));
-  await api('POST', '/api/v1/runs', kimura());
+  await api('POST', '/api/v1/runs', ex.runs);
   browser = await launchChromium();
   page = await browser.newPage();
   await page.goto(`${server.url}/api/v1/health`);  // same origin: the canvases stay readable
