@@ -657,23 +657,29 @@ static double legend_width(cairo_t *cr, const struct chart_panel *p, double cap)
 static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
 		       double h)
 {
-	/* the legend beside the plot when it fits in 40 % of the width, else
-	 * below it in as many columns as fit: names are never cut short */
-	double lw = p->nlegend ? legend_width(cr, p, w - 80) : 0, tw, th;
-	bool below = !p->legend_inside && lw > w * 0.4;
+	/* the legend inside the plot (when asked) if it takes at most 55 % of
+	 * the width, beside it if at most 40 %, else below it in as many
+	 * columns as fit: names are cut short only past the panel's width */
+	double lw = p->nlegend ? legend_width(cr, p, INFINITY) : 0, tw, th, tpt = TEXT_PT * 1.15;
+	bool inside = p->legend_inside && lw <= w * 0.55;	/* wider would cover the data */
+	bool below = !inside && lw > w * 0.4;
+
+	lw = fmin(lw, below ? w - 20 : w * 0.55);
 	size_t cols = below ? (size_t)fmax(1, floor((w - 70) / (lw + 10))) : 1;
 	double row = TEXT_PT * 96 / 72 + 6,
 	       lh = below ? row * ceil((double)p->nlegend / (double)cols) + 8 : 0;
-	double left = x + 62, right = x + w - 12 - (p->legend_inside || below ? 0 : lw), top = y + 8,
+	double left = x + 62, right = x + w - 12 - (inside || below ? 0 : lw), top = y + 8,
 	       bottom = y + h - 46 - lh;
 	struct scale sx, sy;
 	struct placed pl = {.n = 0};
 	size_t i;
 
-	if (p->title) {
-		text(cr, p->title, x + w / 2, top, A_CENTER, false, TEXT_PT * 1.15, true, w - 20, 0,
-		     INK);
-		text_size(cr, p->title, TEXT_PT * 1.15, true, &tw, &th);
+	if (p->title) {	/* smaller, down to the text size, before it is cut short */
+		text_size(cr, p->title, tpt, true, &tw, &th);
+		if (tw > w - 20)
+			tpt = fmax(TEXT_PT, tpt * (w - 20) / tw);
+		text(cr, p->title, x + w / 2, top, A_CENTER, false, tpt, true, w - 20, 0, INK);
+		text_size(cr, p->title, tpt, true, &tw, &th);
 		top += th + 6;
 	}
 	if (p->note)
@@ -732,7 +738,7 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 		}
 		cairo_restore(cr);
 	}
-	if (p->nlegend && p->legend_inside) {
+	if (p->nlegend && inside) {
 		cairo_rectangle(cr, right - lw - 14, top + 6, lw + 8, row * (double)p->nlegend + 6);
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.85);
 		cairo_fill_preserve(cr);
