@@ -39,7 +39,8 @@ TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
-COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o
+COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o \
+               $(BUILD)/server/run.o $(BUILD)/server/utf8.o $(BUILD)/server/kerr.o $(BUILD)/server/xalloc.o
 
 .PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench gallery clean deps help
 
@@ -96,9 +97,10 @@ $(BUILD)/tests/test_isoeff: $(BUILD)/tests/iso_oracle.o
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_OBJ) $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) $(shell pkg-config --libs cmocka)
 
+# karted's own defaults (127.0.0.1:8080, data/karte.db), so KARTE_LISTEN,
+# KARTE_DB and the other KARTE_* settings of the environment apply.
 run: deps $(KARTED)
-	@mkdir -p data
-	./$(KARTED) serve --listen 127.0.0.1:8080 --db data/karte.db
+	./$(KARTED) serve
 
 test-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "extrap.h"
+#include "run.h"
 #include "rapl.h"
 #include "mono.h"
 
@@ -278,7 +279,21 @@ static int deliver(const struct opts *o, const char *body, size_t len)
 {
 	size_t n = 0;
 
-	if (o->dry_run) {
+	if (o->dry_run) {	/* checked as karted checks it: a dry run finds every mistake */
+		struct run_batch rb;
+		struct kerr err;
+
+		if (run_parse_body(body, len, BODY_NDJSON, &rb, &err)) {
+			if (err.field[0])
+				fprintf(stderr, "karte-collect: karted would refuse this: %s (field %s)\n",
+					err.msg, err.field);
+			else
+				fprintf(stderr, "karte-collect: karted would refuse this: %s\n", err.msg);
+			return 1;
+		}
+		fprintf(stderr, "karte-collect: dry run: %zu run%s karted would take; nothing posted\n",
+			rb.count, rb.count == 1 ? "" : "s");
+		run_batch_free(&rb);
 		fwrite(body, 1, len, stdout);
 		return 0;
 	}
@@ -808,6 +823,10 @@ static int cmd_run(const struct opts *o, int argc, char **argv)
 		json_object_set_new(run, "tau", json_real(t1 - t0));
 	if (rapl.n && !json_object_get(run, "energy_j"))
 		json_object_set_new(run, "energy_j", json_real(energy));
+	if (!rapl.n && !json_object_get(run, "energy_j"))
+		fprintf(stderr, "karte-collect: note: no RAPL energy counter is readable under %s "
+			"(none on this machine, or no permission: energy_uj is root-only on recent "
+			"kernels); the run carries no energy_j\n", rapl_root());
 	if (apply_opts(o, run, false)) {
 		json_decref(run);
 		rapl_close(&rapl);

@@ -86,8 +86,13 @@ def run_measures_tau_and_rapl_with_wraparound():
 
 @test
 def run_without_chi_stores_tau_alone_and_a_failing_command_nothing():
-    r = collect("run", "--system", "tau-alone", "--application", "y", "-p", "2", "-n", "1", "--", "sleep", "0.2")
+    empty = os.path.join(S.tmp, "no-powercap")
+    os.makedirs(empty, exist_ok=True)
+    r = collect("run", "--system", "tau-alone", "--application", "y", "-p", "2", "-n", "1", "--", "sleep", "0.2",
+                env={"KARTE_POWERCAP_ROOT": empty})
     expect(r.returncode == 0 and r.stderr.count("tau alone") == 1, f"no chi: stored, said once ({r.returncode} {r.stderr})")
+    expect(r.stderr.count("no RAPL energy counter is readable under " + empty) == 1,
+           f"no RAPL here: said once, with where it looked ({r.stderr})")
     got = runs_of("tau-alone")
     expect(len(got) == 1 and "chi" not in got[0] and 0.2 <= got[0]["tau"] < 5 and got[0]["p"] == 2,
            f"the run carries the measured tau and no chi ({got})")
@@ -201,6 +206,18 @@ def post_json_and_ndjson():
         json.dump([{"p": 8, "n": 10, "tau": 1, "chi": 0.5}], f)
     r = collect("post", "--system", "json-sys", "--application", "md", f1, f2)
     expect(r.returncode == 0 and len(runs_of("json-sys")) == 3, f"NDJSON and JSON ({r.stderr})")
+    # a dry run checks as karted would, and posts nothing
+    r = collect("post", "--dry-run", "--system", "dry-sys", "--application", "md", f1, f2)
+    expect(r.returncode == 0 and "2 runs karted would take" in r.stderr and "1 run karted would take" in r.stderr
+           and len(r.stdout.splitlines()) == 3,
+           f"a good dry run ({r.returncode} {r.stderr})")
+    f3 = os.path.join(S.tmp, "bad.json")
+    with open(f3, "w") as f:
+        json.dump([{"p": 4, "n": 10, "tau": 1, "chi": 0.5}, {"p": 4, "n": 10, "tau": 1, "chi": 3}], f)
+    r = collect("post", "--dry-run", "--system", "dry-sys", "--application", "md", f3)
+    expect(r.returncode == 1 and "karted would refuse this: chi (3) must not exceed tau (1)" in r.stderr
+           and "(field chi)" in r.stderr and r.stdout == "", f"a bad run is found by the dry run ({r.returncode} {r.stderr})")
+    expect(runs_of("dry-sys") == [], "a dry run posts nothing")
 
 
 def free_port():

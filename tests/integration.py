@@ -998,6 +998,57 @@ def help_and_usage_errors():
 
 
 @test
+def make_run_takes_its_settings_from_the_environment():
+    d = temp_dir("karte-make-run-")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)  # the Makefile's BUILD
+    env = dict(os.environ, KARTE_LISTEN=f"127.0.0.1:{port}", KARTE_DB=os.path.join(d, "k.db"))
+    proc = subprocess.Popen(["make", "-s", "--no-print-directory", "run", f"BUILD={build}"], cwd=ROOT, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        line, deadline = "", time.time() + 120
+        while time.time() < deadline and "serving" not in line:
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                break
+        expect(f"serving http://127.0.0.1:{port}/ (database {os.path.join(d, 'k.db')})" in line,
+               f"make run serves on KARTE_LISTEN with KARTE_DB ({line!r} {proc.stderr.read() if proc.poll() is not None else ''})")
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", "/api/v1/health")
+        expect(c.getresponse().status == 200, "and answers there")
+        c.close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+        proc.stdout.close()
+        proc.stderr.close()
+    expect(os.path.exists(os.path.join(d, "k.db")) and not os.path.exists(os.path.join(ROOT, "data", "k.db")),
+           "the database is where KARTE_DB says")
+
+
+@test
+def the_readme_curl_line_shows_what_was_wrong():
+    k, t = Shared.k, Shared.token
+    with open(os.path.join(ROOT, "README.md")) as f:
+        text = f.read()
+    m = re.search(r"\n    (curl [^\n]*application/json' \\\n\s+-d '[^']*' \\\n\s+http://127.0.0.1:8080/api/v1/runs)\n", text)
+    expect(m, "the README shows a curl line posting one run")
+    cmd = m.group(1).replace("\\\n", " ").replace("http://127.0.0.1:8080", k.url)
+    env = dict(os.environ, KARTE_TOKEN=t)
+    good = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, env=env, timeout=30)
+    expect(good.returncode == 0 and re.fullmatch(r'\{"ids":\[\d+\]\}', good.stdout.strip()),
+           f"as printed it stores the run ({good.returncode} {good.stdout} {good.stderr})")
+    bad = subprocess.run(["sh", "-c", cmd.replace('"chi":5.6', '"chi":15')], capture_output=True, text=True,
+                         env=env, timeout=30)
+    expect(bad.returncode == 22 and '"field":"chi"' in bad.stdout and "must not exceed tau" in bad.stdout,
+           f"with a mistake it fails and still shows karted's answer ({bad.returncode} {bad.stdout!r} {bad.stderr!r})")
+
+
+@test
 def environment_settings_and_read_tokens():
     k = Karted(Shared.binary, env={"KARTE_LISTEN": "127.0.0.1:0", "KARTE_READ_TOKEN": "1"})
     k.env["KARTE_DB"] = k.db
