@@ -409,7 +409,9 @@ static int health(void *app, struct req *rq, struct resp *rs)
 
 const struct route api_routes[] = {
 	{"POST", "/api/v1/runs", ROUTE_WRITE | ROUTE_BODY, post_runs},
-	{"GET", "/api/v1/runs", 0, list_runs},
+	/* a filter on p or n, or none on the series, may walk many runs to
+	 * fill a page: on a worker, never on the event loop */
+	{"GET", "/api/v1/runs", ROUTE_SLOW, list_runs},
 	{"GET", "/api/v1/runs/{}", 0, get_run},
 	{"DELETE", "/api/v1/runs/{}", ROUTE_WRITE, delete_run},
 	{"GET", "/api/v1/systems", 0, list_systems},
