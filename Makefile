@@ -42,7 +42,7 @@ REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o \
                $(BUILD)/server/run.o $(BUILD)/server/utf8.o $(BUILD)/server/kerr.o $(BUILD)/server/xalloc.o
 
-.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench gallery clean deps help
+.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps gallery clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -184,12 +184,16 @@ asan:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	    $(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
 
-bench: deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis \
+bench-deps:
+	@./deploy/install-deps.sh --bench
+
+bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis \
        $(BUILD)/bench/bench_chart $(BUILD)/bench/bench_region
 	./$(BUILD)/bench/bench_region norapl
 	./$(BUILD)/bench/bench_region rapl
 	./$(BUILD)/bench/bench_analysis
 	./$(BUILD)/bench/bench_chart
+	python3 tests/bench_render.py --build $(BUILD)
 	python3 tests/bench_reports.py --build $(BUILD)
 	python3 tests/bench_runs.py --build $(BUILD)
 

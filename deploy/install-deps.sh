@@ -2,6 +2,8 @@
 # Install the Debian 12 packages karte needs to build, run and test.
 # Idempotent: asks dpkg what is missing and runs `apt-get update` and
 # `apt-get install` only when something is. Needs root for the install.
+# With --bench, also what only `make bench` uses (matplotlib, the baseline
+# of the chart benchmark).
 set -eu
 
 PKGS="build-essential pkg-config
@@ -10,6 +12,9 @@ libgsl-dev libcairo2-dev libpango1.0-dev fonts-dejavu-core
 libcmocka-dev python3 curl wrk libxml2-utils libcsv-dev
 libcurl4-openssl-dev libopenmpi-dev openmpi-bin gfortran
 nodejs chromium libotf2-trace-dev clang poppler-utils"
+if [ "${1:-}" = "--bench" ]; then
+	PKGS="$PKGS python3-matplotlib"
+fi
 
 missing=""
 for p in $PKGS; do

@@ -111,6 +111,44 @@ static int parse_sync(const char *s, bool *full)
 	return -1;
 }
 
+/* The numeric settings, each from its option or environment variable. */
+enum num_setting { N_MAX_BODY, N_CLIENT_CONNS, N_REQUEST_TIMEOUT, N_BODY_MEMORY, N_COUNT };
+
+static const struct {
+	const char *env;
+	unsigned long long max;
+} nums[N_COUNT] = {
+	[N_MAX_BODY] = {"KARTE_MAX_BODY", 1ull << 32},
+	[N_CLIENT_CONNS] = {"KARTE_MAX_CLIENT_CONNECTIONS", 1000},
+	[N_REQUEST_TIMEOUT] = {"KARTE_REQUEST_TIMEOUT", 3600},
+	[N_BODY_MEMORY] = {"KARTE_MAX_BODY_MEMORY", 1ull << 40},
+};
+
+/* Set setting `which` from text (what: the option or variable, for the
+ * message); -1 with the message printed. */
+static int set_num(struct opts *o, enum num_setting which, const char *what, const char *text)
+{
+	unsigned long long v;
+
+	if (parse_unsigned(what, text, nums[which].max, &v))
+		return -1;
+	switch (which) {
+	case N_MAX_BODY:
+		o->max_body = (size_t)v;
+		break;
+	case N_CLIENT_CONNS:
+		o->max_client_conns = (unsigned)v;
+		break;
+	case N_REQUEST_TIMEOUT:
+		o->request_timeout_s = (unsigned)v;
+		break;
+	default:
+		o->body_memory = (size_t)v;
+		break;
+	}
+	return 0;
+}
+
 static int add_allowed(struct opts *o, const char *host)
 {
 	if (!*host || strlen(host) > 255) {
@@ -144,7 +182,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	unsigned long long v;
+	size_t i;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -154,29 +192,11 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->max_body = 8u << 20;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
-	if (getenv("KARTE_MAX_BODY") &&
-	    (parse_unsigned("KARTE_MAX_BODY", getenv("KARTE_MAX_BODY"), 1ull << 32, &v) ||
-	     !(o->max_body = (size_t)v)))
-		return -1;
+	for (i = 0; i < N_COUNT; i++)
+		if (getenv(nums[i].env) && set_num(o, i, nums[i].env, getenv(nums[i].env)))
+			return -1;
 	if (getenv("KARTE_SYNC") && parse_sync(getenv("KARTE_SYNC"), &o->sync_full))
 		return -1;
-	if (getenv("KARTE_MAX_CLIENT_CONNECTIONS")) {
-		if (parse_unsigned("KARTE_MAX_CLIENT_CONNECTIONS", getenv("KARTE_MAX_CLIENT_CONNECTIONS"),
-				   1000, &v))
-			return -1;
-		o->max_client_conns = (unsigned)v;
-	}
-	if (getenv("KARTE_REQUEST_TIMEOUT")) {
-		if (parse_unsigned("KARTE_REQUEST_TIMEOUT", getenv("KARTE_REQUEST_TIMEOUT"), 3600, &v))
-			return -1;
-		o->request_timeout_s = (unsigned)v;
-	}
-	if (getenv("KARTE_MAX_BODY_MEMORY")) {
-		if (parse_unsigned("KARTE_MAX_BODY_MEMORY", getenv("KARTE_MAX_BODY_MEMORY"), 1ull << 40,
-				   &v))
-			return -1;
-		o->body_memory = (size_t)v;
-	}
 	if (getenv("KARTE_ALLOWED_HOSTS")) {
 		char *tok, *save;
 
@@ -196,9 +216,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			o->listen = optarg;
 			break;
 		case 'm':
-			if (parse_unsigned("--max-body", optarg, 1ull << 32, &v))
+			if (set_num(o, N_MAX_BODY, "--max-body", optarg))
 				return -1;
-			o->max_body = (size_t)v;
 			break;
 		case 'r':
 			o->read_token = true;
@@ -218,19 +237,16 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 				return -1;
 			break;
 		case 'C':
-			if (parse_unsigned("--max-client-connections", optarg, 1000, &v))
+			if (set_num(o, N_CLIENT_CONNS, "--max-client-connections", optarg))
 				return -1;
-			o->max_client_conns = (unsigned)v;
 			break;
 		case 'T':
-			if (parse_unsigned("--request-timeout", optarg, 3600, &v))
+			if (set_num(o, N_REQUEST_TIMEOUT, "--request-timeout", optarg))
 				return -1;
-			o->request_timeout_s = (unsigned)v;
 			break;
 		case 'M':
-			if (parse_unsigned("--max-body-memory", optarg, 1ull << 40, &v))
+			if (set_num(o, N_BODY_MEMORY, "--max-body-memory", optarg))
 				return -1;
-			o->body_memory = (size_t)v;
 			break;
 		case 'h':
 			return -2;

@@ -86,6 +86,17 @@ def raw(source, data, read=True, timeout=10):
         c.close()
 
 
+def probe_while(fns, what, settle=0.1, timeout=120):
+    """Run fns in threads; once they are under way, probe; then wait for them."""
+    ths = [threading.Thread(target=fn) for fn in fns]
+    for t in ths:
+        t.start()
+    time.sleep(settle)
+    probe(what)
+    for t in ths:
+        t.join(timeout)
+
+
 def post(path, body, headers=None, token=False, timeout=30):
     data = body if isinstance(body, (bytes, str)) else json.dumps(body)
     return S.k.request("POST", path, data, token=S.token if token else None, headers=headers,
@@ -178,13 +189,8 @@ def trace_correction_is_n_log_m_and_bounded():
     print(f"    50,000 x 50,000 samples, 1,000 segments: {dt:.2f} s")
     expect(dt < 3, f"in under 3 s ({dt:.2f})")
     res = []
-    ths = [threading.Thread(target=lambda: res.append(post("/api/v1/analysis/trace-correction", body)[0])) for _ in range(2)]
-    for t in ths:
-        t.start()
-    time.sleep(0.1)
-    probe("two trace corrections")
-    for t in ths:
-        t.join(30)
+    probe_while([lambda: res.append(post("/api/v1/analysis/trace-correction", body)[0])] * 2,
+                "two trace corrections", timeout=30)
     expect(res == [200, 200], f"both answered ({res})")
     big = trace_body(100001, 10).encode()
     s, got = raw("127.0.0.1", b"POST /api/v1/analysis/trace-correction HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -360,13 +366,8 @@ def the_slow_queue_is_bounded_and_forgets_clients_that_left():
         except OSError as e:
             results.append((None, str(e).encode()))
 
-    ths = [threading.Thread(target=one_client, args=(f"127.0.0.{2 + i // 14}",)) for i in range(98)]
-    for t in ths:
-        t.start()
-    time.sleep(0.5)
-    probe("98 analyses at once")
-    for t in ths:
-        t.join(120)
+    probe_while([lambda src=f"127.0.0.{2 + i // 14}": one_client(src) for i in range(98)], "98 analyses at once",
+                settle=0.5)
     codes = [r[0] for r in results]
     busy = [r for r in results if r[0] == 503]
     print(f"    98 at once ({one:.2f} s each alone): {codes.count(200)} answered, {len(busy)} told 503")
