@@ -46,8 +46,9 @@ def draw(runs, out):
     ax.set_ylabel("χ, overhead time (s)")
     ax.set_title("τ–χ isoefficiency: bench:md")
     ax.grid(True, which="major", color="#e0e0e0")
+    cmap = matplotlib.colormaps["viridis"]
     for p in (1, 20, 40, 60, 80, 100):
-        ax.scatter([], [], c=[math.log(p)], cmap="viridis", vmin=0, vmax=math.log(100), label=f"p = {p}")
+        ax.plot([], [], "o", color=cmap(math.log(p) / math.log(100)), label=f"p = {p}")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
     fig.savefig(out, format="svg", bbox_inches="tight")
     plt.close(fig)
