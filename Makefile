@@ -42,7 +42,7 @@ REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o \
                $(BUILD)/server/run.o $(BUILD)/server/utf8.o $(BUILD)/server/kerr.o $(BUILD)/server/xalloc.o
 
-.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps gallery clean deps help
+.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps gallery install clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -54,6 +54,7 @@ help:
 	@echo "make bench      the benchmarks (figures printed, see README)"
 	@echo "make fuzz       every fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600)"
 	@echo "make gallery    every report for the example data in build/gallery/index.html"
+	@echo "make install    install under PREFIX (default /usr/local; DESTDIR for staging)"
 
 deps:
 	@./deploy/install-deps.sh
@@ -222,6 +223,41 @@ $(BUILD)/bench/bare_mhd: $(BUILD)/tests/bench/bare_mhd.o
 $(BUILD)/bench/bare_sqlite: $(BUILD)/tests/bench/bare_sqlite.o $(BUILD)/server/schema_sql.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Install in the FHS places under PREFIX (and DESTDIR): karted in sbin,
+# karte and karte-collect in bin, the region library and its header, the
+# UI and the schema in share/karte, man pages (made by help2man from each
+# program's --help), the systemd unit with PREFIX's paths. The installed
+# karted finds its UI beside it and carries its migrations in itself.
+PREFIX ?= /usr/local
+DESTDIR ?=
+MANPAGES := $(BUILD)/man/karted.8 $(BUILD)/man/karte.1 $(BUILD)/man/karte-collect.1
+
+$(BUILD)/man/karted.8: $(KARTED)
+	@mkdir -p $(dir $@)
+	help2man -N -s 8 -n "karte's daemon: stores runs of parallel programs, serves analyses" -o $@ ./$(KARTED)
+$(BUILD)/man/karte.1: $(KARTE)
+	@mkdir -p $(dir $@)
+	help2man -N -s 1 -n "draw karte's reports offline; correct power traces" -o $@ ./$(KARTE)
+$(BUILD)/man/karte-collect.1: $(COLLECT)
+	@mkdir -p $(dir $@)
+	help2man -N -s 1 -n "measure and post runs to karted" -o $@ ./$(COLLECT)
+
+install: deps all $(MANPAGES)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib \
+	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/karte/static \
+	    $(DESTDIR)$(PREFIX)/share/karte/schema $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/system
+	install -m 755 $(KARTED) $(DESTDIR)$(PREFIX)/sbin/karted
+	install -m 755 $(KARTE) $(COLLECT) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(REGION_LIB) $(REGION_MPI) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 collectors/karte_region.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 collectors/karte_region.f90 $(DESTDIR)$(PREFIX)/share/karte/
+	install -m 644 static/* $(DESTDIR)$(PREFIX)/share/karte/static/
+	install -m 644 schema/*.sql $(DESTDIR)$(PREFIX)/share/karte/schema/
+	install -m 644 $(BUILD)/man/karted.8 $(DESTDIR)$(PREFIX)/share/man/man8/
+	install -m 644 $(BUILD)/man/karte.1 $(BUILD)/man/karte-collect.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	sed 's|/usr/local|$(PREFIX)|g' deploy/karted.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/karted.service
 
 # Every report for the example data, in one page: build/gallery/index.html.
 gallery: deps $(KARTED)

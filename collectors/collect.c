@@ -31,6 +31,7 @@
 #include "run.h"
 #include "rapl.h"
 #include "mono.h"
+#include "version.h"
 
 #define JSONF (JSON_COMPACT | JSON_REAL_PRECISION(17))
 
@@ -42,6 +43,7 @@ static const char usage[] =
 	"  post FILE...                post runs a job wrote: .json, .ndjson or .csv\n"
 	"  import-extrap FILE          post an Extra-P text file's runs (see below)\n"
 	"  flush                       send the runs spooled while karted was away\n"
+	"  --help, --version           this text; the version\n"
 	"\n"
 	"server (also KARTE_URL, KARTE_TOKEN):\n"
 	"  --url URL          karted's address (default http://127.0.0.1:8080)\n"
@@ -49,7 +51,7 @@ static const char usage[] =
 	"  --retries N        tries on a connection error or 5xx before spooling (4)\n"
 	"  --spool-dir DIR    where unsent runs wait (KARTE_SPOOL_DIR;\n"
 	"                     default $XDG_STATE_HOME/karte/spool or ~/.local/state/karte/spool)\n"
-	"  --dry-run          print the NDJSON that would be posted, post nothing\n"
+	"  --dry-run          check the runs as karted would, print the NDJSON, post nothing\n"
 	"\n"
 	"run, post and import-extrap:\n"
 	"  --system S, --application A, --variant V   the series (fill what the data lacks)\n"
@@ -919,6 +921,10 @@ int main(int argc, char **argv)
 	const char *cmd, *env;
 	int c, rc;
 
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("karte-collect %s\n", KARTE_VERSION);
+		return 0;
+	}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

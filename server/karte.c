@@ -15,6 +15,7 @@
 #include "chart.h"
 #include "otf2in.h"
 #include "report.h"
+#include "version.h"
 #include "xalloc.h"
 
 static const char usage[] =
@@ -40,6 +41,7 @@ static const char usage[] =
 	"  --frequency MHZ   use only the rows at this frequency_mhz\n"
 	"  --max-p P         energy: predict up to P nodes (default 4096)\n"
 	"  -h, --help        this text\n"
+	"  --version         print the version\n"
 	"\n"
 	"correct: Osaka et al.'s correction of a power trace taken under a heavy\n"
 	"profiler against a light reference run. TRACE is an OTF2 archive (its\n"
@@ -656,6 +658,10 @@ out:
 int main(int argc, char **argv)
 {
 	gsl_set_error_handler_off();
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("karte %s\n", KARTE_VERSION);
+		return 0;
+	}
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;

@@ -14,9 +14,9 @@
 
 #include "checkpointer.h"
 #include "karted.h"
+#include "version.h"
 #include "token.h"
 
-#define KARTE_VERSION "0.1.0"
 
 static const char usage[] =
 	"usage: karted COMMAND [OPTIONS]\n"
@@ -41,7 +41,8 @@ static const char usage[] =
 	"  --sync MODE           normal: a stored run survives a crash of karted;\n"
 	"                        full: also a power loss (fsync per commit)\n"
 	"                                                   KARTE_SYNC    (normal)\n"
-	"  --static DIR          browser UI files           KARTE_STATIC_DIR (./static)\n"
+	"  --static DIR          browser UI files           KARTE_STATIC_DIR\n"
+	"                        (PREFIX/share/karte/static when installed, else ./static)\n"
 	"  --allowed-host NAME   serve requests whose Host is NAME too (repeatable; '*' for\n"
 	"                        any); the listen address, localhost, 127.0.0.1 and [::1]\n"
 	"                        are always served        KARTE_ALLOWED_HOSTS (comma-separated)\n"
@@ -53,6 +54,7 @@ static const char usage[] =
 	"                        seconds, however slowly it trickles; idle connections\n"
 	"                        close after S too        KARTE_REQUEST_TIMEOUT (60)\n"
 	"  --no-first-token      do not create a token on the first start\n"
+	"  --version             print the version\n"
 	"  -h, --help            this text\n"
 	"\n"
 	"examples:\n"
@@ -109,6 +111,28 @@ static int parse_sync(const char *s, bool *full)
 	}
 	fprintf(stderr, "karted: --sync must be 'normal' or 'full' (got '%s')\n", s);
 	return -1;
+}
+
+/* The browser UI's files: PREFIX/share/karte/static beside an installed
+ * karted (PREFIX/sbin/karted), else ./static (the source tree, make run). */
+static const char *default_static_dir(void)
+{
+	static char dir[PATH_MAX];
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat sb;
+
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';	/* PREFIX/sbin */
+			if (snprintf(dir, sizeof(dir), "%s/../share/karte/static", exe) < (int)sizeof(dir) &&
+			    !stat(dir, &sb) && S_ISDIR(sb.st_mode))
+				return dir;
+		}
+	}
+	return "static";
 }
 
 /* The numeric settings, each from its option or environment variable. */
@@ -180,6 +204,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"request-timeout", required_argument, NULL, 'T'},
 		{"max-body-memory", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
 	size_t i;
@@ -188,7 +213,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->db = env_or("KARTE_DB", "data/karte.db");
 	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
-	o->static_dir = env_or("KARTE_STATIC_DIR", "static");
+	o->static_dir = env_or("KARTE_STATIC_DIR", default_static_dir());
 	o->max_body = 8u << 20;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
@@ -250,6 +275,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'h':
 			return -2;
+		case 'V':
+			return -3;
 		default:
 			fprintf(stderr, "karted: see 'karted --help'\n");
 			return -1;
@@ -498,6 +525,10 @@ int main(int argc, char **argv)
 	first = parse_opts(argc, argv, &o);
 	if (first == -2) {
 		fputs(usage, stdout);
+		return 0;
+	}
+	if (first == -3) {
+		printf("karted %s (schema %d)\n", KARTE_VERSION, store_schema_latest());
 		return 0;
 	}
 	if (first < 0)

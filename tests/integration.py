@@ -1031,6 +1031,67 @@ def make_run_takes_its_settings_from_the_environment():
 
 
 @test
+def installs_into_a_prefix_and_runs_from_there():
+    prefix = temp_dir("karte-prefix-")
+    build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)
+    r = subprocess.run(["make", "-s", "--no-print-directory", "install", f"PREFIX={prefix}", f"BUILD={build}"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=900)
+    expect(r.returncode == 0, f"make install ({r.stdout[-1000:]} {r.stderr[-2000:]})")
+    for f in ("sbin/karted", "bin/karte", "bin/karte-collect", "lib/libkarte_region.a", "lib/libkarte_region_mpi.a",
+              "include/karte_region.h", "share/karte/karte_region.f90", "share/karte/static/index.html",
+              "share/karte/static/app.js", "share/karte/schema/0001_init.sql", "share/man/man8/karted.8",
+              "share/man/man1/karte.1", "share/man/man1/karte-collect.1", "lib/systemd/system/karted.service"):
+        expect(os.path.isfile(os.path.join(prefix, f)), f"{f} installed")
+    with open(os.path.join(prefix, "lib/systemd/system/karted.service")) as f:
+        expect(f"ExecStart={prefix}/sbin/karted serve" in f.read(), "the unit starts the installed karted")
+    with open(os.path.join(prefix, "share/man/man8/karted.8")) as f:
+        man = f.read()
+    expect(man.startswith(".\\\"") or ".TH KARTED" in man, "a man page")
+    expect(".TH KARTED \"8\"" in man and "request\\-timeout" in man, "karted(8) from its --help")
+    for prog in ("sbin/karted", "bin/karte", "bin/karte-collect"):
+        v = subprocess.run([os.path.join(prefix, prog), "--version"], capture_output=True, text=True)
+        expect(v.returncode == 0 and re.match(r"karte(d|-collect)? \d+\.\d+\.\d+", v.stdout),
+               f"{prog} --version ({v.stdout!r} {v.stderr!r})")
+    # run from the prefix, far from the source tree: the UI and the schema come along
+    proc = subprocess.Popen([os.path.join(prefix, "sbin/karted"), "serve", "--listen", "127.0.0.1:0", "--db",
+                             os.path.join(prefix, "k.db")], cwd=prefix, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={k: v for k, v in os.environ.items()
+                                                                     if not k.startswith("KARTE_")})
+    try:
+        line = ""
+        while "serving" not in line:
+            line = proc.stdout.readline()
+            expect(line or proc.poll() is None, f"the installed karted starts ({proc.stderr.read() if proc.poll() is not None else ''})")
+        port = int(re.search(r":(\d+)/ ", line).group(1))
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        c.request("GET", "/")
+        r1 = c.getresponse()
+        page = r1.read()
+        expect(r1.status == 200 and b"<html" in page.lower(), f"the UI from PREFIX/share/karte/static ({r1.status})")
+        c.request("GET", "/api/v1/health")
+        h = json.loads(c.getresponse().read())
+        expect(h["schema_version"] >= 5, f"a new database migrated to the latest schema ({h})")
+        c.close()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(20)
+        proc.stdout.close()
+        proc.stderr.close()
+    # a program built against the installed region library
+    src = os.path.join(prefix, "demo.c")
+    with open(src, "w") as f:
+        f.write('#include <karte_region.h>\nint main(void) { karte_region_begin("solve"); '
+                'karte_region_end("solve"); return karte_finish() < 0; }\n')
+    exe = os.path.join(prefix, "demo")
+    r = subprocess.run(["cc", "-I", os.path.join(prefix, "include"), src, os.path.join(prefix, "lib/libkarte_region.a"),
+                        "-lm", "-o", exe], capture_output=True, text=True)
+    expect(r.returncode == 0, f"builds against the installed header and library ({r.stderr})")
+    r = subprocess.run([exe], capture_output=True, text=True, cwd=prefix,
+                       env=dict(os.environ, KARTE_RESULTS=os.path.join(prefix, "run.json")))
+    expect(r.returncode == 0 and os.path.exists(os.path.join(prefix, "run.json")), f"and writes its run ({r.stderr})")
+
+
+@test
 def the_readme_curl_line_shows_what_was_wrong():
     k, t = Shared.k, Shared.token
     with open(os.path.join(ROOT, "README.md")) as f:
