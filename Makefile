@@ -132,7 +132,7 @@ build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/utf8.c server/ker
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
-build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_stub.c $(FUZZ_API_SRC) $(BUILD)/server/schema_sql.c
+build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_mem.c $(FUZZ_API_SRC) $(BUILD)/server/schema_sql.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 

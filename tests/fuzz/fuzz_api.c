@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "karted.h"
-#include "req_stub.h"
+#include "req_mem.h"
 #include "run.h"
 
 struct target {
@@ -123,11 +123,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	t = &targets[data[0] % NTARGETS];
 	if (!strcmp(t->method, "GET"))
-		rq = stub_req(t->method, t->path, t->param, "", 0, (const char *)data + 1, size - 1);
+		rq = mem_req(t->method, t->path, t->param, "", 0, (const char *)data + 1, size - 1);
 	else
-		rq = stub_req(t->method, t->path, t->param, (const char *)data + 1, size - 1, "", 0);
-	if (!stub_args_utf8(rq)) {	/* http.c answers 400 before a handler runs */
-		stub_free(rq);
+		rq = mem_req(t->method, t->path, t->param, (const char *)data + 1, size - 1, "", 0);
+	if (!mem_req_args_utf8(rq)) {	/* http.c answers 400 before a handler runs */
+		mem_req_free(rq);
 		return 0;
 	}
 	rc = find(t)(&k, rq, req_resp(rq));
@@ -146,6 +146,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (rs->status == 200 && (!rs->body || rs->len < 10)) {
 		abort();	/* a drawing */
 	}
-	stub_free(rq);
+	mem_req_free(rq);
 	return 0;
 }

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "req_stub.h"
+#include "req_mem.h"
 
 #define ARGS_MAX 64
 
@@ -46,7 +46,7 @@ static char *decode(const char *s, size_t n)
 	return out;
 }
 
-struct req *stub_req(const char *method, const char *path, const char *param, const char *body,
+struct req *mem_req(const char *method, const char *path, const char *param, const char *body,
 		     size_t len, const char *query, size_t qlen)
 {
 	struct req *rq = calloc(1, sizeof(*rq));
@@ -69,7 +69,7 @@ struct req *stub_req(const char *method, const char *path, const char *param, co
 	return rq;
 }
 
-void stub_free(struct req *rq)
+void mem_req_free(struct req *rq)
 {
 	size_t i;
 
@@ -81,7 +81,7 @@ void stub_free(struct req *rq)
 	free(rq);
 }
 
-bool stub_args_utf8(const struct req *rq)
+bool mem_req_args_utf8(const struct req *rq)
 {
 	size_t i;
 
