@@ -107,7 +107,8 @@ test-unit: $(TEST_BINS)
 	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done
 
 test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BUILD)/tests/otf2_trace
-	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace
+	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace \
+	    --cflags="$(SANFLAGS)"
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 	python3 tests/abuse.py --karted $(KARTED) $(if $(SANFLAGS),--sanitizer)
 

@@ -43,6 +43,7 @@ def run(**kw):
 class Shared:
     k = None
     token = None
+    cflags = []
 
 
 @test
@@ -1034,7 +1035,8 @@ def make_run_takes_its_settings_from_the_environment():
 def installs_into_a_prefix_and_runs_from_there():
     prefix = temp_dir("karte-prefix-")
     build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)
-    r = subprocess.run(["make", "-s", "--no-print-directory", "install", f"PREFIX={prefix}", f"BUILD={build}"],
+    r = subprocess.run(["make", "-s", "--no-print-directory", "install", f"PREFIX={prefix}", f"BUILD={build}"]
+                       + (["SAN=1"] if Shared.cflags else []),  # the sanitizer build's own flags
                        cwd=ROOT, capture_output=True, text=True, timeout=900)
     expect(r.returncode == 0, f"make install ({r.stdout[-1000:]} {r.stderr[-2000:]})")
     for f in ("sbin/karted", "bin/karte", "bin/karte-collect", "lib/libkarte_region.a", "lib/libkarte_region_mpi.a",
@@ -1083,8 +1085,9 @@ def installs_into_a_prefix_and_runs_from_there():
         f.write('#include <karte_region.h>\nint main(void) { karte_region_begin("solve"); '
                 'karte_region_end("solve"); return karte_finish() < 0; }\n')
     exe = os.path.join(prefix, "demo")
-    r = subprocess.run(["cc", "-I", os.path.join(prefix, "include"), src, os.path.join(prefix, "lib/libkarte_region.a"),
-                        "-lm", "-o", exe], capture_output=True, text=True)
+    r = subprocess.run(["cc"] + Shared.cflags + ["-I", os.path.join(prefix, "include"), src,
+                                                 os.path.join(prefix, "lib/libkarte_region.a"), "-lm", "-o", exe],
+                       capture_output=True, text=True)
     expect(r.returncode == 0, f"builds against the installed header and library ({r.stderr})")
     r = subprocess.run([exe], capture_output=True, text=True, cwd=prefix,
                        env=dict(os.environ, KARTE_RESULTS=os.path.join(prefix, "run.json")))
@@ -1303,11 +1306,14 @@ def main():
     ap.add_argument("--karted", required=True, help="the karted binary to test")
     ap.add_argument("--karte", help="the karte binary (offline plots)")
     ap.add_argument("--otf2-writer", help="tests/otf2/otf2_trace built (writes OTF2 archives)")
+    ap.add_argument("--cflags", default="", help="flags the tested build was compiled with (sanitizers): "
+                    "a program linked with its libraries needs them too")
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
     args = ap.parse_args()
     Shared.binary = os.path.abspath(args.karted)
     Shared.karte = os.path.abspath(args.karte) if args.karte else None
     Shared.otf2_writer = os.path.abspath(args.otf2_writer) if args.otf2_writer else None
+    Shared.cflags = args.cflags.split()
     Shared.k = Karted(Shared.binary).start()
     Shared.token = Shared.k.token("integration")
     sys.exit(1 if SUITE.run(args.only, lambda: Shared.k.stop_checked("the shared karted")) else 0)
