@@ -42,7 +42,7 @@ REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o \
                $(BUILD)/server/run.o $(BUILD)/server/utf8.o $(BUILD)/server/kerr.o $(BUILD)/server/xalloc.o
 
-.PHONY: all run test test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps gallery install clean deps help
+.PHONY: all run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
 
@@ -53,6 +53,7 @@ help:
 	@echo "make asan       the unit and integration tests under ASan+UBSan only"
 	@echo "make bench      the benchmarks (figures printed, see README)"
 	@echo "make fuzz       every fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600)"
+	@echo "make demo       karted with example data on data/demo.db: every chart at once"
 	@echo "make gallery    every report for the example data in build/gallery/index.html"
 	@echo "make install    install under PREFIX (default /usr/local; DESTDIR for staging)"
 
@@ -175,8 +176,12 @@ test-browser: $(KARTED)
 	cd tests/browser && KARTED=$(CURDIR)/$(KARTED) node --test ui.test.mjs charts.test.mjs
 
 # Every test, on the plain build and again on the sanitizer build.
+# The documents against the code: routes in docs/api.md, links resolving.
+test-docs:
+	python3 tests/docs_check.py
+
 test: deps
-	$(MAKE) test-unit test-integration test-browser test-fuzz
+	$(MAKE) test-docs test-unit test-integration test-browser test-fuzz
 	$(MAKE) asan
 	@echo "make test: every test passed (plain and sanitizer builds)"
 
@@ -259,6 +264,11 @@ install: deps all $(MANPAGES)
 	install -m 644 $(BUILD)/man/karted.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 $(BUILD)/man/karte.1 $(BUILD)/man/karte-collect.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed 's|/usr/local|$(PREFIX)|g' deploy/karted.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/karted.service
+
+# karted with example data (SP2, an energy series, an Extra-P import) on
+# data/demo.db, serving like make run: a first look at every chart.
+demo: deps all
+	python3 deploy/demo.py --build $(BUILD)
 
 # Every report for the example data, in one page: build/gallery/index.html.
 gallery: deps $(KARTED)

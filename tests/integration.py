@@ -1095,6 +1095,47 @@ def installs_into_a_prefix_and_runs_from_there():
 
 
 @test
+def make_demo_serves_every_example():
+    d = temp_dir("karte-demo-")
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)
+    env = dict(os.environ, KARTE_LISTEN=f"127.0.0.1:{port}", KARTE_DB=os.path.join(d, "demo.db"))
+    proc = subprocess.Popen(["make", "-s", "--no-print-directory", "demo", f"BUILD={build}"]
+                            + (["SAN=1"] if Shared.cflags else []), cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    out = ""
+    try:
+        deadline = time.time() + 300
+        while time.time() < deadline and "demo: ready" not in out:
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                break
+            out += line
+        expect("demo: ready at http://127.0.0.1:" in out, f"make demo starts ({out[-2000:]})")
+        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        c.request("GET", "/api/v1/series")
+        got = {(x["system"], x["application"]): x["runs"] for x in json.loads(c.getresponse().read())["series"]}
+        expect(got.get(("SP2", "md")) == 8 and got.get(("T3E", "md")) == 8 and got.get(("RELeARN", "relearn")) == 50
+               and got.get(("K", "mg"), 0) >= 10, f"the examples are loaded ({got})")
+        for path in ("/api/v1/reports/isoefficiency.svg?system=SP2&application=md",
+                     "/api/v1/reports/energy.svg?system=K&application=mg&f_std=3000",
+                     "/api/v1/reports/isoefficiency.svg?system=RELeARN&application=relearn"):
+            c.request("GET", path)
+            r = c.getresponse()
+            r.read()
+            expect(r.status == 200, f"{path} draws ({r.status})")
+        c.close()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+        proc.stdout.close()
+
+
+@test
 def the_readme_curl_line_shows_what_was_wrong():
     k, t = Shared.k, Shared.token
     with open(os.path.join(ROOT, "README.md")) as f:
