@@ -998,44 +998,64 @@ def help_and_usage_errors():
         expect(n == 0, f"port taken: no token stored ({n})")
 
 
+def build_dir():
+    """The Makefile's BUILD of the karted under test, relative to the tree."""
+    return os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)
+
+
+class MakeServer:
+    """`make TARGET` serving karted on a free loopback port with a temporary
+    database (KARTE_LISTEN, KARTE_DB), read until a line holds `ready`, and
+    stopped with its whole process group."""
+
+    def __init__(self, target, ready, db_name):
+        self.d = temp_dir(f"karte-{target}-")
+        self.db = os.path.join(self.d, db_name)
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self.port = sock.getsockname()[1]
+        sock.close()
+        self.cmd = ["make", "-s", "--no-print-directory", target, f"BUILD={build_dir()}"] + (
+            ["SAN=1"] if Shared.cflags else [])
+        self.ready = ready
+        self.out = ""
+
+    def __enter__(self):
+        env = dict(os.environ, KARTE_LISTEN=f"127.0.0.1:{self.port}", KARTE_DB=self.db)
+        self.proc = subprocess.Popen(self.cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        deadline = time.time() + 300
+        while time.time() < deadline and self.ready not in self.out:
+            line = self.proc.stdout.readline()
+            if not line and self.proc.poll() is not None:
+                break
+            self.out += line
+        return self
+
+    def __exit__(self, *exc):
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        self.proc.wait(30)
+        self.proc.stdout.close()
+
+
 @test
 def make_run_takes_its_settings_from_the_environment():
-    d = temp_dir("karte-make-run-")
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)  # the Makefile's BUILD
-    env = dict(os.environ, KARTE_LISTEN=f"127.0.0.1:{port}", KARTE_DB=os.path.join(d, "k.db"))
-    proc = subprocess.Popen(["make", "-s", "--no-print-directory", "run", f"BUILD={build}"], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-    try:
-        line, deadline = "", time.time() + 120
-        while time.time() < deadline and "serving" not in line:
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
-                break
-        expect(f"serving http://127.0.0.1:{port}/ (database {os.path.join(d, 'k.db')})" in line,
-               f"make run serves on KARTE_LISTEN with KARTE_DB ({line!r} {proc.stderr.read() if proc.poll() is not None else ''})")
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    with MakeServer("run", "serving", "k.db") as m:
+        expect(f"serving http://127.0.0.1:{m.port}/ (database {m.db})" in m.out,
+               f"make run serves on KARTE_LISTEN with KARTE_DB ({m.out[-2000:]})")
+        c = http.client.HTTPConnection("127.0.0.1", m.port, timeout=5)
         c.request("GET", "/api/v1/health")
         expect(c.getresponse().status == 200, "and answers there")
         c.close()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
-        proc.stdout.close()
-        proc.stderr.close()
-    expect(os.path.exists(os.path.join(d, "k.db")) and not os.path.exists(os.path.join(ROOT, "data", "k.db")),
+    expect(os.path.exists(m.db) and not os.path.exists(os.path.join(ROOT, "data", "k.db")),
            "the database is where KARTE_DB says")
 
 
 @test
 def installs_into_a_prefix_and_runs_from_there():
     prefix = temp_dir("karte-prefix-")
-    build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)
-    r = subprocess.run(["make", "-s", "--no-print-directory", "install", f"PREFIX={prefix}", f"BUILD={build}"]
+    r = subprocess.run(["make", "-s", "--no-print-directory", "install", f"PREFIX={prefix}", f"BUILD={build_dir()}"]
                        + (["SAN=1"] if Shared.cflags else []),  # the sanitizer build's own flags
                        cwd=ROOT, capture_output=True, text=True, timeout=900)
     expect(r.returncode == 0, f"make install ({r.stdout[-1000:]} {r.stderr[-2000:]})")
@@ -1096,26 +1116,9 @@ def installs_into_a_prefix_and_runs_from_there():
 
 @test
 def make_demo_serves_every_example():
-    d = temp_dir("karte-demo-")
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    sock.close()
-    build = os.path.relpath(os.path.dirname(os.path.abspath(Shared.binary)), ROOT)
-    env = dict(os.environ, KARTE_LISTEN=f"127.0.0.1:{port}", KARTE_DB=os.path.join(d, "demo.db"))
-    proc = subprocess.Popen(["make", "-s", "--no-print-directory", "demo", f"BUILD={build}"]
-                            + (["SAN=1"] if Shared.cflags else []), cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    out = ""
-    try:
-        deadline = time.time() + 300
-        while time.time() < deadline and "demo: ready" not in out:
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
-                break
-            out += line
-        expect("demo: ready at http://127.0.0.1:" in out, f"make demo starts ({out[-2000:]})")
-        c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    with MakeServer("demo", "demo: ready", "demo.db") as m:
+        expect("demo: ready at http://127.0.0.1:" in m.out, f"make demo starts ({m.out[-2000:]})")
+        c = http.client.HTTPConnection("127.0.0.1", m.port, timeout=10)
         c.request("GET", "/api/v1/series")
         got = {(x["system"], x["application"]): x["runs"] for x in json.loads(c.getresponse().read())["series"]}
         expect(got.get(("SP2", "md")) == 8 and got.get(("T3E", "md")) == 8 and got.get(("RELeARN", "relearn")) == 50
@@ -1128,11 +1131,6 @@ def make_demo_serves_every_example():
             r.read()
             expect(r.status == 200, f"{path} draws ({r.status})")
         c.close()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
-        proc.stdout.close()
 
 
 @test
