@@ -130,6 +130,7 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	struct loader l = {0};
 	struct store *st;
 	size_t i, kept = 0;
+	double pairs;
 	int rc;
 
 	memset(sd, 0, sizeof(*sd));
@@ -212,11 +213,11 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		sd->runs = l.runs;
 		sd->nruns = kept;
 		l.runs = NULL;
-		if (iso_pairs(sd->runs, sd->nruns) > ISO_PAIRS_MAX) {
+		pairs = iso_pairs(sd->runs, sd->nruns);
+		if (pairs > ISO_PAIRS_MAX) {
 			kerr_field(err, 413, "series", "the points of series %s make %.3g (p, n, n') "
 				   "pairs to walk, more than the limit of %.3g; select fewer runs "
-				   "(frequency_mhz, variant)", series_label(sd),
-				   iso_pairs(sd->runs, sd->nruns), ISO_PAIRS_MAX);
+				   "(frequency_mhz, variant)", series_label(sd), pairs, ISO_PAIRS_MAX);
 			goto fail;
 		}
 	}

@@ -392,10 +392,9 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	}
 	if (np * nr > ENERGY_CELLS_MAX) {
-		resp_field_errorf(rs, "regions", -1, "regions x p is %zu x %zu = %zu shares, more than "
+		resp_field_statusf(rs, 413, "regions", -1, "regions x p is %zu x %zu = %zu shares, more than "
 				  "the limit of %d; ask for fewer node counts or regions", nr, np,
 				  nr * np, ENERGY_CELLS_MAX);
-		rs->status = 413;
 		goto out;
 	}
 	ps = xmalloc(np * sizeof(*ps));

@@ -190,10 +190,9 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	if (num_array(root, "budgets", BUDGETS_MAX, &bs, &nb, rs))
 		goto out;
 	if (nb * nm > CAP_CELLS_MAX) {
-		resp_field_errorf(rs, "budgets", -1, "budgets x modules is %zu x %zu = %zu rows, more "
+		resp_field_statusf(rs, 413, "budgets", -1, "budgets x modules is %zu x %zu = %zu rows, more "
 				  "than the limit of %d; ask for fewer budgets", nb, nm, nb * nm,
 				  CAP_CELLS_MAX);
-		rs->status = 413;
 		goto out;
 	}
 	models = json_pack("{s:{s:f,s:f}}", "two_point", "c", two.c, "d", two.d);
@@ -591,10 +590,9 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 				if (!all)
 					continue;
 				if (json_array_size(rows) == ROWS_MAX) {
-					resp_field_errorf(rs, "system", -1, "series %s has more than %d "
+					resp_field_statusf(rs, 413, "system", -1, "series %s has more than %d "
 							  "regions to predict; select fewer runs",
 							  series_label(&sd), ROWS_MAX);
-					rs->status = 413;
 					goto out;
 				}
 				json_array_append(rows, reg);
@@ -719,9 +717,8 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	}
 	if (n > CONFIG_RUNS_MAX) {
-		resp_field_errorf(rs, "runs", -1, "there are %zu configurations; at most %d are taken",
+		resp_field_statusf(rs, 413, "runs", -1, "there are %zu configurations; at most %d are taken",
 				  n, CONFIG_RUNS_MAX);
-		rs->status = 413;
 		goto out;
 	}
 	cfg = xcalloc(n * d, sizeof(long));

@@ -617,7 +617,7 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
 			size_t cols)
 {
-	double row = TEXT_PT * 96 / 72 + 6, tw, th;
+	double row = TEXT_PT * 96 / 72 + 6;
 	size_t i, rows = (p->nlegend + cols - 1) / cols;
 
 	for (i = 0; i < p->nlegend; i++) {
@@ -637,12 +637,12 @@ static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, doub
 			marker_paint(cr, e->marker, 3.5, e->color, 0);
 		}
 		cairo_restore(cr);
-		text_size(cr, e->text, TEXT_PT, false, &tw, &th);
 		text(cr, e->text, cx + 20, cy, A_LEFT, true, TEXT_PT, false, w - 22, 0, INK);
 	}
 }
 
-static double legend_width(cairo_t *cr, const struct chart_panel *p, double cap)
+/* The width the legend needs to show every name whole, px. */
+static double legend_width(cairo_t *cr, const struct chart_panel *p)
 {
 	double w = 0, tw, th;
 	size_t i;
@@ -651,7 +651,7 @@ static double legend_width(cairo_t *cr, const struct chart_panel *p, double cap)
 		text_size(cr, p->legend[i].text, TEXT_PT, false, &tw, &th);
 		w = fmax(w, tw + 26);
 	}
-	return fmin(w, cap);
+	return w;
 }
 
 static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
@@ -660,7 +660,7 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 	/* the legend inside the plot (when asked) if it takes at most 55 % of
 	 * the width, beside it if at most 40 %, else below it in as many
 	 * columns as fit: names are cut short only past the panel's width */
-	double lw = p->nlegend ? legend_width(cr, p, INFINITY) : 0, tw, th, tpt = TEXT_PT * 1.15;
+	double lw = p->nlegend ? legend_width(cr, p) : 0, tw, th, tpt = TEXT_PT * 1.15;
 	bool inside = p->legend_inside && lw <= w * 0.55;	/* wider would cover the data */
 	bool below = !inside && lw > w * 0.4;
 

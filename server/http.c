@@ -393,7 +393,6 @@ static bool host_allowed(struct http *h, const char *host)
 
 struct bad_arg {
 	const char *key;	/* the first query parameter that is not UTF-8, or NULL */
-	unsigned n;		/* how many there are */
 };
 
 static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -402,7 +401,6 @@ static enum MHD_Result check_arg(void *cls, enum MHD_ValueKind kind, const char 
 	struct bad_arg *b = cls;
 
 	(void)kind;
-	b->n++;
 	if (!b->key && (!utf8_valid((const unsigned char *)key, strlen(key)) ||
 			(value && !utf8_valid((const unsigned char *)value, strlen(value)))))
 		b->key = key;
@@ -415,14 +413,13 @@ static bool early_answer(struct req *rq)
 {
 	struct http *h = rq->h;
 	struct resp *rs = &rq->rs;
-	struct bad_arg bad = {NULL, 0};
+	struct bad_arg bad = {NULL};
 	bool known;
 	const char *cl;
 
 	if (!host_allowed(h, req_header(rq, MHD_HTTP_HEADER_HOST))) {
-		resp_field_errorf(rs, "Host", -1, "this server does not serve that Host; start karted "
+		resp_field_statusf(rs, 421, "Host", -1, "this server does not serve that Host; start karted "
 				  "with --allowed-host NAME to serve a name of its own");
-		rs->status = 421;
 		return true;
 	}
 	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, check_arg, &bad);
@@ -476,9 +473,8 @@ static bool early_answer(struct req *rq)
 			rq->expect = strtoull(cl, NULL, 10);
 		if (cl && rq->expect > rq->limit) {
 			rq->too_big = true;
-			resp_field_errorf(rs, "body", -1, "the body is larger than the limit of %zu bytes",
+			resp_field_statusf(rs, 413, "body", -1, "the body is larger than the limit of %zu bytes",
 					  rq->limit);
-			rs->status = 413;
 			return true;
 		}
 		if (cl && h->body_bytes + rq->expect > h->cfg.body_budget) {
@@ -567,9 +563,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_resp(rq);
 	}
 	if (rq->too_big) {
-		resp_field_errorf(&rq->rs, "body", -1, "the body is larger than the limit of %zu bytes",
+		resp_field_statusf(&rq->rs, 413, "body", -1, "the body is larger than the limit of %zu bytes",
 				  rq->limit);
-		rq->rs.status = 413;
 		return send_resp(rq);
 	}
 	if (rq->over_budget) {

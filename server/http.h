@@ -164,6 +164,11 @@ void resp_error(struct resp *rs, const struct kerr *err);
 int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* The same with another status: 413 for a limit or a product of two, 421
+ * for a Host not served. */
+int resp_field_statusf(struct resp *rs, int status, const char *field, long index,
+		       const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Fill rs with {"error": msg} and status. */
 void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -94,18 +94,36 @@ void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 	resp_error(rs, &err);
 }
 
-int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
+static void field_error(struct resp *rs, int status, const char *field, long index,
+			const char *fmt, va_list ap)
 {
 	struct kerr err;
-	va_list ap;
 
 	kerr_clear(&err);
 	err.index = index;
 	snprintf(err.field, sizeof(err.field), "%s", field);
-	va_start(ap, fmt);
-	kerr_vset(&err, 400, fmt, ap);
-	va_end(ap);
+	kerr_vset(&err, status, fmt, ap);
 	resp_error(rs, &err);
+}
+
+int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	field_error(rs, 400, field, index, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int resp_field_statusf(struct resp *rs, int status, const char *field, long index,
+		       const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	field_error(rs, status, field, index, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
