@@ -118,8 +118,7 @@ static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, si
 /* Size of a drawn report: width and height from the query, as GET reports. */
 static struct report_opts report_opts_of(struct req *rq)
 {
-	struct report_opts o = {CHART_WIDTH_DEFAULT, CHART_HEIGHT_DEFAULT, false, 0, 0, 4096,
-				{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+	struct report_opts o = report_opts_default();
 	const char *w = req_query(rq, "width"), *h = req_query(rq, "height");
 
 	if (w && atof(w) >= CHART_SIZE_MIN && atof(w) <= CHART_SIZE_MAX)

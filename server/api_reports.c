@@ -63,14 +63,37 @@ static int size_param(struct req *rq, const char *key, double def, double *out, 
 	return 0;
 }
 
+/* x_min, x_max, y_min, y_max: the part of the plane to show (a zoomed
+ * view); each a finite number, a pair in increasing order. */
+static int view_params(struct req *rq, bool *has, double view[4], struct kerr *err)
+{
+	static const char *const keys[4] = {"x_min", "x_max", "y_min", "y_max"};
+	const char *s;
+	char *end;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		view[i] = NAN;
+		if (!(s = req_query(rq, keys[i])))
+			continue;
+		*has = true;
+		view[i] = strtod(s, &end);
+		if (!*s || *end || !isfinite(view[i]))
+			return kerr_field(err, 400, keys[i], "%s must be a finite number", keys[i]);
+	}
+	for (i = 0; i < 4; i += 2)
+		if (!isnan(view[i]) && !isnan(view[i + 1]) && !(view[i + 1] > view[i]))
+			return kerr_field(err, 400, keys[i + 1], "%s must be above %s", keys[i + 1],
+					  keys[i]);
+	return 0;
+}
+
 static int parse_opts(struct req *rq, struct report_opts *o, struct kerr *err)
 {
 	const char *s;
 	char *end;
 
-	memset(o, 0, sizeof(*o));
-	o->iso = (struct ka_iso_opts){KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
-	o->max_p = 4096;
+	*o = report_opts_default();
 	if (size_param(rq, "width", CHART_WIDTH_DEFAULT, &o->width, err) ||
 	    size_param(rq, "height", CHART_HEIGHT_DEFAULT, &o->height, err))
 		return -1;
@@ -91,6 +114,8 @@ static int parse_opts(struct req *rq, struct report_opts *o, struct kerr *err)
 	if ((s = req_query(rq, "c2_rtol")) &&
 	    (!(o->iso.c2_rtol = strtod(s, &end), *s && !*end) || !(o->iso.c2_rtol >= 0)))
 		return kerr_field(err, 400, "c2_rtol", "c2_rtol must be a number, 0 or more");
+	if (view_params(rq, &o->has_view, o->view, err))
+		return -1;
 	if ((s = req_query(rq, "max_p")) &&
 	    (!(o->max_p = strtod(s, &end), *s && !*end) || !(o->max_p >= 2 && o->max_p <= 1e9)))
 		return kerr_field(err, 400, "max_p", "max_p must be a number from 2 to 1e9");
@@ -165,17 +190,25 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 	return 0;
 }
 
+/* The chart as the answer, with X-Karte-Frame: where each panel's data
+ * went (chart_frames_json), so a browser can map pointer and data. */
 void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
 {
+	const struct chart_spec *spec = report_spec(rep);
+	struct chart_frame *frames = xcalloc(spec->npanels ? spec->npanels : 1, sizeof(*frames));
+	size_t cap = 64 + 320 * spec->npanels;
 	struct kerr err;
 
 	kerr_clear(&err);
-	if (chart_render(report_spec(rep), fmt, &rs->body, &rs->len, &err)) {
+	if (chart_render(spec, fmt, &rs->body, &rs->len, frames, &err)) {
 		resp_error(rs, &err);
 	} else {
 		rs->status = 200;
 		rs->content_type = chart_content_type(fmt);
+		rs->frame = xmalloc(cap);
+		chart_frames_json(spec, frames, rs->frame, cap);
 	}
+	free(frames);
 	report_free(rep);
 }
 

@@ -100,13 +100,30 @@ struct chart_spec {
  * 10^5, 1.2×10⁶ and 10⁻⁴ beyond (Unicode superscripts, real minus signs). */
 void chart_number(double v, char *buf, size_t size);
 
-/* Paint spec on cr (whose surface is spec->width x spec->height). */
-void chart_draw(cairo_t *cr, const struct chart_spec *spec);
+/* Where a panel's data went: the plot rectangle (px from the image's top
+ * left) and the range each axis shows. A browser maps a data point to the
+ * pixel it was drawn at with these (hover, click, zoom over the picture). */
+struct chart_frame {
+	bool drawn;			/* false: placeholder, or no room */
+	double left, top, right, bottom;
+	bool xlog, ylog;
+	double xmin, xmax, ymin, ymax;
+};
 
-/* Render spec in format into a malloc'd buffer (*out, *len). -1 with err
- * when Cairo fails. */
+/* Paint spec on cr (whose surface is spec->width x spec->height); frames,
+ * when not NULL, receives spec->npanels frames. */
+void chart_draw(cairo_t *cr, const struct chart_spec *spec, struct chart_frame *frames);
+
+/* Render spec in format into a malloc'd buffer (*out, *len); frames as for
+ * chart_draw. -1 with err when Cairo fails. */
 int chart_render(const struct chart_spec *spec, enum chart_format format, char **out,
-		 size_t *len, struct kerr *err);
+		 size_t *len, struct chart_frame *frames, struct kerr *err);
+
+/* The frames as JSON, {"width", "height", "panels": [{"left", "top",
+ * "right", "bottom", "x": {"log", "min", "max"}, "y": {...}}]}, into buf:
+ * the length written (at most size - 1). */
+size_t chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames,
+			 char *buf, size_t size);
 
 /* "svg", "png", "pdf" and their content types; -1 for an unknown name. */
 int chart_format_parse(const char *name, enum chart_format *f);

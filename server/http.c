@@ -175,6 +175,7 @@ static void req_free(struct req *rq)
 	free(rq->param);
 	free(rq->body);
 	free(rq->rs.body);
+	free(rq->rs.frame);
 	free(rq);
 }
 
@@ -223,6 +224,8 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);
 	if (rs->status == 401)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"karte\"");
+	if (rs->frame)
+		MHD_add_response_header(r, "X-Karte-Frame", rs->frame);
 	if (rs->retry_after) {
 		char ra[16];
 

@@ -36,6 +36,7 @@ struct resp {
 	const char *cache;	  /* Cache-Control, static; NULL for no-store */
 	const char *location;	  /* Location header, static or NULL */
 	unsigned retry_after;	  /* Retry-After seconds of a 503; 0 for none */
+	char *frame;		  /* X-Karte-Frame of a report (malloc'd JSON) or NULL */
 };
 
 enum route_flags {

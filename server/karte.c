@@ -312,8 +312,7 @@ static int cmd_plot(int argc, char **argv)
 		{"frequency", required_argument, NULL, 'f'}, {"max-p", required_argument, NULL, 'P'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
-	struct report_opts o = {CHART_WIDTH_DEFAULT, CHART_HEIGHT_DEFAULT, false, 0, 0, 4096,
-				{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+	struct report_opts o = report_opts_default();
 	struct series_acc acc[SERIES_MAX] = {{{0}, NULL, 0, 0}};
 	struct report_series rs[SERIES_MAX];
 	const char *csvs[SERIES_MAX], *model = NULL, *out = NULL, *ext;
@@ -434,7 +433,7 @@ static int cmd_plot(int argc, char **argv)
 	}
 	kerr_clear(&err);
 	rep = report_build(kind, rs, nacc ? nacc : 1, &o);
-	if (chart_render(report_spec(rep), fmt, &data, &len, &err)) {
+	if (chart_render(report_spec(rep), fmt, &data, &len, NULL, &err)) {
 		fprintf(stderr, "karte: %s\n", err.msg);
 	} else {
 		rc = write_file(out, data, len) ? 1 : 0;
@@ -622,8 +621,7 @@ static int cmd_correct(int argc, char **argv)
 		a.nsegments, before, after);
 	rc = 0;
 	if (plot) {
-		struct report_opts o = {CHART_WIDTH_DEFAULT, CHART_HEIGHT_DEFAULT, false, 0, 0, 4096,
-					{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+		struct report_opts o = report_opts_default();
 		enum chart_format fmt;
 		struct report *rep;
 		struct kerr err;
@@ -638,7 +636,7 @@ static int cmd_correct(int argc, char **argv)
 		}
 		rep = report_build_trace(a.samples, a.nsamples, b.samples, b.nsamples, out, &o);
 		kerr_clear(&err);
-		if (chart_render(report_spec(rep), fmt, &data, &len, &err)) {
+		if (chart_render(report_spec(rep), fmt, &data, &len, NULL, &err)) {
 			fprintf(stderr, "karte: %s\n", err.msg);
 			rc = 1;
 		} else {

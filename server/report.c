@@ -81,6 +81,13 @@ static void legend(struct report *r, size_t panel, const char *text, struct rgb 
 static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0},
 			BOUNDARY = {0.25, 0.25, 0.25};	/* the C1/C3 line: a guide */
 
+struct report_opts report_opts_default(void)
+{
+	return (struct report_opts){.width = CHART_WIDTH_DEFAULT, .height = CHART_HEIGHT_DEFAULT,
+				    .max_p = 4096,
+				    .iso = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
+}
+
 int report_kind_parse(const char *name, enum report_kind *k)
 {
 	static const char *const names[REPORT_KINDS] = {"isoefficiency", "efficiency", "energy",
@@ -110,6 +117,11 @@ struct pooled {
 	size_t ncross, capcross;
 	size_t *boundary;
 	size_t nboundary;
+	/* obs indices sorted by (p, n); the distinct p, and where each p's
+	 * indices start in by_p (np + 1 entries) */
+	size_t *by_p, *p_start;
+	int64_t *ps;
+	size_t np;
 };
 
 /* Where the drawn step into (p', n') meets the base's isoefficiency line.
@@ -149,6 +161,36 @@ static void on_boundary(size_t i, void *ctx)
 	p->boundary[p->nboundary++] = i;
 }
 
+static int by_p_order(const void *a, const void *b, void *ctx)
+{
+	const struct ka_obs *o = ctx, *x = &o[*(const size_t *)a], *y = &o[*(const size_t *)b];
+
+	if (x->p != y->p)
+		return x->p < y->p ? -1 : 1;
+	return (x->n > y->n) - (x->n < y->n);
+}
+
+/* p->by_p, p->ps, p->p_start of the pooled points: O(m log m), so a chart
+ * of 10^5 points with as many distinct p or n stays linear in its layers. */
+static void group_by_p(struct report *r, struct pooled *p)
+{
+	size_t i, m = p->nobs;
+
+	p->by_p = keep(r, xcalloc(m ? m : 1, sizeof(size_t)));
+	p->ps = keep(r, xcalloc(m ? m : 1, sizeof(int64_t)));
+	p->p_start = keep(r, xcalloc(m + 1, sizeof(size_t)));
+	for (i = 0; i < m; i++)
+		p->by_p[i] = i;
+	qsort_r(p->by_p, m, sizeof(size_t), by_p_order, p->obs);
+	p->np = 0;
+	for (i = 0; i < m; i++)
+		if (i == 0 || p->obs[p->by_p[i]].p != p->obs[p->by_p[i - 1]].p) {
+			p->ps[p->np] = p->obs[p->by_p[i]].p;
+			p->p_start[p->np++] = i;
+		}
+	p->p_start[p->np] = m;
+}
+
 /* Pool and analyse one series; everything kept in r. */
 static void pool(struct report *r, struct report_series *s, const struct ka_iso_opts *o,
 		 struct pooled *p)
@@ -169,29 +211,7 @@ static void pool(struct report *r, struct report_series *s, const struct ka_iso_
 	if (ka_pool(s->runs, s->nruns, p->obs, &p->nobs, work, wsize) == 0)
 		ka_iso_analyze(p->obs, p->nobs, o, work, wsize, &v);
 	free(work);
-}
-
-/* Distinct p of the pooled points, sorted. */
-static size_t distinct_p(struct report *r, const struct pooled *p, int64_t **out)
-{
-	int64_t *v = keep(r, xcalloc(p->nobs ? p->nobs : 1, sizeof(int64_t)));
-	size_t n = 0, i, j;
-
-	for (i = 0; i < p->nobs; i++) {
-		for (j = 0; j < n && v[j] != p->obs[i].p; j++)
-			;
-		if (j == n)
-			v[n++] = p->obs[i].p;
-	}
-	for (i = 1; i < n; i++)	/* few values: insertion sort */
-		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			int64_t t = v[j];
-
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	*out = v;
-	return n;
+	group_by_p(r, p);
 }
 
 static struct rgb p_color(const int64_t *ps, size_t np, size_t i)
@@ -227,6 +247,28 @@ static size_t pick(struct report *r, const struct pooled *p, bool by_p, int64_t 
 static struct chart_axis axis(const char *title, bool log, double min, double max)
 {
 	return (struct chart_axis){title, log, min, max, NULL, 0};
+}
+
+/* The view asked for (a zoomed part of the plane) over the fitted axes. */
+static void apply_view(struct report *r, const struct report_opts *o)
+{
+	size_t i;
+
+	if (!o->has_view)
+		return;
+	for (i = 0; i < r->spec.npanels; i++) {
+		struct chart_axis *x = &r->panels[i].x, *y = &r->panels[i].y;
+		int k;
+
+		for (k = 0; k < 2; k++) {
+			if (!isnan(o->view[k]) && (!x->log || o->view[k] > 0))
+				*(k ? &x->max : &x->min) = o->view[k];
+			if (r->spec.npanels == 1 && !isnan(o->view[2 + k]) && (!y->log || o->view[2 + k] > 0))
+				*(k ? &y->max : &y->min) = o->view[2 + k];
+		}
+		if (x->nat && (!isnan(o->view[0]) || !isnan(o->view[1])))
+			x->nat = 0;	/* zoomed: nice ticks, the measured p may be off screen */
+	}
 }
 
 /* ---- tau-chi isoefficiency ------------------------------------------------------ */
@@ -309,21 +351,36 @@ static void base_regions(struct report *r, const struct report_opts *o, const st
 	legend(r, 0, "region (II): not SPS", chart_palette(1), MARK_SQUARE, DASH_SOLID);
 }
 
-/* A markers layer of the points at p = pv (all p when pv < 0) and n = nv
- * (all n when NAN), in colour c and shape m. */
-static void runs_layer(struct report *r, const struct pooled *p, int64_t pv, double nv, struct rgb c,
+/* A markers layer of the points at the gi-th distinct p and n = nv (all n
+ * when NAN), in colour c and shape m. */
+static void runs_layer(struct report *r, const struct pooled *p, size_t gi, double nv, struct rgb c,
 		       enum chart_marker m)
 {
 	struct chart_layer *l = layer(r, 0, LAYER_MARKERS);
-	double *x = doubles(r, p->nobs), *y = doubles(r, p->nobs);
-	size_t i;
+	size_t lo = p->p_start[gi], hi = p->p_start[gi + 1], i;
+	double *x, *y;
 
-	for (i = 0; i < p->nobs; i++)
-		if ((pv < 0 || p->obs[i].p == pv) && (isnan(nv) || p->obs[i].n == nv)) {
-			x[l->n] = p->obs[i].tau;
-			y[l->n] = p->obs[i].chi;
-			l->n++;
+	if (!isnan(nv)) {	/* n ascending within the group: the run of n = nv */
+		size_t a = lo, b = hi;
+
+		while (a < b) {
+			size_t mid = a + (b - a) / 2;
+
+			if (p->obs[p->by_p[mid]].n < nv)
+				a = mid + 1;
+			else
+				b = mid;
 		}
+		for (lo = a, hi = a; hi < p->p_start[gi + 1] && p->obs[p->by_p[hi]].n == nv; hi++)
+			;
+	}
+	x = doubles(r, hi - lo);
+	y = doubles(r, hi - lo);
+	for (i = lo; i < hi; i++) {
+		x[l->n] = p->obs[p->by_p[i]].tau;
+		y[l->n] = p->obs[p->by_p[i]].chi;
+		l->n++;
+	}
 	l->x = x;
 	l->y = y;
 	l->color = c;
@@ -353,9 +410,9 @@ static void iso_runs_one_series(struct report *r, const struct pooled *p, const 
 
 			if (nn <= 4)
 				for (j = 0; j < nn; j++)
-					runs_layer(r, p, ps[i], ns[j], c, shapes[j]);
+					runs_layer(r, p, i, ns[j], c, shapes[j]);
 			else
-				runs_layer(r, p, ps[i], NAN, c, MARK_CIRCLE);
+				runs_layer(r, p, i, NAN, c, MARK_CIRCLE);
 			if (np <= LEGEND_P_MAX || i % ((np + 5) / 6) == 0 || i == np - 1)
 				legend(r, 0, str(r, "p = %lld", (long long)ps[i]), c, MARK_CIRCLE,
 				       DASH_SOLID);
@@ -371,7 +428,7 @@ static void iso_runs_one_series(struct report *r, const struct pooled *p, const 
 			       : chart_ramp(log(ns[j] / ns[0]) / log(ns[nn - 1] / ns[0]));
 
 		for (i = 0; i < np; i++)
-			runs_layer(r, p, ps[i], ns[j], c, shapes[i]);
+			runs_layer(r, p, i, ns[j], c, shapes[i]);
 		if (nn <= LEGEND_P_MAX || j % ((nn + 5) / 6) == 0 || j == nn - 1) {
 			chart_number(ns[j], num, sizeof(num));
 			legend(r, 0, str(r, "n = %s", num), c, MARK_CIRCLE, DASH_SOLID);
@@ -389,8 +446,8 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 	bool arrows = p->nobs <= ARROWS_MAX_POINTS;
 	struct rgb sc = chart_palette(si);
 	struct chart_layer *l;
-	int64_t *ps;
-	size_t np = distinct_p(r, p, &ps), i, j;
+	const int64_t *ps = p->ps;
+	size_t np = p->np, i, j;
 	double *bx, *by;
 
 	if (arrows) {	/* at fixed p as n grows, at fixed n as p grows */
@@ -432,7 +489,7 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 	/* the runs */
 	if (ns > 1) {
 		for (i = 0; i < np; i++)
-			runs_layer(r, p, ps[i], NAN, sc, shapes[si % 4]);
+			runs_layer(r, p, i, NAN, sc, shapes[si % 4]);
 	} else {
 		iso_runs_one_series(r, p, ps, np);
 	}
@@ -489,6 +546,7 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 		pan->y.min = ylo / pow(10, py);
 		pan->y.max = yhi * pow(10, py);
 	}
+	apply_view(r, o);	/* the bands below cover the view */
 	if (o->has_base)
 		base_regions(r, o, &p[0], pan->x.min, pan->x.max, pan->y.min);
 	iso_lines(r, o, ns ? &p[0] : NULL);
@@ -776,6 +834,7 @@ struct report *report_build(enum report_kind kind, struct report_series *s, size
 		build_shares(r, s, ns, o);
 		break;
 	}
+	apply_view(r, o);
 	report_seal(r);
 	return r;
 }

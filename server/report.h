@@ -33,8 +33,16 @@ struct report_opts {
 	int64_t base_p;
 	double base_n;
 	double max_p;		/* energy: predict up to this p (default 4096) */
+
 	struct ka_iso_opts iso;
+	bool has_view;		/* view[] set: x_min, x_max, y_min, y_max shown (NAN: fitted
+				 * to the data); x for every panel, y for a report of one
+				 * panel; a bound at or below 0 on a log axis is ignored */
+	double view[4];
 };
+
+/* 800 x 600, Orii's default tolerances, energy up to p = 4096, no view. */
+struct report_opts report_opts_default(void);
 
 enum report_kind { REPORT_ISOEFFICIENCY, REPORT_EFFICIENCY, REPORT_ENERGY, REPORT_SHARES,
 		   REPORT_KINDS };

@@ -664,6 +664,40 @@ def reports_errors_and_odd_data():
 
 
 @test
+def report_frames_and_views():
+    """X-Karte-Frame says where each panel's data went; x_min..y_max zoom."""
+    k = Shared.k
+    ensure_sp2()
+    q = "system=SP2-it&application=md"
+    for fmt in ("svg", "png", "pdf"):
+        s, b, h = k.request("GET", f"/api/v1/reports/isoefficiency.{fmt}?{q}&width=700&height=500")
+        f = json.loads(h["X-Karte-Frame"])
+        pan = f["panels"][0]
+        expect(s == 200 and f["width"] == 700 and f["height"] == 500 and len(f["panels"]) == 1,
+               f"{fmt}: a frame of the asked size ({f})")
+        # SP2's tau run 13.33..40 s: a log axis fitted around them
+        expect(pan["x"]["log"] and 10 < pan["x"]["min"] < 13.33 and 40 < pan["x"]["max"] < 50 and
+               0 < pan["left"] < pan["right"] <= 700 and 0 < pan["top"] < pan["bottom"] <= 500,
+               f"{fmt}: the plot rectangle and the tau range ({pan})")
+    s, b, h = k.request("GET", f"/api/v1/reports/isoefficiency.svg?{q}&x_min=15&x_max=30&y_min=9&y_max=16")
+    pan = json.loads(h["X-Karte-Frame"])["panels"][0]
+    expect((pan["x"]["min"], pan["x"]["max"], pan["y"]["min"], pan["y"]["max"]) == (15, 30, 9, 16),
+           f"the view asked for is the view drawn ({pan})")
+    # the points far outside the view are left out of the SVG
+    s, full, _ = k.request("GET", f"/api/v1/reports/isoefficiency.svg?{q}")
+    zoomed, whole = b.count(b'<use xlink:href="#karte-m'), full.count(b'<use xlink:href="#karte-m')
+    expect(0 < zoomed < whole, f"fewer markers in the zoomed view ({zoomed} of {whole})")
+    s, b, h = k.request("GET", f"/api/v1/reports/efficiency.svg?{q}&x_min=12&x_max=40&y_min=0.1")
+    f = json.loads(h["X-Karte-Frame"])
+    expect(len(f["panels"]) == 2 and all(p["x"]["min"] == 12 and p["x"]["max"] == 40 for p in f["panels"]) and
+           f["panels"][0]["y"]["min"] == 0, f"x for every panel, y only for a one-panel report ({f})")
+    for bad, field in (("x_min=abc", "x_min"), ("y_max=inf", "y_max"), ("x_min=5&x_max=5", "x_max"),
+                       ("y_min=3&y_max=1", "y_max")):
+        s, b, _ = k.request("GET", f"/api/v1/reports/isoefficiency.svg?{q}&{bad}")
+        expect(s == 400 and b["field"] == field, f"{bad} -> 400 naming {field} ({s} {b})")
+
+
+@test
 def isoefficiency_svg_of_10000_runs_stays_small():
     k, t = Shared.k, Shared.token
     nd = "".join(json.dumps({"system": "big-it", "application": "md", "p": p, "n": 1e4 * 1.08 ** i,

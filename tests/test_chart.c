@@ -1,13 +1,18 @@
-/* Unit tests of chart's number format (server/chart.c): tick labels and
- * legends write numbers as a paper would. */
+/* Unit tests of chart (server/chart.c): tick labels and legends write
+ * numbers as a paper would; an SVG holds every marker of its layers as a
+ * <use> at the pixel the frame maps its data to; a view narrows the axes. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "chart.h"
+#include "report.h"
 
 static void check(double v, const char *want)
 {
@@ -36,10 +41,99 @@ static void test_numbers(void **state)
 	check(1e-3, "0.001");
 }
 
+static size_t count(const char *hay, size_t len, const char *needle)
+{
+	size_t n = 0, k = strlen(needle);
+	const char *at = hay, *hit;
+
+	while ((hit = memmem(at, len - (size_t)(at - hay), needle, k))) {
+		n++;
+		at = hit + k;
+	}
+	return n;
+}
+
+/* Two markers layers, one point off the plane (log axis, x <= 0), one far
+ * outside a fixed range: the SVG has a <use> for each drawable point, at
+ * the pixel the frame maps it to, no placeholder left, in drawing order. */
+static void test_svg_markers_where_the_frame_says(void **state)
+{
+	static const double x1[] = {1, 10, 100, 0}, y1[] = {1, 10, 100, 5};
+	static const double x2[] = {3, 1e9}, y2[] = {30, 30};
+	struct chart_layer layers[2] = {
+		{.kind = LAYER_MARKERS, .x = x1, .y = y1, .n = 4, .color = {0, 0.45, 0.7},
+		 .marker = MARK_CIRCLE, .size = 3.5},
+		{.kind = LAYER_MARKERS, .x = x2, .y = y2, .n = 2, .color = {0.9, 0.6, 0},
+		 .marker = MARK_STAR, .size = 4},
+	};
+	struct chart_panel panel = {.title = "t", .x = {"x", true, 0.5, 200, NULL, 0},
+				    .y = {"y", true, 0.5, 200, NULL, 0}, .layers = layers,
+				    .nlayers = 2};
+	struct chart_spec spec = {"test", 400, 300, &panel, 1};
+	struct chart_frame fr;
+	struct kerr err;
+	char *svg, want[128], json[512];
+	size_t len;
+	double px, py;
+
+	(void)state;
+	assert_int_equal(chart_render(&spec, CHART_SVG, &svg, &len, &fr, &err), 0);
+	assert_true(fr.drawn && fr.xlog && fr.ylog);
+	assert_true(fabs(fr.xmin - 0.5) < 1e-12 && fabs(fr.xmax - 200) < 1e-12);
+	assert_int_equal(count(svg, len, "12.5%"), 0);		/* no placeholder left */
+	assert_int_equal(count(svg, len, "xlink:href=\"#karte-m0\""), 3);	/* x = 0 left out */
+	assert_int_equal(count(svg, len, "xlink:href=\"#karte-m1\""), 1);	/* 1e9: off the plot */
+	/* (10, 10): the frame's map, to a tenth of a pixel */
+	px = fr.left + (log10(10) - log10(fr.xmin)) / (log10(fr.xmax) - log10(fr.xmin)) *
+		       (fr.right - fr.left);
+	py = fr.bottom - (log10(10) - log10(fr.ymin)) / (log10(fr.ymax) - log10(fr.ymin)) *
+			 (fr.bottom - fr.top);
+	snprintf(want, sizeof(want), "x=\"%g\" y=\"%g\"", round(px * 10) / 10, round(py * 10) / 10);
+	assert_int_equal(count(svg, len, want), 1);
+	assert_true(memmem(svg, len, "karte-m0", 8) < memmem(svg, len, "karte-m1", 8));
+	assert_true(chart_frames_json(&spec, &fr, json, sizeof(json)) > 0);
+	assert_non_null(strstr(json, "\"x\":{\"log\":true,\"min\":0.5,\"max\":200}"));
+	free(svg);
+	/* PNG and PDF draw from the same frame */
+	assert_int_equal(chart_render(&spec, CHART_PNG, &svg, &len, &fr, &err), 0);
+	assert_true(fr.drawn && fabs(fr.xmax - 200) < 1e-12);
+	free(svg);
+}
+
+/* A view narrows the fitted axes of the tau-chi plane; a bound at or
+ * below 0 on a log axis is left to the data. */
+static void test_view(void **state)
+{
+	struct ka_run runs[4] = {{1, 1, 100, 10, 2}, {2, 2, 100, 6, 2}, {3, 1, 200, 20, 3},
+				 {4, 2, 200, 11, 3}};
+	struct report_series s = {.name = "a:b", .runs = runs, .nruns = 4};
+	struct report_opts o = report_opts_default();
+	struct chart_frame fr;
+	struct report *rep;
+	struct kerr err;
+	char *out;
+	size_t len;
+
+	(void)state;
+	o.has_view = true;
+	o.view[0] = 5;
+	o.view[1] = 12;
+	o.view[2] = -1;	/* log axis: ignored */
+	o.view[3] = NAN;
+	rep = report_build(REPORT_ISOEFFICIENCY, &s, 1, &o);
+	assert_int_equal(chart_render(report_spec(rep), CHART_PNG, &out, &len, &fr, &err), 0);
+	assert_true(fabs(fr.xmin - 5) < 1e-12 && fabs(fr.xmax - 12) < 1e-12);
+	assert_true(fr.ymin > 1 && fr.ymin < 2 && fr.ymax > 3);	/* fitted to chi 2..3 */
+	free(out);
+	report_free(rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_numbers),
+		cmocka_unit_test(test_svg_markers_where_the_frame_says),
+		cmocka_unit_test(test_view),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
