@@ -208,6 +208,74 @@ static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const doubl
 	return a;
 }
 
+/* A yes/no query parameter: "true" or "false", def when absent. */
+static int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+
+	*out = def;
+	if (!s)
+		return 0;
+	if (strcmp(s, "true") && strcmp(s, "false"))
+		return kerr_field(err, 400, key, "%s must be true or false", key);
+	*out = !strcmp(s, "true");
+	return 0;
+}
+
+/* The series' runs pooled into (p, n) points, into *obs (malloc'd; free
+ * it) and the work space the analysis needs (*work, *wsize). */
+static int pool_series(const struct series_data *sd, struct ka_obs **obs, size_t *nobs, void **work,
+		       size_t *wsize, struct kerr *err)
+{
+	*obs = xmalloc((sd->nruns ? sd->nruns : 1) * sizeof(**obs));
+	*wsize = ka_iso_work(sd->nruns) > ka_pool_work(sd->nruns) ? ka_iso_work(sd->nruns) :
+								    ka_pool_work(sd->nruns);
+	*work = xmalloc(*wsize ? *wsize : 1);
+	if (ka_pool(sd->runs, sd->nruns, *obs, nobs, *work, *wsize))
+		return kerr_set(err, 500, "a stored run of this series is out of domain");
+	return 0;
+}
+
+/* ---- GET /api/v1/analysis/points --------------------------------------------
+ * The pooled (p, n) points of a series as compact rows, without the pair
+ * walk: what a browser needs to find a chart's markers under the pointer,
+ * about 80 bytes a point, so 10^5 points answer well under the cap. */
+static int get_points(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	struct series_data sd = {0};
+	struct ka_obs *obs = NULL;
+	void *work = NULL;
+	size_t nobs = 0, wsize, i;
+	struct kerr err;
+	json_t *rows;
+
+	kerr_clear(&err);
+	if (series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
+	    pool_series(&sd, &obs, &nobs, &work, &wsize, &err)) {
+		resp_error(rs, &err);
+		goto out;
+	}
+	rows = json_array();
+	for (i = 0; i < nobs; i++) {
+		const struct ka_obs *o = &obs[i];
+
+		json_array_append_new(rows, json_pack("[I,I,I,f,f,f,f]", (json_int_t)sd.runs[o->first].id,
+						      (json_int_t)o->count, (json_int_t)o->p, o->n,
+						      o->tau, o->chi, o->eps));
+	}
+	resp_json(rs, 200,
+		  json_pack("{s:o,s:o,s:[s,s,s,s,s,s,s],s:o,s:{s:I}}", "series", series_json(&sd),
+			    "frequency_mhz", jnum(sd.frequency_mhz), "columns", "id", "count", "p",
+			    "n", "tau", "chi", "efficiency", "points", rows, "skipped", "no_chi",
+			    (json_int_t)sd.no_chi));
+out:
+	free(obs);
+	free(work);
+	series_free(&sd);
+	return 0;
+}
+
 static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
@@ -218,26 +286,20 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	struct series_data sd = {0};
 	struct iso_out out;
 	struct kerr err;
-	struct ka_obs *obs;
-	void *work;
+	struct ka_obs *obs = NULL;
+	void *work = NULL;
 	json_t *body;
+	bool with_points;
 
 	kerr_clear(&err);
 	if (query_num(rq, "tolerance", 0, 1, &opts.tol, &err) ||
 	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
 	    query_num(rq, "max_pairs", 1, ISO_LIST_MAX, &max_pairs, &err) ||
-	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err)) {
+	    query_bool(rq, "points", true, &with_points, &err) ||
+	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
+	    pool_series(&sd, &obs, &nobs, &work, &wsize, &err)) {
 		resp_error(rs, &err);
-		series_free(&sd);
-		return 0;
-	}
-	obs = xmalloc(sd.nruns * sizeof(*obs));
-	wsize = ka_iso_work(sd.nruns) > ka_pool_work(sd.nruns) ? ka_iso_work(sd.nruns) :
-								 ka_pool_work(sd.nruns);
-	work = xmalloc(wsize);
-	if (ka_pool(sd.runs, sd.nruns, obs, &nobs, work, wsize)) {
-		resp_errorf(rs, 500, "a stored run of this series is out of domain");
 		goto out;
 	}
 	if (nobs < 2) {
@@ -251,10 +313,11 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	ka_iso_analyze(obs, nobs, &opts, work, wsize,
 		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base,
 						&out});
-	body = json_pack("{s:o,s:o,s:f,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
+	/* points=false: the lists without the points (a large series) */
+	body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
 			 series_json(&sd), "frequency_mhz", jnum(sd.frequency_mhz), "tolerance",
-			 opts.tol, "c2_rtol", opts.c2_rtol, "points", points_json(obs, nobs, sd.runs),
-			 "sps", out.sps, "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
+			 opts.tol, "c2_rtol", opts.c2_rtol, "points",
+			 with_points ? points_json(obs, nobs, sd.runs) : NULL, "sps", out.sps, "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
 			 "steps", out.steps, "c1_c3_boundary", out.boundary,
 			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
 			 "other_frequencies", series_other_frequencies(&sd));
@@ -458,6 +521,7 @@ out:
 
 const struct route api_analysis_routes[] = {
 	{"GET", "/api/v1/analysis/isoefficiency", ROUTE_SLOW, get_isoefficiency},
+	{"GET", "/api/v1/analysis/points", ROUTE_SLOW, get_points},
 	{"GET", "/api/v1/analysis/energy", ROUTE_SLOW, get_energy},
 	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY | ROUTE_SLOW, post_energy_model},
 	{NULL, NULL, 0, NULL},

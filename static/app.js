@@ -80,7 +80,7 @@ function tokenInput() {
 }
 
 // A sortable, filterable table; rows are objects, columns {key, label, num, cell}.
-function dataTable(columns, rows, { id, download } = {}) {
+function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
   let sortKey = null, dir = 1, filter = '';
   const tbody = el('tbody');
   const headCells = columns.map((c) => {
@@ -115,9 +115,10 @@ function dataTable(columns, rows, { id, download } = {}) {
   }
   function render() {
     const list = shown();
-    tbody.replaceChildren(...list.map((r) => el('tr', {}, columns.map((c) =>
+    tbody.replaceChildren(...list.slice(0, limit).map((r) => el('tr', {}, columns.map((c) =>
       el('td', { class: c.num ? 'num' : null }, c.cell ? c.cell(r) : fmt(r[c.key]))))));
-    count.textContent = `${list.length} of ${rows.length} shown`;
+    count.textContent = list.length > limit ? `first ${limit} of ${list.length} shown (the downloads hold all)`
+      : `${list.length} of ${rows.length} shown`;
   }
   function save(kind) {
     const list = shown();
@@ -146,17 +147,286 @@ function dataTable(columns, rows, { id, download } = {}) {
   return el('div', {}, tools, el('div', { class: 'table-wrap' }, table));
 }
 
-function chart(kind, query, caption) {
-  const src = `/api/v1/reports/${kind}.svg?${query}`;
-  const img = el('img', { src, alt: caption, loading: 'lazy' });
-  const fig = el('figure', {}, img, el('figcaption', {}, caption, ' · ',
-    el('a', { href: src.replace('.svg?', '.pdf?') }, 'PDF'), ' ',
-    el('a', { href: src.replace('.svg?', '.png?') }, 'PNG')));
-  img.addEventListener('error', async () => {
-    const r = await api(src);
-    fig.replaceChildren(message('error', `${caption}: ${errorText(r.body)}`));
+// ---- charts: karted's picture, alive ------------------------------------------
+// A chart is karted's own rendering, the SVG (or PDF, PNG) a paper gets,
+// fetched at the size of its box so its text is read at its real size.
+// X-Karte-Frame says where each panel's data went; the points of the
+// analysis are mapped through it for hover and click, and zoom and pan ask
+// karted for another view (x_min..y_max), so ticks and labels stay a
+// paper's. One renderer, no chart library: what the page shows is what
+// the PDF prints.
+
+const RATIO = { isoefficiency: 0.66, efficiency: 0.5, energy: 0.56, 'energy-shares': 0.56 };
+const SVG_POINTS_MAX = 20000; // beyond: a PNG, one image instead of 10^5 SVG nodes
+const HIT_PX = 10;
+
+function viewParam(v) {
+  return v ? v.map((x) => Number(x.toPrecision(6))).join(',') : null;
+}
+
+function parseView(s) {
+  if (!s) return null;
+  const v = s.split(',').map(Number);
+  return v.length === 4 && v.every(Number.isFinite) && v[1] > v[0] && v[3] > v[2] ? v : null;
+}
+
+// Data value to pixel along one axis of a frame (and back).
+function toPx(ax, lo, hi, v) {
+  const t = ax.log ? (Math.log10(v) - Math.log10(ax.min)) / (Math.log10(ax.max) - Math.log10(ax.min))
+    : (v - ax.min) / (ax.max - ax.min);
+  return lo + t * (hi - lo);
+}
+
+function fromPx(ax, lo, hi, px) {
+  const t = (px - lo) / (hi - lo);
+  return ax.log ? 10 ** (Math.log10(ax.min) + t * (Math.log10(ax.max) - Math.log10(ax.min)))
+    : ax.min + t * (ax.max - ax.min);
+}
+
+// The range of an axis zoomed by factor f about the data value at pixel c
+// and shifted by d pixels (log axes in log space).
+function zoomAxis(ax, lo, hi, c, f, d) {
+  const g = ax.log ? Math.log10 : (x) => x, ginv = ax.log ? (x) => 10 ** x : (x) => x;
+  const a = g(ax.min), b = g(ax.max), per = (b - a) / (hi - lo);
+  const at = a + (c - lo) * per, shift = -d * per;
+  return [ginv(at + (a - at) * f + shift), ginv(at + (b - at) * f + shift)];
+}
+
+function pointText(pt) {
+  const lines = [];
+  if (pt.series) lines.push(pt.series);
+  lines.push(`p = ${pt.p}, n = ${fmt(pt.n)}`);
+  lines.push(`τ = ${fmt(pt.tau)} s, χ = ${fmt(pt.chi)} s, ε = ${fmt(pt.efficiency, 3)}`);
+  lines.push(pt.count > 1 ? `${pt.count} runs (median); run ${pt.id} first` : `run ${pt.id}`);
+  return lines;
+}
+
+// points: [{panel, x, y, ...pointText fields}] in data coordinates.
+// opts: {zoomable, view, onView, png, note}. Returns the figure.
+function liveChart(kind, query, caption, points, opts = {}) {
+  const ratio = RATIO[kind] || 0.6;
+  const img = el('img', { alt: caption, draggable: 'false' });
+  const tip = el('div', { class: 'tip', role: 'status', hidden: true });
+  const ring = el('div', { class: 'ring', hidden: true });
+  const plot = el('div', { class: 'plot' }, img, ring, tip);
+  const status = el('span', { class: 'muted' });
+  const links = el('span', {});
+  const tools = el('div', { class: 'toolbar chart-tools' });
+  const table = el('div', { hidden: true });
+  const fig = el('figure', { 'data-kind': kind }, plot, el('figcaption', {}, caption, ' · ', links, ' ', status),
+    tools, table);
+  let frame = null, url = null, width = 0, view = opts.view || null, pending = null, loading = 0;
+  let placed = [];
+
+  const src = (fmtName, w, h) => {
+    const q = new URLSearchParams(query);
+    q.set('width', w);
+    q.set('height', h);
+    if (view) { q.set('x_min', view[0]); q.set('x_max', view[1]); q.set('y_min', view[2]); q.set('y_max', view[3]); }
+    return `/api/v1/reports/${kind}.${fmtName}?${q}`;
+  };
+
+  function place() {
+    placed = [];
+    if (!frame) return;
+    for (const pt of points) {
+      const f = frame.panels[pt.panel || 0];
+      if (!f || !(pt.x > 0 || !f.x.log) || !(pt.y > 0 || !f.y.log)) continue;
+      const x = toPx(f.x, f.left, f.right, pt.x), y = toPx(f.y, f.bottom, f.top, pt.y);
+      if (x >= f.left - 2 && x <= f.right + 2 && y >= f.top - 2 && y <= f.bottom + 2) placed.push({ x, y, pt });
+    }
+  }
+
+  async function load() {
+    const w = Math.max(320, Math.min(1600, Math.round(width)));
+    // the whole chart in view on a laptop: at most 80 % of the window's height
+    const h = Math.max(280, Math.min(900, Math.round(w * ratio), Math.round(window.innerHeight * 0.8)));
+    const mine = ++loading;
+    const fmtName = opts.png ? 'png' : 'svg';
+    status.textContent = 'drawing…';
+    const r = await fetch(src(fmtName, w, h));
+    if (mine !== loading) return;
+    if (!r.ok) {
+      let b = null;
+      try { b = await r.json(); } catch { /* not JSON */ }
+      plot.replaceChildren(message('error', `${caption}: ${errorText(b || r.statusText)}`));
+      status.textContent = '';
+      fig.dataset.ready = 'error';
+      return;
+    }
+    const blob = await r.blob();
+    frame = JSON.parse(r.headers.get('X-Karte-Frame') || 'null');
+    if (url) URL.revokeObjectURL(url);
+    url = URL.createObjectURL(blob);
+    img.style.transform = '';
+    img.width = w;
+    img.height = h;
+    await new Promise((ok) => { img.onload = ok; img.onerror = ok; img.src = url; });
+    if (mine !== loading) return;
+    place();
+    fig.dataset.frame = JSON.stringify(frame);
+    status.textContent = opts.note || '';
+    links.replaceChildren(el('a', { href: src('svg', w, h) }, 'SVG'), ' ', el('a', { href: src('pdf', w, h) }, 'PDF'),
+      ' ', el('a', { href: src('png', w, h) }, 'PNG'));
+    fig.dataset.ready = 'yes';
+    if (!fig.dataset.firstDrawn) {
+      fig.dataset.firstDrawn = String(Math.round(performance.now()));
+      fig.dispatchEvent(new CustomEvent('drawn', { bubbles: true }));
+    }
+  }
+
+  // pointer position in the frame's pixels (the image may be scaled by CSS)
+  function at(ev) {
+    const b = img.getBoundingClientRect(), k = frame ? frame.width / b.width : 1;
+    return [(ev.clientX - b.left) * k, (ev.clientY - b.top) * k, k];
+  }
+
+  function nearest(x, y) {
+    let best = null, bd = HIT_PX * HIT_PX;
+    for (const q of placed) {
+      const d = (q.x - x) ** 2 + (q.y - y) ** 2;
+      if (d <= bd) { bd = d; best = q; }
+    }
+    return best;
+  }
+
+  function hover(ev) {
+    if (!frame || drag) return;
+    const [x, y, k] = at(ev), q = nearest(x, y);
+    if (!q) { tip.hidden = ring.hidden = true; img.style.cursor = opts.zoomable ? 'grab' : ''; return; }
+    tip.replaceChildren(...pointText(q.pt).map((t) => el('div', {}, t)));
+    tip.hidden = ring.hidden = false;
+    ring.style.left = `${q.x / k}px`;
+    ring.style.top = `${q.y / k}px`;
+    tip.style.left = `${Math.min(q.x / k + 12, plot.clientWidth - 230)}px`;
+    tip.style.top = `${q.y / k + 12}px`;
+    img.style.cursor = 'pointer';
+  }
+
+  function setView(v) {
+    view = v;
+    if (opts.onView) opts.onView(view);
+    load();
+  }
+
+  // zoom about (cx, cy) by f, pan by (dx, dy) pixels: a new view of panel 0
+  function viewFrom(cx, cy, f, dx, dy) {
+    const p0 = frame.panels[0];
+    return [...zoomAxis(p0.x, p0.left, p0.right, cx, f, dx), ...zoomAxis(p0.y, p0.bottom, p0.top, cy, f, dy)];
+  }
+
+  let drag = null;
+  plot.addEventListener('mousemove', (ev) => {
+    if (drag) {
+      const [x, y] = at(ev);
+      drag.dx = x - drag.x;
+      drag.dy = y - drag.y;
+      img.style.transform = `translate(${drag.dx / drag.k}px, ${drag.dy / drag.k}px)`;
+      return;
+    }
+    hover(ev);
   });
+  plot.addEventListener('mouseleave', () => { tip.hidden = ring.hidden = true; });
+  let dragged = false;
+  plot.addEventListener('click', (ev) => {
+    if (!frame || dragged) return;
+    const [x, y] = at(ev), q = nearest(x, y);
+    if (q && q.pt.id) go(`/runs/${q.pt.id}`);
+  });
+  if (opts.zoomable) {
+    plot.classList.add('zoomable');
+    plot.addEventListener('mousedown', (ev) => {
+      if (!frame || ev.button !== 0) return;
+      const [x, y, k] = at(ev);
+      drag = { x, y, k, dx: 0, dy: 0 };
+      dragged = false;
+      ev.preventDefault();
+    });
+    window.addEventListener('mouseup', () => {
+      if (!drag) return;
+      const d = drag;
+      drag = null;
+      if (Math.abs(d.dx) + Math.abs(d.dy) < 3) { img.style.transform = ''; return; }
+      dragged = true;
+      setView(viewFrom(0, 0, 1, d.dx, d.dy));
+    });
+    plot.addEventListener('wheel', (ev) => {
+      if (!frame) return;
+      ev.preventDefault();
+      const [x, y, k] = at(ev), f = Math.exp(Math.sign(ev.deltaY) * Math.min(Math.abs(ev.deltaY), 300) * 0.002);
+      pending = pending || { f: 1 };
+      pending.f *= f;
+      pending.x = x;
+      pending.y = y;
+      img.style.transformOrigin = `${x / k}px ${y / k}px`;
+      img.style.transform = `scale(${1 / pending.f})`;
+      clearTimeout(pending.timer);
+      pending.timer = setTimeout(() => { const p = pending; pending = null; setView(viewFrom(p.x, p.y, p.f, 0, 0)); }, 180);
+    }, { passive: false });
+    plot.addEventListener('dblclick', () => setView(null));
+    const centre = (f) => {
+      const p0 = frame.panels[0];
+      setView(viewFrom((p0.left + p0.right) / 2, (p0.top + p0.bottom) / 2, f, 0, 0));
+    };
+    tools.append(el('button', { type: 'button', class: 'secondary', onclick: () => frame && centre(0.5) }, 'Zoom in'),
+      el('button', { type: 'button', class: 'secondary', onclick: () => frame && centre(2) }, 'Zoom out'),
+      el('button', { type: 'button', class: 'secondary', onclick: () => setView(null) }, 'Whole series'),
+      el('span', { class: 'muted' }, 'wheel: zoom · drag: pan · double-click: whole series'));
+  }
+  if (points.length) {
+    const tbtn = el('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false' }, 'Table');
+    tbtn.addEventListener('click', () => {
+      table.hidden = !table.hidden;
+      tbtn.setAttribute('aria-expanded', String(!table.hidden));
+      if (!table.hidden && !table.firstChild) table.append(pointsTable(points.filter((q) => !q.panel), kind));
+    });
+    tools.prepend(tbtn);
+  }
+  new ResizeObserver((entries) => {
+    const w = entries[0].contentRect.width;
+    if (w > 0 && Math.abs(w - width) > 40) { width = w; load(); }
+  }).observe(plot);
   return fig;
+}
+
+function pointsTable(points, name) {
+  const rows = points.map((q) => ({ series: q.series || '', p: q.p, n: q.n, tau: q.tau, chi: q.chi,
+    efficiency: q.efficiency, runs: q.count, id: q.id }));
+  const cols = [
+    { key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
+    { key: 'tau', label: 'τ (s)', num: true }, { key: 'chi', label: 'χ (s)', num: true },
+    { key: 'efficiency', label: 'ε', num: true }, { key: 'runs', label: 'runs', num: true },
+    { key: 'id', label: 'run', num: true, cell: (r) => link(`/runs/${r.id}`, String(r.id)) }];
+  if (rows.some((r) => r.series)) cols.unshift({ key: 'series', label: 'series' });
+  return dataTable(cols, rows, { download: `${name}-points`, limit: 2000 });
+}
+
+// The pooled (p, n) points of a series, for hover: [{p, n, tau, chi, ...}].
+async function seriesPoints(s) {
+  const r = await api(`/api/v1/analysis/points?${seriesQuery(s)}`);
+  if (!r.ok) return { points: [], error: errorText(r.body) };
+  const c = r.body.columns;
+  return { points: r.body.points.map((row) => Object.fromEntries(c.map((k, i) => [k, row[i]]))) };
+}
+
+// Hover points of a chart kind: tau-chi on one panel, p-eps and p-tau on two.
+function chartPoints(kind, pts, series) {
+  const out = [];
+  for (const q of pts) {
+    const base = { ...q, series };
+    if (kind === 'isoefficiency') out.push({ ...base, panel: 0, x: q.tau, y: q.chi });
+    else if (kind === 'efficiency') {
+      out.push({ ...base, panel: 0, x: q.p, y: q.efficiency }, { ...base, panel: 1, x: q.p, y: q.tau });
+    }
+  }
+  return out;
+}
+
+function setParam(key, value) {
+  const u = new URL(location.href);
+  if (value === null || value === undefined || value === '') u.searchParams.delete(key);
+  else u.searchParams.set(key, value);
+  history.replaceState(null, '', u.pathname + u.search);
 }
 
 // ---- views -----------------------------------------------------------------
@@ -216,29 +486,33 @@ function stepsTable(iso) {
     { key: 'slope', label: 'dχ/dτ', num: true }, { key: 'uncertain', label: 'verdict' }], rows, { id: 'steps' });
 }
 
-async function allRuns(q) {
+// The newest runs of a series, at most max of them.
+async function runsPage(q, max) {
   const out = [];
   let after = '';
-  for (let i = 0; i < 20; i++) {
-    const r = await api(`/api/v1/runs?${q}&limit=1000${after ? `&after=${after}` : ''}`);
+  while (out.length < max) {
+    const r = await api(`/api/v1/runs?${q}&limit=${Math.min(1000, max - out.length)}${after ? `&after=${after}` : ''}`);
     if (!r.ok) break;
     out.push(...r.body.runs);
-    if (!r.body.next) break;
+    if (!r.body.next) return { runs: out, more: false };
     after = r.body.next;
   }
-  return out;
+  return { runs: out, more: true };
 }
 
-function runsTable(runs, name) {
+function runsTable(runs, name, more = false, total = runs.length) {
   const rows = runs.map((r) => ({ id: r.id, p: r.p, n: r.n, tau: r.tau, chi: r.chi, efficiency: r.efficiency,
     frequency_mhz: r.frequency_mhz ?? null, energy_j: r.energy_j ?? null, created_at: r.created_at }));
-  return dataTable([
+  const t = dataTable([
     { key: 'id', label: 'id', num: true, cell: (r) => link(`/runs/${r.id}`, String(r.id)) },
     { key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
     { key: 'tau', label: 'τ (s)', num: true }, { key: 'chi', label: 'χ (s)', num: true },
     { key: 'efficiency', label: 'ε', num: true }, { key: 'frequency_mhz', label: 'f (MHz)', num: true },
     { key: 'energy_j', label: 'E (J)', num: true }, { key: 'created_at', label: 'stored' }],
   rows, { id: 'runs', download: name.replaceAll(':', '_') });
+  if (more) t.prepend(el('p', { class: 'muted' }, `The newest ${runs.length} of ${total} runs; ` +
+    'GET /api/v1/runs pages through them all.'));
+  return t;
 }
 
 async function series(params) {
@@ -247,28 +521,40 @@ async function series(params) {
   const name = seriesName(s);
   document.title = `karte — ${name}`;
   const q = seriesQuery(s);
-  const [iso, runs] = await Promise.all([api(`/api/v1/analysis/isoefficiency?${q}`), allRuns(q)]);
-  const out = [el('h1', {}, name),
-    el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…')),
-    el('div', { class: 'charts' },
-      chart('isoefficiency', q, 'τ–χ isoefficiency'),
-      chart('efficiency', q, 'efficiency and parallel time'),
-      chart('energy', q, 'energy saved versus nodes'))];
-  out.push(el('h2', {}, 'Scalable parallel systems'),
+  const cat = await api('/api/v1/series');
+  const info = cat.ok ? cat.body.series.find((x) => seriesName(x) === name) : null;
+  if (!info) return [el('h1', {}, name), message('error', `There are no runs of series ${name}.`)];
+  const large = info.runs > SVG_POINTS_MAX;
+  const { points, error } = await seriesPoints(s);
+  const note = error ? `hover needs the points: ${error}` : '';
+  const iso = liveChart('isoefficiency', q, 'τ–χ isoefficiency', chartPoints('isoefficiency', points, ''),
+    { zoomable: true, view: parseView(params.get('view')), onView: (v) => setParam('view', viewParam(v)),
+      png: large, note });
+  const eff = liveChart('efficiency', q, 'efficiency and parallel time', chartPoints('efficiency', points, ''),
+    { png: large, note });
+  const energy = liveChart('energy', q, 'energy saved versus nodes', [], {});
+  const spsBox = el('div', {}, el('p', { class: 'muted' }, 'Analysing…'));
+  const stepsBox = el('div');
+  const runsBox = el('div', {}, el('p', { class: 'muted' }, 'Loading runs…'));
+  // the tables follow the charts: a series of 10^5 runs draws first
+  api(`/api/v1/analysis/isoefficiency?${q}&points=false&max_pairs=2000`).then((r) => {
+    if (!r.ok) { spsBox.replaceChildren(message('error', errorText(r.body))); return; }
+    spsBox.replaceChildren(r.body.sps.length ? spsTable(r.body) : message('ok', 'No SPS triple in this series.'));
+    stepsBox.replaceChildren(el('h2', {}, 'C1, C2 and C3 steps'),
+      el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
+        `changes by at most ${fmt(r.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
+      stepsTable(r.body));
+  });
+  runsPage(q, 1000).then(({ runs, more }) => runsBox.replaceChildren(runsTable(runs, name, more, info.runs)));
+  return [el('h1', {}, name),
+    el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…'),
+      el('span', { class: 'muted' }, `${info.runs} runs · hover a point for its figures, click it for its run`)),
+    el('div', { class: 'charts' }, iso, eff, energy),
+    el('h2', {}, 'Scalable parallel systems'),
     el('p', { class: 'explain' }, 'A base run (p, n) and a larger problem n′ at the same p identify a ' +
       'scalable parallel system when raising p at n′ brings the efficiency back down to the base’s: the ' +
-      'isoefficiency holds as both grow (Orii).'));
-  if (iso.ok) {
-    out.push(iso.body.sps.length ? spsTable(iso.body) : message('ok', 'No SPS triple in this series.'));
-    out.push(el('h2', {}, 'C1, C2 and C3 steps'),
-      el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
-        `changes by at most ${fmt(iso.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
-      stepsTable(iso.body));
-  } else {
-    out.push(message('error', errorText(iso.body)));
-  }
-  out.push(el('h2', {}, 'Runs'), runsTable(runs, name));
-  return out;
+      'isoefficiency holds as both grow (Orii).'),
+    spsBox, stepsBox, el('h2', {}, 'Runs'), runsBox];
 }
 
 async function compare(params) {
@@ -294,15 +580,41 @@ async function compare(params) {
     out.push(message('ok', 'Pick two or more series.'));
     return out;
   }
-  const q = new URLSearchParams();
-  for (const c of chosen) q.append('series', c);
-  out.push(el('div', { class: 'charts' }, chart('isoefficiency', q, 'τ–χ isoefficiency'),
-    chart('efficiency', q, 'efficiency and parallel time')));
-  const analyses = await Promise.all(chosen.map((c) => api(`/api/v1/analysis/isoefficiency?${seriesQuery(parseSeries(c))}`)));
+  // each series can be hidden from the charts (toggles kept in the URL: hide=NAME)
+  const hidden = new Set(params.getAll('hide').filter((h) => chosen.includes(h)));
+  const loaded = await Promise.all(chosen.map((c) => seriesPoints(parseSeries(c))));
+  const chartsBox = el('div', { class: 'charts' });
+  const drawCharts = () => {
+    const shown = chosen.filter((c) => !hidden.has(c));
+    if (!shown.length) { chartsBox.replaceChildren(message('ok', 'Every series is hidden: tick one to draw it.')); return; }
+    const q = new URLSearchParams();
+    for (const c of shown) q.append('series', c);
+    const pts = (kind) => shown.flatMap((c) => chartPoints(kind, loaded[chosen.indexOf(c)].points, c));
+    chartsBox.replaceChildren(
+      liveChart('isoefficiency', q, 'τ–χ isoefficiency', pts('isoefficiency'),
+        { zoomable: true, view: parseView(new URL(location.href).searchParams.get('view')),
+          onView: (v) => setParam('view', viewParam(v)) }),
+      liveChart('efficiency', q, 'efficiency and parallel time', pts('efficiency')));
+  };
+  const toggles = el('fieldset', { class: 'toggles' }, el('legend', {}, 'Shown in the charts'),
+    chosen.map((c) => {
+      const box = el('input', { type: 'checkbox', id: `show-${c}`, checked: !hidden.has(c) });
+      box.addEventListener('change', () => {
+        if (box.checked) hidden.delete(c); else hidden.add(c);
+        const u = new URL(location.href);
+        u.searchParams.delete('hide');
+        for (const h of hidden) u.searchParams.append('hide', h);
+        history.replaceState(null, '', u.pathname + u.search);
+        drawCharts();
+      });
+      return el('label', { for: `show-${c}` }, box, ' ', c);
+    }));
+  drawCharts();
+  out.push(toggles, chartsBox);
   const byPoint = new Map();
-  analyses.forEach((a, i) => {
-    if (!a.ok) { out.push(message('error', `${chosen[i]}: ${errorText(a.body)}`)); return; }
-    for (const pt of a.body.points) {
+  loaded.forEach((l, i) => {
+    if (l.error) { out.push(message('error', `${chosen[i]}: ${l.error}`)); return; }
+    for (const pt of l.points) {
       const key = `${pt.p}|${pt.n}`;
       if (!byPoint.has(key)) byPoint.set(key, { p: pt.p, n: pt.n });
       byPoint.get(key)[`eps${i}`] = pt.efficiency;

@@ -69,15 +69,17 @@ test('a series page shows its charts, the SPS and C-class tables and a sortable 
   await page.locator('#series a', { hasText: '(default)' }).first().click();
   await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/series'));
   assert.equal(new URL(page.url()).pathname, '/series');
-  const img = page.locator('img[alt="τ–χ isoefficiency"]');
-  await img.waitFor();
-  await page.waitForFunction(() => document.querySelector('img[alt="τ–χ isoefficiency"]').naturalWidth > 0);
-  assert.match(await img.getAttribute('src'), /\/api\/v1\/reports\/isoefficiency\.svg\?/);
+  const fig = page.locator('figure[data-kind="isoefficiency"]');
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  assert.match(await fig.getByRole('link', { name: 'SVG' }).getAttribute('href'),
+    /^\/api\/v1\/reports\/isoefficiency\.svg\?system=SP2&application=md&width=\d+&height=\d+$/);
+  await page.locator('#sps tbody tr').first().waitFor();
   assert.equal(await page.locator('#sps tbody tr').count(), 3);
   assert.match(await page.locator('#sps').innerText(), /\(10, 39200\)\s+80000\s+16\s+0\.552\s+crossed\s+C1/);
   assert.equal(await page.locator('#steps tbody tr').count(), 6);
   // energy: this series has none; the chart is replaced by the reason
   await page.locator('.message.error', { hasText: 'energy saved versus nodes' }).waitFor();
+  await page.locator('#runs tbody tr').first().waitFor();
   const taus = async () => (await page.locator('#runs tbody tr td:nth-child(4)').allInnerTexts()).map(Number);
   await page.locator('#runs thead button', { hasText: 'τ (s)' }).click();
   let t = await taus();
@@ -89,6 +91,7 @@ test('a series page shows its charts, the SPS and C-class tables and a sortable 
   // a reload of the URL gives the same view
   await page.reload();
   await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/series'));
+  await page.locator('#sps tbody tr').first().waitFor();
   assert.equal(await page.locator('#sps tbody tr').count(), 3);
   await shot('series');
   // downloads hold exactly what is shown
@@ -108,10 +111,120 @@ test('compare overlays two series and lines them up at matching (p, n)', async (
   const u = new URL(page.url());
   assert.deepEqual(u.searchParams.getAll('series'), ['SP2:md', 'T3E:md']);
   await page.waitForFunction(() => [...document.querySelectorAll('figure img')].every((i) => i.naturalWidth > 0));
-  assert.match(await page.locator('figure img').first().getAttribute('src'), /series=SP2%3Amd&series=T3E%3Amd/);
+  assert.match(await page.locator('figure').first().getByRole('link', { name: 'SVG' }).getAttribute('href'),
+    /series=SP2%3Amd&series=T3E%3Amd/);
   assert.equal(await page.locator('#matching tbody tr').count(), 8);
   assert.match(await page.locator('#matching').innerText(), /10\s+39200\s+0\.552\s+20\s+0\.652/);
   await shot('compare');
+});
+
+// Where a data point of panel k was drawn, in page coordinates: karted's
+// frame (X-Karte-Frame, kept on the figure) through the image's box.
+async function pointAt(kind, x, y, k = 0) {
+  return page.evaluate(({ kind, x, y, k }) => {
+    const fig = document.querySelector(`figure[data-kind="${kind}"]`);
+    const f = JSON.parse(fig.dataset.frame), p = f.panels[k], b = fig.querySelector('img').getBoundingClientRect();
+    const map = (ax, lo, hi, v) => lo + (ax.log ? (Math.log10(v) - Math.log10(ax.min)) / (Math.log10(ax.max) - Math.log10(ax.min))
+      : (v - ax.min) / (ax.max - ax.min)) * (hi - lo);
+    const s = b.width / f.width;
+    return { x: b.left + map(p.x, p.left, p.right, x) * s, y: b.top + map(p.y, p.bottom, p.top, y) * s };
+  }, { kind, x, y, k });
+}
+
+test('charts are alive: sized to the page, hover tells a point, click opens its run', async () => {
+  await open('/series?system=SP2&application=md');
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  const box = await page.locator('figure[data-kind="isoefficiency"] img').boundingBox();
+  assert.ok(box.width > 1000 && box.height <= 900 * 0.8 + 1, `sized to the page (${box.width} x ${box.height})`);
+  const frame = JSON.parse(await page.locator('figure[data-kind="isoefficiency"]').getAttribute('data-frame'));
+  assert.equal(frame.width, Math.round(box.width), 'drawn at the size shown: text at its real size');
+  // (p, n) = (16, 80000): tau 32, chi 16
+  const at = await pointAt('isoefficiency', 32, 16);
+  await page.mouse.move(at.x, at.y);
+  const tip = page.locator('figure[data-kind="isoefficiency"] .tip');
+  await tip.waitFor({ state: 'visible' });
+  assert.match(await tip.innerText(), /p = 16, n = 80000\s+τ = 32 s, χ = 16 s, ε = 0\.5\s+run \d+/);
+  await shot('chart-hover');
+  // the same point on the efficiency chart's p-eps panel
+  const id = (await tip.innerText()).match(/run (\d+)/);
+  await page.locator('figure[data-kind="efficiency"]').scrollIntoViewIfNeeded();
+  const e = await pointAt('efficiency', 16, 0.5, 0);
+  await page.mouse.move(e.x, e.y);
+  await page.locator('figure[data-kind="efficiency"] .tip', { hasText: 'p = 16, n = 80000' }).waitFor();
+  await page.locator('figure[data-kind="isoefficiency"]').scrollIntoViewIfNeeded();
+  const again = await pointAt('isoefficiency', 32, 16);
+  await page.mouse.move(again.x, again.y);
+  await page.mouse.click(again.x, again.y);
+  await page.waitForFunction(() => location.pathname.startsWith('/runs/'));
+  assert.match(await page.locator('dl.fields').innerText(), /tau\s+32/);
+  assert.ok(id, 'the tip names the run');
+});
+
+test('zoom and pan on the tau-chi plane ask karted for a view, and the URL keeps it', async () => {
+  await open('/series?system=SP2&application=md');
+  const fig = page.locator('figure[data-kind="isoefficiency"]');
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  const before = JSON.parse(await fig.getAttribute('data-frame')).panels[0];
+  const c = await pointAt('isoefficiency', 25, 15);
+  await page.mouse.move(c.x, c.y);
+  await page.mouse.wheel(0, -400);	// zoom in about (25, 15)
+  await page.waitForFunction(() => new URL(location.href).searchParams.has('view'));
+  await page.waitForFunction((w) => JSON.parse(document.querySelector('figure[data-kind="isoefficiency"]').dataset.frame)
+    .panels[0].x.max < w, before.x.max);
+  const zoomed = JSON.parse(await fig.getAttribute('data-frame')).panels[0];
+  const span = (a) => Math.log10(a.max / a.min);
+  assert.ok(span(zoomed.x) < span(before.x) * 0.7 && zoomed.x.min < 25 && zoomed.x.max > 25,
+    `narrower about tau = 25 (${JSON.stringify(zoomed.x)})`);
+  // drag to the left: the view moves to larger tau
+  const p0 = await pointAt('isoefficiency', 25, 15);
+  await page.mouse.move(p0.x, p0.y);
+  await page.mouse.down();
+  await page.mouse.move(p0.x - 150, p0.y, { steps: 5 });
+  await page.mouse.up();
+  await page.waitForFunction((m) => JSON.parse(document.querySelector('figure[data-kind="isoefficiency"]').dataset.frame)
+    .panels[0].x.min > m * 1.01, zoomed.x.min);
+  assert.equal(new URL(page.url()).pathname, '/series', 'a drag that ends on a point does not open it');
+  const view = new URL(page.url()).searchParams.get('view');
+  // a deep link shows the same view
+  await page.reload();
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  const again = JSON.parse(await fig.getAttribute('data-frame')).panels[0];
+  assert.deepEqual(view.split(',').map(Number), [again.x.min, again.x.max, again.y.min, again.y.max].map((v) => Number(v.toPrecision(6))));
+  await shot('chart-zoomed');
+  await page.getByRole('button', { name: 'Whole series' }).click();
+  await page.waitForFunction(() => !new URL(location.href).searchParams.has('view'));
+});
+
+test('a chart has a table view of its points with CSV download', async () => {
+  await open('/series?system=SP2&application=md');
+  const fig = page.locator('figure[data-kind="isoefficiency"]');
+  await fig.getByRole('button', { name: 'Table' }).click();
+  const rows = fig.locator('table tbody tr');
+  assert.equal(await rows.count(), 8);
+  assert.match(await fig.locator('table').innerText(), /10\s+39200\s+20\s+8\.96\s+0\.552\s+1\s+\d+/);
+  const [dl] = await Promise.all([page.waitForEvent('download'), fig.getByRole('button', { name: 'Download CSV' }).click()]);
+  const csv = (await (await dl.createReadStream()).toArray()).join('');
+  assert.equal(csv.trim().split('\n').length, 9);
+  assert.match(csv.split('\n')[0], /^p,n,tau,chi,efficiency,runs,id$/);
+});
+
+test('compare: each series can be hidden from the charts, and the URL keeps it', async () => {
+  await open('/compare?series=SP2:md&series=T3E:md');
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  await page.locator('fieldset.toggles').getByLabel('T3E:md').uncheck();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('hide') === 'T3E:md');
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  const href = await page.locator('figure[data-kind="isoefficiency"]').getByRole('link', { name: 'SVG' }).getAttribute('href');
+  assert.match(href, /series=SP2%3Amd&/);
+  assert.doesNotMatch(href, /T3E/);
+  // hover finds SP2's points only; T3E's (tau 0.6 x) are not on the chart
+  const at = await pointAt('isoefficiency', 32, 16);
+  await page.mouse.move(at.x, at.y);
+  await page.locator('figure[data-kind="isoefficiency"] .tip', { hasText: 'SP2:md' }).waitFor();
+  await page.reload();
+  await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
+  assert.equal(await page.locator('fieldset.toggles').getByLabel('T3E:md').isChecked(), false);
+  await shot('compare-toggled');
 });
 
 test('upload: an error names the line and field; a good file shows the new runs', async () => {
