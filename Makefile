@@ -3,7 +3,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson yajl sqlite3 nettle gsl cairo pangocairo
+PKGS    := libmicrohttpd jansson yajl sqlite3 nettle gsl cairo pangocairo pixman-1
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -120,7 +120,7 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 # what a run finds is kept in build/fuzz/corpus/TARGET.
 FUZZ_SECONDS ?= 10
 FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2
-FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle
+FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle pixman-1
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE -Iserver -Ianalysis -Icollectors -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
@@ -201,6 +201,8 @@ bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $
 	./$(BUILD)/bench/bench_analysis
 	./$(BUILD)/bench/bench_chart
 	python3 tests/bench_render.py --build $(BUILD)
+	cd tests/browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }
+	KARTED=$(KARTED) node tests/browser/bench_ui.mjs
 	python3 tests/bench_reports.py --build $(BUILD)
 	python3 tests/bench_runs.py --build $(BUILD)
 

@@ -97,6 +97,14 @@ static int parse_opts(struct req *rq, struct report_opts *o, struct kerr *err)
 	if (size_param(rq, "width", CHART_WIDTH_DEFAULT, &o->width, err) ||
 	    size_param(rq, "height", CHART_HEIGHT_DEFAULT, &o->height, err))
 		return -1;
+	if ((s = req_query(rq, "scale"))) {
+		long v = strtol(s, &end, 10);
+
+		if (!*s || *end || v < 1 || v > CHART_SCALE_MAX)
+			return kerr_field(err, 400, "scale", "scale must be a whole number from 1 to %d "
+					  "(device pixels per px of a PNG)", CHART_SCALE_MAX);
+		o->scale = (double)v;
+	}
 	if ((s = req_query(rq, "base"))) {
 		long long p = strtoll(s, &end, 10);
 

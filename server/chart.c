@@ -4,6 +4,7 @@
 #include <cairo-svg.h>
 #include <math.h>
 #include <pango/pangocairo.h>
+#include <pixman.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -426,6 +427,45 @@ static bool mark_at(const struct scale *sx, const struct scale *sy, double x, do
 	return true;
 }
 
+/* A PNG's markers: the raster stamp composited (OVER) onto the image by
+ * pixman, clipped to the plot, on whole device pixels. Through Cairo each
+ * stamp cost ~1.9 us of pattern set-up (10^5 markers: 190 ms); pixman's
+ * own fast path for this case is a small copy. */
+static void stamp_pixels(cairo_t *cr, cairo_surface_t *stamp, const struct chart_layer *l,
+			 const struct scale *sx, const struct scale *sy, double e, double k)
+{
+	cairo_surface_t *t = cairo_get_target(cr);
+	int sw = cairo_image_surface_get_width(stamp), sh = cairo_image_surface_get_height(stamp);
+	pixman_image_t *dst, *src;
+	pixman_region32_t clip;
+	int32_t tx, ty;
+	size_t i;
+
+	cairo_surface_flush(t);
+	cairo_surface_flush(stamp);
+	dst = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, cairo_image_surface_get_width(t),
+						cairo_image_surface_get_height(t),
+						(uint32_t *)(void *)cairo_image_surface_get_data(t),
+						cairo_image_surface_get_stride(t));
+	src = pixman_image_create_bits_no_clear(PIXMAN_a8r8g8b8, sw, sh,
+						(uint32_t *)(void *)cairo_image_surface_get_data(stamp),
+						cairo_image_surface_get_stride(stamp));
+	pixman_region32_init_rect(&clip, (int)floor(fmin(sx->p0, sx->p1) * k),
+				  (int)floor(fmin(sy->p0, sy->p1) * k),
+				  (unsigned)ceil(fabs(sx->p1 - sx->p0) * k),
+				  (unsigned)ceil(fabs(sy->p1 - sy->p0) * k));
+	pixman_image_set_clip_region32(dst, &clip);
+	for (i = 0; i < l->n; i++)
+		if (mark_at(sx, sy, l->x[i], l->y[i], e, &tx, &ty))
+			pixman_image_composite32(PIXMAN_OP_OVER, src, NULL, dst, 0, 0, 0, 0,
+						 (int32_t)lround((tx / 10.0 - e) * k),
+						 (int32_t)lround((ty / 10.0 - e) * k), sw, sh);
+	pixman_region32_fini(&clip);
+	pixman_image_unref(src);
+	pixman_image_unref(dst);
+	cairo_surface_mark_dirty(t);
+}
+
 static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
 			 const struct scale *sy)
 {
@@ -433,6 +473,8 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 	struct svg_marks *sm = cairo_surface_get_user_data(cairo_get_target(cr), &svg_marks_key);
 	cairo_surface_t *stamp;
 	int32_t tx, ty;
+	double k = 1;
+	bool raster;
 	size_t i;
 
 	if (sm) {	/* SVG: recorded here, written by svg_marks_splice */
@@ -460,7 +502,9 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 		cairo_surface_t *rec = marker_stamp(l->marker, r, l->color, l->alpha);
 		cairo_t *sc;
 
-		stamp = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(2 * e), (int)(2 * e));
+		cairo_surface_get_device_scale(cairo_get_target(cr), &k, &k);
+		stamp = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(2 * e * k), (int)(2 * e * k));
+		cairo_surface_set_device_scale(stamp, k, k);
 		sc = cairo_create(stamp);
 		cairo_set_source_surface(sc, rec, 0, 0);
 		cairo_paint(sc);
@@ -468,6 +512,12 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 		cairo_surface_destroy(rec);
 	} else {
 		stamp = marker_stamp(l->marker, r, l->color, l->alpha);
+	}
+	raster = cairo_surface_get_type(stamp) == CAIRO_SURFACE_TYPE_IMAGE;
+	if (raster) {
+		stamp_pixels(cr, stamp, l, sx, sy, e, k);
+		cairo_surface_destroy(stamp);
+		return;
 	}
 	for (i = 0; i < l->n; i++) {
 		if (!mark_at(sx, sy, l->x[i], l->y[i], e, &tx, &ty))
@@ -1052,6 +1102,7 @@ int chart_render(const struct chart_spec *spec, enum chart_format format, char *
 	struct sink s = {0};
 	struct svg_marks sm = {0};
 	cairo_surface_t *surf;
+	double k;
 	cairo_status_t st;
 	cairo_t *cr;
 
@@ -1067,8 +1118,11 @@ int chart_render(const struct chart_spec *spec, enum chart_format format, char *
 		surf = cairo_pdf_surface_create_for_stream(sink_write, &s, spec->width, spec->height);
 		break;
 	default:
-		surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)spec->width,
-						  (int)spec->height);
+		k = spec->scale >= 1 ? fmin(spec->scale, CHART_SCALE_MAX) : 1;
+		surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(spec->width * k),
+						  (int)(spec->height * k));
+		/* the same layout, k device pixels per px: frames stay in px */
+		cairo_surface_set_device_scale(surf, k, k);
 		break;
 	}
 	cr = cairo_create(surf);

@@ -87,6 +87,7 @@ struct chart_panel {
 struct chart_spec {
 	const char *title;
 	double width, height;	/* px (pt for PDF) */
+	double scale;		/* PNG: device pixels per px (a HiDPI screen: 2); 0 or 1: one */
 	const struct chart_panel *panels;
 	size_t npanels;
 };
@@ -95,6 +96,7 @@ struct chart_spec {
 #define CHART_HEIGHT_DEFAULT 600
 #define CHART_SIZE_MIN 200
 #define CHART_SIZE_MAX 4000
+#define CHART_SCALE_MAX 4
 
 /* v as a chart writes numbers: %g up to 10^4, 39 200 with a thin space to
  * 10^5, 1.2×10⁶ and 10⁻⁴ beyond (Unicode superscripts, real minus signs). */

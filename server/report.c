@@ -84,7 +84,7 @@ static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0},
 struct report_opts report_opts_default(void)
 {
 	return (struct report_opts){.width = CHART_WIDTH_DEFAULT, .height = CHART_HEIGHT_DEFAULT,
-				    .max_p = 4096,
+				    .scale = 1, .max_p = 4096,
 				    .iso = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}};
 }
 
@@ -789,6 +789,7 @@ static struct report *report_new(const struct report_opts *o, const char *title,
 
 	r->spec.width = o->width;
 	r->spec.height = o->height;
+	r->spec.scale = o->scale;
 	r->spec.npanels = panels;
 	snprintf(r->title, sizeof(r->title), "%s", title);
 	r->spec.title = r->title;

@@ -29,6 +29,7 @@ struct report_series {
 
 struct report_opts {
 	double width, height;
+	double scale;		/* PNG: device pixels per px, 1..CHART_SCALE_MAX */
 	bool has_base;		/* isoefficiency: draw this base's line and regions */
 	int64_t base_p;
 	double base_n;

@@ -157,7 +157,10 @@ function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
 // the PDF prints.
 
 const RATIO = { isoefficiency: 0.66, efficiency: 0.5, energy: 0.56, 'energy-shares': 0.56 };
-const SVG_POINTS_MAX = 20000; // beyond: a PNG, one image instead of 10^5 SVG nodes
+// Beyond this many runs a chart comes as a PNG at the screen's pixel ratio:
+// Chromium takes ~0.5 s to show an SVG of 10^4 markers, 7 s for 10^5, and
+// a PNG of either in ~0.15 s (make bench).
+const SVG_POINTS_MAX = 5000;
 const HIT_PX = 10;
 
 function viewParam(v) {
@@ -201,9 +204,11 @@ function pointText(pt) {
   return lines;
 }
 
-// points: [{panel, x, y, ...pointText fields}] in data coordinates.
-// opts: {zoomable, view, onView, png, note}. Returns the figure.
-function liveChart(kind, query, caption, points, opts = {}) {
+// points: [{panel, x, y, ...pointText fields}] in data coordinates, or a
+// promise of them (the picture comes first; hover once they are there).
+// opts: {zoomable, view, onView, png, after: a promise to wait for before
+// the first drawing}. Returns the figure.
+function liveChart(kind, query, caption, pointsOrPromise, opts = {}) {
   const ratio = RATIO[kind] || 0.6;
   const img = el('img', { alt: caption, draggable: 'false' });
   const tip = el('div', { class: 'tip', role: 'status', hidden: true });
@@ -216,13 +221,14 @@ function liveChart(kind, query, caption, points, opts = {}) {
   const fig = el('figure', { 'data-kind': kind }, plot, el('figcaption', {}, caption, ' · ', links, ' ', status),
     tools, table);
   let frame = null, url = null, width = 0, view = opts.view || null, pending = null, loading = 0;
-  let placed = [];
+  let placed = [], points = [], note = '';
 
   const src = (fmtName, w, h) => {
     const q = new URLSearchParams(query);
     q.set('width', w);
     q.set('height', h);
     if (view) { q.set('x_min', view[0]); q.set('x_max', view[1]); q.set('y_min', view[2]); q.set('y_max', view[3]); }
+    if (fmtName === 'png' && window.devicePixelRatio > 1) q.set('scale', Math.min(3, Math.ceil(window.devicePixelRatio)));
     return `/api/v1/reports/${kind}.${fmtName}?${q}`;
   };
 
@@ -252,6 +258,7 @@ function liveChart(kind, query, caption, points, opts = {}) {
       plot.replaceChildren(message('error', `${caption}: ${errorText(b || r.statusText)}`));
       status.textContent = '';
       fig.dataset.ready = 'error';
+      fig.dispatchEvent(new CustomEvent('drawn', { bubbles: true }));
       return;
     }
     const blob = await r.blob();
@@ -265,7 +272,7 @@ function liveChart(kind, query, caption, points, opts = {}) {
     if (mine !== loading) return;
     place();
     fig.dataset.frame = JSON.stringify(frame);
-    status.textContent = opts.note || '';
+    status.textContent = note;
     links.replaceChildren(el('a', { href: src('svg', w, h) }, 'SVG'), ' ', el('a', { href: src('pdf', w, h) }, 'PDF'),
       ' ', el('a', { href: src('png', w, h) }, 'PNG'));
     fig.dataset.ready = 'yes';
@@ -373,7 +380,11 @@ function liveChart(kind, query, caption, points, opts = {}) {
       el('button', { type: 'button', class: 'secondary', onclick: () => setView(null) }, 'Whole series'),
       el('span', { class: 'muted' }, 'wheel: zoom · drag: pan · double-click: whole series'));
   }
-  if (points.length) {
+  Promise.resolve(pointsOrPromise).then((got) => {
+    points = Array.isArray(got) ? got : got.points;
+    note = got.error ? `hover needs the points: ${got.error}` : '';
+    if (frame) { place(); status.textContent = note; }
+    if (!points.length) return;
     const tbtn = el('button', { type: 'button', class: 'secondary', 'aria-expanded': 'false' }, 'Table');
     tbtn.addEventListener('click', () => {
       table.hidden = !table.hidden;
@@ -381,11 +392,11 @@ function liveChart(kind, query, caption, points, opts = {}) {
       if (!table.hidden && !table.firstChild) table.append(pointsTable(points.filter((q) => !q.panel), kind));
     });
     tools.prepend(tbtn);
-  }
-  new ResizeObserver((entries) => {
+  });
+  Promise.resolve(opts.after).then(() => new ResizeObserver((entries) => {
     const w = entries[0].contentRect.width;
     if (w > 0 && Math.abs(w - width) > 40) { width = w; load(); }
-  }).observe(plot);
+  }).observe(plot));
   return fig;
 }
 
@@ -525,19 +536,22 @@ async function series(params) {
   const info = cat.ok ? cat.body.series.find((x) => seriesName(x) === name) : null;
   if (!info) return [el('h1', {}, name), message('error', `There are no runs of series ${name}.`)];
   const large = info.runs > SVG_POINTS_MAX;
-  const { points, error } = await seriesPoints(s);
-  const note = error ? `hover needs the points: ${error}` : '';
-  const iso = liveChart('isoefficiency', q, 'τ–χ isoefficiency', chartPoints('isoefficiency', points, ''),
-    { zoomable: true, view: parseView(params.get('view')), onView: (v) => setParam('view', viewParam(v)),
-      png: large, note });
-  const eff = liveChart('efficiency', q, 'efficiency and parallel time', chartPoints('efficiency', points, ''),
-    { png: large, note });
-  const energy = liveChart('energy', q, 'energy saved versus nodes', [], {});
+  // the charts first; the points (hover), the analysis and the runs once
+  // the first is drawn, so a series of 10^5 runs shows its picture at once
+  let firstDrawn;
+  const drawn = new Promise((ok) => { firstDrawn = ok; });
+  const points = drawn.then(() => seriesPoints(s));
+  const iso = liveChart('isoefficiency', q, 'τ–χ isoefficiency', points.then((r) => ({ ...r,
+    points: chartPoints('isoefficiency', r.points, '') })),
+  { zoomable: true, view: parseView(params.get('view')), onView: (v) => setParam('view', viewParam(v)), png: large });
+  const eff = liveChart('efficiency', q, 'efficiency and parallel time', points.then((r) => ({ ...r,
+    points: chartPoints('efficiency', r.points, '') })), { png: large, after: drawn });
+  const energy = liveChart('energy', q, 'energy saved versus nodes', [], { after: drawn });
+  iso.addEventListener('drawn', firstDrawn);
   const spsBox = el('div', {}, el('p', { class: 'muted' }, 'Analysing…'));
   const stepsBox = el('div');
   const runsBox = el('div', {}, el('p', { class: 'muted' }, 'Loading runs…'));
-  // the tables follow the charts: a series of 10^5 runs draws first
-  api(`/api/v1/analysis/isoefficiency?${q}&points=false&max_pairs=2000`).then((r) => {
+  drawn.then(() => api(`/api/v1/analysis/isoefficiency?${q}&points=false&max_pairs=2000`)).then((r) => {
     if (!r.ok) { spsBox.replaceChildren(message('error', errorText(r.body))); return; }
     spsBox.replaceChildren(r.body.sps.length ? spsTable(r.body) : message('ok', 'No SPS triple in this series.'));
     stepsBox.replaceChildren(el('h2', {}, 'C1, C2 and C3 steps'),
@@ -545,7 +559,7 @@ async function series(params) {
         `changes by at most ${fmt(r.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
       stepsTable(r.body));
   });
-  runsPage(q, 1000).then(({ runs, more }) => runsBox.replaceChildren(runsTable(runs, name, more, info.runs)));
+  drawn.then(() => runsPage(q, 1000)).then(({ runs, more }) => runsBox.replaceChildren(runsTable(runs, name, more, info.runs)));
   return [el('h1', {}, name),
     el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…'),
       el('span', { class: 'muted' }, `${info.runs} runs · hover a point for its figures, click it for its run`)),

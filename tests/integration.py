@@ -691,8 +691,14 @@ def report_frames_and_views():
     f = json.loads(h["X-Karte-Frame"])
     expect(len(f["panels"]) == 2 and all(p["x"]["min"] == 12 and p["x"]["max"] == 40 for p in f["panels"]) and
            f["panels"][0]["y"]["min"] == 0, f"x for every panel, y only for a one-panel report ({f})")
+    # a PNG for a HiDPI screen: twice the pixels, the same layout and frame
+    s, b, h = k.request("GET", f"/api/v1/reports/isoefficiency.png?{q}&width=600&height=400&scale=2")
+    f2 = json.loads(h["X-Karte-Frame"])
+    s1, b1, h1 = k.request("GET", f"/api/v1/reports/isoefficiency.png?{q}&width=600&height=400")
+    expect(png_size(b) == (1200, 800) and png_size(b1) == (600, 400) and f2 == json.loads(h1["X-Karte-Frame"]),
+           f"scale=2: 1200 x 800 pixels, the frame of 600 x 400 ({png_size(b)})")
     for bad, field in (("x_min=abc", "x_min"), ("y_max=inf", "y_max"), ("x_min=5&x_max=5", "x_max"),
-                       ("y_min=3&y_max=1", "y_max")):
+                       ("y_min=3&y_max=1", "y_max"), ("scale=0", "scale"), ("scale=5", "scale"), ("scale=1.5", "scale")):
         s, b, _ = k.request("GET", f"/api/v1/reports/isoefficiency.svg?{q}&{bad}")
         expect(s == 400 and b["field"] == field, f"{bad} -> 400 naming {field} ({s} {b})")
 
