@@ -287,6 +287,9 @@ static void marker_path(cairo_t *cr, enum chart_marker m, double r)
 		cairo_line_to(cr, -r, 0);
 		cairo_close_path(cr);
 		break;
+	case MARK_RING:
+		cairo_arc(cr, 0, 0, r * 1.6, 0, 2 * M_PI);
+		break;
 	case MARK_CROSS:
 		cairo_move_to(cr, -r, -r);
 		cairo_line_to(cr, r, r);
@@ -314,9 +317,9 @@ static void marker_paint(cairo_t *cr, enum chart_marker m, double r, struct rgb 
 {
 	cairo_new_path(cr);	/* text leaves a current point; an arc would join it */
 	marker_path(cr, m, r);
-	if (m == MARK_CROSS) {
+	if (m == MARK_CROSS || m == MARK_RING) {
 		cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha ? alpha : 1);
-		cairo_set_line_width(cr, 1.6);
+		cairo_set_line_width(cr, m == MARK_RING ? 1.3 : 1.6);
 		cairo_stroke(cr);
 		return;
 	}
@@ -583,9 +586,11 @@ static void mark_path_data(struct sink *s, enum chart_marker m, double r)
 	char buf[128];
 	int i, k, n;
 
-	if (m == MARK_CIRCLE) {	/* exact arcs: Cairo flattens a small circle to two curves */
+	if (m == MARK_CIRCLE || m == MARK_RING) {	/* exact arcs: Cairo flattens small circles */
+		double q = m == MARK_RING ? r * 1.6 : r;
+
 		n = snprintf(buf, sizeof(buf), "M%.3f 0A%.3f %.3f 0 1 0 %.3f 0A%.3f %.3f 0 1 0 %.3f 0Z",
-			     r, r, r, -r, r, r, r);
+			     q, q, q, -q, q, q, q);
 		sink_put(s, buf, (size_t)n);
 		cairo_destroy(cr);
 		cairo_surface_destroy(surf);
@@ -620,10 +625,11 @@ static void mark_batch_svg(struct sink *s, const struct mark_batch *b, size_t id
 	char buf[256];
 	size_t i, n;
 
-	if (b->m == MARK_CROSS)
+	if (b->m == MARK_CROSS || b->m == MARK_RING)
 		n = (size_t)snprintf(buf, sizeof(buf), "<g style=\"fill:none;stroke:#%02x%02x%02x;"
-				     "stroke-opacity:%g;stroke-width:1.6\">",
-				     hex255(b->c.r), hex255(b->c.g), hex255(b->c.b), a);
+				     "stroke-opacity:%g;stroke-width:%g\">",
+				     hex255(b->c.r), hex255(b->c.g), hex255(b->c.b), a,
+				     b->m == MARK_RING ? 1.3 : 1.6);
 	else
 		n = (size_t)snprintf(buf, sizeof(buf), "<g style=\"fill:#%02x%02x%02x;fill-opacity:%g;"
 				     "stroke:#%02x%02x%02x;stroke-opacity:%g;stroke-width:0.6\">",
@@ -746,6 +752,23 @@ static void draw_arrows(cairo_t *cr, const struct chart_layer *l, const struct s
 	}
 }
 
+/* Diagonal lines 6 px apart over the rectangle (x, y, w, h), in c: what
+ * tells a hatched area from a plain one on a greyscale printout. */
+static void hatch(cairo_t *cr, double x, double y, double w, double h, struct rgb c)
+{
+	double d;
+
+	cairo_new_path(cr);
+	for (d = 0; d < w + h; d += 6) {
+		cairo_move_to(cr, x + d, y);
+		cairo_line_to(cr, x + d - h, y + h);
+	}
+	cairo_set_source_rgba(cr, c.r * 0.6, c.g * 0.6, c.b * 0.6, 0.55);
+	cairo_set_line_width(cr, 0.8);
+	set_dash(cr, DASH_SOLID, 0.8);
+	cairo_stroke(cr);
+}
+
 static void draw_area(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
 		      const struct scale *sy)
 {
@@ -772,6 +795,15 @@ static void draw_area(cairo_t *cr, const struct chart_layer *l, const struct sca
 		return;
 	cairo_close_path(cr);
 	source(cr, l->color, l->alpha ? l->alpha : 0.6);
+	if (l->hatch) {
+		cairo_save(cr);
+		cairo_fill_preserve(cr);
+		cairo_clip(cr);
+		hatch(cr, fmin(sx->p0, sx->p1), fmin(sy->p0, sy->p1), fabs(sx->p1 - sx->p0),
+		      fabs(sy->p1 - sy->p0), l->color);
+		cairo_restore(cr);
+		return;
+	}
 	cairo_fill(cr);
 }
 
@@ -920,6 +952,12 @@ static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, doub
 			cairo_set_line_width(cr, 2);
 			set_dash(cr, e->dash, 2);
 			cairo_stroke(cr);
+		} else if (e->hatch) {
+			cairo_rectangle(cr, -6, -5, 12, 10);
+			cairo_set_source_rgba(cr, e->color.r, e->color.g, e->color.b, 0.25);
+			cairo_fill_preserve(cr);
+			cairo_clip(cr);
+			hatch(cr, -6, -5, 12, 10, e->color);
 		} else {
 			marker_paint(cr, e->marker, 3.5, e->color, 0);
 		}

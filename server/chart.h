@@ -29,7 +29,7 @@ struct rgb chart_palette(size_t i);
 struct rgb chart_ramp(double t);
 
 enum chart_marker { MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND, MARK_CROSS,
-		    MARK_STAR, MARK_COUNT };
+		    MARK_STAR, MARK_RING, MARK_COUNT };	/* CROSS and RING: outlines only */
 
 enum chart_dash { DASH_SOLID, DASH_DASHED, DASH_DOTTED, DASH_DASHDOT };
 
@@ -53,6 +53,8 @@ struct chart_layer {
 	double size;			/* marker size or line width, px */
 	enum chart_dash dash;
 	const char *label;		/* LAYER_RAY: drawn at its end; else NULL */
+	bool hatch;			/* LAYER_AREA: diagonal lines over the fill, so
+					 * two areas differ in greyscale too */
 };
 
 struct chart_axis {
@@ -68,6 +70,7 @@ struct chart_legend {
 	struct rgb color;
 	enum chart_marker marker;	/* MARK_COUNT: a line swatch */
 	enum chart_dash dash;
+	bool hatch;			/* an area's swatch, hatched (with MARK_SQUARE) */
 };
 
 /* One plot area: axes, layers in drawing order, legend. */

@@ -75,7 +75,7 @@ static void legend(struct report *r, size_t panel, const char *text, struct rgb 
 		r->legend[panel] = xrealloc(r->legend[panel],
 					    r->caplegend[panel] * sizeof(*r->legend[panel]));
 	}
-	r->legend[panel][r->nlegend[panel]++] = (struct chart_legend){text, c, m, d};
+	r->legend[panel][r->nlegend[panel]++] = (struct chart_legend){text, c, m, d, false};
 }
 
 static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0},
@@ -347,8 +347,49 @@ static void base_regions(struct report *r, const struct report_opts *o, const st
 		return;
 	band(r, xlo, xhi, 0, 1 - e, ylo, chart_palette(0));
 	band(r, xlo, xhi, 1 - e, 1, ylo, chart_palette(1));
+	r->layers[0][r->nlayers[0] - 1].hatch = true;	/* (II) apart from (I) in grey too */
 	legend(r, 0, "region (I): SPS candidates", chart_palette(0), MARK_SQUARE, DASH_SOLID);
 	legend(r, 0, "region (II): not SPS", chart_palette(1), MARK_SQUARE, DASH_SOLID);
+	r->legend[0][r->nlegend[0] - 1].hatch = true;
+}
+
+/* The base's verdicts on its larger n (at the base's p), drawn over the
+ * runs: a ring in region (I), an SPS candidate (an SPS where a star marks
+ * the crossing), a cross in region (II), not SPS. Shapes, not colours, so
+ * a greyscale print tells them apart. */
+static void base_verdicts(struct report *r, const struct report_opts *o, const struct pooled *p)
+{
+	struct chart_layer *ring = NULL, *cross = NULL, *l;
+	double e = NAN;
+	size_t i;
+
+	for (i = 0; i < p->nobs; i++)
+		if (p->obs[i].p == o->base_p && p->obs[i].n == o->base_n)
+			e = p->obs[i].eps;
+	if (isnan(e))
+		return;
+	for (i = 0; i < p->nobs; i++) {
+		const struct ka_obs *b = &p->obs[i];
+
+		if (b->p != o->base_p || !(b->n > o->base_n))
+			continue;
+		l = b->eps > e + o->iso.tol ? ring : cross;
+		if (!l) {
+			l = layer(r, 0, LAYER_MARKERS);
+			l->x = doubles(r, p->nobs);
+			l->y = doubles(r, p->nobs);
+			l->color = BLACK;
+			l->size = 3.5;
+			l->marker = b->eps > e + o->iso.tol ? MARK_RING : MARK_CROSS;
+			*(l->marker == MARK_RING ? &ring : &cross) = l;
+		}
+		((double *)l->x)[l->n] = b->tau;
+		((double *)l->y)[l->n++] = b->chi;
+	}
+	if (ring)
+		legend(r, 0, "base's larger n in (I)", BLACK, MARK_RING, DASH_SOLID);
+	if (cross)
+		legend(r, 0, "base's larger n in (II)", BLACK, MARK_CROSS, DASH_SOLID);
 }
 
 /* A markers layer of the points at the gi-th distinct p and n = nv (all n
@@ -552,6 +593,8 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 	iso_lines(r, o, ns ? &p[0] : NULL);
 	for (i = 0; i < ns; i++)
 		iso_series(r, &p[i], i, ns, s[i].name);
+	if (o->has_base)
+		base_verdicts(r, o, &p[0]);
 	if (total <= ARROWS_MAX_POINTS)
 		legend(r, 0, "SPS crossing", BLACK, MARK_STAR, DASH_SOLID);
 	legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
