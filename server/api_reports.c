@@ -104,6 +104,11 @@ static int parse_opts(struct req *rq, struct report_opts *o, struct kerr *err)
 			return kerr_field(err, 400, "scale", "scale must be a whole number from 1 to %d "
 					  "(device pixels per px of a PNG)", CHART_SCALE_MAX);
 		o->scale = (double)v;
+		/* the image in memory: width x height x scale^2 x 4 bytes, at most
+		 * what 4000 x 4000 at scale 1 takes (64 MB) */
+		if (o->width * o->height * o->scale * o->scale > (double)CHART_SIZE_MAX * CHART_SIZE_MAX)
+			return kerr_field(err, 413, "scale", "width x height x scale^2 must not exceed "
+					  "%d x %d device pixels", CHART_SIZE_MAX, CHART_SIZE_MAX);
 	}
 	if ((s = req_query(rq, "base"))) {
 		long long p = strtoll(s, &end, 10);

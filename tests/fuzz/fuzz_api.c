@@ -41,6 +41,7 @@ static const struct target targets[] = {
 	{api_report_routes, "GET", "/api/v1/reports/{}", "energy.svg"},
 	{api_report_routes, "GET", "/api/v1/reports/{}", "energy-shares.svg"},
 	{api_method_routes, "GET", "/api/v1/pvt/{}", "sys"},
+	{api_analysis_routes, "GET", "/api/v1/analysis/points", NULL},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

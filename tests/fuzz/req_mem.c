@@ -78,6 +78,7 @@ void mem_req_free(struct req *rq)
 		free(rq->vals[i]);
 	}
 	free(rq->rs.body);
+	free(rq->rs.frame);
 	free(rq);
 }
 
