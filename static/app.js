@@ -250,7 +250,8 @@ function liveChart(kind, query, caption, pointsOrPromise, opts = {}) {
     const mine = ++loading;
     const fmtName = opts.png ? 'png' : 'svg';
     status.textContent = 'drawing…';
-    const r = await fetch(src(fmtName, w, h));
+    let r;
+    try { r = await fetch(src(fmtName, w, h)); } catch (e) { r = { ok: false, statusText: e.message, json: () => null }; }
     if (mine !== loading) return;
     if (!r.ok) {
       let b = null;

@@ -69,7 +69,7 @@ static void test_svg_markers_where_the_frame_says(void **state)
 	struct chart_panel panel = {.title = "t", .x = {"x", true, 0.5, 200, NULL, 0},
 				    .y = {"y", true, 0.5, 200, NULL, 0}, .layers = layers,
 				    .nlayers = 2};
-	struct chart_spec spec = {"test", 400, 300, &panel, 1};
+	struct chart_spec spec = {.title = "test", .width = 400, .height = 300, .panels = &panel, .npanels = 1};
 	struct chart_frame fr;
 	struct kerr err;
 	char *svg, want[128], json[512];
