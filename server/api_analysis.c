@@ -317,7 +317,8 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
 			 series_json(&sd), "frequency_mhz", jnum(sd.frequency_mhz), "tolerance",
 			 opts.tol, "c2_rtol", opts.c2_rtol, "points",
-			 with_points ? points_json(obs, nobs, sd.runs) : NULL, "sps", out.sps, "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
+			 with_points ? points_json(obs, nobs, sd.runs) : NULL, "sps", out.sps,
+			 "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
 			 "steps", out.steps, "c1_c3_boundary", out.boundary,
 			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
 			 "other_frequencies", series_other_frequencies(&sd));

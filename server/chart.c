@@ -476,8 +476,6 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 	struct svg_marks *sm = cairo_surface_get_user_data(cairo_get_target(cr), &svg_marks_key);
 	cairo_surface_t *stamp;
 	int32_t tx, ty;
-	double k = 1;
-	bool raster;
 	size_t i;
 
 	if (sm) {	/* SVG: recorded here, written by svg_marks_splice */
@@ -499,33 +497,30 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 		cairo_fill(cr);
 		return;
 	}
+	stamp = marker_stamp(l->marker, r, l->color, l->alpha);
 	if (cairo_surface_get_type(cairo_get_target(cr)) == CAIRO_SURFACE_TYPE_IMAGE) {
-		/* PNG: a raster stamp; replaying a recording surface per point
-		 * costs 25 us, compositing 14 x 14 pixels far less */
-		cairo_surface_t *rec = marker_stamp(l->marker, r, l->color, l->alpha);
+		/* PNG: the stamp rasterised once at the image's device scale,
+		 * then composited by pixman (stamp_pixels) */
+		cairo_surface_t *img;
 		cairo_t *sc;
+		double k;
 
 		cairo_surface_get_device_scale(cairo_get_target(cr), &k, &k);
-		stamp = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(2 * e * k), (int)(2 * e * k));
-		cairo_surface_set_device_scale(stamp, k, k);
-		sc = cairo_create(stamp);
-		cairo_set_source_surface(sc, rec, 0, 0);
+		img = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, (int)(2 * e * k), (int)(2 * e * k));
+		cairo_surface_set_device_scale(img, k, k);
+		sc = cairo_create(img);
+		cairo_set_source_surface(sc, stamp, 0, 0);
 		cairo_paint(sc);
 		cairo_destroy(sc);
-		cairo_surface_destroy(rec);
-	} else {
-		stamp = marker_stamp(l->marker, r, l->color, l->alpha);
-	}
-	raster = cairo_surface_get_type(stamp) == CAIRO_SURFACE_TYPE_IMAGE;
-	if (raster) {
-		stamp_pixels(cr, stamp, l, sx, sy, e, k);
+		stamp_pixels(cr, img, l, sx, sy, e, k);
+		cairo_surface_destroy(img);
 		cairo_surface_destroy(stamp);
 		return;
 	}
 	for (i = 0; i < l->n; i++) {
 		if (!mark_at(sx, sy, l->x[i], l->y[i], e, &tx, &ty))
 			continue;
-		/* 0.1 px is below what a reader sees and keeps each <use> short */
+		/* PDF: the stamp is one form XObject, placed to 0.1 px */
 		cairo_set_source_surface(cr, stamp, tx / 10.0 - e, ty / 10.0 - e);
 		cairo_paint(cr);
 	}
@@ -580,9 +575,9 @@ static cairo_status_t sink_write(void *closure, const unsigned char *data, unsig
 /* The marker's path as SVG path data, from Cairo's own path of it. */
 static void mark_path_data(struct sink *s, enum chart_marker m, double r)
 {
-	cairo_surface_t *surf = cairo_recording_surface_create(CAIRO_CONTENT_ALPHA, NULL);
-	cairo_t *cr = cairo_create(surf);
+	cairo_surface_t *surf;
 	cairo_path_t *path;
+	cairo_t *cr;
 	char buf[128];
 	int i, k, n;
 
@@ -592,10 +587,10 @@ static void mark_path_data(struct sink *s, enum chart_marker m, double r)
 		n = snprintf(buf, sizeof(buf), "M%.3f 0A%.3f %.3f 0 1 0 %.3f 0A%.3f %.3f 0 1 0 %.3f 0Z",
 			     q, q, q, -q, q, q, q);
 		sink_put(s, buf, (size_t)n);
-		cairo_destroy(cr);
-		cairo_surface_destroy(surf);
 		return;
 	}
+	surf = cairo_recording_surface_create(CAIRO_CONTENT_ALPHA, NULL);
+	cr = cairo_create(surf);
 	marker_path(cr, m, r);
 	path = cairo_copy_path(cr);
 	for (i = 0; i < path->num_data; i += path->data[i].header.length) {
@@ -1132,7 +1127,6 @@ size_t chart_frames_json(const struct chart_spec *spec, const struct chart_frame
 }
 
 /* ---- output ------------------------------------------------------------------------ */
-
 
 int chart_render(const struct chart_spec *spec, enum chart_format format, char **out,
 		 size_t *len, struct chart_frame *frames, struct kerr *err)

@@ -273,6 +273,18 @@ static void apply_view(struct report *r, const struct report_opts *o)
 
 /* ---- tau-chi isoefficiency ------------------------------------------------------ */
 
+/* The efficiency of the base run o->base_p, o->base_n; NAN when it is not
+ * a measured point. */
+static double base_eps(const struct report_opts *o, const struct pooled *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nobs; i++)
+		if (p->obs[i].p == o->base_p && p->obs[i].n == o->base_n)
+			return p->obs[i].eps;
+	return NAN;
+}
+
 static void iso_lines(struct report *r, const struct report_opts *o, const struct pooled *p0)
 {
 	struct chart_layer *l;
@@ -292,21 +304,16 @@ static void iso_lines(struct report *r, const struct report_opts *o, const struc
 		l->dash = DASH_DASHED;
 		l->label = str(r, "ε=%.1f", k / 10.0);
 	}
-	if (o->has_base && p0) {
-		size_t i;
+	if (o->has_base && p0 && !isnan(base_eps(o, p0))) {
+		double e = base_eps(o, p0);
 
-		for (i = 0; i < p0->nobs; i++)
-			if (p0->obs[i].p == o->base_p && p0->obs[i].n == o->base_n) {
-				l = layer(r, 0, LAYER_RAY);
-				l->slope = 1 - p0->obs[i].eps;
-				l->color = chart_palette(1);
-				l->size = 1.6;
-				l->dash = DASH_DASHED;
-				l->label = str(r, "base (%lld, %g): ε=%.3f", (long long)o->base_p,
-					       o->base_n, p0->obs[i].eps);
-				legend(r, 0, "base isoefficiency line", chart_palette(1), MARK_COUNT,
-				       DASH_DASHED);
-			}
+		l = layer(r, 0, LAYER_RAY);
+		l->slope = 1 - e;
+		l->color = chart_palette(1);
+		l->size = 1.6;
+		l->dash = DASH_DASHED;
+		l->label = str(r, "base (%lld, %g): ε=%.3f", (long long)o->base_p, o->base_n, e);
+		legend(r, 0, "base isoefficiency line", chart_palette(1), MARK_COUNT, DASH_DASHED);
 	}
 }
 
@@ -337,12 +344,8 @@ static void band(struct report *r, double xlo, double xhi, double lo, double hi,
 static void base_regions(struct report *r, const struct report_opts *o, const struct pooled *p,
 			 double xlo, double xhi, double ylo)
 {
-	double e = NAN;
-	size_t i;
+	double e = base_eps(o, p);
 
-	for (i = 0; i < p->nobs; i++)
-		if (p->obs[i].p == o->base_p && p->obs[i].n == o->base_n)
-			e = p->obs[i].eps;
 	if (isnan(e))
 		return;
 	band(r, xlo, xhi, 0, 1 - e, ylo, chart_palette(0));
@@ -359,37 +362,40 @@ static void base_regions(struct report *r, const struct report_opts *o, const st
  * a greyscale print tells them apart. */
 static void base_verdicts(struct report *r, const struct report_opts *o, const struct pooled *p)
 {
-	struct chart_layer *ring = NULL, *cross = NULL, *l;
-	double e = NAN;
-	size_t i;
+	double e = base_eps(o, p), *x[2], *y[2];
+	static const enum chart_marker mark[2] = {MARK_RING, MARK_CROSS};
+	static const char *const what[2] = {"base's larger n in (I)", "base's larger n in (II)"};
+	size_t n[2] = {0, 0}, i, k;
 
-	for (i = 0; i < p->nobs; i++)
-		if (p->obs[i].p == o->base_p && p->obs[i].n == o->base_n)
-			e = p->obs[i].eps;
 	if (isnan(e))
 		return;
+	for (k = 0; k < 2; k++) {
+		x[k] = doubles(r, p->nobs);
+		y[k] = doubles(r, p->nobs);
+	}
 	for (i = 0; i < p->nobs; i++) {
 		const struct ka_obs *b = &p->obs[i];
 
 		if (b->p != o->base_p || !(b->n > o->base_n))
 			continue;
-		l = b->eps > e + o->iso.tol ? ring : cross;
-		if (!l) {
-			l = layer(r, 0, LAYER_MARKERS);
-			l->x = doubles(r, p->nobs);
-			l->y = doubles(r, p->nobs);
-			l->color = BLACK;
-			l->size = 3.5;
-			l->marker = b->eps > e + o->iso.tol ? MARK_RING : MARK_CROSS;
-			*(l->marker == MARK_RING ? &ring : &cross) = l;
-		}
-		((double *)l->x)[l->n] = b->tau;
-		((double *)l->y)[l->n++] = b->chi;
+		k = b->eps > e + o->iso.tol ? 0 : 1;	/* the region test of the analysis */
+		x[k][n[k]] = b->tau;
+		y[k][n[k]++] = b->chi;
 	}
-	if (ring)
-		legend(r, 0, "base's larger n in (I)", BLACK, MARK_RING, DASH_SOLID);
-	if (cross)
-		legend(r, 0, "base's larger n in (II)", BLACK, MARK_CROSS, DASH_SOLID);
+	for (k = 0; k < 2; k++) {
+		struct chart_layer *l;
+
+		if (!n[k])
+			continue;
+		l = layer(r, 0, LAYER_MARKERS);
+		l->x = x[k];
+		l->y = y[k];
+		l->n = n[k];
+		l->color = BLACK;
+		l->size = 3.5;
+		l->marker = mark[k];
+		legend(r, 0, what[k], BLACK, mark[k], DASH_SOLID);
+	}
 }
 
 /* A markers layer of the points at the gi-th distinct p and n = nv (all n
