@@ -14,12 +14,14 @@ LDFLAGS += $(SANFLAGS)
 endif
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis -Itests -Icollectors \
              $(shell pkg-config --cflags $(PKGS))
-LIBS    = $(shell pkg-config --libs $(PKGS)) -lpthread -lm
+LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 
 SERVER_SRC := server/kerr.c server/xalloc.c server/utf8.c server/run.c server/store.c server/token.c \
               server/writer.c server/checkpointer.c server/http.c server/resp.c server/pool.c server/api_runs.c \
               server/api_static.c server/api_analysis.c server/analysis_data.c \
-              server/chart.c server/report.c server/api_reports.c server/api_methods.c
+              server/chart.c server/report.c server/api_reports.c server/api_methods.c \
+              server/import.c server/import_xp.c server/import_extrap.c server/import_caliper.c \
+              server/api_import.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte

@@ -142,6 +142,30 @@ void req_query_each(const struct req *rq, const char *key,
 	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, each_value, &c);
 }
 
+struct all_ctx {
+	void (*each)(const char *key, const char *value, void *ctx);
+	void *ctx;
+};
+
+static enum MHD_Result all_values(void *cls, enum MHD_ValueKind kind, const char *key,
+				  const char *value)
+{
+	struct all_ctx *c = cls;
+
+	(void)kind;
+	if (key)
+		c->each(key, value ? value : "", c->ctx);
+	return MHD_YES;
+}
+
+void req_query_all(const struct req *rq, void (*each)(const char *key, const char *value, void *ctx),
+		   void *ctx)
+{
+	struct all_ctx c = {each, ctx};
+
+	MHD_get_connection_values(rq->conn, MHD_GET_ARGUMENT_KIND, all_values, &c);
+}
+
 const char *req_header(const struct req *rq, const char *name)
 {
 	return MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, name);
@@ -460,8 +484,9 @@ static bool early_answer(struct req *rq)
 			    "(create one with: karted token create NAME)");
 		return true;
 	}
-	if (rq->route->flags & ROUTE_BODY) {
-		if (body_kind(req_header(rq, MHD_HTTP_HEADER_CONTENT_TYPE), &rq->ndjson)) {
+	if (rq->route->flags & (ROUTE_BODY | ROUTE_FILE)) {
+		if ((rq->route->flags & ROUTE_BODY) &&
+		    body_kind(req_header(rq, MHD_HTTP_HEADER_CONTENT_TYPE), &rq->ndjson)) {
 			resp_errorf(rs, 415,
 				    "the body must be sent as Content-Type application/json or "
 				    "application/x-ndjson");
@@ -469,7 +494,8 @@ static bool early_answer(struct req *rq)
 		}
 		/* what-if bodies are parsed whole into a JSON tree (about 25 times
 		 * their size for an array of numbers): they get a smaller cap */
-		rq->limit = (rq->route->flags & ROUTE_WRITE) || h->cfg.max_analysis_body > h->cfg.max_body
+		rq->limit = (rq->route->flags & ROUTE_FILE) ? h->cfg.max_file_body :
+			    (rq->route->flags & ROUTE_WRITE) || h->cfg.max_analysis_body > h->cfg.max_body
 				    ? h->cfg.max_body : h->cfg.max_analysis_body;
 		cl = req_header(rq, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if (cl)
@@ -897,6 +923,8 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 		h->cfg.body_budget = HTTP_BODY_BUDGET;
 	if (!h->cfg.max_analysis_body)
 		h->cfg.max_analysis_body = HTTP_ANALYSIS_BODY;
+	if (!h->cfg.max_file_body)
+		h->cfg.max_file_body = HTTP_FILE_BODY;
 	if (!h->cfg.slow_queue)
 		h->cfg.slow_queue = HTTP_SLOW_QUEUE;
 	if (!h->cfg.slow_wait_s)

@@ -45,6 +45,7 @@ enum route_flags {
 	ROUTE_PREFIX = 1 << 2,	/* path is a prefix; the rest is the param */
 	ROUTE_SLOW = 1 << 3,	/* runs on a worker thread, so the loop keeps serving;
 				 * the handler must be thread-safe */
+	ROUTE_FILE = 1 << 4,	/* takes a file of any Content-Type, up to max_file_body */
 };
 
 #define HTTP_SPIN_US 200	/* how long the loop waits awake for due answers */
@@ -55,6 +56,7 @@ enum route_flags {
 #define HTTP_REQUEST_TIMEOUT_S 60	/* a whole request must arrive within this */
 #define HTTP_BODY_BUDGET (256u << 20)	/* request bodies held at once, all clients */
 #define HTTP_ANALYSIS_BODY (2u << 20)	/* body of a what-if analysis (no token needed) */
+#define HTTP_FILE_BODY (128u << 20)	/* a file to import */
 #define HTTP_SLOW_QUEUE 64		/* analyses waiting for a worker */
 #define HTTP_SLOW_WAIT_S 30		/* longest wait there before a 503 */
 
@@ -102,6 +104,7 @@ struct http_config {
 	unsigned request_timeout_s;
 	size_t body_budget;
 	size_t max_analysis_body;	/* bodies of routes without ROUTE_WRITE (<= max_body) */
+	size_t max_file_body;		/* bodies of ROUTE_FILE routes (imports) */
 	unsigned slow_queue;
 	unsigned slow_wait_s;
 	/* Host names served besides the listen address, localhost, 127.0.0.1
@@ -138,6 +141,9 @@ const char *req_query(const struct req *rq, const char *key);	/* first value or 
 /* Call each(value, ctx) for every value of a repeated query key. */
 void req_query_each(const struct req *rq, const char *key,
 		    void (*each)(const char *value, void *ctx), void *ctx);
+/* Call each(key, value, ctx) for every query parameter, in order. */
+void req_query_all(const struct req *rq, void (*each)(const char *key, const char *value, void *ctx),
+		   void *ctx);
 const char *req_header(const struct req *rq, const char *name);
 const char *req_body(const struct req *rq, size_t *len);
 bool req_is_ndjson(const struct req *rq);
@@ -159,6 +165,9 @@ void resp_json(struct resp *rs, int status, json_t *body);
 
 /* Fill rs with {"error", "field", "index"} from err (status err->code). */
 void resp_error(struct resp *rs, const struct kerr *err);
+
+/* resp_error with more members in the error object (extra is stolen; NULL for none). */
+void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra);
 
 /* Fill rs with a 400 {"error", "field", "index"} (index -1: none);
  * returns -1, so a handler can return it. */

@@ -55,6 +55,7 @@ void pool_close(struct pool *p);
 
 /* The API route tables (each ended by a NULL method), and all of them. */
 extern const struct route api_routes[];
+extern const struct route api_import_routes[];
 extern const struct route api_analysis_routes[];
 extern const struct route api_report_routes[];
 extern const struct route api_method_routes[];

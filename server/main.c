@@ -37,6 +37,7 @@ static const char usage[] =
 	"  --listen ADDR:PORT    address to serve on        KARTE_LISTEN  (127.0.0.1:8080)\n"
 	"                        port 0 picks a free port; [::1]:8080 for IPv6\n"
 	"  --max-body BYTES      largest request body       KARTE_MAX_BODY (8388608)\n"
+	"  --max-import-body BYTES  largest file to import  KARTE_MAX_IMPORT_BODY (134217728)\n"
 	"  --read-token          reads need a token too     KARTE_READ_TOKEN=1\n"
 	"  --sync MODE           normal: a stored run survives a crash of karted;\n"
 	"                        full: also a power loss (fsync per commit)\n"
@@ -79,6 +80,7 @@ struct opts {
 	unsigned max_client_conns;
 	unsigned request_timeout_s;
 	size_t body_memory;
+	size_t max_import;
 };
 
 static const char *env_or(const char *name, const char *fallback)
@@ -136,7 +138,8 @@ static const char *default_static_dir(void)
 }
 
 /* The numeric settings, each from its option or environment variable. */
-enum num_setting { N_MAX_BODY, N_CLIENT_CONNS, N_REQUEST_TIMEOUT, N_BODY_MEMORY, N_COUNT };
+enum num_setting { N_MAX_BODY, N_CLIENT_CONNS, N_REQUEST_TIMEOUT, N_BODY_MEMORY, N_MAX_IMPORT,
+		   N_COUNT };
 
 static const struct {
 	const char *env;
@@ -146,6 +149,7 @@ static const struct {
 	[N_CLIENT_CONNS] = {"KARTE_MAX_CLIENT_CONNECTIONS", 1000},
 	[N_REQUEST_TIMEOUT] = {"KARTE_REQUEST_TIMEOUT", 3600},
 	[N_BODY_MEMORY] = {"KARTE_MAX_BODY_MEMORY", 1ull << 40},
+	[N_MAX_IMPORT] = {"KARTE_MAX_IMPORT_BODY", 1ull << 32},
 };
 
 /* Set setting `which` from text (what: the option or variable, for the
@@ -165,6 +169,9 @@ static int set_num(struct opts *o, enum num_setting which, const char *what, con
 		break;
 	case N_REQUEST_TIMEOUT:
 		o->request_timeout_s = (unsigned)v;
+		break;
+	case N_MAX_IMPORT:
+		o->max_import = (size_t)v;
 		break;
 	default:
 		o->body_memory = (size_t)v;
@@ -203,6 +210,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"max-client-connections", required_argument, NULL, 'C'},
 		{"request-timeout", required_argument, NULL, 'T'},
 		{"max-body-memory", required_argument, NULL, 'M'},
+		{"max-import-body", required_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -271,6 +279,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'M':
 			if (set_num(o, N_BODY_MEMORY, "--max-body-memory", optarg))
+				return -1;
+			break;
+		case 'I':
+			if (set_num(o, N_MAX_IMPORT, "--max-import-body", optarg))
 				return -1;
 			break;
 		case 'h':
@@ -404,7 +416,8 @@ static void first_start_token(const char *db)
 	store_close(st);
 }
 
-const struct route *const karted_routes[] = {api_routes, api_analysis_routes, api_report_routes,
+const struct route *const karted_routes[] = {api_routes, api_import_routes, api_analysis_routes,
+					     api_report_routes,
 					      api_method_routes, NULL};
 
 /* The host part of ADDR:PORT as a browser would use it. */
@@ -473,6 +486,7 @@ static int cmd_serve(const struct opts *o)
 
 	cfg.listen = o->listen;
 	cfg.max_body = o->max_body;
+	cfg.max_file_body = o->max_import;
 	cfg.read_token = o->read_token;
 	cfg.routes = karted_routes;
 	cfg.serve_static = api_static;

@@ -66,7 +66,12 @@ void resp_json(struct resp *rs, int status, json_t *body)
 
 void resp_error(struct resp *rs, const struct kerr *err)
 {
-	json_t *o = json_object();
+	resp_error_with(rs, err, NULL);
+}
+
+void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra)
+{
+	json_t *o = extra ? extra : json_object();
 	char msg[sizeof(err->msg)], field[sizeof(err->field)];
 
 	/* messages quote input cut at a byte count: keep them valid UTF-8 */

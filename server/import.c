@@ -1,0 +1,970 @@
+/*
+ * import: the format guess, the mapping of an experiment model to runs,
+ * CSV, and the one entry point (see import.h). Runs are written as NDJSON
+ * and read back by run_parse_body, so an imported run passes every check a
+ * posted one does, with the same messages.
+ */
+#include "import.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <csv.h>
+#include <nettle/sha2.h>
+
+#include "import_xp.h"
+#include "utf8.h"
+#include "xalloc.h"
+
+#define TREE_BODY_MAX (32u << 20)	/* formats read whole into a JSON tree */
+#define CSV_COLS_MAX  256
+#define LIST_MAX      100		/* names listed in an error */
+
+static const char *const formats[] = {
+	"extrap-text", "extrap-jsonl", "extrap-json", "talpas", "caliper-json", "cali",
+	"geopm-report", "csv",
+};
+
+bool import_format_known(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(name, formats[i]))
+			return true;
+	return false;
+}
+
+static const char *format_static(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (!strcmp(name, formats[i]))
+			return formats[i];
+	return NULL;
+}
+
+void import_result_clear(struct import_result *res)
+{
+	run_batch_free(&res->batch);
+	json_decref(res->regions);
+	json_decref(res->warnings);
+	json_decref(res->available);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ---- a growing text buffer ---------------------------------------------- */
+
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void buf_need(struct buf *b, size_t more)
+{
+	if (b->len + more + 1 <= b->cap)
+		return;
+	b->cap = b->cap ? b->cap : 4096;
+	while (b->len + more + 1 > b->cap)
+		b->cap *= 2;
+	b->s = xrealloc(b->s, b->cap);
+}
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	buf_need(b, n);
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+static void buf_lit(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+static void buf_num(struct buf *b, double v)
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof(tmp), "%.17g", v);
+
+	buf_add(b, tmp, (size_t)n);
+}
+
+/* s[0, n) as a JSON string, quotes included. */
+static void buf_str(struct buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	buf_need(b, n + 2);
+	b->s[b->len++] = '"';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			char e[2] = {'\\', (char)c};
+
+			buf_add(b, e, 2);
+		} else if (c < 0x20) {
+			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+
+			buf_add(b, e, 6);
+		} else {
+			buf_add(b, (const char *)&c, 1);
+		}
+	}
+	buf_add(b, "\"", 1);
+}
+
+/* "name": */
+static void buf_key(struct buf *b, bool *first, const char *key)
+{
+	if (!*first)
+		buf_add(b, ",", 1);
+	*first = false;
+	buf_str(b, key, strlen(key));
+	buf_add(b, ":", 1);
+}
+
+/* ---- what was asked and what the file has --------------------------------- */
+
+/* names as "a, b, c" (at most LIST_MAX), into out. */
+static void list_names(char *const *names, size_t n, char *out, size_t size)
+{
+	size_t i, at = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < n && i < LIST_MAX && at + 1 < size; i++)
+		at += (size_t)snprintf(out + at, size - at, "%s'%s'", i ? ", " : "", names[i]);
+	if (n > LIST_MAX && at + 1 < size)
+		snprintf(out + at, size - at, " and %zu more", n - LIST_MAX);
+	if (!n)
+		snprintf(out, size, "none");
+}
+
+static json_t *json_names(char *const *names, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n && i < 1000; i++)
+		json_array_append_new(a, json_string(names[i]) ? json_string(names[i]) : json_string("?"));
+	return a;
+}
+
+/* The leaf name of a path: past its last "->". */
+static const char *leaf(const char *name)
+{
+	const char *s, *last = name;
+
+	for (s = name; (s = strstr(s, "->")) != NULL; s += 2)
+		last = s + 2;
+	while (*last == ' ')
+		last++;
+	return last;
+}
+
+static void available(const struct xp *x, struct import_result *res)
+{
+	char **roots = xcalloc(x->npaths + 1, sizeof(*roots)), **all = xcalloc(x->npaths + 1, sizeof(*all));
+	size_t i, nroots = 0;
+
+	for (i = 0; i < x->npaths; i++) {
+		all[i] = x->paths[i].name;
+		if (x->paths[i].parent == XP_NONE)
+			roots[nroots++] = x->paths[i].name;
+	}
+	json_decref(res->available);
+	res->available = json_pack("{s:o,s:o,s:o,s:o}", "parameters",
+				   json_names((char *const *)x->params, x->nparams), "metrics",
+				   json_names(x->metrics, x->nmetrics), "roots", json_names(roots, nroots),
+				   "regions", json_names(all, x->npaths));
+	free(roots);
+	free(all);
+}
+
+/* ---- the mapping ---------------------------------------------------------- */
+
+struct mapping {
+	size_t p, n;		/* parameter indices; n == SIZE_MAX: o->n_value */
+	uint32_t metric, energy, region;	/* energy: XP_NONE when the file has none */
+	uint32_t *children;
+	size_t nchildren;
+};
+
+static size_t param_index(const struct xp *x, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < x->nparams; i++)
+		if (!strcmp(x->params[i], name))
+			return i;
+	return SIZE_MAX;
+}
+
+static int pick_params(const struct xp *x, const struct import_opts *o, struct mapping *m,
+		       struct kerr *err)
+{
+	char list[2048];
+	size_t i;
+
+	list_names((char *const *)x->params, x->nparams, list, sizeof(list));
+	if (o->p) {
+		if ((m->p = param_index(x, o->p)) == SIZE_MAX)
+			return kerr_field(err, 400, "p", "p='%s' is not a parameter of the file; it has %s",
+					  o->p, list);
+	} else if ((m->p = param_index(x, "p")) == SIZE_MAX) {
+		if (x->nparams != 1)
+			return kerr_field(err, 400, "p", "say which parameter is p (p=NAME): the file "
+					  "has no parameter 'p', and it has %s", list);
+		m->p = 0;
+	}
+	if (o->n && o->has_n_value)
+		return kerr_field(err, 400, "n_value", "give n (a parameter) or n_value (a constant), "
+				  "not both");
+	if (o->n) {
+		if ((m->n = param_index(x, o->n)) == SIZE_MAX)
+			return kerr_field(err, 400, "n", "n='%s' is not a parameter of the file; it has %s",
+					  o->n, list);
+	} else if (o->has_n_value) {
+		m->n = SIZE_MAX;
+	} else if ((m->n = param_index(x, "n")) == SIZE_MAX) {
+		return kerr_field(err, 400, "n_value", "the file has no parameter 'n': name the "
+				  "parameter that is n (n=NAME) or give a constant n_value; "
+				  "its parameters: %s", list);
+	}
+	if (m->n == m->p)
+		return kerr_field(err, 400, "n", "'%s' cannot be both p and n", x->params[m->p]);
+	for (i = 0; i < x->nparams; i++)
+		if (i != m->p && i != m->n)
+			xp_warn((struct xp *)x, "the parameter '%s' is neither p nor n: left out "
+				"(its points still make runs)", x->params[i]);
+	return 0;
+}
+
+static int pick_metric(const struct xp *x, const struct import_opts *o, struct mapping *m,
+		       struct kerr *err)
+{
+	char list[2048];
+	size_t i;
+
+	list_names(x->metrics, x->nmetrics, list, sizeof(list));
+	m->metric = XP_NONE;
+	if (o->metric) {
+		for (i = 0; i < x->nmetrics; i++)
+			if (!strcmp(x->metrics[i], o->metric))
+				m->metric = (uint32_t)i;
+		if (m->metric == XP_NONE)
+			return kerr_field(err, 400, "metric", "metric='%s' is not in the file; it has %s",
+					  o->metric, list);
+	} else if (x->nmetrics == 1) {
+		m->metric = 0;
+	} else {
+		for (i = 0; i < x->nmetrics && m->metric == XP_NONE; i++)
+			if (!strcasecmp(x->metrics[i], "time") || !strcasecmp(x->metrics[i], "runtime"))
+				m->metric = (uint32_t)i;
+		if (m->metric == XP_NONE)
+			return kerr_field(err, 400, "metric", "say which metric is tau (metric=NAME): the "
+					  "file has %s, none called time or runtime", list);
+	}
+	m->energy = XP_NONE;
+	for (i = 0; i < x->nmetrics && m->energy == XP_NONE; i++)
+		if (i != m->metric && strcasestr(x->metrics[i], "energy"))
+			m->energy = (uint32_t)i;
+	return 0;
+}
+
+static int pick_region(const struct xp *x, const struct import_opts *o, struct mapping *m,
+		       struct kerr *err)
+{
+	char **names = xcalloc(x->npaths + 1, sizeof(*names)), list[2048];
+	size_t i, n = 0;
+	int rc = 0;
+
+	m->region = XP_NONE;
+	if (o->region) {
+		for (i = 0; i < x->npaths && m->region == XP_NONE; i++)
+			if (!strcmp(x->paths[i].name, o->region))
+				m->region = (uint32_t)i;
+		for (i = 0; i < x->npaths && m->region == XP_NONE; i++)
+			if (!strcmp(leaf(x->paths[i].name), o->region))
+				names[n++] = x->paths[i].name;
+		if (n == 1) {
+			for (i = 0; i < x->npaths; i++)
+				if (x->paths[i].name == names[0])
+					m->region = (uint32_t)i;
+		} else if (n > 1) {
+			list_names(names, n, list, sizeof(list));
+			rc = kerr_field(err, 400, "region", "region='%s' names several call paths: %s; "
+					"give the whole path", o->region, list);
+		}
+		if (m->region == XP_NONE && !rc) {
+			for (i = n = 0; i < x->npaths; i++)
+				names[n++] = x->paths[i].name;
+			list_names(names, n, list, sizeof(list));
+			rc = kerr_field(err, 400, "region", "region='%s' is not in the file; it has %s",
+					o->region, list);
+		}
+	} else {
+		for (i = 0; i < x->npaths; i++)
+			if (x->paths[i].parent == XP_NONE)
+				names[n++] = x->paths[i].name;
+		if (n == 1) {
+			for (i = 0; i < x->npaths; i++)
+				if (x->paths[i].parent == XP_NONE)
+					m->region = (uint32_t)i;
+		} else {
+			list_names(names, n, list, sizeof(list));
+			rc = kerr_field(err, 400, "region", "say which region is tau (region=NAME): the "
+					"file has %zu roots, %s", n, list);
+		}
+	}
+	free(names);
+	if (rc)
+		return rc;
+	m->children = xcalloc(x->npaths + 1, sizeof(*m->children));
+	for (i = 0; i < x->npaths; i++)
+		if (x->paths[i].parent == m->region)
+			m->children[m->nchildren++] = (uint32_t)i;
+	return 0;
+}
+
+/* Repetition r of a measurement, or their mean when it has fewer; NAN for none. */
+static double rep_value(const struct xp *x, const struct xp_meas *ms, uint32_t r)
+{
+	uint32_t i, v;
+	double sum = 0;
+
+	if (!ms || !ms->count)
+		return NAN;
+	if (r < ms->count) {
+		for (i = 0, v = ms->first; i < r; i++)
+			v = x->next[v];
+		return x->vals[v];
+	}
+	for (v = ms->first; v != XP_NONE; v = x->next[v])
+		sum += x->vals[v];
+	return sum / ms->count;
+}
+
+struct emit {
+	const struct import_opts *o;
+	const char *key;	/* the import's hash, hex */
+	struct buf nd;		/* the runs as NDJSON */
+	size_t runs, cells;
+	bool *child_used;
+};
+
+static void emit_head(struct emit *e, bool *first)
+{
+	buf_key(&e->nd, first, "system");
+	buf_str(&e->nd, e->o->system, strlen(e->o->system));
+	buf_key(&e->nd, first, "application");
+	buf_str(&e->nd, e->o->application, strlen(e->o->application));
+	if (e->o->variant) {
+		buf_key(&e->nd, first, "variant");
+		buf_str(&e->nd, e->o->variant, strlen(e->o->variant));
+	}
+}
+
+static void emit_key(struct emit *e, bool *first)
+{
+	char k[96];
+
+	snprintf(k, sizeof(k), "import:%s:%zu", e->key, e->runs);
+	buf_key(&e->nd, first, "idempotency_key");
+	buf_str(&e->nd, k, strlen(k));
+}
+
+/* The run of repetition r at point pt. */
+static void emit_run(struct emit *e, const struct xp *x, const struct mapping *m, uint32_t pt,
+		     uint32_t r, double p, double n, double tau)
+{
+	const struct xp_meas *root_e = m->energy == XP_NONE ? NULL : xp_find(x, m->region, m->energy, pt);
+	double energy = rep_value(x, root_e, r);
+	bool first = true, any = false;
+	size_t c;
+
+	buf_add(&e->nd, "{", 1);
+	emit_head(e, &first);
+	buf_key(&e->nd, &first, "p");
+	buf_num(&e->nd, p);
+	buf_key(&e->nd, &first, "n");
+	buf_num(&e->nd, n);
+	buf_key(&e->nd, &first, "tau");
+	buf_num(&e->nd, tau);
+	if (isfinite(energy) && energy >= 0) {
+		buf_key(&e->nd, &first, "energy_j");
+		buf_num(&e->nd, energy);
+	}
+	for (c = 0; c < m->nchildren; c++) {
+		uint32_t ch = m->children[c];
+		const char *name = leaf(x->paths[ch].name);
+		double t = rep_value(x, xp_find(x, ch, m->metric, pt), r);
+		double en = m->energy == XP_NONE ? NAN : rep_value(x, xp_find(x, ch, m->energy, pt), r);
+
+		if (!(isfinite(t) && t >= 0) || !*name)
+			continue;
+		buf_add(&e->nd, any ? "," : ",\"regions\":[", any ? 1 : 12);
+		any = true;
+		buf_add(&e->nd, "{\"name\":", 8);
+		buf_str(&e->nd, name, strlen(name));
+		buf_add(&e->nd, ",\"time_s\":", 10);
+		buf_num(&e->nd, t);
+		if (isfinite(en) && en >= 0) {
+			buf_add(&e->nd, ",\"energy_j\":", 12);
+			buf_num(&e->nd, en);
+		}
+		buf_add(&e->nd, "}", 1);
+		e->child_used[c] = true;
+		e->cells++;
+	}
+	if (any)
+		buf_add(&e->nd, "]", 1);
+	emit_key(e, &first);
+	buf_add(&e->nd, "}\n", 2);
+	e->runs++;
+}
+
+static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
+		   struct import_result *res, struct kerr *err)
+{
+	struct mapping m = {0};
+	size_t pt, skipped_points = 0, bad_tau = 0, c;
+	int rc = -1;
+
+	if (pick_params(x, o, &m, err) || pick_metric(x, o, &m, err) || pick_region(x, o, &m, err))
+		goto out;
+	e->child_used = xcalloc(m.nchildren + 1, sizeof(bool));
+	for (pt = 0; pt < x->npoints; pt++) {
+		const struct xp_meas *ms = xp_find(x, m.region, m.metric, (uint32_t)pt);
+		const double *coord = x->coords + pt * x->nparams;
+		double p = coord[m.p], n = m.n == SIZE_MAX ? o->n_value : coord[m.n];
+		uint32_t r, v;
+		bool made = false;
+
+		if (!ms) {
+			skipped_points++;
+			continue;
+		}
+		if (p != floor(p) || p < 1 || p > 1e9) {
+			rc = kerr_field(err, 400, "p", "the parameter '%s' is p, and a point has p = %g: p "
+					"must be a whole number of processors from 1 (say which "
+					"parameter is p with p=NAME)", x->params[m.p], p);
+			goto out;
+		}
+		if (!(n > 0)) {
+			rc = kerr_field(err, 400, m.n == SIZE_MAX ? "n_value" : "n", "the parameter '%s' "
+					"is n, and a point has n = %g: n must be greater than 0",
+					m.n == SIZE_MAX ? "n_value" : x->params[m.n], n);
+			goto out;
+		}
+		for (r = 0, v = ms->first; r < ms->count; r++, v = x->next[v]) {
+			double tau = x->vals[v];
+
+			if (!(isfinite(tau) && tau > 0)) {
+				bad_tau++;
+				continue;
+			}
+			if (e->runs == IMPORT_RUNS_MAX) {
+				rc = kerr_field(err, 413, "body", "the file makes more than %d runs; split it",
+						IMPORT_RUNS_MAX);
+				goto out;
+			}
+			emit_run(e, x, &m, (uint32_t)pt, r, p, n, tau);
+			made = true;
+			if (e->cells > IMPORT_CELLS_MAX) {
+				rc = kerr_field(err, 413, "region", "runs x regions exceeds %d; choose a "
+						"region with fewer children (region=NAME) or split the file",
+						IMPORT_CELLS_MAX);
+				goto out;
+			}
+		}
+		res->points += made;
+	}
+	if (skipped_points)
+		xp_warn(x, "%zu of %zu points have no value of '%s' for the region '%s': left out",
+			skipped_points, x->npoints, x->metrics[m.metric], x->paths[m.region].name);
+	if (bad_tau)
+		xp_warn(x, "%zu repetitions of '%s' are not a time greater than 0 (NaN, inf, 0 or "
+			"negative): left out", bad_tau, x->metrics[m.metric]);
+	if (!e->runs) {
+		rc = kerr_field(err, 400, "region", "no run: the region '%s' has no value of the metric "
+				"'%s' greater than 0 at any of the file's %zu points",
+				x->paths[m.region].name, x->metrics[m.metric], x->npoints);
+		goto out;
+	}
+	res->regions = json_array();
+	for (c = 0; c < m.nchildren; c++)
+		if (e->child_used[c])
+			json_array_append_new(res->regions, json_string(leaf(x->paths[m.children[c]].name)));
+	rc = 0;
+out:
+	if (rc)
+		available(x, res);
+	free(m.children);
+	free(e->child_used);
+	e->child_used = NULL;
+	return rc;
+}
+
+/* ---- CSV ----------------------------------------------------------------- */
+
+enum ctype { C_SKIP, C_STRING, C_NUMBER, C_JSON, C_LABEL };
+
+struct csv_col {
+	char *header;
+	const char *field;	/* run field, or the label's name */
+	enum ctype type;
+};
+
+struct csv_read {
+	const struct import_opts *o;
+	struct emit *e;
+	struct xp *warn;	/* for warnings only */
+	struct csv_col cols[CSV_COLS_MAX];
+	size_t ncols, col;
+	char *cells[CSV_COLS_MAX];
+	long row;		/* rows read, the header being 0 */
+	bool header_done, has_system, has_application, has_variant, has_key;
+	struct kerr *err;
+	bool failed;
+};
+
+static const struct {
+	const char *name;
+	enum ctype type;
+} run_fields[] = {
+	{"system", C_STRING}, {"application", C_STRING}, {"variant", C_STRING},
+	{"p", C_NUMBER}, {"n", C_NUMBER}, {"tau", C_NUMBER}, {"chi", C_NUMBER},
+	{"gamma", C_NUMBER}, {"frequency_mhz", C_NUMBER}, {"power_cap_w", C_NUMBER},
+	{"energy_j", C_NUMBER}, {"measured_at", C_STRING}, {"idempotency_key", C_STRING},
+	{"labels", C_JSON}, {"regions", C_JSON}, {"id", C_SKIP}, {"created_at", C_SKIP},
+};
+
+static int csv_fail(struct csv_read *c, const char *field, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int csv_fail(struct csv_read *c, const char *field, const char *fmt, ...)
+{
+	char what[220];
+	va_list ap;
+
+	if (c->failed)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	c->failed = true;
+	kerr_field(c->err, 400, field, "row %ld: %s", c->row, what);
+	c->err->index = c->row;
+	return -1;
+}
+
+static void csv_header(struct csv_read *c)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < c->ncols; i++) {
+		struct csv_col *col = &c->cols[i];
+		const char *h = col->header, *name = h;
+
+		col->type = C_SKIP;
+		/* col.FIELD=HEADER: this column is FIELD */
+		for (k = 0; k < c->o->ncols; k++)
+			if (!strcmp(c->o->cols[k].header, h))
+				name = c->o->cols[k].field;
+		if (!strncmp(name, "label.", 6) && name[6]) {
+			col->field = name + 6;
+			col->type = C_LABEL;
+			continue;
+		}
+		for (j = 0; j < sizeof(run_fields) / sizeof(run_fields[0]); j++)
+			if (!strcmp(run_fields[j].name, name)) {
+				col->field = run_fields[j].name;
+				col->type = run_fields[j].type;
+			}
+		if (col->type == C_SKIP && strcmp(name, "id") && strcmp(name, "created_at"))
+			xp_warn(c->warn, "the column '%s' is not a run field: left out (map it with "
+				"col.FIELD=%s, or col.label.NAME=%s for a label)", h, h, h);
+		c->has_system |= col->field && !strcmp(col->field, "system");
+		c->has_application |= col->field && !strcmp(col->field, "application");
+		c->has_variant |= col->field && !strcmp(col->field, "variant");
+		c->has_key |= col->field && !strcmp(col->field, "idempotency_key");
+	}
+	for (k = 0; k < c->o->ncols; k++) {
+		for (i = 0; i < c->ncols && strcmp(c->cols[i].header, c->o->cols[k].header); i++)
+			;
+		if (i == c->ncols) {
+			char f[80];
+
+			snprintf(f, sizeof(f), "col.%s", c->o->cols[k].field);
+			csv_fail(c, f, "the file has no column '%s'", c->o->cols[k].header);
+			return;
+		}
+	}
+	if (!c->has_system && !c->o->system)
+		csv_fail(c, "system", "the file has no column 'system': give system= (or col.system=HEADER)");
+	else if (!c->has_application && !c->o->application)
+		csv_fail(c, "application", "the file has no column 'application': give application= "
+			 "(or col.application=HEADER)");
+}
+
+static void csv_row(struct csv_read *c)
+{
+	struct buf *b = &c->e->nd;
+	bool first = true, labels = false, sys = false, app = false, var = false, key = false;
+	size_t i;
+
+	buf_add(b, "{", 1);
+	for (i = 0; i < c->ncols && !c->failed; i++) {
+		const struct csv_col *col = &c->cols[i];
+		const char *v = c->cells[i] ? c->cells[i] : "";
+		double d;
+
+		if (col->type == C_SKIP || col->type == C_LABEL || !*v)
+			continue;
+		sys |= !strcmp(col->field, "system");
+		app |= !strcmp(col->field, "application");
+		var |= !strcmp(col->field, "variant");
+		key |= !strcmp(col->field, "idempotency_key");
+		buf_key(b, &first, col->field);
+		if (col->type == C_STRING) {
+			buf_str(b, v, strlen(v));
+		} else if (col->type == C_NUMBER) {
+			if (!xp_number(v, strlen(v), &d) || !isfinite(d)) {
+				csv_fail(c, col->field, "%s is '%.40s', not a number", col->field, v);
+				break;
+			}
+			buf_num(b, d);
+		} else {
+			json_error_t je;
+			json_t *j = json_loads(v, 0, &je);
+			char *t = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+
+			if (!t)
+				csv_fail(c, col->field, "%s is not JSON: %s", col->field, je.text);
+			else
+				buf_lit(b, t);
+			free(t);
+			json_decref(j);
+		}
+	}
+	for (i = 0; i < c->ncols && !c->failed; i++) {
+		const char *v = c->cells[i] ? c->cells[i] : "";
+
+		if (c->cols[i].type != C_LABEL || !*v)
+			continue;
+		if (!labels)
+			buf_key(b, &first, "labels");
+		buf_add(b, labels ? "," : "{", 1);
+		labels = true;
+		buf_str(b, c->cols[i].field, strlen(c->cols[i].field));
+		buf_add(b, ":", 1);
+		buf_str(b, v, strlen(v));
+	}
+	if (labels)
+		buf_add(b, "}", 1);
+	if (!sys && c->o->system) {
+		buf_key(b, &first, "system");
+		buf_str(b, c->o->system, strlen(c->o->system));
+	}
+	if (!app && c->o->application) {
+		buf_key(b, &first, "application");
+		buf_str(b, c->o->application, strlen(c->o->application));
+	}
+	if (!var && c->o->variant) {
+		buf_key(b, &first, "variant");
+		buf_str(b, c->o->variant, strlen(c->o->variant));
+	}
+	if (!key)
+		emit_key(c->e, &first);
+	buf_add(b, "}\n", 2);
+	c->e->runs++;
+}
+
+static void csv_cell(void *s, size_t len, void *ctx)
+{
+	struct csv_read *c = ctx;
+
+	if (c->failed)
+		return;
+	if (c->col == CSV_COLS_MAX) {
+		kerr_field(c->err, 413, "body", "row %ld has more than %d columns", c->row, CSV_COLS_MAX);
+		c->failed = true;
+		return;
+	}
+	if (!c->header_done) {
+		if (!len) {
+			csv_fail(c, "body", "column %zu of the header has no name", c->col + 1);
+			return;
+		}
+		c->cols[c->col].header = xstrndup(s, len);
+	} else {
+		free(c->cells[c->col]);
+		c->cells[c->col] = xstrndup(s ? s : "", s ? len : 0);
+	}
+	c->col++;
+}
+
+static void csv_end(int term, void *ctx)
+{
+	struct csv_read *c = ctx;
+	size_t i;
+
+	(void)term;
+	if (c->failed)
+		return;
+	if (!c->header_done) {
+		c->ncols = c->col;
+		c->header_done = true;
+		csv_header(c);
+	} else if (c->col == 1 && (!c->cells[0] || !*c->cells[0]) && c->ncols > 1) {
+		/* a blank line */
+	} else if (c->col != c->ncols) {
+		csv_fail(c, "body", "the row has %zu cells where the header has %zu", c->col, c->ncols);
+	} else if (c->e->runs == IMPORT_RUNS_MAX) {
+		kerr_field(c->err, 413, "body", "the file makes more than %d runs; split it",
+			   IMPORT_RUNS_MAX);
+		c->failed = true;
+	} else {
+		csv_row(c);
+	}
+	for (i = 0; i < c->col; i++) {
+		free(c->cells[i]);
+		c->cells[i] = NULL;
+	}
+	c->col = 0;
+	c->row++;
+}
+
+static int read_csv(const char *body, size_t len, const struct import_opts *o, struct emit *e,
+		    struct xp *warn, struct import_result *res, struct kerr *err)
+{
+	struct csv_read c = {0};
+	struct csv_parser p;
+	size_t i;
+	int rc = -1;
+
+	c.o = o;
+	c.e = e;
+	c.warn = warn;
+	c.err = err;
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL))
+		return kerr_set(err, 500, "cannot start the CSV reader");
+	if (csv_parse(&p, body, len, csv_cell, csv_end, &c) != len && !c.failed)
+		kerr_field(err, 400, "body", "row %ld: not CSV: %s", c.row, csv_strerror(csv_error(&p)));
+	else if (!c.failed && csv_fini(&p, csv_cell, csv_end, &c) && !c.failed)
+		kerr_field(err, 400, "body", "row %ld: not CSV: %s", c.row, csv_strerror(csv_error(&p)));
+	else if (!c.failed && !c.header_done)
+		kerr_field(err, 400, "body", "the file is empty: a CSV needs a header row");
+	else if (!c.failed && !e->runs)
+		kerr_field(err, 400, "body", "the file has a header and no rows: no run");
+	else
+		rc = c.failed ? -1 : 0;
+	csv_free(&p);
+	for (i = 0; i < CSV_COLS_MAX; i++) {
+		free(c.cols[i].header);
+		free(c.cells[i]);
+	}
+	res->points = e->runs;
+	res->regions = json_array();
+	return rc;
+}
+
+/* ---- guess ------------------------------------------------------------------ */
+
+/* Whether the text up to the first newline holds s. */
+static bool first_line_has(const char *body, size_t len, const char *s)
+{
+	const char *nl = memchr(body, '\n', len);
+	size_t n = nl ? (size_t)(nl - body) : len, k = strlen(s), i;
+
+	for (i = 0; i + k <= n; i++)
+		if (!memcmp(body + i, s, k))
+			return true;
+	return false;
+}
+
+static bool has(const char *body, size_t len, const char *s)
+{
+	return memmem(body, len, s, strlen(s)) != NULL;
+}
+
+const char *import_guess(const char *body, size_t len)
+{
+	size_t pos = 0, n, k;
+	const char *line;
+
+	if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {
+		body += 3;
+		len -= 3;
+	}
+	while (len && isspace((unsigned char)*body)) {
+		body++;
+		len--;
+	}
+	if (!len)
+		return NULL;
+	if (len > 6 && !memcmp(body, "__rec=", 6))
+		return "cali";
+	if (*body == '{') {
+		if (first_line_has(body, len, "\"params\""))
+			return "extrap-jsonl";
+		if (first_line_has(body, len, "\"parameters\"") && first_line_has(body, len, "\"callpath\""))
+			return "talpas";
+		if (has(body, len < 65536 ? len : 65536, "\"nodes\"") ||
+		    has(body, len < 65536 ? len : 65536, "\"columns\""))
+			return "caliper-json";
+		if (has(body, len < 65536 ? len : 65536, "\"measurements\""))
+			return "extrap-json";
+		return NULL;
+	}
+	if (*body == '[')
+		return "caliper-json";
+	if (has(body, len < 65536 ? len : 65536, "Application Totals:") ||
+	    !strncmp(body, "##### geopm", 11) || !strncmp(body, "GEOPM Version", 13))
+		return "geopm-report";
+	/* the first line that is not a comment */
+	while (xp_next_line(body, len, &pos, &line, &n)) {
+		for (k = 0; k < n && isspace((unsigned char)line[k]); k++)
+			;
+		if (k == n || line[k] == '#')
+			continue;
+		if (!strncmp(line + k, "PARAMETER", 9) || !strncmp(line + k, "POINTS", 6) ||
+		    !strncmp(line + k, "REGION", 6) || !strncmp(line + k, "METRIC", 6))
+			return "extrap-text";
+		return memchr(line, ',', n) ? "csv" : NULL;
+	}
+	return NULL;
+}
+
+/* ---- the entry point -------------------------------------------------------- */
+
+static void part(struct sha256_ctx *h, const char *s)
+{
+	if (!s)
+		s = "";
+	sha256_update(h, strlen(s) + 1, (const uint8_t *)s);
+}
+
+/* The import's identity: the file and everything that maps it, hashed. */
+static void import_hash(const char *body, size_t len, const char *format,
+			const struct import_opts *o, char hex[33])
+{
+	struct sha256_ctx h;
+	uint8_t d[SHA256_DIGEST_SIZE];
+	char num[96];
+	size_t i;
+
+#define PART(s) part(&h, s)
+	sha256_init(&h);
+	PART(format);
+	PART(o->system);
+	PART(o->application);
+	PART(o->variant);
+	PART(o->p);
+	PART(o->n);
+	snprintf(num, sizeof(num), "%d:%.17g:%.17g", o->has_n_value, o->n_value, o->time_scale);
+	PART(num);
+	PART(o->metric);
+	PART(o->region);
+	for (i = 0; i < o->ncols; i++) {
+		PART(o->cols[i].field);
+		PART(o->cols[i].header);
+	}
+#undef PART
+	sha256_update(&h, len, (const uint8_t *)body);
+	sha256_digest(&h, sizeof(d), d);
+	for (i = 0; i < 16; i++)
+		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+}
+
+int import_read(const char *body, size_t len, const struct import_opts *o,
+		struct import_result *res, struct kerr *err)
+{
+	struct emit e = {0};
+	struct xp x;
+	char key[33];
+	const char *fmt;
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	kerr_clear(err);
+	if (o->format && !import_format_known(o->format))
+		return kerr_field(err, 400, "format", "format='%.40s' is not one karte reads; it reads "
+				  IMPORT_FORMATS, o->format);
+	if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {	/* a byte-order mark */
+		body += 3;
+		len -= 3;
+	}
+	fmt = o->format ? format_static(o->format) : import_guess(body, len);
+	if (!fmt)
+		return kerr_field(err, 400, "format", "%s; say which it is with format= (one of "
+				  IMPORT_FORMATS ")", len ? "the file's format is not one karte "
+				  "recognises" : "the file is empty");
+	res->format = fmt;
+	if (strcmp(fmt, "csv") && (!o->system || !o->application))
+		return kerr_field(err, 400, o->system ? "application" : "system", "give the runs a "
+				  "system= and an application=");
+	if (!utf8_valid((const unsigned char *)body, len)) {
+		size_t i = 0, line = 1;
+
+		/* which line: the first that is not valid on its own */
+		while (i < len) {
+			const char *nl = memchr(body + i, '\n', len - i);
+			size_t end = nl ? (size_t)(nl - body) : len;
+
+			if (!utf8_valid((const unsigned char *)body + i, end - i))
+				break;
+			i = end + 1;
+			line++;
+		}
+		return kerr_field(err, 400, "body", "line %zu: the file is not valid UTF-8 (save it as "
+				  "UTF-8)", line);
+	}
+	if ((!strcmp(fmt, "extrap-json") || !strcmp(fmt, "caliper-json")) && len > TREE_BODY_MAX)
+		return kerr_field(err, 413, "body", "a %s file may be at most %u bytes (it is read "
+				  "whole)", fmt, TREE_BODY_MAX);
+	import_hash(body, len, fmt, o, key);
+	e.o = o;
+	e.key = key;
+	xp_init(&x);
+	x.time_scale = o->time_scale;
+	if (!strcmp(fmt, "csv"))
+		rc = read_csv(body, len, o, &e, &x, res, err);
+	else if (!strcmp(fmt, "extrap-text"))
+		rc = xp_read_extrap_text(&x, body, len, err);
+	else if (!strcmp(fmt, "extrap-jsonl") || !strcmp(fmt, "talpas"))
+		rc = xp_read_extrap_jsonl(&x, body, len, !strcmp(fmt, "talpas"), err);
+	else if (!strcmp(fmt, "extrap-json"))
+		rc = xp_read_extrap_json(&x, body, len, err);
+	else if (!strcmp(fmt, "cali"))
+		rc = xp_read_cali(&x, body, len, o, err);
+	else if (!strcmp(fmt, "caliper-json"))
+		rc = xp_read_caliper_json(&x, body, len, o, err);
+	else
+		rc = xp_read_geopm(&x, body, len, o, err);
+	if (!rc && strcmp(fmt, "csv"))
+		rc = xp_runs(&x, o, &e, res, err);
+	if (!rc && run_parse_body(e.nd.s, e.nd.len, BODY_NDJSON, &res->batch, err))
+		rc = -1;
+	if (x.nwarnings > IMPORT_WARNINGS_MAX) {
+		char more[64];
+
+		snprintf(more, sizeof(more), "and %zu more warnings", x.nwarnings - IMPORT_WARNINGS_MAX);
+		json_array_append_new(x.warnings, json_string(more));
+	}
+	res->warnings = json_incref(x.warnings);
+	xp_free(&x);
+	free(e.nd.s);
+	return rc;
+}

@@ -1,0 +1,999 @@
+/*
+ * Caliper's files (.cali records, cali-query/Thicket JSON) and GEOPM
+ * reports: one run each. Per process (mpi.rank) each region's inclusive
+ * time is found (exclusive times summed over the subtree), then the
+ * largest over the processes is the region's time: the parallel time is
+ * the slowest process's.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "import_xp.h"
+#include "xalloc.h"
+
+#define CALI_NODES_MAX 10000000	/* node ids of a .cali file */
+#define CALI_FIELDS_MAX 4096	/* values of one record */
+#define NAME_MAX_LEN 4096
+
+/* ---- per process, per region: the times before the largest is taken ------- */
+
+struct acc {
+	struct xp per;		/* its points are ranks, its paths x's; metric 0 */
+	bool inclusive;		/* the values are inclusive times already */
+	bool ranks;		/* an mpi.rank was seen */
+	double scale;		/* seconds per unit */
+};
+
+static void acc_init(struct acc *a)
+{
+	xp_init(&a->per);
+	a->per.nparams = 1;
+	a->per.params[0] = xstrdup("rank");
+	a->scale = 1;
+}
+
+static int acc_add(struct acc *a, uint32_t path, double rank, bool has_rank, double v,
+		   struct kerr *err)
+{
+	uint32_t pt = xp_point(&a->per, &rank, err);
+
+	a->ranks |= has_rank;
+	if (pt == XP_NONE)
+		return -1;
+	return xp_value(&a->per, path, 0, pt, v, err);
+}
+
+/* Global value by name (for p and n), or NULL. */
+struct globals {
+	char **names, **values;
+	size_t n, cap;
+};
+
+static void globals_add(struct globals *g, const char *name, const char *value)
+{
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 32;
+		g->names = xrealloc(g->names, g->cap * sizeof(char *));
+		g->values = xrealloc(g->values, g->cap * sizeof(char *));
+	}
+	g->names[g->n] = xstrdup(name);
+	g->values[g->n++] = xstrdup(value);
+}
+
+static void globals_free(struct globals *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		free(g->names[i]);
+		free(g->values[i]);
+	}
+	free(g->names);
+	free(g->values);
+}
+
+static const char *global(const struct globals *g, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		if (!strcasecmp(g->names[i], name))
+			return g->values[i];
+	return NULL;
+}
+
+/* The parameters of the one point: p from o->p's global, mpi.world.size
+ * or jobsize, else the processes seen; n from o->n's global, n_value or a
+ * problem size global. */
+static int one_point(struct xp *x, const struct globals *g, size_t ranks,
+		     const struct import_opts *o, double *pn, bool *has_n, struct kerr *err)
+{
+	const char *s = NULL, *which = NULL;
+	size_t i;
+
+	if (o->p && !(s = global(g, o->p)))
+		return kerr_field(err, 400, "p", "p='%s' is not a global of the file", o->p);
+	if (!s && (s = global(g, "mpi.world.size")) == NULL)
+		s = global(g, "jobsize");
+	if (s) {
+		if (!xp_number(s, strlen(s), &pn[0]))
+			return kerr_field(err, 400, "p", "the number of processes '%.40s' is not a number", s);
+	} else {
+		pn[0] = ranks ? (double)ranks : 1;
+		if (!ranks)
+			xp_warn(x, "the file has no mpi.world.size or jobsize global and no mpi.rank: "
+				"p = 1 (name a global with p=NAME)");
+	}
+	*has_n = false;
+	if (o->n) {
+		if (!(s = global(g, o->n)))
+			return kerr_field(err, 400, "n", "n='%s' is not a global of the file", o->n);
+		which = o->n;
+	} else if (!o->has_n_value) {
+		for (i = 0; i < g->n && !which; i++) {
+			char norm[64];
+			size_t k, j = 0;
+
+			for (k = 0; g->names[i][k] && j + 1 < sizeof(norm); k++)
+				if (isalnum((unsigned char)g->names[i][k]))
+					norm[j++] = (char)tolower((unsigned char)g->names[i][k]);
+			norm[j] = '\0';
+			if (!strncmp(norm, "problemsize", 11)) {
+				which = g->names[i];
+				s = g->values[i];
+			}
+		}
+	}
+	if (which) {
+		if (!xp_number(s, strlen(s), &pn[1]))
+			return kerr_field(err, 400, "n", "the problem size '%s' = '%.40s' is not a number",
+					  which, s);
+		*has_n = true;
+	}
+	if (xp_param(x, "p", 1, err) || (*has_n && xp_param(x, "n", 1, err)))
+		return -1;
+	return 0;
+}
+
+/* Fold per-process values into x at the one point: inclusive sums over the
+ * subtree when the values are exclusive, then the largest over processes. */
+static int acc_finish(struct acc *a, struct xp *x, const struct globals *g,
+		      const struct import_opts *o, const char *metric, struct kerr *err)
+{
+	double pn[2], *incl = NULL, *best = NULL;
+	size_t r, i, np = x->npaths;
+	uint32_t pt, m;
+	bool has_n;
+	int rc = -1;
+
+	if (one_point(x, g, a->ranks ? a->per.npoints : 0, o, pn, &has_n, err))
+		return -1;
+	if ((pt = xp_point(x, pn, err)) == XP_NONE || (m = xp_metric(x, metric, strlen(metric), err)) == XP_NONE)
+		return -1;
+	incl = xcalloc(np + 1, sizeof(double));
+	best = xcalloc(np + 1, sizeof(double));
+	for (i = 0; i < np; i++)
+		best[i] = NAN;
+	for (r = 0; r < a->per.npoints; r++) {
+		for (i = 0; i < np; i++) {
+			const struct xp_meas *ms = xp_find(&a->per, (uint32_t)i, 0, (uint32_t)r);
+			uint32_t v;
+
+			incl[i] = 0;
+			if (ms)
+				for (v = ms->first; v != XP_NONE; v = a->per.next[v])
+					incl[i] += a->per.vals[v];
+		}
+		/* parents come before their children: add each child to its parent, last first */
+		if (!a->inclusive)
+			for (i = np; i-- > 0;)
+				if (x->paths[i].parent != XP_NONE)
+					incl[x->paths[i].parent] += incl[i];
+		for (i = 0; i < np; i++)
+			if (isnan(best[i]) || incl[i] > best[i])
+				best[i] = incl[i];
+	}
+	for (i = 0; i < np; i++)
+		if (!isnan(best[i]) && xp_value(x, (uint32_t)i, m, pt, best[i] * a->scale, err))
+			goto out;
+	rc = 0;
+out:
+	free(incl);
+	free(best);
+	return rc;
+}
+
+/* The time metric among names: o->metric, else the first of these. */
+static int pick_time(const char *const *names, size_t n, const struct import_opts *o,
+		     bool *inclusive, double *scale, struct kerr *err)
+{
+	static const char *const prefer[] = {
+		"max#inclusive#sum#time.duration", "inclusive#sum#time.duration",
+		"sum#inclusive#sum#time.duration", "avg#inclusive#sum#time.duration",
+		"inclusive#time.duration", "time.inclusive.duration", "sum#time.duration",
+		"sum#sum#time.duration", "time.duration", "max#sum#time.duration",
+		"inclusive#sum#time.duration.ns", "sum#time.duration.ns", "time.duration.ns",
+	};
+	size_t i, j;
+	int at = -1;
+
+	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]) && at < 0 && !o->metric; i++)
+		for (j = 0; j < n && at < 0; j++)
+			if (!strcmp(names[j], prefer[i]))
+				at = (int)j;
+	for (j = 0; j < n && at < 0 && o->metric; j++)
+		if (!strcmp(names[j], o->metric))
+			at = (int)j;
+	if (at < 0) {
+		char list[1500];
+		size_t k = 0;
+
+		list[0] = '\0';
+		for (j = 0; j < n && k + 80 < sizeof(list); j++)
+			k += (size_t)snprintf(list + k, sizeof(list) - k, "%s'%s'", j ? ", " : "", names[j]);
+		if (o->metric)
+			return kerr_field(err, 400, "metric", "metric='%s' is not a value of the file; it "
+					  "has %s", o->metric, list);
+		return kerr_field(err, 400, "metric", "the file has no time.duration value (give "
+				  "metric=NAME); its values: %s", list);
+	}
+	*inclusive = strstr(names[at], "inclusive") != NULL;
+	if (strstr(names[at], ".ns"))
+		*scale = 1e-9;
+	return at;
+}
+
+/* ---- .cali ------------------------------------------------------------------ */
+
+struct cnode {
+	int64_t attr;		/* -1: no such node */
+	int64_t parent;		/* -1: none */
+	char *data;
+	uint32_t path;		/* x's path of a region node, XP_NONE until known */
+};
+
+struct cali {
+	struct xp *x;
+	const struct import_opts *o;
+	struct cnode *nodes;
+	size_t nnodes;
+	struct acc acc;
+	struct globals g;
+	int64_t rank_attr, time_attr;
+	char **attr_names;	/* time candidates seen in ctx records */
+	size_t nattr;
+	long line;
+};
+
+/* A record's fields: key and its '='-separated values, '\' escaping. */
+struct field {
+	char *key;
+	char *val[CALI_FIELDS_MAX];
+	size_t nval;
+};
+
+#define REC_FIELDS 8
+
+/* Split line into at most REC_FIELDS fields; the text is copied into buf
+ * (unescaped). -1 when a record holds too much. */
+static int split(const char *line, size_t n, char *buf, struct field *f, size_t *nf)
+{
+	size_t i, o = 0;
+	struct field *cur;
+
+	*nf = 0;
+	cur = &f[0];
+	cur->key = buf;
+	cur->nval = 0;
+	for (i = 0; i < n; i++) {
+		char c = line[i];
+
+		if (c == '\\' && i + 1 < n) {
+			buf[o++] = line[++i];
+		} else if (c == '=') {
+			buf[o++] = '\0';
+			if (cur->nval == CALI_FIELDS_MAX)
+				return -1;
+			cur->val[cur->nval++] = buf + o;
+		} else if (c == ',') {
+			buf[o++] = '\0';
+			if (++*nf == REC_FIELDS)
+				return -1;
+			cur = &f[*nf];
+			cur->key = buf + o;
+			cur->nval = 0;
+		} else {
+			buf[o++] = c;
+		}
+	}
+	buf[o] = '\0';
+	(*nf)++;
+	return 0;
+}
+
+static struct field *field_of(struct field *f, size_t nf, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < nf; i++)
+		if (!strcmp(f[i].key, key))
+			return &f[i];
+	return NULL;
+}
+
+static int64_t to_id(const char *s)
+{
+	char *end;
+	long long v = strtoll(s, &end, 10);
+
+	return *s && !*end && v >= 0 && v < CALI_NODES_MAX ? v : -2;
+}
+
+static struct cnode *cnode(struct cali *c, int64_t id)
+{
+	return id >= 0 && (size_t)id < c->nnodes && c->nodes[id].attr >= 0 ? &c->nodes[id] : NULL;
+}
+
+/* Caliper's built-in attributes */
+enum { CALI_NAME = 8, CALI_TYPE = 9, CALI_PROP = 10, CALI_NESTED = 256 };
+
+/* The name of attribute id (a node whose attr is cali.attribute.name), or NULL. */
+static const char *attr_name(struct cali *c, int64_t id)
+{
+	struct cnode *nd = cnode(c, id);
+
+	return nd && nd->attr == CALI_NAME ? nd->data : NULL;
+}
+
+static long attr_props(struct cali *c, int64_t id)
+{
+	struct cnode *nd = cnode(c, id);
+	int guard = 0;
+
+	while (nd && guard++ < 64) {
+		if (nd->attr == CALI_PROP)
+			return strtol(nd->data, NULL, 10);
+		nd = cnode(c, nd->parent);
+	}
+	return 0;
+}
+
+/* The region path of node id (nested attributes only), XP_NONE for none. */
+static uint32_t node_path(struct cali *c, int64_t id, struct kerr *err)
+{
+	struct cnode *nd = cnode(c, id);
+	uint32_t up;
+	char *name;
+	size_t len;
+
+	if (!nd || nd->attr < 0)
+		return XP_NONE;
+	if (nd->path != XP_NONE)
+		return nd->path;
+	if (nd->parent == id)
+		return XP_NONE;
+	up = node_path(c, nd->parent, err);
+	if (err->code)
+		return XP_NONE;
+	if (!(attr_props(c, nd->attr) & CALI_NESTED))
+		return up;
+	len = (up == XP_NONE ? 0 : strlen(c->x->paths[up].name) + 2) + strlen(nd->data);
+	name = xmalloc(len + 1);
+	snprintf(name, len + 1, "%s%s%s", up == XP_NONE ? "" : c->x->paths[up].name,
+		 up == XP_NONE ? "" : "->", nd->data);
+	nd->path = xp_path(c->x, name, len, err);
+	free(name);
+	if (nd->path != XP_NONE)
+		c->x->paths[nd->path].parent = up;
+	return nd->path;
+}
+
+static int cali_node(struct cali *c, struct field *f, size_t nf, struct kerr *err)
+{
+	struct field *id = field_of(f, nf, "id"), *attr = field_of(f, nf, "attr");
+	struct field *data = field_of(f, nf, "data"), *parent = field_of(f, nf, "parent");
+	int64_t i = id && id->nval == 1 ? to_id(id->val[0]) : -2;
+	struct cnode *nd;
+
+	if (i < 0 || !attr || attr->nval != 1 || !data || data->nval < 1)
+		return kerr_field(err, 400, "body", "line %ld: a node record needs id, attr and data",
+				  c->line);
+	if ((size_t)i >= c->nnodes) {
+		size_t old = c->nnodes, k;
+
+		c->nnodes = (size_t)i + 1 > 2 * old ? (size_t)i + 1 : 2 * old;
+		c->nodes = xrealloc(c->nodes, c->nnodes * sizeof(*c->nodes));
+		for (k = old; k < c->nnodes; k++)
+			c->nodes[k] = (struct cnode){-1, -1, NULL, XP_NONE};
+	}
+	nd = &c->nodes[i];
+	free(nd->data);
+	nd->attr = to_id(attr->val[0]);
+	nd->parent = parent && parent->nval == 1 ? to_id(parent->val[0]) : -1;
+	/* a '=' in the data was a separator for the splitter: it belongs to the value */
+	nd->data = xstrdup(data->val[0]);
+	if (data->nval > 1)
+		return kerr_field(err, 400, "body", "line %ld: a node's data has an unescaped '='", c->line);
+	nd->path = XP_NONE;
+	return 0;
+}
+
+/* Collect the attribute name -> value pairs of the nodes up from id. */
+static void chain_values(struct cali *c, int64_t id, struct globals *into)
+{
+	struct cnode *nd = cnode(c, id);
+	int guard = 0;
+
+	while (nd && guard++ < 10000) {
+		const char *name = attr_name(c, nd->attr);
+
+		if (name && nd->attr != CALI_NAME)
+			globals_add(into, name, nd->data);
+		nd = cnode(c, nd->parent);
+	}
+}
+
+static int cali_ctx(struct cali *c, struct field *f, size_t nf, bool globals, struct kerr *err)
+{
+	struct field *ref = field_of(f, nf, "ref"), *attr = field_of(f, nf, "attr");
+	struct field *data = field_of(f, nf, "data");
+	uint32_t path = XP_NONE;
+	double rank = 0, v = NAN;
+	bool has_time = false, has_rank = false;
+	size_t i;
+
+	if ((attr ? attr->nval : 0) != (data ? data->nval : 0))
+		return kerr_field(err, 400, "body", "line %ld: a record has %zu attributes and %zu values",
+				  c->line, attr ? attr->nval : 0, data ? data->nval : 0);
+	if (globals) {
+		for (i = 0; ref && i < ref->nval; i++)
+			chain_values(c, to_id(ref->val[i]), &c->g);
+		for (i = 0; attr && i < attr->nval; i++) {
+			const char *name = attr_name(c, to_id(attr->val[i]));
+
+			if (name)
+				globals_add(&c->g, name, data->val[i]);
+		}
+		return 0;
+	}
+	for (i = 0; ref && i < ref->nval; i++) {
+		int64_t id = to_id(ref->val[i]);
+		uint32_t pa = node_path(c, id, err);
+		struct globals ctx = {0};
+		const char *r;
+
+		if (err->code)
+			return -1;
+		if (pa != XP_NONE)
+			path = pa;
+		/* mpi.rank may be a node of the context */
+		chain_values(c, id, &ctx);
+		if ((r = global(&ctx, "mpi.rank")) != NULL)
+			has_rank |= xp_number(r, strlen(r), &rank);
+		globals_free(&ctx);
+	}
+	for (i = 0; attr && i < attr->nval; i++) {
+		int64_t a = to_id(attr->val[i]);
+		const char *name = attr_name(c, a);
+		size_t k;
+
+		if (!name)
+			continue;
+		if (!strcmp(name, "mpi.rank"))
+			has_rank |= xp_number(data->val[i], strlen(data->val[i]), &rank);
+		for (k = 0; k < c->nattr && strcmp(c->attr_names[k], name); k++)
+			;
+		if (k == c->nattr && c->nattr < 1000) {
+			c->attr_names = xrealloc(c->attr_names, (c->nattr + 1) * sizeof(char *));
+			c->attr_names[c->nattr++] = xstrdup(name);
+		}
+		if (c->time_attr >= 0 && a == c->time_attr)
+			has_time = xp_number(data->val[i], strlen(data->val[i]), &v);
+	}
+	if (c->time_attr < 0 || path == XP_NONE || !has_time)
+		return 0;
+	return acc_add(&c->acc, path, rank, has_rank, v, err);
+}
+
+/* Two passes: the first finds the attributes and the time metric, the second the values. */
+int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		 struct kerr *err)
+{
+	struct cali c = {0};
+	struct field *f = xcalloc(REC_FIELDS, sizeof(*f));
+	char *buf = NULL;
+	size_t cbuf = 0, pass, i;
+	int rc = -1;
+
+	c.x = x;
+	c.o = o;
+	c.time_attr = -1;
+	acc_init(&c.acc);
+	for (pass = 0; pass < 2; pass++) {
+		size_t pos = 0, n, nf;
+		const char *line;
+
+		c.line = 0;
+		while (xp_next_line(body, len, &pos, &line, &n)) {
+			struct field *rec;
+
+			c.line++;
+			if (!n)
+				continue;
+			if (n + 1 > cbuf) {
+				cbuf = 2 * n + 1;
+				buf = xrealloc(buf, cbuf);
+			}
+			if (split(line, n, buf, f, &nf)) {
+				kerr_field(err, 413, "body", "line %ld: a record with more than %d fields or "
+					   "values", c.line, CALI_FIELDS_MAX);
+				goto out;
+			}
+			rec = field_of(f, nf, "__rec");
+			if (!rec || rec->nval != 1) {
+				kerr_field(err, 400, "body", "line %ld: not a Caliper record (no __rec=)", c.line);
+				goto out;
+			}
+			if (!strcmp(rec->val[0], "node")) {
+				if (pass == 0 && cali_node(&c, f, nf, err))
+					goto out;
+			} else if (!strcmp(rec->val[0], "ctx") || !strcmp(rec->val[0], "globals")) {
+				if ((pass == 1 || !strcmp(rec->val[0], "ctx")) &&
+				    cali_ctx(&c, f, nf, pass == 1 && !strcmp(rec->val[0], "globals"), err))
+					goto out;
+			}
+		}
+		if (pass == 0) {
+			int at = pick_time((const char *const *)c.attr_names, c.nattr, o, &c.acc.inclusive,
+					   &c.acc.scale, err);
+
+			if (at < 0)
+				goto out;
+			for (i = 0; i < c.nnodes; i++)
+				if (c.nodes[i].attr == CALI_NAME && !strcmp(c.nodes[i].data, c.attr_names[at]))
+					c.time_attr = (int64_t)i;
+			/* attribute.unit of the time, when the file says */
+			for (i = 0; i < c.nnodes; i++) {
+				const char *un = attr_name(&c, c.nodes[i].attr);
+
+				if (un && !strcmp(un, "attribute.unit") && (!strcmp(c.nodes[i].data, "usec") ||
+									   !strcmp(c.nodes[i].data, "us")))
+					c.acc.scale = 1e-6;
+			}
+			if (o->time_scale > 0)
+				c.acc.scale = o->time_scale;
+		}
+	}
+	if (!x->npaths) {
+		kerr_field(err, 400, "region", "the file has no region (no nested attribute such as "
+			   "function, region or loop in its records)");
+		goto out;
+	}
+	rc = acc_finish(&c.acc, x, &c.g, o, "time", err);
+out:
+	for (i = 0; i < c.nnodes; i++)
+		free(c.nodes[i].data);
+	for (i = 0; i < c.nattr; i++)
+		free(c.attr_names[i]);
+	free(c.attr_names);
+	free(c.nodes);
+	free(buf);
+	free(f);
+	globals_free(&c.g);
+	xp_free(&c.acc.per);
+	return rc;
+}
+
+/* ---- cali-query / Thicket JSON -------------------------------------------------- */
+
+/* json-split: {"columns", "column_metadata", "nodes", "data"} */
+static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, struct acc *a,
+		      struct kerr *err)
+{
+	json_t *cols = json_object_get(doc, "columns"), *meta = json_object_get(doc, "column_metadata");
+	json_t *nodes = json_object_get(doc, "nodes"), *data = json_object_get(doc, "data"), *v, *row;
+	const char **names = NULL;
+	size_t i, ncols, nnodes, path_col = SIZE_MAX, rank_col = SIZE_MAX;
+	uint32_t *path_of = NULL;
+	int at, rc = -1;
+
+	if (!json_is_array(cols) || !json_is_array(nodes) || !json_is_array(data))
+		return kerr_field(err, 400, "body", "not Caliper's JSON: it needs 'columns', 'nodes' "
+				  "and 'data' arrays");
+	ncols = json_array_size(cols);
+	nnodes = json_array_size(nodes);
+	names = xcalloc(ncols + 1, sizeof(*names));
+	json_array_foreach(cols, i, v) {
+		names[i] = json_is_string(v) ? json_string_value(v) : "";
+		if (!strcmp(names[i], "mpi.rank"))
+			rank_col = i;
+	}
+	/* the region column: "path", else a column whose nodes have parents */
+	for (i = 0; i < ncols && path_col == SIZE_MAX; i++)
+		if (!strcmp(names[i], "path"))
+			path_col = i;
+	for (i = 0; i < ncols && path_col == SIZE_MAX; i++)
+		if (!json_is_true(json_object_get(json_array_get(meta, i), "is_value")) &&
+		    strstr(names[i], "function"))
+			path_col = i;
+	if (path_col == SIZE_MAX) {
+		rc = kerr_field(err, 400, "region", "the file has no region column ('path' or a "
+				"function)");
+		goto out;
+	}
+	{
+		const char **vals = xcalloc(ncols + 1, sizeof(*vals));
+		size_t k = 0;
+
+		for (i = 0; i < ncols; i++)
+			if (json_is_true(json_object_get(json_array_get(meta, i), "is_value")) &&
+			    i != rank_col)
+				vals[k++] = names[i];
+		at = pick_time(vals, k, o, &a->inclusive, &a->scale, err);
+		if (at >= 0)
+			for (i = 0; i < ncols; i++)
+				if (names[i] == vals[at])
+					at = (int)i, i = ncols;
+		free(vals);
+		if (at < 0)
+			goto out;
+	}
+	path_of = xcalloc(nnodes + 1, sizeof(*path_of));
+	json_array_foreach(nodes, i, v) {
+		json_t *label = json_object_get(v, "label"), *parent = json_object_get(v, "parent");
+		json_int_t up = json_is_integer(parent) ? json_integer_value(parent) : -1;
+		const char *lab = json_is_string(label) ? json_string_value(label) : "";
+		char *name;
+		size_t len;
+
+		path_of[i] = XP_NONE;
+		if (strcmp(json_string_value(json_object_get(v, "column")) ?
+			   json_string_value(json_object_get(v, "column")) : "", names[path_col]))
+			continue;
+		if (up >= (json_int_t)i) {
+			rc = kerr_field(err, 400, "body", "node %zu's parent comes after it", i);
+			goto out;
+		}
+		len = (up >= 0 && path_of[up] != XP_NONE ? strlen(x->paths[path_of[up]].name) + 2 : 0) +
+		      strlen(lab);
+		if (len > NAME_MAX_LEN * 64) {
+			rc = kerr_field(err, 413, "body", "node %zu's path is too long", i);
+			goto out;
+		}
+		name = xmalloc(len + 1);
+		if (up >= 0 && path_of[up] != XP_NONE)
+			snprintf(name, len + 1, "%s->%s", x->paths[path_of[up]].name, lab);
+		else
+			snprintf(name, len + 1, "%s", lab);
+		path_of[i] = xp_path(x, name, len, err);
+		free(name);
+		if (path_of[i] == XP_NONE)
+			goto out;
+		x->paths[path_of[i]].parent = up >= 0 ? path_of[up] : XP_NONE;
+	}
+	json_array_foreach(data, i, row) {
+		json_t *p = json_array_get(row, path_col), *t = json_array_get(row, (size_t)at);
+		json_int_t ni = json_integer_value(p);
+		double rank = 0, d;
+		bool has_rank = false;
+
+		if (!json_is_integer(p))
+			continue;	/* rows of no region: process totals */
+		if (ni < 0 || (size_t)ni >= nnodes || path_of[ni] == XP_NONE) {
+			rc = kerr_field(err, 400, "body", "data row %zu refers to node %lld, which is not a "
+					"region", i, (long long)ni);
+			goto out;
+		}
+		if (!json_is_number(t))
+			continue;
+		d = json_number_value(t);
+		if (rank_col != SIZE_MAX && json_is_number(json_array_get(row, rank_col))) {
+			rank = json_number_value(json_array_get(row, rank_col));
+			has_rank = true;
+		}
+		if (acc_add(a, path_of[ni], rank, has_rank, d, err))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(names);
+	free(path_of);
+	return rc;
+}
+
+/* cali-query -j: an array of records; the region is "path" (or function,
+ * region, annotation, loop), nested levels joined by '/'. */
+static int json_records(struct xp *x, json_t *doc, const struct import_opts *o, struct acc *a,
+			struct kerr *err)
+{
+	static const char *const region_keys[] = {"path", "region", "function", "annotation", "loop"};
+	const char **vals = NULL;
+	size_t i, k, nv = 0;
+	json_t *rec, *v;
+	const char *key;
+	int at;
+
+	json_array_foreach(doc, i, rec) {
+		if (!json_is_object(rec))
+			return kerr_field(err, 400, "body", "record %zu is not an object", i);
+		json_object_foreach(rec, key, v) {
+			if (!json_is_number(v) || !strcmp(key, "mpi.rank"))
+				continue;
+			for (k = 0; k < nv && strcmp(vals[k], key); k++)
+				;
+			if (k == nv && nv < 1000) {
+				vals = xrealloc(vals, (nv + 1) * sizeof(*vals));
+				vals[nv++] = key;
+			}
+		}
+	}
+	at = pick_time(vals, nv, o, &a->inclusive, &a->scale, err);
+	key = at >= 0 ? vals[at] : NULL;
+	free(vals);
+	if (at < 0)
+		return -1;
+	json_array_foreach(doc, i, rec) {
+		json_t *t = json_object_get(rec, key), *r = json_object_get(rec, "mpi.rank");
+		const char *path = NULL, *s, *slash;
+		uint32_t up = XP_NONE, pa = XP_NONE;
+
+		for (k = 0; k < sizeof(region_keys) / sizeof(region_keys[0]) && !path; k++)
+			if (json_is_string(json_object_get(rec, region_keys[k])))
+				path = json_string_value(json_object_get(rec, region_keys[k]));
+		if (!path || !json_is_number(t))
+			continue;
+		for (s = path; *s; s = slash + (*slash != '\0')) {
+			char *name;
+			size_t len;
+
+			slash = strchr(s, '/');
+			if (!slash)
+				slash = s + strlen(s);
+			len = (up == XP_NONE ? 0 : strlen(x->paths[up].name) + 2) + (size_t)(slash - s);
+			name = xmalloc(len + 1);
+			snprintf(name, len + 1, "%s%s%.*s", up == XP_NONE ? "" : x->paths[up].name,
+				 up == XP_NONE ? "" : "->", (int)(slash - s), s);
+			pa = xp_path(x, name, len, err);
+			free(name);
+			if (pa == XP_NONE)
+				return -1;
+			x->paths[pa].parent = up;
+			up = pa;
+			if (!*slash)
+				break;
+		}
+		if (pa != XP_NONE && acc_add(a, pa, json_is_number(r) ? json_number_value(r) : 0,
+					     json_is_number(r), json_number_value(t), err))
+			return -1;
+	}
+	return 0;
+}
+
+int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
+			 const struct import_opts *o, struct kerr *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(body, len, 0, &je);
+	struct globals g = {0};
+	struct acc a;
+	int rc;
+
+	if (!doc)
+		return kerr_field(err, 400, "body", "not JSON: line %d: %s", je.line, je.text);
+	acc_init(&a);
+	if (json_is_array(doc))
+		rc = json_records(x, doc, o, &a, err);
+	else if (json_is_object(doc))
+		rc = json_split(x, doc, o, &a, err);
+	else
+		rc = kerr_field(err, 400, "body", "not Caliper's JSON: neither records nor json-split");
+	if (o->time_scale > 0)
+		a.scale = o->time_scale;
+	if (!rc && !x->npaths)
+		rc = kerr_field(err, 400, "region", "the file has no region");
+	if (!rc && !o->time_scale) {
+		/* json-split carries no unit; old Caliper wrote microseconds */
+		size_t i;
+		double top = 0;
+
+		for (i = 0; i < a.per.nvals; i++)
+			if (a.per.vals[i] > top)
+				top = a.per.vals[i];
+		if (top * a.scale > 1e5)
+			xp_warn(x, "the times are taken as seconds and reach %g s; if the file has "
+				"microseconds (Caliper before 2.0), import with time_unit=us", top * a.scale);
+	}
+	if (!rc) {
+		json_t *gl = json_is_object(doc) ? json_object_get(doc, "globals") : NULL;
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(gl, k, v) {
+			char num[40];
+
+			if (json_is_string(v))
+				globals_add(&g, k, json_string_value(v));
+			else if (json_is_number(v) && snprintf(num, sizeof(num), "%.17g", json_number_value(v)))
+				globals_add(&g, k, num);
+		}
+		rc = acc_finish(&a, x, &g, o, "time", err);
+	}
+	globals_free(&g);
+	xp_free(&a.per);
+	json_decref(doc);
+	return rc;
+}
+
+/* ---- GEOPM report ------------------------------------------------------------- */
+
+/* "key (unit): value" of a report line; false when the line is not that. */
+static bool report_pair(const char *line, size_t n, char *key, size_t ksize, double *v)
+{
+	const char *colon = memchr(line, ':', n);
+	size_t a = 0, k;
+
+	if (!colon)
+		return false;
+	while (a < n && (line[a] == ' ' || line[a] == '\t' || line[a] == '-'))
+		a++;
+	k = (size_t)(colon - line) - a;
+	if (k >= ksize)
+		return false;
+	memcpy(key, line + a, k);
+	key[k] = '\0';
+	return xp_number(colon + 1, n - (size_t)(colon + 1 - line), v);
+}
+
+int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		  struct kerr *err)
+{
+	size_t pos = 0, n, hosts = 0, nregions = 0, i;
+	const char *line;
+	char key[128], region[NAME_MAX_LEN];
+	enum { NONE, REGION, APP, OTHER } sect = NONE;
+	double v, tau = 0, energy = 0, host_energy = 0;
+	struct {
+		char *name;
+		double time, energy;
+	} *regs = NULL;
+	uint32_t root, r = XP_NONE, tm, em, pt;
+	struct globals g = {0};
+	double pn[2];
+	bool has_n, yaml_hosts = false;
+	int rc = -1;
+
+	root = xp_path(x, "application", 11, err);
+	while (xp_next_line(body, len, &pos, &line, &n)) {
+		size_t ind = 0;
+
+		while (ind < n && line[ind] == ' ')
+			ind++;
+		if (n > 6 && !strncmp(line, "Host: ", 6)) {
+			hosts++;
+			sect = NONE;
+			continue;
+		}
+		if (!strncmp(line, "Hosts:", 6) && ind == 0) {
+			yaml_hosts = true;
+			continue;
+		}
+		if (yaml_hosts && ind == 2 && n > 3 && line[n - 1] == ':') {
+			hosts++;
+			sect = NONE;
+			continue;
+		}
+		if (!strncmp(line + ind, "Region ", 7) || !strncmp(line + ind, "region:", 7)) {
+			/* "Region NAME (0xHASH):" in the text report, "region: \"NAME\"" in YAML */
+			const char *s = line + ind + 7, *e = line + n;
+			size_t k;
+
+			while (s < e && (*s == ' ' || *s == '"'))
+				s++;
+			if (!strncmp(line + ind, "Region ", 7)) {
+				const char *paren = e;
+
+				while (paren > s && *paren != '(')
+					paren--;
+				e = paren > s ? paren : e;
+			}
+			while (e > s && (e[-1] == ' ' || e[-1] == '"' || e[-1] == ':'))
+				e--;
+			k = (size_t)(e - s) < sizeof(region) - 1 ? (size_t)(e - s) : sizeof(region) - 1;
+			memcpy(region, s, k);
+			region[k] = '\0';
+			for (i = 0; i < nregions && strcmp(regs[i].name, region); i++)
+				;
+			if (i == nregions) {
+				if (nregions == IMPORT_PATHS_MAX) {
+					kerr_field(err, 413, "body", "the report has more than %d regions",
+						   IMPORT_PATHS_MAX);
+					goto out;
+				}
+				regs = xrealloc(regs, (nregions + 1) * sizeof(*regs));
+				regs[nregions].name = xstrdup(region);
+				regs[nregions].time = 0;
+				regs[nregions].energy = 0;
+				nregions++;
+			}
+			r = (uint32_t)i;
+			sect = REGION;
+			continue;
+		}
+		if (!strncmp(line + ind, "Application Totals:", 19)) {
+			sect = APP;
+			host_energy = 0;
+			continue;
+		}
+		if (!strncmp(line + ind, "Epoch Totals:", 13) || !strncmp(line + ind, "Unmarked Totals:", 16)) {
+			sect = OTHER;
+			continue;
+		}
+		if (!report_pair(line, n, key, sizeof(key), &v)) {
+			if (ind == 0 && hosts == 0 && memchr(line, ':', n)) {
+				/* a header line "Profile: name" */
+				const char *colon = memchr(line, ':', n);
+				char name[128], val[256];
+				size_t kl = (size_t)(colon - line), vl = n - kl - 1;
+
+				if (kl < sizeof(name) && vl < sizeof(val)) {
+					memcpy(name, line, kl);
+					name[kl] = '\0';
+					memcpy(val, colon + 1, vl);
+					val[vl] = '\0';
+					globals_add(&g, name, val[0] == ' ' ? val + 1 : val);
+				}
+			}
+			continue;
+		}
+		if (ind == 0 && hosts == 0) {
+			char num[40];
+
+			snprintf(num, sizeof(num), "%.17g", v);
+			globals_add(&g, key, num);
+		}
+		if (sect == REGION && r != XP_NONE) {
+			if (!strncmp(key, "runtime", 7) && v > regs[r].time)
+				regs[r].time = v;	/* the slowest host's */
+			else if (strstr(key, "energy"))
+				regs[r].energy += v;	/* every host's */
+		} else if (sect == APP) {
+			if (!strncmp(key, "runtime", 7) && v > tau)
+				tau = v;
+			else if (strstr(key, "energy") && (!strncmp(key, "package-energy", 14) ||
+							   !strncmp(key, "dram-energy", 11) ||
+							   !strncmp(key, "energy", 6))) {
+				energy += v;
+				host_energy += v;
+			}
+		}
+	}
+	if (!hosts) {
+		rc = kerr_field(err, 400, "body", "not a GEOPM report: no 'Host:' section");
+		goto out;
+	}
+	if (!(tau > 0)) {
+		rc = kerr_field(err, 400, "body", "the report has no 'Application Totals' runtime");
+		goto out;
+	}
+	{
+		char num[32];
+
+		snprintf(num, sizeof(num), "%zu", hosts);
+		globals_add(&g, "jobsize", num);
+	}
+	if (one_point(x, &g, hosts, o, pn, &has_n, err))
+		goto out;
+	if ((pt = xp_point(x, pn, err)) == XP_NONE || (tm = xp_metric(x, "time", 4, err)) == XP_NONE ||
+	    (em = xp_metric(x, "energy", 6, err)) == XP_NONE)
+		goto out;
+	if (xp_value(x, root, tm, pt, tau, err) || (energy > 0 && xp_value(x, root, em, pt, energy, err)))
+		goto out;
+	for (i = 0; i < nregions; i++) {
+		uint32_t c;
+		char *name;
+		size_t l = strlen(regs[i].name) + 13;
+
+		name = xmalloc(l + 1);
+		snprintf(name, l + 1, "application->%s", regs[i].name);
+		c = xp_path(x, name, l, err);
+		free(name);
+		if (c == XP_NONE)
+			goto out;
+		x->paths[c].parent = root;
+		if (xp_value(x, c, tm, pt, regs[i].time, err) ||
+		    (regs[i].energy > 0 && xp_value(x, c, em, pt, regs[i].energy, err)))
+			goto out;
+	}
+	(void)host_energy;
+	rc = 0;
+out:
+	for (i = 0; i < nregions; i++)
+		free(regs[i].name);
+	free(regs);
+	globals_free(&g);
+	return rc;
+}

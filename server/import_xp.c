@@ -1,0 +1,406 @@
+/* The experiment model of the importers (see import_xp.h). */
+#include "import_xp.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define VALUES_MAX 50000000	/* repetitions held at once, all measurements */
+
+void xp_init(struct xp *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->warnings = json_array();
+}
+
+void xp_free(struct xp *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->nparams; i++)
+		free(x->params[i]);
+	for (i = 0; i < x->npaths; i++)
+		free(x->paths[i].name);
+	for (i = 0; i < x->nmetrics; i++)
+		free(x->metrics[i]);
+	free(x->coords);
+	free(x->paths);
+	free(x->metrics);
+	free(x->meas);
+	free(x->vals);
+	free(x->next);
+	free(x->point_map.slot);
+	free(x->path_map.slot);
+	free(x->metric_map.slot);
+	free(x->meas_map.slot);
+	json_decref(x->warnings);
+	memset(x, 0, sizeof(*x));
+}
+
+void xp_warn(struct xp *x, const char *fmt, ...)
+{
+	char buf[300];
+	va_list ap;
+	json_t *w;
+
+	if (x->nwarnings++ >= IMPORT_WARNINGS_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* a file's names need not be UTF-8: such a warning is said without them */
+	w = json_string(buf);
+	json_array_append_new(x->warnings, w ? w : json_string("a part of the file was left out "
+							       "(its text is not UTF-8)"));
+}
+
+/* Grow *p (of *cap elements of size) to hold n + 1. */
+static void grow(void **p, size_t *cap, size_t n, size_t size)
+{
+	if (n < *cap)
+		return;
+	*cap = *cap ? 2 * *cap : 16;
+	*p = xrealloc(*p, *cap * size);
+}
+
+static uint64_t hash_bytes(const void *s, size_t len, uint64_t h)
+{
+	const unsigned char *b = s;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+#define HASH_SEED 0xcbf29ce484222325ull
+
+/* ---- one table type for points, names and measurements ------------------ */
+
+struct probe {
+	const struct xp *x;
+	int kind;		/* 0 point, 1 path, 2 metric, 3 measurement */
+	const void *key;
+	size_t len;
+};
+
+static uint64_t key_hash(const struct probe *q)
+{
+	return hash_bytes(q->key, q->len, HASH_SEED);
+}
+
+static uint64_t item_hash(const struct xp *x, int kind, uint32_t i)
+{
+	struct probe q = {x, kind, NULL, 0};
+
+	switch (kind) {
+	case 0:
+		q.key = x->coords + (size_t)i * x->nparams;
+		q.len = x->nparams * sizeof(double);
+		break;
+	case 1:
+		q.key = x->paths[i].name;
+		q.len = strlen(x->paths[i].name);
+		break;
+	case 2:
+		q.key = x->metrics[i];
+		q.len = strlen(x->metrics[i]);
+		break;
+	default:
+		q.key = &x->meas[i].path;
+		q.len = 3 * sizeof(uint32_t);
+		break;
+	}
+	return key_hash(&q);
+}
+
+static bool item_equal(const struct probe *q, uint32_t i)
+{
+	const struct xp *x = q->x;
+
+	switch (q->kind) {
+	case 0:
+		return !memcmp(x->coords + (size_t)i * x->nparams, q->key, q->len);
+	case 1:
+		return strlen(x->paths[i].name) == q->len && !memcmp(x->paths[i].name, q->key, q->len);
+	case 2:
+		return strlen(x->metrics[i]) == q->len && !memcmp(x->metrics[i], q->key, q->len);
+	default:
+		return !memcmp(&x->meas[i].path, q->key, q->len);
+	}
+}
+
+static struct xp_map *map_of(struct xp *x, int kind)
+{
+	return kind == 0 ? &x->point_map : kind == 1 ? &x->path_map :
+	       kind == 2 ? &x->metric_map : &x->meas_map;
+}
+
+/* The slot where q's item is or would go. */
+static uint32_t *map_slot(const struct xp_map *m, const struct probe *q)
+{
+	size_t s;
+
+	if (!m->cap)
+		return NULL;
+	for (s = key_hash(q) & (m->cap - 1); m->slot[s]; s = (s + 1) & (m->cap - 1))
+		if (item_equal(q, m->slot[s] - 1))
+			break;
+	return &m->slot[s];
+}
+
+/* Make room for one more of count items (rehashing them when it grows). */
+static void map_reserve(struct xp *x, int kind, size_t count)
+{
+	struct xp_map *m = map_of(x, kind);
+	size_t i, s;
+
+	if (2 * (count + 1) <= m->cap)
+		return;
+	free(m->slot);
+	m->cap = m->cap ? 2 * m->cap : 64;
+	while (2 * (count + 1) > m->cap)
+		m->cap *= 2;
+	m->slot = xcalloc(m->cap, sizeof(*m->slot));
+	for (i = 0; i < count; i++) {
+		for (s = item_hash(x, kind, (uint32_t)i) & (m->cap - 1); m->slot[s];
+		     s = (s + 1) & (m->cap - 1))
+			;
+		m->slot[s] = (uint32_t)(i + 1);
+	}
+}
+
+/* ---- adding ------------------------------------------------------------- */
+
+int xp_param(struct xp *x, const char *name, size_t len, struct kerr *err)
+{
+	size_t i;
+
+	if (!len)
+		return kerr_set(err, 400, "a parameter has no name");
+	for (i = 0; i < x->nparams; i++)
+		if (strlen(x->params[i]) == len && !memcmp(x->params[i], name, len))
+			return kerr_set(err, 400, "the parameter '%.*s' is named twice", (int)len, name);
+	if (x->nparams == IMPORT_PARAMS_MAX)
+		return kerr_set(err, 413, "the file has more than %d parameters", IMPORT_PARAMS_MAX);
+	if (x->npoints)
+		return kerr_set(err, 400, "a parameter is named after the first point");
+	x->params[x->nparams++] = xstrndup(name, len);
+	return 0;
+}
+
+uint32_t xp_point(struct xp *x, const double *v, struct kerr *err)
+{
+	struct probe q = {x, 0, v, x->nparams * sizeof(double)};
+	double key[IMPORT_PARAMS_MAX];
+	uint32_t *slot;
+	size_t i;
+
+	for (i = 0; i < x->nparams; i++)
+		key[i] = v[i] == 0 ? 0 : v[i];	/* -0 is 0 */
+	q.key = key;
+	slot = map_slot(&x->point_map, &q);
+	if (slot && *slot)
+		return *slot - 1;
+	if (x->npoints >= IMPORT_RUNS_MAX) {
+		kerr_set(err, 413, "the file has more than %d points", IMPORT_RUNS_MAX);
+		return XP_NONE;
+	}
+	map_reserve(x, 0, x->npoints);
+	if (x->npoints * x->nparams + x->nparams > x->cpoints) {
+		x->cpoints = x->cpoints ? 2 * x->cpoints : 64 * IMPORT_PARAMS_MAX;
+		x->coords = xrealloc(x->coords, x->cpoints * sizeof(double));
+	}
+	memcpy(x->coords + x->npoints * x->nparams, key, x->nparams * sizeof(double));
+	*map_slot(&x->point_map, &q) = (uint32_t)(x->npoints + 1);
+	return (uint32_t)x->npoints++;
+}
+
+static uint32_t add_path(struct xp *x, const char *name, size_t len, uint32_t parent,
+			 struct kerr *err)
+{
+	struct xp_path *pa;
+
+	if (x->npaths >= IMPORT_PATHS_MAX) {
+		kerr_set(err, 413, "the file has more than %d call paths", IMPORT_PATHS_MAX);
+		return XP_NONE;
+	}
+	grow((void **)&x->paths, &x->cpaths, x->npaths, sizeof(*x->paths));
+	pa = &x->paths[x->npaths];
+	pa->name = xstrndup(name, len);
+	pa->parent = parent;
+	pa->indent = -1;
+	return (uint32_t)x->npaths++;
+}
+
+uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err)
+{
+	struct probe q = {x, 1, name, len};
+	uint32_t *slot = map_slot(&x->path_map, &q), i;
+
+	if (slot && *slot)
+		return *slot - 1;
+	map_reserve(x, 1, x->npaths);
+	i = add_path(x, name, len, XP_NONE, err);
+	if (i != XP_NONE)
+		*map_slot(&x->path_map, &q) = i + 1;
+	x->tree_by_name = true;
+	return i;
+}
+
+uint32_t xp_path_child(struct xp *x, const char *name, size_t len, uint32_t parent,
+		       struct kerr *err)
+{
+	return add_path(x, name, len, parent, err);
+}
+
+uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err)
+{
+	struct probe q = {x, 2, name, len};
+	uint32_t *slot = map_slot(&x->metric_map, &q);
+
+	if (slot && *slot)
+		return *slot - 1;
+	if (x->nmetrics >= IMPORT_METRICS_MAX) {
+		kerr_set(err, 413, "the file has more than %d metrics", IMPORT_METRICS_MAX);
+		return XP_NONE;
+	}
+	map_reserve(x, 2, x->nmetrics);
+	grow((void **)&x->metrics, &x->cmetrics, x->nmetrics, sizeof(*x->metrics));
+	x->metrics[x->nmetrics] = xstrndup(name, len);
+	*map_slot(&x->metric_map, &q) = (uint32_t)(x->nmetrics + 1);
+	return (uint32_t)x->nmetrics++;
+}
+
+const struct xp_meas *xp_find(const struct xp *x, uint32_t path, uint32_t metric, uint32_t point)
+{
+	uint32_t key[3] = {path, metric, point};
+	struct probe q = {x, 3, key, sizeof(key)};
+	uint32_t *slot = map_slot(&x->meas_map, &q);
+
+	return slot && *slot ? &x->meas[*slot - 1] : NULL;
+}
+
+int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, double v,
+	     struct kerr *err)
+{
+	uint32_t key[3] = {path, metric, point};
+	struct probe q = {x, 3, key, sizeof(key)};
+	uint32_t *slot = map_slot(&x->meas_map, &q);
+	struct xp_meas *m;
+
+	if (x->nvals >= VALUES_MAX)
+		return kerr_set(err, 413, "the file has more than %d measured values", VALUES_MAX);
+	if (!slot || !*slot) {
+		map_reserve(x, 3, x->nmeas);
+		grow((void **)&x->meas, &x->cmeas, x->nmeas, sizeof(*x->meas));
+		m = &x->meas[x->nmeas];
+		m->path = path;
+		m->metric = metric;
+		m->point = point;
+		m->count = 0;
+		*map_slot(&x->meas_map, &q) = (uint32_t)(++x->nmeas);
+	} else {
+		m = &x->meas[*slot - 1];
+	}
+	if (x->nvals == x->cvals) {
+		x->cvals = x->cvals ? 2 * x->cvals : 1024;
+		x->vals = xrealloc(x->vals, x->cvals * sizeof(*x->vals));
+		x->next = xrealloc(x->next, x->cvals * sizeof(*x->next));
+	}
+	x->vals[x->nvals] = v;
+	x->next[x->nvals] = XP_NONE;
+	if (m->count)
+		x->next[m->last] = (uint32_t)x->nvals;
+	else
+		m->first = (uint32_t)x->nvals;
+	m->last = (uint32_t)x->nvals++;
+	m->count++;
+	return 0;
+}
+
+int xp_tree(struct xp *x, struct kerr *err)
+{
+	bool arrows = false;
+	size_t i, n = x->npaths;
+
+	if (!x->tree_by_name)
+		return 0;
+	for (i = 0; i < n && !arrows; i++)
+		arrows = strstr(x->paths[i].name, "->") != NULL;
+	if (arrows) {
+		/* "a->b->c" is under "a->b", added when the file does not name it */
+		for (i = 0; i < x->npaths; i++) {
+			const char *name = x->paths[i].name, *cut = NULL, *s;
+			uint32_t parent;
+
+			for (s = name; (s = strstr(s, "->")) != NULL; s += 2)
+				cut = s;
+			if (!cut || cut == name)
+				continue;
+			parent = xp_path(x, name, (size_t)(cut - name), err);
+			if (parent == XP_NONE)
+				return -1;
+			x->paths[i].parent = parent;	/* x->paths may have moved */
+		}
+		return 0;
+	}
+	/* Extra-P text files such as RELeARN's write the tree by indentation:
+	 * a path is under the nearest one before it with less indentation */
+	for (i = 0; i < n; i++) {
+		size_t j = i;
+
+		if (x->paths[i].indent < 0)
+			continue;
+		while (j-- > 0)
+			if (x->paths[j].indent >= 0 && x->paths[j].indent < x->paths[i].indent) {
+				x->paths[i].parent = (uint32_t)j;
+				break;
+			}
+	}
+	return 0;
+}
+
+bool xp_number(const char *s, size_t len, double *out)
+{
+	char buf[64], *end;
+	size_t a = 0, b = len;
+
+	while (a < b && (s[a] == ' ' || s[a] == '\t'))
+		a++;
+	while (b > a && (s[b - 1] == ' ' || s[b - 1] == '\t'))
+		b--;
+	if (a == b || b - a >= sizeof(buf))
+		return false;
+	memcpy(buf, s + a, b - a);
+	buf[b - a] = '\0';
+	errno = 0;
+	*out = strtod(buf, &end);
+	if (*end || end == buf)
+		return false;
+	if (errno == ERANGE && isfinite(*out) && *out != 0)
+		return false;
+	return true;
+}
+
+bool xp_next_line(const char *body, size_t len, size_t *pos, const char **line, size_t *n)
+{
+	const char *nl;
+	size_t at = *pos, end;
+
+	if (at >= len)
+		return false;
+	nl = memchr(body + at, '\n', len - at);
+	end = nl ? (size_t)(nl - body) : len;
+	*pos = nl ? end + 1 : len;
+	*line = body + at;
+	*n = end - at;
+	if (*n && (*line)[*n - 1] == '\r')
+		(*n)--;
+	return true;
+}

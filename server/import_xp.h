@@ -1,0 +1,115 @@
+/*
+ * import_xp: the experiment model every importer fills, as Extra-P has it:
+ * parameters, points (one value per parameter), call paths (a tree),
+ * metrics, and for each (call path, metric, point) the repetitions
+ * measured. Internal to import*.c; readers add through xp_* and report
+ * problems as warnings (xp_warn) or as the error of their read function.
+ */
+#ifndef KARTE_IMPORT_XP_H
+#define KARTE_IMPORT_XP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "import.h"
+#include "kerr.h"
+
+#define XP_NONE UINT32_MAX
+
+/* A string -> index table (open addressing over indices into a caller's array). */
+struct xp_map {
+	uint32_t *slot;		/* index + 1, 0 empty */
+	size_t cap;		/* a power of two, 0 before the first insertion */
+};
+
+struct xp_path {
+	char *name;		/* as the file writes it: "main->solve", or Caliper's leaf */
+	uint32_t parent;	/* XP_NONE for a root */
+	int indent;		/* leading blanks in an Extra-P text REGION line, else -1 */
+};
+
+struct xp_meas {
+	uint32_t path, metric, point;
+	uint32_t first, last, count;	/* repetitions: a list through xp.next */
+};
+
+struct xp {
+	char *params[IMPORT_PARAMS_MAX];
+	size_t nparams;
+	double *coords;		/* npoints x nparams */
+	size_t npoints, cpoints;
+	struct xp_map point_map;
+	struct xp_path *paths;
+	size_t npaths, cpaths;
+	struct xp_map path_map;	/* by name (text formats); Caliper adds with xp_path_child */
+	bool tree_by_name;	/* parents from "->" in the names (else indentation or given) */
+	char **metrics;
+	size_t nmetrics, cmetrics;
+	struct xp_map metric_map;
+	struct xp_meas *meas;
+	size_t nmeas, cmeas;
+	struct xp_map meas_map;
+	double *vals;		/* repetitions of every measurement */
+	uint32_t *next;
+	size_t nvals, cvals;
+	json_t *warnings;	/* at most IMPORT_WARNINGS_MAX strings */
+	size_t nwarnings;	/* all of them, listed or not */
+	double time_scale;	/* readers scale times by this when set (> 0) */
+};
+
+void xp_init(struct xp *x);
+void xp_free(struct xp *x);
+
+/* A warning for the answer (printf format); past IMPORT_WARNINGS_MAX only counted. */
+void xp_warn(struct xp *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Add a parameter; -1 with err past IMPORT_PARAMS_MAX or when it is there already. */
+int xp_param(struct xp *x, const char *name, size_t len, struct kerr *err);
+
+/* The index of the point with these nparams values, added when new;
+ * XP_NONE with err past the limits. */
+uint32_t xp_point(struct xp *x, const double *v, struct kerr *err);
+
+/* The index of the call path or metric called name[0, len), added when new. */
+uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err);
+uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err);
+
+/* A call path named name under parent (XP_NONE: a root), always new. */
+uint32_t xp_path_child(struct xp *x, const char *name, size_t len, uint32_t parent,
+		       struct kerr *err);
+
+/* Append a repetition to (path, metric, point); -1 with err past the limits. */
+int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, double v,
+	     struct kerr *err);
+
+/* Set parents of call paths added by name: from "->" (intermediate paths
+ * are added) or, when no name has one, from the indentation. */
+int xp_tree(struct xp *x, struct kerr *err);
+
+/* The measurement (path, metric, point), or NULL. */
+const struct xp_meas *xp_find(const struct xp *x, uint32_t path, uint32_t metric, uint32_t point);
+
+/* strtod on the whole of s[0, len) (blanks around allowed, NaN and inf
+ * taken as numbers); false when it is not a number. */
+bool xp_number(const char *s, size_t len, double *out);
+
+/* The readers: fill x from body; -1 with err (400 naming the line). */
+int xp_read_extrap_text(struct xp *x, const char *body, size_t len, struct kerr *err);
+int xp_read_extrap_jsonl(struct xp *x, const char *body, size_t len, bool talpas,
+			 struct kerr *err);
+int xp_read_extrap_json(struct xp *x, const char *body, size_t len, struct kerr *err);
+int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		 struct kerr *err);
+int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
+			 const struct import_opts *o, struct kerr *err);
+int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		  struct kerr *err);
+
+/* Lines of a body: *line and *n for the next one (without its end, a
+ * trailing \r dropped); false at the end. *pos starts at 0. */
+bool xp_next_line(const char *body, size_t len, size_t *pos, const char **line, size_t *n);
+
+#endif
