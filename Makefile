@@ -41,7 +41,7 @@ TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
-COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/collectors/extrap.o \
+COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o \
                $(BUILD)/server/run.o $(BUILD)/server/utf8.o $(BUILD)/server/kerr.o $(BUILD)/server/xalloc.o
 
 .PHONY: all run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
@@ -146,7 +146,7 @@ build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/karte.c server/chart.c ser
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
 
-build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c collectors/extrap.c \
+build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c \
                          server/run.c server/utf8.c server/kerr.c server/xalloc.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \

@@ -3,7 +3,7 @@
  *
  *   karte-collect run --system S --application A -p 16 -n 80000 -- ./prog args
  *   karte-collect post runs.csv | runs.ndjson | runs.json
- *   karte-collect import-extrap relearn_data.txt --system S --application A ...
+ *   karte-collect import relearn_data.txt --system S --application A --region 'main()'
  *   karte-collect flush
  *
  * Every run carries an idempotency key, so a retry never stores twice; a
@@ -27,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "extrap.h"
 #include "run.h"
 #include "rapl.h"
 #include "mono.h"
@@ -41,7 +40,7 @@ static const char usage[] =
 	"commands:\n"
 	"  run [OPTIONS] -- CMD ARGS   run CMD, measure tau and RAPL energy, post the run\n"
 	"  post FILE...                post runs a job wrote: .json, .ndjson or .csv\n"
-	"  import-extrap FILE          post an Extra-P text file's runs (see below)\n"
+	"  import FILE                 import another tool's file through karted (see below)\n"
 	"  flush                       send the runs spooled while karted was away\n"
 	"  --help, --version           this text; the version\n"
 	"\n"
@@ -53,7 +52,7 @@ static const char usage[] =
 	"                     default $XDG_STATE_HOME/karte/spool or ~/.local/state/karte/spool)\n"
 	"  --dry-run          check the runs as karted would, print the NDJSON, post nothing\n"
 	"\n"
-	"run, post and import-extrap:\n"
+	"run, post and import:\n"
 	"  --system S, --application A, --variant V   the series (fill what the data lacks)\n"
 	"  -p P, -n N          processors and problem size\n"
 	"  --chi S | --gamma S overhead or parallel computation time, seconds\n"
@@ -66,10 +65,22 @@ static const char usage[] =
 	"what karte-collect measured; the options win over both. Energy is the\n"
 	"package + DRAM RAPL domains of the powercap tree (KARTE_POWERCAP_ROOT).\n"
 	"\n"
-	"import-extrap: --p-param NAME (p), --n-param NAME (n), --metric NAME (time),\n"
-	"  --tau-region NAME (the first region), --chi-regions A,B or --gamma-regions A,B\n"
-	"  (regions summed into chi or gamma; neither: the runs carry tau alone).\n"
-	"  Each point and repetition becomes one run.\n";
+	"import FILE: karted reads Extra-P text, JSON lines and JSON, Talpas, Caliper .cali\n"
+	"  and cali-query JSON, GEOPM reports, CSV and karte's own NDJSON export; each\n"
+	"  point and repetition becomes a run. Options may come before or after FILE:\n"
+	"  --format F          extrap-text, extrap-jsonl, extrap-json, talpas, caliper-json,\n"
+	"                      cali, geopm-report, csv, ndjson (default: guessed by karted)\n"
+	"  --p-param NAME, --n-param NAME   the file's parameters that are p and n\n"
+	"                      (default: those called p and n; the only one is p)\n"
+	"  --n-value N         a constant n (a file with p alone)\n"
+	"  --metric NAME       what is tau (default: the only metric, else time/runtime)\n"
+	"  --region NAME       the region that is tau (default: the single root); the\n"
+	"                      regions one level under it become the run's regions\n"
+	"  --chi-regions A,B | --gamma-regions A,B   regions summed into chi or gamma\n"
+	"  --time-unit U       s, ms, us or ns: the unit of a Caliper file's times\n"
+	"  --col FIELD=HEADER  CSV: the column that holds a run field (repeatable)\n"
+	"  Importing the same file with the same options again stores nothing new.\n"
+	"  (import-extrap FILE is import --format extrap-text; --tau-region is --region.)\n";
 
 struct opts {
 	const char *url, *token, *spool, *system, *application, *variant;
@@ -78,7 +89,11 @@ struct opts {
 	int nlabels;
 	int retries;
 	bool dry_run;
-	struct extrap_opts ex;
+	/* import */
+	const char *format, *p_param, *n_param, *n_value, *metric, *region, *chi_regions,
+		*gamma_regions, *time_unit;
+	const char *cols[32];
+	int ncols;
 };
 
 /* ---- keys ---------------------------------------------------------------------- */
@@ -152,11 +167,46 @@ static size_t collect_body(char *data, size_t size, size_t n, void *ctx)
 
 enum sent { SENT, REJECTED, UNREACHABLE };
 
-/* POST an NDJSON body with retries and backoff on connection errors and
- * 5xx. REJECTED: the server said no (4xx), its answer printed. */
-static enum sent post_ndjson(const struct opts *o, const char *body, size_t len, size_t *nruns)
+/* How a POST goes: where, as what, and what to show while it is sent. */
+struct post {
+	const char *path;	/* "/api/v1/runs" or "/api/v1/import?..." */
+	const char *type;	/* Content-Type */
+	long timeout_s;
+	const char *progress;	/* a name to show an upload's progress under, or NULL */
+	json_t *answer;		/* out: the parsed answer of a 2xx or 4xx */
+	long status;		/* out */
+};
+
+/* Upload progress on stderr: one line, redrawn on a terminal, and said
+ * once when the upload is done (karted then reads the file). */
+static int show_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+			 curl_off_t ulnow)
 {
-	char url[1024], auth[600];
+	struct post *p = ctx;
+	static int last = -1;
+
+	(void)dltotal;
+	(void)dlnow;
+	if (ultotal > 0) {
+		int pct = (int)(100 * ulnow / ultotal);
+
+		if (pct != last && (isatty(2) || pct == 100)) {
+			double unit = ultotal >= 1000000 ? 1e6 : 1e3;
+
+			fprintf(stderr, "%skarte-collect: sending %s: %.1f of %.1f %s (%d %%)%s",
+				isatty(2) ? "\r" : "", p->progress, ulnow / unit, ultotal / unit,
+				unit > 1e3 ? "MB" : "kB", pct, pct == 100 ? "; karted is reading it\n" : "");
+			last = pct;
+		}
+	}
+	return 0;
+}
+
+/* POST a body with retries and backoff on connection errors and 5xx.
+ * REJECTED: the server said no (4xx); p->answer holds what it said. */
+static enum sent post_body(const struct opts *o, struct post *p, const char *body, size_t len)
+{
+	char url[4096], auth[600], type[128];
 	struct curl_slist *h = NULL;
 	enum sent result = UNREACHABLE;
 	double wait = 0.5;
@@ -165,17 +215,24 @@ static enum sent post_ndjson(const struct opts *o, const char *body, size_t len,
 
 	if (!c)
 		return UNREACHABLE;
-	snprintf(url, sizeof(url), "%s/api/v1/runs", o->url);
+	snprintf(url, sizeof(url), "%s%s", o->url, p->path);
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->token ? o->token : "");
-	h = curl_slist_append(h, "Content-Type: application/x-ndjson");
+	snprintf(type, sizeof(type), "Content-Type: %s", p->type);
+	h = curl_slist_append(h, type);
 	h = curl_slist_append(h, auth);
+	h = curl_slist_append(h, "Expect:");
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, 60L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, p->timeout_s);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT, 5L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	if (p->progress) {
+		curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, show_progress);
+		curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
+		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	}
 	for (attempt = 0; attempt <= o->retries; attempt++) {
 		struct buf answer = {0};
 		CURLcode rc;
@@ -186,18 +243,20 @@ static enum sent post_ndjson(const struct opts *o, const char *body, size_t len,
 		rc = curl_easy_perform(c);
 		if (rc == CURLE_OK)
 			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+		p->status = status;
+		if (rc == CURLE_OK && status < 500) {
+			json_decref(p->answer);
+			p->answer = json_loads(answer.p ? answer.p : "", 0, NULL);
+		}
 		if (rc == CURLE_OK && (status == 200 || status == 201)) {
-			json_t *a = json_loads(answer.p ? answer.p : "", 0, NULL);
-
-			*nruns = json_array_size(json_object_get(a, "ids"));
-			json_decref(a);
 			free(answer.p);
 			result = SENT;
 			break;
 		}
 		if (rc == CURLE_OK && status < 500) {
-			fprintf(stderr, "karte-collect: karted refused the runs (HTTP %ld): %s\n", status,
-				answer.p ? answer.p : "");
+			if (!p->answer)
+				fprintf(stderr, "karte-collect: karted refused it (HTTP %ld): %s\n", status,
+					answer.p ? answer.p : "");
 			free(answer.p);
 			result = REJECTED;
 			break;
@@ -216,6 +275,25 @@ static enum sent post_ndjson(const struct opts *o, const char *body, size_t len,
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
 	return result;
+}
+
+/* POST an NDJSON body of runs; *nruns from the answer's ids. */
+static enum sent post_ndjson(const struct opts *o, const char *body, size_t len, size_t *nruns)
+{
+	struct post p = {"/api/v1/runs", "application/x-ndjson", 60, NULL, NULL, 0};
+	enum sent r = post_body(o, &p, body, len);
+
+	if (r == SENT)
+		*nruns = json_array_size(json_object_get(p.answer, "ids"));
+	if (r == REJECTED && p.answer) {
+		char *t = json_dumps(p.answer, JSON_COMPACT);
+
+		fprintf(stderr, "karte-collect: karted refused the runs (HTTP %ld): %s\n", p.status,
+			t ? t : "");
+		free(t);
+	}
+	json_decref(p.answer);
+	return r;
 }
 
 /* ---- spool --------------------------------------------------------------------- */
@@ -863,42 +941,141 @@ static int cmd_run(const struct opts *o, int argc, char **argv)
 	return rc;
 }
 
-/* ---- Extra-P ---------------------------------------------------------------------------- */
+/* ---- import -------------------------------------------------------------------------- */
 
-static int cmd_import_extrap(const struct opts *o, int argc, char **argv)
+static void query_add(char *q, size_t size, const char *key, const char *value)
 {
-	struct buf b = {0};
-	json_t *runs, *r;
+	char *e;
+	size_t n = strlen(q);
+
+	if (!value)
+		return;
+	e = curl_easy_escape(NULL, value, 0);
+	snprintf(q + n, size - n, "%s%s=%s", n ? "&" : "?", key, e ? e : "");
+	curl_free(e);
+}
+
+/* Names from a JSON array as "a, b, c". */
+static void say_list(const char *what, json_t *a)
+{
+	json_t *v;
 	size_t i;
-	char err[512];
-	int rc;
+
+	if (!json_array_size(a))
+		return;
+	fprintf(stderr, "  %s:", what);
+	json_array_foreach(a, i, v) {
+		if (i == 20) {
+			fprintf(stderr, " ... (%zu in all)", json_array_size(a));
+			break;
+		}
+		fprintf(stderr, "%s '%s'", i ? "," : "", json_string_value(v));
+	}
+	fputc('\n', stderr);
+}
+
+static int cmd_import(const struct opts *o, int argc, char **argv)
+{
+	char q[8192] = "", path[8300];
+	struct post p = {NULL, "application/octet-stream", 3600, NULL, NULL, 0};
+	struct buf file = {0};
+	json_t *w;
+	size_t i;
+	FILE *f;
+	int k, rc = 1;
 
 	if (argc != 1) {
-		fprintf(stderr, "karte-collect: import-extrap needs one FILE\n");
+		fprintf(stderr, "karte-collect: import needs one FILE (see karte-collect --help)\n");
 		return 2;
 	}
-	if (!o->system || !o->application) {
-		fprintf(stderr, "karte-collect: import-extrap needs --system and --application\n");
+	if (!(f = fopen(argv[0], "rb"))) {
+		fprintf(stderr, "karte-collect: cannot open '%s': %s\n", argv[0], strerror(errno));
 		return 2;
 	}
-	runs = extrap_read(argv[0], &o->ex, err, sizeof(err));
-	if (!runs) {
-		fprintf(stderr, "karte-collect: %s; nothing posted\n", err);
-		return 1;
-	}
-	if (err[0])
-		fprintf(stderr, "karte-collect: %s\n", err);	/* a warning */
-	json_array_foreach(runs, i, r) {
-		if (apply_opts(o, r, false)) {
-			json_decref(runs);
-			free(b.p);
+	for (;;) {
+		char chunk[65536];
+		size_t n = fread(chunk, 1, sizeof(chunk), f);
+
+		if (!n)
+			break;
+		if (collect_body(chunk, 1, n, &file) != n) {
+			fprintf(stderr, "karte-collect: out of memory reading '%s'\n", argv[0]);
+			fclose(f);
+			free(file.p);
 			return 2;
 		}
-		add_line(&b, r, i, false);
 	}
-	json_decref(runs);
-	rc = b.len ? deliver(o, b.p, b.len) : 0;
-	free(b.p);
+	fclose(f);
+	query_add(q, sizeof(q), "format", o->format);
+	query_add(q, sizeof(q), "system", o->system);
+	query_add(q, sizeof(q), "application", o->application);
+	query_add(q, sizeof(q), "variant", o->variant);
+	query_add(q, sizeof(q), "p", o->p_param);
+	query_add(q, sizeof(q), "n", o->n_param);
+	query_add(q, sizeof(q), "n_value", o->n_value);
+	query_add(q, sizeof(q), "metric", o->metric);
+	query_add(q, sizeof(q), "region", o->region);
+	query_add(q, sizeof(q), "chi_regions", o->chi_regions);
+	query_add(q, sizeof(q), "gamma_regions", o->gamma_regions);
+	query_add(q, sizeof(q), "time_unit", o->time_unit);
+	for (k = 0; k < o->ncols; k++) {
+		const char *eq = strchr(o->cols[k], '=');
+		char key[160];
+
+		if (!eq || eq == o->cols[k] || !eq[1] || eq - o->cols[k] > 120) {
+			fprintf(stderr, "karte-collect: --col takes FIELD=HEADER (got '%s')\n", o->cols[k]);
+			free(file.p);
+			return 2;
+		}
+		snprintf(key, sizeof(key), "col.%.*s", (int)(eq - o->cols[k]), o->cols[k]);
+		query_add(q, sizeof(q), key, eq + 1);
+	}
+	snprintf(path, sizeof(path), "/api/v1/import%s", q);
+	p.path = path;
+	p.progress = argv[0];
+	switch (post_body(o, &p, file.p ? file.p : "", file.len)) {
+	case SENT:
+		json_array_foreach(json_object_get(p.answer, "warnings"), i, w)
+			fprintf(stderr, "karte-collect: warning: %s\n", json_string_value(w));
+		if (p.status == 201)
+			fprintf(stderr, "karte-collect: %s (%s): %lld runs from %lld points stored\n",
+				argv[0], json_string_value(json_object_get(p.answer, "format")),
+				json_integer_value(json_object_get(p.answer, "runs")),
+				json_integer_value(json_object_get(p.answer, "points")));
+		else
+			fprintf(stderr, "karte-collect: %s (%s): imported before with these options: its "
+				"%lld runs are stored, nothing new\n", argv[0],
+				json_string_value(json_object_get(p.answer, "format")),
+				json_integer_value(json_object_get(p.answer, "runs")));
+		say_list("regions of the runs", json_object_get(p.answer, "regions"));
+		rc = 0;
+		break;
+	case REJECTED:
+		if (p.answer) {
+			json_t *av = json_object_get(p.answer, "available");
+			const char *field = json_string_value(json_object_get(p.answer, "field"));
+
+			fprintf(stderr, "karte-collect: karted refused %s: %s%s%s%s\n", argv[0],
+				json_string_value(json_object_get(p.answer, "error")),
+				field ? " (" : "", field ? field : "", field ? ")" : "");
+			json_array_foreach(json_object_get(p.answer, "warnings"), i, w)
+				fprintf(stderr, "karte-collect: warning: %s\n", json_string_value(w));
+			if (av) {
+				fprintf(stderr, "the file has\n");
+				say_list("parameters", json_object_get(av, "parameters"));
+				say_list("metrics", json_object_get(av, "metrics"));
+				say_list("root regions", json_object_get(av, "roots"));
+			}
+		}
+		fprintf(stderr, "karte-collect: nothing stored\n");
+		break;
+	default:
+		fprintf(stderr, "karte-collect: karted could not be reached; nothing stored (run the "
+			"import again later: it stores nothing twice)\n");
+		rc = 2;
+	}
+	json_decref(p.answer);
+	free(file.p);
 	return rc;
 }
 
@@ -913,8 +1090,10 @@ int main(int argc, char **argv)
 		{"label", required_argument, NULL, 'l'}, {"frequency", required_argument, NULL, 'f'},
 		{"p-param", required_argument, NULL, 1}, {"n-param", required_argument, NULL, 2},
 		{"metric", required_argument, NULL, 3}, {"tau-region", required_argument, NULL, 4},
-		{"chi-regions", required_argument, NULL, 5},
-		{"gamma-regions", required_argument, NULL, 6},
+		{"region", required_argument, NULL, 4}, {"chi-regions", required_argument, NULL, 5},
+		{"gamma-regions", required_argument, NULL, 6}, {"format", required_argument, NULL, 7},
+		{"n-value", required_argument, NULL, 8}, {"time-unit", required_argument, NULL, 9},
+		{"col", required_argument, NULL, 10},
 		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 	};
 	struct opts o = {0};
@@ -934,10 +1113,13 @@ int main(int argc, char **argv)
 	o.token = getenv("KARTE_TOKEN");
 	o.spool = (env = getenv("KARTE_SPOOL_DIR")) && *env ? env : NULL;
 	o.retries = 4;
-	o.ex = (struct extrap_opts){"p", "n", "time", NULL, NULL, NULL};
+	if (!strcmp(cmd, "import-extrap"))
+		o.format = "extrap-text";
 	optind = 2;
-	/* "+": stop at the first operand, so a command's own options stay its own */
-	while ((c = getopt_long(argc, argv, "+p:n:h", longopts, NULL)) != -1) {
+	/* run: "+" stops at the first operand, so the command's own options stay
+	 * its own; the others take options before and after their files */
+	while ((c = getopt_long(argc, argv, strcmp(cmd, "run") ? "p:n:h" : "+p:n:h", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'U': o.url = optarg; break;
 		case 'T': o.token = optarg; break;
@@ -956,12 +1138,22 @@ int main(int argc, char **argv)
 			if (o.nlabels < 32)
 				o.labels[o.nlabels++] = optarg;
 			break;
-		case 1: o.ex.p_param = optarg; break;
-		case 2: o.ex.n_param = optarg; break;
-		case 3: o.ex.metric = optarg; break;
-		case 4: o.ex.tau_region = optarg; break;
-		case 5: o.ex.chi_regions = optarg; break;
-		case 6: o.ex.gamma_regions = optarg; break;
+		case 1: o.p_param = optarg; break;
+		case 2: o.n_param = optarg; break;
+		case 3: o.metric = optarg; break;
+		case 4: o.region = optarg; break;
+		case 5: o.chi_regions = optarg; break;
+		case 6: o.gamma_regions = optarg; break;
+		case 7: o.format = optarg; break;
+		case 8: o.n_value = optarg; break;
+		case 9: o.time_unit = optarg; break;
+		case 10:
+			if (o.ncols == 32) {
+				fprintf(stderr, "karte-collect: at most 32 --col\n");
+				return 2;
+			}
+			o.cols[o.ncols++] = optarg;
+			break;
 		case 'h': fputs(usage, stdout); return 0;
 		default: fprintf(stderr, "karte-collect: see karte-collect --help\n"); return 2;
 		}
@@ -973,8 +1165,8 @@ int main(int argc, char **argv)
 		rc = cmd_post(&o, argc - optind, argv + optind);
 	else if (!strcmp(cmd, "flush"))
 		rc = cmd_flush(&o);
-	else if (!strcmp(cmd, "import-extrap"))
-		rc = cmd_import_extrap(&o, argc - optind, argv + optind);
+	else if (!strcmp(cmd, "import") || !strcmp(cmd, "import-extrap"))
+		rc = cmd_import(&o, argc - optind, argv + optind);
 	else {
 		fprintf(stderr, "karte-collect: unknown command '%s'; see karte-collect --help\n", cmd);
 		rc = 2;

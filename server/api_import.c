@@ -42,7 +42,7 @@ struct query {
 
 static const char *const keys[] = {
 	"format", "system", "application", "variant", "p", "n", "n_value", "metric", "region",
-	"time_unit",
+	"time_unit", "chi_regions", "gamma_regions",
 };
 
 static void take_param(const char *key, const char *value, void *ctx)
@@ -70,8 +70,8 @@ static void take_param(const char *key, const char *value, void *ctx)
 		;
 	if (i == sizeof(keys) / sizeof(keys[0]))
 		kerr_field(q->err, 400, key, "'%.40s' is not a parameter of the import (format, system, "
-			   "application, variant, p, n, n_value, metric, region, time_unit, "
-			   "col.FIELD)", key);
+			   "application, variant, p, n, n_value, metric, region, chi_regions, "
+			   "gamma_regions, time_unit, col.FIELD)", key);
 }
 
 /* The options from the query string; -1 with err. */
@@ -92,6 +92,10 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
 	o->n = req_query(rq, "n");
 	o->metric = req_query(rq, "metric");
 	o->region = req_query(rq, "region");
+	o->chi_regions = req_query(rq, "chi_regions");
+	o->gamma_regions = req_query(rq, "gamma_regions");
+	if (o->chi_regions && o->gamma_regions)
+		return kerr_field(err, 400, "gamma_regions", "give chi_regions or gamma_regions, not both");
 	if ((s = req_query(rq, "n_value"))) {
 		char *end;
 

@@ -277,6 +277,154 @@ static int add_run(const struct run *r, void *ctx)
 	return 0;
 }
 
+/* ---- export: every field, as NDJSON or CSV, in pages ------------------------ */
+
+#define EXPORT_DEFAULT 10000
+#define EXPORT_MAX     100000
+#define EXPORT_BYTES   (HTTP_ANSWER_MAX - (64u << 10))	/* a page ends before the answer cap */
+
+static const char csv_header[] = "id,created_at,system,application,variant,p,n,tau,chi,gamma,"
+				 "frequency_mhz,power_cap_w,energy_j,measured_at,idempotency_key,"
+				 "labels,regions\r\n";
+
+struct export_ctx {
+	bool csv;
+	char *buf;
+	size_t len, cap;
+	int64_t limit, last_id;
+	size_t count;
+	bool more;
+};
+
+static void out_add(struct export_ctx *c, const char *s, size_t n)
+{
+	if (c->len + n + 1 > c->cap) {
+		c->cap = c->cap ? c->cap : 65536;
+		while (c->len + n + 1 > c->cap)
+			c->cap *= 2;
+		c->buf = xrealloc(c->buf, c->cap);
+	}
+	memcpy(c->buf + c->len, s, n);
+	c->len += n;
+	c->buf[c->len] = '\0';
+}
+
+/* A CSV cell, quoted when it holds a separator, a quote, a line end or
+ * blanks at its ends (RFC 4180). */
+static void out_cell(struct export_ctx *c, const char *s, bool last)
+{
+	size_t n = s ? strlen(s) : 0, i;
+	bool quote = n && (strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[n - 1] == ' ');
+
+	if (quote) {
+		out_add(c, "\"", 1);
+		for (i = 0; i < n; i++)
+			out_add(c, s[i] == '"' ? "\"\"" : s + i, s[i] == '"' ? 2 : 1);
+		out_add(c, "\"", 1);
+	} else if (n) {
+		out_add(c, s, n);
+	}
+	out_add(c, last ? "\r\n" : ",", last ? 2 : 1);
+}
+
+static void out_num(struct export_ctx *c, bool has, double v)
+{
+	char t[32];
+
+	if (has)
+		snprintf(t, sizeof(t), "%.17g", v);
+	out_cell(c, has ? t : NULL, false);
+}
+
+static int export_run(const struct run *r, void *ctx)
+{
+	struct export_ctx *c = ctx;
+	char t[32];
+
+	if ((int64_t)c->count == c->limit || c->len > EXPORT_BYTES) {
+		c->more = true;
+		return 1;
+	}
+	if (!c->csv) {
+		json_t *o = run_to_json(r);
+		char *line;
+
+		json_object_del(o, "efficiency");	/* derived: chi / tau */
+		line = json_dumps(o, KARTE_JSON_FLAGS);
+		json_decref(o);
+		if (!line)
+			return -1;
+		out_add(c, line, strlen(line));
+		out_add(c, "\n", 1);
+		free(line);
+	} else {
+		snprintf(t, sizeof(t), "%" PRId64, r->id);
+		out_cell(c, t, false);
+		out_cell(c, r->created_at, false);
+		out_cell(c, r->system, false);
+		out_cell(c, r->application, false);
+		out_cell(c, r->variant, false);
+		snprintf(t, sizeof(t), "%" PRId64, r->p);
+		out_cell(c, t, false);
+		out_num(c, true, r->n);
+		out_num(c, true, r->tau);
+		out_num(c, r->has & RUN_HAS_CHI, r->chi);
+		out_num(c, r->has & RUN_HAS_CHI, r->gamma);
+		out_num(c, r->has & RUN_HAS_FREQ, r->frequency_mhz);
+		out_num(c, r->has & RUN_HAS_CAP, r->power_cap_w);
+		out_num(c, r->has & RUN_HAS_ENERGY, r->energy_j);
+		out_cell(c, r->measured_at, false);
+		out_cell(c, r->idempotency_key, false);
+		out_cell(c, r->labels, false);
+		out_cell(c, r->regions, true);
+	}
+	c->last_id = r->id;
+	c->count++;
+	return 0;
+}
+
+static int export_runs(struct karted *k, struct run_filter *f, const char *format, struct req *rq,
+		       struct resp *rs)
+{
+	struct export_ctx c = {0};
+	char next[32];
+	struct kerr err;
+	struct store *st;
+	int rc;
+
+	kerr_clear(&err);
+	if (strcmp(format, "csv") && strcmp(format, "ndjson"))
+		return resp_field_errorf(rs, "format", -1, "format must be csv or ndjson (got '%.40s'); "
+					 "without format the answer is a JSON page", format);
+	c.csv = !strcmp(format, "csv");
+	c.limit = EXPORT_DEFAULT;
+	if (query_int(rq, "limit", 1, EXPORT_MAX, &c.limit, &err)) {
+		resp_error(rs, &err);
+		return 0;
+	}
+	f->limit = c.limit + 1;
+	if (c.csv)
+		out_add(&c, csv_header, sizeof(csv_header) - 1);
+	st = pool_get(k->readers);
+	rc = store_each_run(st, f, export_run, &c, &err);
+	pool_put(k->readers, st);
+	if (rc < 0) {
+		free(c.buf);
+		resp_error(rs, &err);
+		return 0;
+	}
+	rs->status = 200;
+	rs->body = c.buf ? c.buf : xstrdup("");
+	rs->len = c.len;
+	rs->content_type = c.csv ? "text/csv; charset=utf-8" : "application/x-ndjson";
+	/* the next page, as the JSON listing's "next": runs older than this id */
+	if (c.more) {
+		snprintf(next, sizeof(next), "%" PRId64, c.last_id);
+		rs->next = xstrdup(next);
+	}
+	return 0;
+}
+
 static int list_runs(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
@@ -294,7 +442,7 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 	f.variant = req_query(rq, "variant");
 	c.limit = PAGE_DEFAULT;
 	if (query_int(rq, "p", 1, 1000000000, &f.p, &err) ||
-	    query_int(rq, "limit", 1, PAGE_MAX, &c.limit, &err) ||
+	    (!req_query(rq, "format") && query_int(rq, "limit", 1, PAGE_MAX, &c.limit, &err)) ||
 	    query_int(rq, "after", 1, INT64_MAX, &f.before_id, &err)) {
 		resp_error(rs, &err);
 		return 0;
@@ -309,6 +457,8 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 			return 0;
 		}
 	}
+	if ((s = req_query(rq, "format")))
+		return export_runs(k, &f, s, rq, rs);
 	f.limit = c.limit + 1;
 	c.runs = json_array();
 	st = pool_get(k->readers);

@@ -200,6 +200,7 @@ static void req_free(struct req *rq)
 	free(rq->body);
 	free(rq->rs.body);
 	free(rq->rs.frame);
+	free(rq->rs.next);
 	free(rq);
 }
 
@@ -250,6 +251,8 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"karte\"");
 	if (rs->frame)
 		MHD_add_response_header(r, "X-Karte-Frame", rs->frame);
+	if (rs->next)
+		MHD_add_response_header(r, "X-Karte-Next", rs->next);
 	if (rs->retry_after) {
 		char ra[16];
 

@@ -37,6 +37,7 @@ struct resp {
 	const char *location;	  /* Location header, static or NULL */
 	unsigned retry_after;	  /* Retry-After seconds of a 503; 0 for none */
 	char *frame;		  /* X-Karte-Frame of a report (malloc'd JSON) or NULL */
+	char *next;		  /* X-Karte-Next of an export page (malloc'd) or NULL */
 };
 
 enum route_flags {

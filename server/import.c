@@ -28,7 +28,7 @@
 
 static const char *const formats[] = {
 	"extrap-text", "extrap-jsonl", "extrap-json", "talpas", "caliper-json", "cali",
-	"geopm-report", "csv",
+	"geopm-report", "csv", "ndjson",
 };
 
 bool import_format_known(const char *name)
@@ -198,6 +198,9 @@ struct mapping {
 	uint32_t metric, energy, region;	/* energy: XP_NONE when the file has none */
 	uint32_t *children;
 	size_t nchildren;
+	uint32_t *overhead;	/* the regions summed into chi (or gamma) */
+	size_t noverhead;
+	bool gamma;		/* overhead are gamma's */
 };
 
 static size_t param_index(const struct xp *x, const char *name)
@@ -282,6 +285,65 @@ static int pick_metric(const struct xp *x, const struct import_opts *o, struct m
 	return 0;
 }
 
+/* The call path called name (whole, or a leaf name only one path has);
+ * XP_NONE with err naming field. */
+static uint32_t find_path(const struct xp *x, const char *name, size_t len, const char *field,
+			  struct kerr *err)
+{
+	char **names = xcalloc(x->npaths + 1, sizeof(*names)), list[2048];
+	uint32_t at = XP_NONE;
+	size_t i, n = 0;
+
+	for (i = 0; i < x->npaths && at == XP_NONE; i++)
+		if (strlen(x->paths[i].name) == len && !memcmp(x->paths[i].name, name, len))
+			at = (uint32_t)i;
+	for (i = 0; i < x->npaths && at == XP_NONE; i++)
+		if (strlen(leaf(x->paths[i].name)) == len && !memcmp(leaf(x->paths[i].name), name, len))
+			names[n++] = x->paths[i].name;
+	for (i = 0; n == 1 && i < x->npaths; i++)
+		if (x->paths[i].name == names[0])
+			at = (uint32_t)i;
+	if (n > 1) {
+		list_names(names, n, list, sizeof(list));
+		kerr_field(err, 400, field, "%s='%.*s' names several call paths: %s; give the whole "
+			   "path", field, (int)len, name, list);
+	} else if (at == XP_NONE) {
+		for (i = n = 0; i < x->npaths; i++)
+			names[n++] = x->paths[i].name;
+		list_names(names, n, list, sizeof(list));
+		kerr_field(err, 400, field, "%s: '%.*s' is not a region of the file; it has %s", field,
+			   (int)len, name, list);
+	}
+	free(names);
+	return at;
+}
+
+/* chi_regions / gamma_regions: comma-separated names. */
+static int pick_overhead(const struct xp *x, const struct import_opts *o, struct mapping *m,
+			 struct kerr *err)
+{
+	const char *s = o->chi_regions ? o->chi_regions : o->gamma_regions, *comma;
+	const char *field = o->chi_regions ? "chi_regions" : "gamma_regions";
+
+	if (!s)
+		return 0;
+	m->gamma = !o->chi_regions;
+	m->overhead = xcalloc(x->npaths + 1, sizeof(*m->overhead));
+	for (; *s; s = *comma ? comma + 1 : comma) {
+		comma = strchr(s, ',');
+		if (!comma)
+			comma = s + strlen(s);
+		if (comma == s)
+			continue;
+		if (m->noverhead == x->npaths)
+			return kerr_field(err, 400, field, "%s names a region twice", field);
+		m->overhead[m->noverhead] = find_path(x, s, (size_t)(comma - s), field, err);
+		if (m->overhead[m->noverhead++] == XP_NONE)
+			return -1;
+	}
+	return 0;
+}
+
 static int pick_region(const struct xp *x, const struct import_opts *o, struct mapping *m,
 		       struct kerr *err)
 {
@@ -291,28 +353,8 @@ static int pick_region(const struct xp *x, const struct import_opts *o, struct m
 
 	m->region = XP_NONE;
 	if (o->region) {
-		for (i = 0; i < x->npaths && m->region == XP_NONE; i++)
-			if (!strcmp(x->paths[i].name, o->region))
-				m->region = (uint32_t)i;
-		for (i = 0; i < x->npaths && m->region == XP_NONE; i++)
-			if (!strcmp(leaf(x->paths[i].name), o->region))
-				names[n++] = x->paths[i].name;
-		if (n == 1) {
-			for (i = 0; i < x->npaths; i++)
-				if (x->paths[i].name == names[0])
-					m->region = (uint32_t)i;
-		} else if (n > 1) {
-			list_names(names, n, list, sizeof(list));
-			rc = kerr_field(err, 400, "region", "region='%s' names several call paths: %s; "
-					"give the whole path", o->region, list);
-		}
-		if (m->region == XP_NONE && !rc) {
-			for (i = n = 0; i < x->npaths; i++)
-				names[n++] = x->paths[i].name;
-			list_names(names, n, list, sizeof(list));
-			rc = kerr_field(err, 400, "region", "region='%s' is not in the file; it has %s",
-					o->region, list);
-		}
+		m->region = find_path(x, o->region, strlen(o->region), "region", err);
+		rc = m->region == XP_NONE ? -1 : 0;
 	} else {
 		for (i = 0; i < x->npaths; i++)
 			if (x->paths[i].parent == XP_NONE)
@@ -405,6 +447,18 @@ static void emit_run(struct emit *e, const struct xp *x, const struct mapping *m
 		buf_key(&e->nd, &first, "energy_j");
 		buf_num(&e->nd, energy);
 	}
+	if (m->noverhead) {
+		double sum = 0;
+
+		for (c = 0; c < m->noverhead; c++) {
+			double t = rep_value(x, xp_find(x, m->overhead[c], m->metric, pt), r);
+
+			if (isfinite(t) && t > 0)
+				sum += t;
+		}
+		buf_key(&e->nd, &first, m->gamma ? "gamma" : "chi");
+		buf_num(&e->nd, sum);
+	}
 	for (c = 0; c < m->nchildren; c++) {
 		uint32_t ch = m->children[c];
 		const char *name = leaf(x->paths[ch].name);
@@ -441,7 +495,8 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 	size_t pt, skipped_points = 0, bad_tau = 0, c;
 	int rc = -1;
 
-	if (pick_params(x, o, &m, err) || pick_metric(x, o, &m, err) || pick_region(x, o, &m, err))
+	if (pick_params(x, o, &m, err) || pick_metric(x, o, &m, err) || pick_region(x, o, &m, err) ||
+	    pick_overhead(x, o, &m, err))
 		goto out;
 	e->child_used = xcalloc(m.nchildren + 1, sizeof(bool));
 	for (pt = 0; pt < x->npoints; pt++) {
@@ -511,6 +566,7 @@ out:
 	if (rc)
 		available(x, res);
 	free(m.children);
+	free(m.overhead);
 	free(e->child_used);
 	e->child_used = NULL;
 	return rc;
@@ -548,6 +604,7 @@ static const struct {
 	{"gamma", C_NUMBER}, {"frequency_mhz", C_NUMBER}, {"power_cap_w", C_NUMBER},
 	{"energy_j", C_NUMBER}, {"measured_at", C_STRING}, {"idempotency_key", C_STRING},
 	{"labels", C_JSON}, {"regions", C_JSON}, {"id", C_SKIP}, {"created_at", C_SKIP},
+	{"efficiency", C_SKIP},	/* what the export writes and the store gives */
 };
 
 static int csv_fail(struct csv_read *c, const char *field, const char *fmt, ...)
@@ -578,6 +635,7 @@ static void csv_header(struct csv_read *c)
 		const char *h = col->header, *name = h;
 
 		col->type = C_SKIP;
+		col->field = NULL;
 		/* col.FIELD=HEADER: this column is FIELD */
 		for (k = 0; k < c->o->ncols; k++)
 			if (!strcmp(c->o->cols[k].header, h))
@@ -592,7 +650,7 @@ static void csv_header(struct csv_read *c)
 				col->field = run_fields[j].name;
 				col->type = run_fields[j].type;
 			}
-		if (col->type == C_SKIP && strcmp(name, "id") && strcmp(name, "created_at"))
+		if (!col->field)
 			xp_warn(c->warn, "the column '%s' is not a run field: left out (map it with "
 				"col.FIELD=%s, or col.label.NAME=%s for a label)", h, h, h);
 		c->has_system |= col->field && !strcmp(col->field, "system");
@@ -780,6 +838,71 @@ static int read_csv(const char *body, size_t len, const struct import_opts *o, s
 	return rc;
 }
 
+/* ---- karte's own NDJSON export ---------------------------------------------- */
+
+/* Runs as GET /api/v1/runs?format=ndjson writes them: id, created_at and
+ * efficiency are left out (the store gives them), system, application and
+ * variant default to the query's, a run without idempotency_key gets one. */
+static int read_ndjson(const char *body, size_t len, const struct import_opts *o, struct emit *e,
+		       struct import_result *res, struct kerr *err)
+{
+	size_t pos = 0, n, k;
+	const char *line;
+	json_error_t je;
+	long ln = 0;
+
+	while (xp_next_line(body, len, &pos, &line, &n)) {
+		json_t *run;
+		char *text;
+		bool first = false;
+
+		ln++;
+		for (k = 0; k < n && isspace((unsigned char)line[k]); k++)
+			;
+		if (k == n)
+			continue;
+		run = json_loadb(line, n, 0, &je);
+		if (!json_is_object(run)) {
+			json_decref(run);
+			kerr_field(err, 400, "body", "line %ld: not a JSON object%s%s", ln, run ? "" : ": ",
+				   run ? "" : je.text);
+			err->index = ln;
+			return -1;
+		}
+		if (e->runs == IMPORT_RUNS_MAX) {
+			json_decref(run);
+			return kerr_field(err, 413, "body", "the file makes more than %d runs; split it",
+					  IMPORT_RUNS_MAX);
+		}
+		json_object_del(run, "id");
+		json_object_del(run, "created_at");
+		json_object_del(run, "efficiency");
+		if (!json_object_get(run, "system") && o->system)
+			json_object_set_new(run, "system", json_string(o->system));
+		if (!json_object_get(run, "application") && o->application)
+			json_object_set_new(run, "application", json_string(o->application));
+		if (!json_object_get(run, "variant") && o->variant)
+			json_object_set_new(run, "variant", json_string(o->variant));
+		text = json_dumps(run, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		if (!text) {
+			json_decref(run);
+			return kerr_set(err, 500, "line %ld could not be written again", ln);
+		}
+		buf_add(&e->nd, text, strlen(text) - 1);	/* without its '}' */
+		if (!json_object_get(run, "idempotency_key"))
+			emit_key(e, &first);
+		buf_add(&e->nd, "}\n", 2);
+		free(text);
+		json_decref(run);
+		e->runs++;
+	}
+	if (!e->runs)
+		return kerr_field(err, 400, "body", "the file has no run");
+	res->points = e->runs;
+	res->regions = json_array();
+	return 0;
+}
+
 /* ---- guess ------------------------------------------------------------------ */
 
 /* Whether the text up to the first newline holds s. */
@@ -817,6 +940,8 @@ const char *import_guess(const char *body, size_t len)
 	if (len > 6 && !memcmp(body, "__rec=", 6))
 		return "cali";
 	if (*body == '{') {
+		if (first_line_has(body, len, "\"tau\"") && first_line_has(body, len, "\"system\""))
+			return "ndjson";
 		if (first_line_has(body, len, "\"params\""))
 			return "extrap-jsonl";
 		if (first_line_has(body, len, "\"parameters\"") && first_line_has(body, len, "\"callpath\""))
@@ -877,6 +1002,8 @@ static void import_hash(const char *body, size_t len, const char *format,
 	PART(num);
 	PART(o->metric);
 	PART(o->region);
+	PART(o->chi_regions);
+	PART(o->gamma_regions);
 	for (i = 0; i < o->ncols; i++) {
 		PART(o->cols[i].field);
 		PART(o->cols[i].header);
@@ -912,7 +1039,7 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 				  IMPORT_FORMATS ")", len ? "the file's format is not one karte "
 				  "recognises" : "the file is empty");
 	res->format = fmt;
-	if (strcmp(fmt, "csv") && (!o->system || !o->application))
+	if (strcmp(fmt, "csv") && strcmp(fmt, "ndjson") && (!o->system || !o->application))
 		return kerr_field(err, 400, o->system ? "application" : "system", "give the runs a "
 				  "system= and an application=");
 	if (!utf8_valid((const unsigned char *)body, len)) {
@@ -941,6 +1068,8 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 	x.time_scale = o->time_scale;
 	if (!strcmp(fmt, "csv"))
 		rc = read_csv(body, len, o, &e, &x, res, err);
+	else if (!strcmp(fmt, "ndjson"))
+		rc = read_ndjson(body, len, o, &e, res, err);
 	else if (!strcmp(fmt, "extrap-text"))
 		rc = xp_read_extrap_text(&x, body, len, err);
 	else if (!strcmp(fmt, "extrap-jsonl") || !strcmp(fmt, "talpas"))
@@ -953,7 +1082,7 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 		rc = xp_read_caliper_json(&x, body, len, o, err);
 	else
 		rc = xp_read_geopm(&x, body, len, o, err);
-	if (!rc && strcmp(fmt, "csv"))
+	if (!rc && strcmp(fmt, "csv") && strcmp(fmt, "ndjson"))
 		rc = xp_runs(&x, o, &e, res, err);
 	if (!rc && run_parse_body(e.nd.s, e.nd.len, BODY_NDJSON, &res->batch, err))
 		rc = -1;

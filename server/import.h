@@ -29,7 +29,7 @@
 
 /* The formats, as the API and the CLI name them. */
 #define IMPORT_FORMATS "extrap-text, extrap-jsonl, extrap-json, talpas, caliper-json, cali, " \
-		       "geopm-report, csv"
+		       "geopm-report, csv, ndjson"
 
 struct import_col {
 	const char *field;	/* a run field: p, n, tau, chi, ..., label.NAME */
@@ -44,6 +44,8 @@ struct import_opts {
 	bool has_n_value;
 	const char *metric;	/* what becomes tau; NULL: the time metric */
 	const char *region;	/* the region that is tau; NULL: the single root */
+	const char *chi_regions;   /* "A,B": regions whose sum is chi, or NULL */
+	const char *gamma_regions; /* "A,B": regions whose sum is gamma, or NULL */
 	double time_scale;	/* seconds per time unit of the file (Caliper); 0: the file's own */
 	struct import_col cols[IMPORT_COLS_MAX];	/* csv */
 	size_t ncols;
