@@ -1033,6 +1033,8 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 		body += 3;
 		len -= 3;
 	}
+	if (!len)
+		return kerr_field(err, 400, "body", "the file is empty");
 	fmt = o->format ? format_static(o->format) : import_guess(body, len);
 	if (!fmt)
 		return kerr_field(err, 400, "format", "%s; say which it is with format= (one of "

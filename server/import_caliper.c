@@ -866,6 +866,11 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 			sect = NONE;
 			continue;
 		}
+		if (!strncmp(line + ind, "Unmarked Totals:", 16)) {
+			/* YAML's name for what the text report calls a region */
+			snprintf(region, sizeof(region), "unmarked-region");
+			goto region_found;
+		}
 		if (!strncmp(line + ind, "Region ", 7) || !strncmp(line + ind, "region:", 7)) {
 			/* "Region NAME (0xHASH):" in the text report, "region: \"NAME\"" in YAML */
 			const char *s = line + ind + 7, *e = line + n;
@@ -885,6 +890,7 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 			k = (size_t)(e - s) < sizeof(region) - 1 ? (size_t)(e - s) : sizeof(region) - 1;
 			memcpy(region, s, k);
 			region[k] = '\0';
+region_found:
 			for (i = 0; i < nregions && strcmp(regs[i].name, region); i++)
 				;
 			if (i == nregions) {
@@ -908,7 +914,7 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 			host_energy = 0;
 			continue;
 		}
-		if (!strncmp(line + ind, "Epoch Totals:", 13) || !strncmp(line + ind, "Unmarked Totals:", 16)) {
+		if (!strncmp(line + ind, "Epoch Totals:", 13)) {
 			sect = OTHER;
 			continue;
 		}

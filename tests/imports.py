@@ -1,0 +1,427 @@
+#!/usr/bin/env python3
+"""Import tests: other tools' files through a real karted on a loopback port.
+
+usage: tests/imports.py --karted build/karted [-k NAME]
+
+Every reader of POST /api/v1/import on the real files of tests/data
+(Extra-P, Caliper, GEOPM) and on hand-made edge cases (BOM, CRLF, comments,
+NaN, huge numbers, truncated and non-UTF-8 files), the mapping's choices and
+its 400s, idempotent repeats, and the export (GET /api/v1/runs?format=csv|
+ndjson) imported back into a second server to the same runs. The expected
+numbers are read off the files by hand (see each test).
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import sys
+import urllib.parse
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
+
+SUITE = Suite("imports")
+test = SUITE.test
+DATA = os.path.join(ROOT, "tests", "data")
+
+
+class S:
+    k = None
+    token = None
+    binary = None
+
+
+def imp(body, token=True, **query):
+    """POST a file to /api/v1/import: (status, answer)."""
+    if isinstance(body, str) and os.path.exists(body):
+        with open(body, "rb") as f:
+            body = f.read()
+    if isinstance(body, str):
+        body = body.encode()
+    q = urllib.parse.urlencode(query)
+    s, b, _ = S.k.request("POST", "/api/v1/import?" + q, body, ctype="application/x-www-form-urlencoded",
+                          token=S.token if token else None, timeout=120)
+    return s, b
+
+
+def runs_of(system, application=None, k=None):
+    k = k or S.k
+    q = {"system": system, "limit": 1000}
+    if application:
+        q["application"] = application
+    s, b, _ = k.request("GET", "/api/v1/runs?" + urllib.parse.urlencode(q))
+    expect(s == 200, f"listing ({s})")
+    return b["runs"]
+
+
+def close(a, b, rel=1e-12):
+    return abs(a - b) <= rel * max(abs(a), abs(b), 1e-300)
+
+
+# ---- Extra-P text ----------------------------------------------------------
+
+RELEARN = os.path.join(DATA, "extrap", "relearn_data.txt")
+
+
+@test
+def relearn_needs_a_region_and_says_which():
+    s, b = imp(RELEARN, system="rl", application="relearn")
+    expect(s == 400 and b["field"] == "region", f"several roots: 400 naming region ({s} {b})")
+    expect(b["available"]["roots"] == ["main()", "Initialization", "Simulation loop"],
+           f"the roots, by indentation ({b['available']['roots']})")
+    expect("'main()'" in b["error"] and "'Simulation loop'" in b["error"], "listed in the sentence")
+    expect(b["available"]["metrics"] == ["time"] and b["available"]["parameters"] == ["p", "n"],
+           "metrics and parameters listed")
+    expect(runs_of("rl") == [], "nothing stored")
+
+
+@test
+def relearn_main_is_50_runs_and_a_repeat_stores_nothing():
+    s, b = imp(RELEARN, system="rl", application="relearn", region="main()")
+    expect(s == 201 and b["runs"] == 50 and b["points"] == 25 and b["format"] == "extrap-text",
+           f"25 points x 2 repetitions ({s} {b if s != 201 else b['runs']})")
+    expect(len(b["ids"]) == 50 and b["regions"] == [], "main() has no region under it")
+    got = runs_of("rl", "relearn")
+    first = sorted(x["tau"] for x in got if x["p"] == 32 and x["n"] == 5000)
+    expect(first == [405.58, 406.498], f"the first point's two DATA values ({first})")
+    last = sorted(x["tau"] for x in got if x["p"] == 512 and x["n"] == 9000)
+    expect(last == [2536.75, 2536.75], f"the last point ({last})")
+    expect(all("chi" not in x for x in got), "tau alone")
+    s2, b2 = imp(RELEARN, system="rl", application="relearn", region="main()")
+    expect(s2 == 200 and b2["ids"] == b["ids"] and b2["stored"] == 0, f"repeat: 200, first ids ({s2})")
+    expect(len(runs_of("rl", "relearn")) == 50, "nothing new")
+    s3, b3 = imp(RELEARN, system="rl", application="relearn", region="Initialization")
+    expect(s3 == 201 and not set(b3["ids"]) & set(b["ids"]), "another mapping is another import")
+
+
+@test
+def relearn_children_become_regions_by_leaf_name():
+    s, b = imp(RELEARN, system="rl", application="loop", region="Simulation loop",
+               chi_regions="Connectivity update")
+    expect(s == 201 and b["regions"] == ["Update electrical activity", "Update #synaptic elements delta",
+                                         "Connectivity update"], f"children one level down ({b})")
+    got = {(x["p"], x["n"], x["tau"]): x for x in runs_of("rl", "loop")}
+    x = next(v for k, v in got.items() if k[0] == 512 and k[1] == 9000)
+    reg = {r["name"]: r["time_s"] for r in x["regions"]}
+    # relearn_data.txt: the last DATA line of "Connectivity update" is 2535.05 2535.05,
+    # of "Simulation loop" 2535.05 2535.05
+    expect(x["tau"] == 2535.05 and reg["Connectivity update"] == 2535.05, f"values of the point ({x})")
+    expect(close(x["chi"], 2535.05), f"chi_regions summed into chi ({x['chi']})")
+    s, b = imp(RELEARN, system="rl", application="loop2", region="Update local trees")
+    expect(s == 201 and b["runs"] == 50, "a nested region by its leaf name")
+    s, b = imp(RELEARN, system="rl", application="x", region="nope")
+    expect(s == 400 and b["field"] == "region" and "'Update local trees'" in b["error"],
+           f"unknown region: the file's regions listed ({b})")
+
+
+@test
+def extrap_text_grammar_hand_made():
+    # BOM, CRLF, comments, blank lines; PARAMETER names on one line; several
+    # points on one POINTS line; METRIC before REGION; '->' call paths
+    text = ("\ufeff# a comment\r\nPARAMETER p n\r\n\r\nPOINTS ( 2 100 ) ( 4 100 )\r\n"
+            "POINTS (8 100)\r\n# between\r\nMETRIC time\r\nREGION main\r\n"
+            "DATA 10 11\r\nDATA 6 6.5\r\nDATA 4\r\nREGION main->solve\r\nDATA 7 8\r\nDATA 4 4\r\n"
+            "DATA 2\r\nMETRIC energy\r\nREGION main\r\nDATA 1000 1100\r\nDATA 1200 1300\r\nDATA 1500\r\n"
+            "REGION main->solve\r\nDATA 700 800\r\nDATA 900 900\r\nDATA 1000\r\n")
+    s, b = imp(text, system="hm", application="grammar")
+    expect(s == 201 and b["runs"] == 5 and b["points"] == 3 and b["regions"] == ["solve"],
+           f"5 runs from 3 points ({s} {b})")
+    got = sorted(runs_of("hm", "grammar"), key=lambda x: (x["p"], x["tau"]))
+    expect([(x["p"], x["n"], x["tau"]) for x in got] == [(2, 100, 10), (2, 100, 11), (4, 100, 6),
+                                                            (4, 100, 6.5), (8, 100, 4)], f"{got}")
+    expect(got[1]["regions"] == [{"name": "solve", "time_s": 8, "energy_j": 800}],
+           f"the second repetition's region, energy from the energy metric ({got[1]})")
+    expect(got[1]["energy_j"] == 1100, "the run's energy from its region's energy metric")
+
+
+@test
+def extrap_text_one_parameter_bare_points():
+    text = "PARAMETER p\nPOINTS 1 2 4 8\nREGION r\nMETRIC runtime\nDATA 8\nDATA 4.1\nDATA 2.2\nDATA 1.3\n"
+    s, b = imp(text, system="hm", application="one")
+    expect(s == 400 and b["field"] == "n_value", f"no n: 400 naming n_value ({b})")
+    s, b = imp(text, system="hm", application="one", n_value="1e6")
+    expect(s == 201 and b["runs"] == 4, f"n_value: 4 runs ({b})")
+    got = sorted((x["p"], x["n"], x["tau"]) for x in runs_of("hm", "one"))
+    expect(got == [(1, 1e6, 8), (2, 1e6, 4.1), (4, 1e6, 2.2), (8, 1e6, 1.3)], f"{got}")
+    s, b = imp(text.replace("POINTS 1 2 4 8", "POINTS 1 2.5 4 8"), system="hm", application="one2",
+               n_value=1000)
+    expect(s == 400 and b["field"] == "p" and "2.5" in b["error"], f"p must be whole: 400 ({b})")
+    s, b = imp("PARAMETER x y\nPOINTS (1 2)\nREGION r\nDATA 1\n", system="hm", application="o3",
+               p="y", n="x")
+    expect(s == 201 and runs_of("hm", "o3")[0]["p"] == 2, "p=NAME and n=NAME pick the parameters")
+    s, b = imp("PARAMETER x y z\nPOINTS (1 2 3)\nREGION r\nDATA 1\n", system="hm", application="o4",
+               p="x", n="y")
+    expect(s == 201 and any("'z'" in w for w in b["warnings"]), f"a third parameter: a warning ({b})")
+
+
+@test
+def extrap_text_broken_files_name_the_line():
+    base = "PARAMETER p\nPOINTS 1 2\nREGION r\n"
+    cases = [
+        (base + "DATA 1\nDATA 2\nDATA 3\n", "line 6", "more DATA lines"),
+        (base + "DATA 1\nDTA 2\n", "line 5", "not a line"),
+        ("PARAMETER p n\nPOINTS ( 1 2\n", "line 2", "has no ')'"),
+        (base + "DATA 1 x\n", "line 4", "'x' is not a number"),
+        ("PARAMETER p\nREGION r\nDATA 1\n", "line 3", "more DATA lines"),
+        (b"PARAMETER p\nPOINTS 1\nREGION caf\xe9\nDATA 1\n", "line 3", "UTF-8"),
+        ("", "", "empty"),
+    ]
+    for text, where, what in cases:
+        s, b = imp(text, system="hm", application="broken", format="extrap-text", n_value=1)
+        expect(s == 400 and where in b["error"] and what in b["error"], f"{text[:30]!r}: {s} {b}")
+    s, b = imp(base + "DATA nan 2\nDATA 1e400 3\n", system="hm", application="nan", n_value=1)
+    expect(s == 201 and b["runs"] == 2 and any("NaN, inf" in w for w in b["warnings"]),
+           f"NaN and an overflowing value left out, said ({b})")
+    s, b = imp(base + "DATA 1e-300\nDATA 1.7976931348623157e308\n", system="hm", application="huge",
+               n_value=1)
+    taus = sorted(x["tau"] for x in runs_of("hm", "huge"))
+    expect(s == 201 and taus == [1e-300, 1.7976931348623157e308], f"extreme finite values kept ({taus})")
+    expect(runs_of("hm", "broken") == [], "nothing half-stored")
+
+
+# ---- Extra-P JSON lines, JSON, Talpas ---------------------------------------
+
+@test
+def extrap_jsonl_real_file():
+    path = os.path.join(DATA, "extrap", "json_test_input.jsonl")
+    s, b = imp(path, system="jl", application="metr", n_value=64)
+    expect(s == 201 and b["format"] == "extrap-jsonl" and b["runs"] == 25 and b["points"] == 5,
+           f"5 points x 5 repetitions ({b})")
+    with open(path) as f:
+        lines = [json.loads(x) for x in f if x.strip()]
+    want = sorted((int(x["params"]["x"]), x["value"]) for x in lines)
+    got = sorted((x["p"], x["tau"]) for x in runs_of("jl", "metr"))
+    expect(got == want, "every line is a run with its value")
+
+
+@test
+def extrap_json_current_and_legacy_and_talpas():
+    cur = {"parameters": ["p", "n"], "measurements": {
+        "main": {"time": [{"point": [2, 10], "values": [5.0, 5.5]}, {"point": [4, 10], "values": [3.0]}]},
+        "main->a": {"time": [{"point": [2, 10], "values": [1.0, 1.5]}, {"point": [4, 10], "values": [0.5]}]}}}
+    s, b = imp(json.dumps(cur), system="ej", application="cur")
+    expect(s == 201 and b["format"] == "extrap-json" and b["runs"] == 3 and b["regions"] == ["a"], f"{b}")
+    leg = {"parameters": [{"id": 1, "name": "p"}, {"id": 2, "name": "n"}],
+           "callpaths": [{"id": 1, "name": "main"}], "metrics": [{"id": 1, "name": "time"}],
+           "coordinates": [{"id": 1, "parameter_value_pairs": [{"parameter_id": 1, "parameter_value": 8},
+                                                               {"parameter_id": 2, "parameter_value": 50}]}],
+           "measurements": [{"coordinate_id": 1, "callpath_id": 1, "metric_id": 1, "value": 2.5},
+                            {"coordinate_id": 1, "callpath_id": 1, "metric_id": 1, "value": 2.75}]}
+    s, b = imp(json.dumps(leg), format="extrap-json", system="ej", application="leg")
+    got = sorted((x["p"], x["n"], x["tau"]) for x in runs_of("ej", "leg"))
+    expect(s == 201 and got == [(8, 50, 2.5), (8, 50, 2.75)], f"legacy ids ({s} {b} {got})")
+    tal = ('{"parameters": {"p": 16; "n": 3}; "metric": "time"; "callpath": "main"; "value": 9.5}\n'
+           '{"parameters": {"p": 32; "n": 3}; "metric": "time"; "callpath": "main"; "value": 5.25}\n')
+    s, b = imp(tal, system="ej", application="tal")
+    got = sorted((x["p"], x["tau"]) for x in runs_of("ej", "tal"))
+    expect(s == 201 and b["format"] == "talpas" and got == [(16, 9.5), (32, 5.25)], f"talpas ({b})")
+    s, b = imp('{"params": {"p": 2}, "value": 1}\n{"params": {"p": 4}\n', system="ej", application="t",
+               n_value=1, format="extrap-jsonl")
+    expect(s == 400 and "line 2" in b["error"], f"a truncated line named ({b})")
+    s, b = imp('{"params":{"p":2,"n":1},"metric":"time","value":1}\n'
+               '{"params":{"p":2,"n":1},"metric":"flops","value":7}\n', system="ej", application="m")
+    expect(s == 201, f"time picked among several metrics ({b})")
+    s, b = imp('{"params":{"p":2,"n":1},"metric":"a","value":1}\n'
+               '{"params":{"p":2,"n":1},"metric":"b","value":7}\n', system="ej", application="m2")
+    expect(s == 400 and b["field"] == "metric" and "'a', 'b'" in b["error"], f"metrics listed ({b})")
+    s, b = imp('{"params":{"p":2,"n":1},"metric":"a","value":1}\n'
+               '{"params":{"p":2,"n":1},"metric":"b","value":7}\n', system="ej", application="m2", metric="b")
+    expect(s == 201 and runs_of("ej", "m2")[0]["tau"] == 7, "metric=NAME")
+
+
+# ---- Caliper -----------------------------------------------------------------
+
+CALI = os.path.join(DATA, "caliper")
+
+
+@test
+def cali_rajaperf_problem_size_and_groups():
+    s, b = imp(os.path.join(CALI, "rajaperf_quartz_1048576_Base_Seq.cali"), system="quartz",
+               application="rajaperf")
+    expect(s == 201 and b["format"] == "cali" and b["runs"] == 1, f"one run per file ({b})")
+    expect(b["regions"] == ["Basic", "Lcals", "Polybench", "Stream", "Apps", "Algorithm"], f"{b['regions']}")
+    x = runs_of("quartz", "rajaperf")[0]
+    # RAJAPerf's max#inclusive#sum#time.duration, the globals' ProblemSizeRunParam
+    expect(x["n"] == 1048576 and x["p"] == 1 and x["tau"] == 103.47638, f"{x}")
+    reg = {r["name"]: r["time_s"] for r in x["regions"]}
+    expect(reg["Basic"] == 11.313521, f"Basic ({reg})")
+    s, b = imp(os.path.join(CALI, "rajaperf_quartz_2097152_Base_Seq.cali"), system="quartz",
+               application="rajaperf")
+    expect(s == 201 and sorted(x["n"] for x in runs_of("quartz", "rajaperf")) == [1048576, 2097152],
+           "the second size")
+
+
+@test
+def cali_lulesh_sums_exclusive_times():
+    s, b = imp(os.path.join(CALI, "lulesh-annotation-profile.cali"), system="cab", application="lulesh",
+               n_value=30)
+    expect(s == 201 and b["regions"] == ["lulesh.cycle"], f"{b}")
+    expect(any("p = 1" in w for w in b["warnings"]), f"no process count: said ({b['warnings']})")
+    x = runs_of("cab", "lulesh")[0]
+    # sum#time.duration of every record at or below main, added up by hand: 0.492491
+    expect(close(x["tau"], 0.492491, 1e-9) and x["p"] == 1, f"inclusive time of main ({x})")
+
+
+@test
+def caliper_json_split_ranks_and_units():
+    s, b = imp(os.path.join(CALI, "lulesh-annotation-profile.json"), system="cab", application="lulesh-json",
+               n_value=30, time_unit="us")
+    expect(s == 201 and b["format"] == "caliper-json", f"{b}")
+    x = runs_of("cab", "lulesh-json")[0]
+    # main's inclusive#sum#time.duration is largest on rank 4: 5905595 us; 8 ranks
+    expect(x["p"] == 8 and close(x["tau"], 5.905595), f"the slowest rank, in seconds ({x})")
+    s, b = imp(os.path.join(CALI, "cpi-callpath-profile.json"), system="cab", application="cpi", n_value=1)
+    expect(s == 400 and b["field"] == "region" and b["available"]["roots"][0] == "_start", f"{b}")
+    s, b = imp(os.path.join(CALI, "cpi-callpath-profile.json"), system="cab", application="cpi", n_value=1,
+               region="main", time_unit="us")
+    expect(s == 201 and runs_of("cab", "cpi")[0]["p"] == 4, f"4 ranks of cpi ({b})")
+    recs = [{"path": "main", "mpi.rank": 0, "sum#time.duration": 1.0},
+            {"path": "main/solve", "mpi.rank": 0, "sum#time.duration": 3.0},
+            {"path": "main", "mpi.rank": 1, "sum#time.duration": 0.5},
+            {"path": "main/solve", "mpi.rank": 1, "sum#time.duration": 4.0}]
+    s, b = imp(json.dumps(recs), system="cab", application="records", n_value=2)
+    x = runs_of("cab", "records")[0]
+    expect(s == 201 and x["p"] == 2 and x["tau"] == 4.5 and x["regions"][0]["time_s"] == 4.0,
+           f"cali-query records: inclusive per rank, the largest ({b} {x})")
+
+
+# ---- GEOPM --------------------------------------------------------------------
+
+@test
+def geopm_reports_text_and_yaml():
+    for name in ("dgemm-2hosts.report", "dgemm-2hosts-yaml.report"):
+        s, b = imp(os.path.join(DATA, "geopm", name), system="geo", application=name, n_value=4096)
+        expect(s == 201 and b["format"] == "geopm-report", f"{name}: {s} {b}")
+        x = runs_of("geo", name)[0]
+        reg = {r["name"]: (r["time_s"], r["energy_j"]) for r in x["regions"]}
+        # hand-computed in tests/data/geopm/SOURCE.md
+        expect(x["p"] == 2 and x["tau"] == 96.25 and x["energy_j"] == 38450, f"{name}: {x}")
+        expect(reg == {"dgemm": (81.75, 34350), "halo-exchange": (12.25, 3140),
+                       "unmarked-region": (2, 270)}, f"{name}: {reg}")
+    s, b = imp(os.path.join(DATA, "geopm", "dgemm-2hosts.report"), system="geo", application="x")
+    expect(s == 400 and b["field"] == "n_value", f"no problem size: 400 naming n_value ({b})")
+
+
+# ---- CSV ----------------------------------------------------------------------
+
+@test
+def csv_with_column_mapping():
+    text = "nodes,size,seconds,compiler,extra\n4,1000,12.5,gcc,x\n8,1000,6.5,gcc,y\n"
+    s, b = imp(text, system="c", application="csv", **{"col.p": "nodes", "col.n": "size",
+                                                      "col.tau": "seconds", "col.label.cc": "compiler"})
+    expect(s == 201 and b["runs"] == 2, f"{s} {b}")
+    expect(any("'extra'" in w for w in b["warnings"]), f"the unmapped column said ({b['warnings']})")
+    got = sorted((x["p"], x["tau"], x["labels"]["cc"]) for x in runs_of("c", "csv"))
+    expect(got == [(4, 12.5, "gcc"), (8, 6.5, "gcc")], f"{got}")
+    s, b = imp(text, system="c", application="csv2", **{"col.p": "cores"})
+    expect(s == 400 and b["field"] == "col.p" and "cores" in b["error"], f"a missing column named ({b})")
+    s, b = imp("p,n,tau\n4,1000,fast\n", system="c", application="csv3")
+    expect(s == 400 and b["field"] == "tau" and b["index"] == 1, f"row and field named ({b})")
+    s, b = imp("p,n,tau\n4,1000,1\n4,1000", system="c", application="csv4")
+    expect(s == 400 and "cells" in b["error"], f"a truncated row ({b})")
+    expect(runs_of("c", "csv4") == [], "nothing half-stored")
+
+
+# ---- export and back ---------------------------------------------------------
+
+@test
+def export_csv_and_ndjson_import_back_to_the_same_runs():
+    runs = [dict(system="ex", application="app", variant="v,1 \"q\"", p=4, n=1e3, tau=2.5, chi=0.5,
+                 frequency_mhz=2400, power_cap_w=120, energy_j=3e3, measured_at="2026-11-21T10:00:00Z",
+                 labels={"compiler": "gcc 12, -O3", "quoted": "say \"hi\", twice"},
+                 regions=[{"name": "solve", "time_s": 1.25, "energy_j": 9.5, "power_w": 7.6,
+                           "frequency_mhz": 2000, "counters": {"instructions": 1.2e9}}],
+                 idempotency_key="job-1"),
+            dict(system="ex", application="app", p=8, n=1e3, tau=1.5),
+            dict(system="ex", application="app", p=16, n=2.5e3, tau=0.1 + 0.2, gamma=0.2)]
+    s, b, _ = S.k.request("POST", "/api/v1/runs", runs, token=S.token)
+    expect(s == 201, f"posted ({b})")
+    want = runs_of("ex")
+    # the store gives id and created_at; an import gives a run without a key
+    # one of its own ("import:<hash>:<index>"), which is what makes a repeat a no-op
+    strip = lambda xs: sorted((json.dumps({k: v for k, v in x.items() if k not in ("id", "created_at") and
+                                           not str(v).startswith("import:")}, sort_keys=True) for x in xs))
+    other = Karted(S.binary).start()
+    try:
+        tok = other.token("imports")
+        for fmt, ctype in (("csv", "text/csv"), ("ndjson", "application/x-ndjson")):
+            s, body, h = S.k.request("GET", "/api/v1/runs?system=ex&format=" + fmt)
+            expect(s == 200 and h.get("Content-Type", "").startswith(ctype), f"{fmt}: {s} {h}")
+            if fmt == "csv":
+                rows = list(csv.DictReader(io.StringIO(body.decode())))
+                expect(len(rows) == 3 and rows[-1]["labels"].startswith("{"), f"csv rows ({rows[-1]})")
+            s, b, _ = other.request("POST", f"/api/v1/import?format={fmt}", body, ctype=ctype, token=tok)
+            expect(s == 201 and b["runs"] == 3, f"{fmt} imported ({s} {b})")
+            got = [x for x in runs_of("ex", k=other)]
+            expect(strip(got) == strip(want), f"{fmt}: the same runs\n{strip(got)}\n{strip(want)}")
+            s, b, _ = other.request("POST", f"/api/v1/import?format={fmt}", body, ctype=ctype, token=tok)
+            expect(s == 200 and len(runs_of("ex", k=other)) == 3, f"{fmt}: again, nothing new ({s})")
+            for x in runs_of("ex", k=other):
+                other.request("DELETE", f"/api/v1/runs/{x['id']}", token=tok)
+        s, body, h = S.k.request("GET", "/api/v1/runs?system=ex&format=ndjson&limit=2")
+        expect(s == 200 and body.count(b"\n") == 2 and "X-Karte-Next" in h, f"a page and its cursor ({h})")
+        s, body, h = S.k.request("GET", f"/api/v1/runs?system=ex&format=ndjson&after={h['X-Karte-Next']}")
+        expect(s == 200 and body.count(b"\n") == 1 and "X-Karte-Next" not in h, "the last page")
+        s, b, _ = S.k.request("GET", "/api/v1/runs?format=xml")
+        expect(s == 400 and b["field"] == "format", f"an unknown format named ({b})")
+    finally:
+        rc = other.stop()
+        expect(rc == 0, f"the second karted stopped cleanly ({rc})")
+
+
+# ---- the request itself ----------------------------------------------------------
+
+@test
+def format_guess_and_request_errors():
+    files = {"extrap/relearn_data.txt": "extrap-text", "extrap/json_test_input.jsonl": "extrap-jsonl",
+             "caliper/lulesh-annotation-profile.cali": "cali",
+             "caliper/lulesh-annotation-profile.json": "caliper-json",
+             "geopm/dgemm-2hosts.report": "geopm-report", "geopm/dgemm-2hosts-yaml.report": "geopm-report"}
+    for path, fmt in files.items():
+        s, b = imp(os.path.join(DATA, path), system="g", application="guess", n_value=1, region="nope")
+        expect(b.get("format") == fmt, f"{path} read as {fmt} ({b.get('format')} {b})")
+    s, b = imp("hello world\n", system="g", application="x")
+    expect(s == 400 and b["field"] == "format" and "extrap-text" in b["error"], f"unknown content ({b})")
+    s, b = imp("x", system="g", application="x", format="excel")
+    expect(s == 400 and b["field"] == "format", f"unknown format ({b})")
+    s, b = imp("x", system="g", application="x", regoin="main")
+    expect(s == 400 and b["field"] == "regoin", f"a misspelt parameter named ({b})")
+    s, b = imp(RELEARN, token=False, system="g", application="x")
+    expect(s == 401, f"a token is needed ({s})")
+    s, b = imp(RELEARN, application="x", region="main()")
+    expect(s == 400 and b["field"] == "system", f"system needed ({b})")
+    s, b = imp(RELEARN, system="g", application="x", region="main()", n_value="-1")
+    expect(s == 400 and b["field"] == "n_value", f"bad n_value ({b})")
+
+
+@test
+def files_over_the_import_limit_get_413():
+    small = Karted(S.binary, args=["--max-import-body", "4096"]).start()
+    try:
+        tok = small.token("t")
+        with open(RELEARN, "rb") as f:
+            body = f.read()
+        s, b, _ = small.request("POST", "/api/v1/import?system=a&application=b&region=main()", body,
+                                ctype="text/plain", token=tok)
+        expect(s == 413 and b["field"] == "body", f"413 naming body ({s} {b})")
+        s, b, _ = small.request("POST", "/api/v1/import?system=a&application=b&region=main()",
+                                body[:4000].rsplit(b"\n", 30)[0], ctype="text/plain", token=tok)
+        expect(s in (201, 400), f"a file under the limit is read ({s})")
+    finally:
+        expect(small.stop() == 0, "stopped cleanly")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--karted", required=True)
+    ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    args = ap.parse_args()
+    S.binary = os.path.abspath(args.karted)
+    S.k = Karted(S.binary).start()
+    S.token = S.k.token("imports")
+    sys.exit(1 if SUITE.run(args.only, lambda: S.k.stop_checked("the imports karted")) else 0)
+
+
+if __name__ == "__main__":
+    main()
