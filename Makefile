@@ -112,6 +112,7 @@ test-unit: $(TEST_BINS)
 test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BUILD)/tests/otf2_trace
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace \
 	    --cflags="$(SANFLAGS)"
+	python3 tests/imports.py --karted $(KARTED)
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 	python3 tests/abuse.py --karted $(KARTED) $(if $(SANFLAGS),--sanitizer)
 
@@ -121,7 +122,8 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 # are in tests/fuzz/corpus/TARGET, the dictionary in tests/fuzz/karte.dict;
 # what a run finds is kept in build/fuzz/corpus/TARGET.
 FUZZ_SECONDS ?= 10
-FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2
+IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json geopm-report csv ndjson
+FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
 FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle pixman-1
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE -Iserver -Ianalysis -Icollectors -Itests/fuzz \
@@ -152,6 +154,13 @@ build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collecto
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
+# one target per import reader, from one harness
+IMPORT_SRC := server/import.c server/import_xp.c server/import_extrap.c server/import_caliper.c
+build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/run.c server/utf8.c server/kerr.c \
+                          server/xalloc.c server/import.h server/import_xp.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -DIMPORT_FORMAT='"$*"' -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcsv
+
 build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/otf2in.c server/kerr.c server/xalloc.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_otf2.c server/otf2in.c server/kerr.c server/xalloc.c \
@@ -160,11 +169,12 @@ build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/otf2
 # Each target for FUZZ_SECONDS; the executions of all are added up.
 test-fuzz fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 	@total=0; failed=0; for t in $(FUZZ_TARGETS); do \
-	    mkdir -p build/fuzz/corpus/$$t; \
+	    mkdir -p build/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
 	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
 	    ASAN_OPTIONS=quarantine_size_mb=32 ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 	        -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/karte.dict -artifact_prefix=build/fuzz/$$t- \
-	        build/fuzz/corpus/$$t tests/fuzz/corpus/$$t > build/fuzz/$$t.log 2>&1; rc=$$?; \
+	        build/fuzz/corpus/$$t tests/fuzz/corpus/$$t $$(./tests/fuzz/seeds.sh $$t) > build/fuzz/$$t.log 2>&1; \
+	    rc=$$?; \
 	    n=$$(sed -n 's/^stat::number_of_executed_units: *//p' build/fuzz/$$t.log); \
 	    echo "fuzz: $$t: $${n:-0} executions, exit $$rc"; total=$$((total + $${n:-0})); \
 	    if [ $$rc -ne 0 ]; then failed=$$((failed + 1)); tail -n 40 build/fuzz/$$t.log; fi; \

@@ -54,8 +54,8 @@ def main():
         with urllib.request.urlopen(req) as r:
             print(f"demo: {len(json.load(r)['ids'])} example runs stored (SP2, T3E, K:mg)", flush=True)
         chi = "Exchange branch nodes (w/ Allgather),Create synapses (w/ Alltoall)"
-        subprocess.run([os.path.join(build, "karte-collect"), "import-extrap", "--url", url, "--token", token,
-                        "--system", "RELeARN", "--application", "relearn", "--tau-region", "main()",
+        subprocess.run([os.path.join(build, "karte-collect"), "import", "--url", url, "--token", token,
+                        "--system", "RELeARN", "--application", "relearn", "--region", "main()",
                         "--chi-regions", chi, os.path.join(ROOT, "tests", "data", "extrap", "relearn_data.txt")],
                        check=True)
     print(f"""demo: ready at {url}/

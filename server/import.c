@@ -155,8 +155,11 @@ static json_t *json_names(char *const *names, size_t n)
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < n && i < 1000; i++)
-		json_array_append_new(a, json_string(names[i]) ? json_string(names[i]) : json_string("?"));
+	for (i = 0; i < n && i < 1000; i++) {
+		json_t *v = json_string(names[i]);	/* NULL when not UTF-8 */
+
+		json_array_append_new(a, v ? v : json_string("?"));
+	}
 	return a;
 }
 
@@ -917,6 +920,14 @@ static bool first_line_has(const char *body, size_t len, const char *s)
 	return false;
 }
 
+/* Whether s[0, n) starts with lit. */
+static bool starts(const char *s, size_t n, const char *lit)
+{
+	size_t k = strlen(lit);
+
+	return n >= k && !memcmp(s, lit, k);
+}
+
 static bool has(const char *body, size_t len, const char *s)
 {
 	return memmem(body, len, s, strlen(s)) != NULL;
@@ -956,7 +967,7 @@ const char *import_guess(const char *body, size_t len)
 	if (*body == '[')
 		return "caliper-json";
 	if (has(body, len < 65536 ? len : 65536, "Application Totals:") ||
-	    !strncmp(body, "##### geopm", 11) || !strncmp(body, "GEOPM Version", 13))
+	    starts(body, len, "##### geopm") || starts(body, len, "GEOPM Version"))
 		return "geopm-report";
 	/* the first line that is not a comment */
 	while (xp_next_line(body, len, &pos, &line, &n)) {
@@ -964,8 +975,8 @@ const char *import_guess(const char *body, size_t len)
 			;
 		if (k == n || line[k] == '#')
 			continue;
-		if (!strncmp(line + k, "PARAMETER", 9) || !strncmp(line + k, "POINTS", 6) ||
-		    !strncmp(line + k, "REGION", 6) || !strncmp(line + k, "METRIC", 6))
+		if (starts(line + k, n - k, "PARAMETER") || starts(line + k, n - k, "POINTS") ||
+		    starts(line + k, n - k, "REGION") || starts(line + k, n - k, "METRIC"))
 			return "extrap-text";
 		return memchr(line, ',', n) ? "csv" : NULL;
 	}

@@ -30,6 +30,7 @@ struct acc {
 
 static void acc_init(struct acc *a)
 {
+	memset(a, 0, sizeof(*a));
 	xp_init(&a->per);
 	a->per.nparams = 1;
 	a->per.params[0] = xstrdup("rank");
@@ -233,7 +234,8 @@ struct cnode {
 	int64_t attr;		/* -1: no such node */
 	int64_t parent;		/* -1: none */
 	char *data;
-	uint32_t path;		/* x's path of a region node, XP_NONE until known */
+	uint32_t path;		/* x's path at this node (XP_NONE: no region) once resolved */
+	bool resolved;
 };
 
 struct cali {
@@ -342,34 +344,46 @@ static long attr_props(struct cali *c, int64_t id)
 	return 0;
 }
 
-/* The region path of node id (nested attributes only), XP_NONE for none. */
+#define CHAIN_MAX 4096	/* levels of a context tree */
+
+/* The region path of node id (nested attributes only), XP_NONE for none.
+ * Iterative: a hostile file's chain may be long or loop. */
 static uint32_t node_path(struct cali *c, int64_t id, struct kerr *err)
 {
-	struct cnode *nd = cnode(c, id);
+	int64_t chain[CHAIN_MAX];
+	struct cnode *nd;
 	uint32_t up;
-	char *name;
-	size_t len;
+	size_t n = 0;
 
-	if (!nd || nd->attr < 0)
-		return XP_NONE;
-	if (nd->path != XP_NONE)
-		return nd->path;
-	if (nd->parent == id)
-		return XP_NONE;
-	up = node_path(c, nd->parent, err);
-	if (err->code)
-		return XP_NONE;
-	if (!(attr_props(c, nd->attr) & CALI_NESTED))
-		return up;
-	len = (up == XP_NONE ? 0 : strlen(c->x->paths[up].name) + 2) + strlen(nd->data);
-	name = xmalloc(len + 1);
-	snprintf(name, len + 1, "%s%s%s", up == XP_NONE ? "" : c->x->paths[up].name,
-		 up == XP_NONE ? "" : "->", nd->data);
-	nd->path = xp_path(c->x, name, len, err);
-	free(name);
-	if (nd->path != XP_NONE)
-		c->x->paths[nd->path].parent = up;
-	return nd->path;
+	for (nd = cnode(c, id); nd && !nd->resolved; nd = cnode(c, nd->parent)) {
+		if (n == CHAIN_MAX) {
+			kerr_field(err, 400, "body", "line %ld: a context node is more than %d levels "
+				   "deep, or its parents loop", c->line, CHAIN_MAX);
+			return XP_NONE;
+		}
+		chain[n++] = nd - c->nodes;
+	}
+	up = nd ? nd->path : XP_NONE;
+	while (n--) {
+		nd = &c->nodes[chain[n]];
+		if (attr_props(c, nd->attr) & CALI_NESTED) {
+			size_t len = (up == XP_NONE ? 0 : strlen(c->x->paths[up].name) + 2) + strlen(nd->data);
+			char *name = xmalloc(len + 1);
+			uint32_t pa;
+
+			snprintf(name, len + 1, "%s%s%s", up == XP_NONE ? "" : c->x->paths[up].name,
+				 up == XP_NONE ? "" : "->", nd->data);
+			pa = xp_path(c->x, name, len, err);
+			free(name);
+			if (pa == XP_NONE)
+				return XP_NONE;
+			c->x->paths[pa].parent = up;
+			up = pa;
+		}
+		nd->path = up;
+		nd->resolved = true;
+	}
+	return up;
 }
 
 static int cali_node(struct cali *c, struct field *f, size_t nf, struct kerr *err)
@@ -388,7 +402,7 @@ static int cali_node(struct cali *c, struct field *f, size_t nf, struct kerr *er
 		c->nnodes = (size_t)i + 1 > 2 * old ? (size_t)i + 1 : 2 * old;
 		c->nodes = xrealloc(c->nodes, c->nnodes * sizeof(*c->nodes));
 		for (k = old; k < c->nnodes; k++)
-			c->nodes[k] = (struct cnode){-1, -1, NULL, XP_NONE};
+			c->nodes[k] = (struct cnode){-1, -1, NULL, XP_NONE, false};
 	}
 	nd = &c->nodes[i];
 	free(nd->data);
@@ -399,6 +413,7 @@ static int cali_node(struct cali *c, struct field *f, size_t nf, struct kerr *er
 	if (data->nval > 1)
 		return kerr_field(err, 400, "body", "line %ld: a node's data has an unescaped '='", c->line);
 	nd->path = XP_NONE;
+	nd->resolved = false;
 	return 0;
 }
 
@@ -833,7 +848,7 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 {
 	size_t pos = 0, n, hosts = 0, nregions = 0, i;
 	const char *line;
-	char key[128], region[NAME_MAX_LEN];
+	char key[128], region[NAME_MAX_LEN], lb[8192];
 	enum { NONE, REGION, APP, OTHER } sect = NONE;
 	double v, tau = 0, energy = 0, host_energy = 0;
 	struct {
@@ -849,6 +864,15 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 	root = xp_path(x, "application", 11, err);
 	while (xp_next_line(body, len, &pos, &line, &n)) {
 		size_t ind = 0;
+
+		/* each line as a string of its own: the body need not end in NUL */
+		if (n >= sizeof(lb)) {
+			xp_warn(x, "a line of %zu bytes was left out (at most %zu)", n, sizeof(lb) - 1);
+			continue;
+		}
+		memcpy(lb, line, n);
+		lb[n] = '\0';
+		line = lb;
 
 		while (ind < n && line[ind] == ' ')
 			ind++;

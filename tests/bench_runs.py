@@ -11,6 +11,10 @@ measured in the same run on the same machine.
                     beside bare prepared inserts of the same rows into the
                     same indexed table (tests/bench/bare_sqlite.c), ROUNDS
                     times in turn.
+  JSON-lines import an Extra-P JSON-lines file of IMPORT_LINES lines (a run
+                    each) through POST /api/v1/import, beside bulk NDJSON of
+                    as many runs (bodies of RUNS_PER_BODY) into a fresh karted,
+                    IMPORT_ROUNDS times in turn: lines/s against runs/s.
 
 Every load is bounded in time (wrk -d) or count, and goes to loopback only.
 A round's ratio compares karted with the baseline measured just before it,
@@ -94,6 +98,37 @@ def karted_bulk(binary, bodies, per_body):
         k.stop()
 
 
+def jsonl_file(lines):
+    """An Extra-P JSON-lines file: every line a point and repetition of its own."""
+    out = []
+    for i in range(lines):
+        out.append('{"params":{"p":%d,"n":%d},"callpath":"main","metric":"time","value":%.6g}'
+                   % (1 + i % 64, 1000 + i // 64, 1.0 + (i % 977) / 1000))
+    return ("\n".join(out) + "\n").encode()
+
+
+def karted_import(binary, body, lines):
+    k = Karted(binary, args=["--max-import-body", str(len(body) + 1)]).start()
+    host, port = k.host_port
+    conn = http.client.HTTPConnection(host, port, timeout=600)
+    try:
+        t0 = time.perf_counter()
+        conn.request("POST", "/api/v1/import?format=extrap-jsonl&system=bench&application=md&variant=v1",
+                     body=body, headers={"Authorization": "Bearer " + k.first_token})
+        resp = conn.getresponse()
+        data = resp.read()
+        dt = time.perf_counter() - t0
+        if resp.status != 201:
+            raise RuntimeError(f"import -> {resp.status} {data[:300]}")
+        runs = json.loads(data)["runs"]
+        if runs != lines:
+            raise RuntimeError(f"import made {runs} runs of {lines} lines")
+        return lines / dt, len(body)
+    finally:
+        conn.close()
+        k.stop()
+
+
 def bare_sqlite(binary, rows, batch):
     d = temp_dir("karte-bench-")
     out = subprocess.run([binary, os.path.join(d, "bare.db"), str(rows), str(batch)],
@@ -148,9 +183,14 @@ def main():
     ap.add_argument("--rounds", type=int, default=15)
     ap.add_argument("--bodies", type=int, default=10)
     ap.add_argument("--runs-per-body", type=int, default=10000)
+    ap.add_argument("--import-lines", type=int, default=1000000)
+    ap.add_argument("--import-rounds", type=int, default=3)
+    ap.add_argument("--only", choices=["import"], help="only the import comparison")
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
 
+    if a.only == "import":
+        return import_only(a, karted)
     print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds "
           f"(both servers up, loaded in turn)")
     single_run(a, karted, os.path.join(a.build, "bench", "bare_mhd"))
@@ -162,6 +202,19 @@ def main():
            lambda: karted_bulk(karted, a.bodies, a.runs_per_body),
            lambda b, o, size: f"bare SQLite inserts {b:9.0f} rows/s   karted NDJSON {o:9.0f} runs/s",
            lambda size: f"({size / 1e6:.1f} MB per body)")
+    import_only(a, karted)
+
+
+def import_only(a, karted):
+    lines = a.import_lines
+    body = jsonl_file(lines)
+    print(f"JSON-lines import: a {len(body) / 1e6:.0f} MB Extra-P JSON-lines file of {lines} lines through "
+          f"/api/v1/import; bulk NDJSON of {lines} runs in bodies of {a.runs_per_body}; {a.import_rounds} rounds")
+    paired(a.import_rounds, "JSON-lines import", "bulk NDJSON", "lines/s", "runs/s",
+           lambda: karted_bulk(karted, lines // a.runs_per_body, a.runs_per_body)[0],
+           lambda: karted_import(karted, body, lines),
+           lambda b, o, size: f"karted NDJSON {b:9.0f} runs/s   karted import {o:9.0f} lines/s",
+           lambda size: "")
 
 
 if __name__ == "__main__":

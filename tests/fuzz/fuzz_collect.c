@@ -1,7 +1,7 @@
 /*
  * libFuzzer harness for karte-collect's readers of outside files: a CSV of
- * runs (libcsv), a JSON / NDJSON results file, and an Extra-P text file.
- * The first byte picks the reader, the rest is the file. What a reader
+ * runs (libcsv) and a JSON / NDJSON results file (other tools' files are
+ * read by karted: fuzz_import). The first byte picks the reader, the rest is the file. What a reader
  * turns into NDJSON must be runs karted's own parser takes or refuses with
  * a sentence, never anything that crashes it. collectors/collect.c is
  * included whole so that its static readers are reached as they are.
@@ -20,19 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct opts o = {0};
 	struct buf b = {NULL, 0};
 	const char *file;
-	char err[512];
-	json_t *runs;
 
 	if (size < 1)
 		return 0;
 	o.system = "s";
 	o.application = "a";
-	o.ex.p_param = "p";
-	o.ex.n_param = (data[0] & 4) ? "x" : "n";
-	o.ex.metric = (data[0] & 8) ? "metr" : "time";
-	o.ex.chi_regions = (data[0] & 16) ? "comm" : NULL;
 	file = memfile(data + 1, size - 1);
-	switch (data[0] % 3) {
+	switch (data[0] % 2) {
 	case 0:
 		if (csv_to_ndjson(file, &o, &b) == 0) {
 			struct run_batch rb;
@@ -43,13 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		free(b.p);
 		break;
-	case 1:
+	default:
 		if (json_to_ndjson(file, &o, &b) == 0)
 			free(b.p);
-		break;
-	default:
-		runs = extrap_read(file, &o.ex, err, sizeof(err));
-		json_decref(runs);
 		break;
 	}
 	return 0;
