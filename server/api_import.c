@@ -190,6 +190,7 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 	j->job.done = import_done;
 	j->job.batch = res.batch;	/* moved: the job frees nothing, res does */
 	j->job.ids = xcalloc(res.batch.count, sizeof(*j->job.ids));
+	j->job.import_hash = res.hash[0] ? res.hash : NULL;
 	writer_submit(k->writer, &j->job);
 	pthread_mutex_lock(&j->lock);
 	while (!j->done)

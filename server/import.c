@@ -90,11 +90,28 @@ static void buf_lit(struct buf *b, const char *s)
 	buf_add(b, s, strlen(s));
 }
 
+/* v as JSON, exact: whole numbers by hand (printf's %g costs more than the
+ * rest of a run), the others with 17 significant digits. */
 static void buf_num(struct buf *b, double v)
 {
 	char tmp[32];
-	int n = snprintf(tmp, sizeof(tmp), "%.17g", v);
+	int n;
 
+	if (v == floor(v) && fabs(v) < 1e15) {
+		long long i = (long long)v;
+		unsigned long long u = i < 0 ? (unsigned long long)-i : (unsigned long long)i;
+		char *end = tmp + sizeof(tmp), *q = end;
+
+		do {
+			*--q = (char)('0' + u % 10);
+			u /= 10;
+		} while (u);
+		if (i < 0)
+			*--q = '-';
+		buf_add(b, q, (size_t)(end - q));
+		return;
+	}
+	n = snprintf(tmp, sizeof(tmp), "%.17g", v);
 	buf_add(b, tmp, (size_t)n);
 }
 
@@ -108,7 +125,16 @@ static void buf_str(struct buf *b, const char *s, size_t n)
 	b->s[b->len++] = '"';
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		size_t plain = i;
 
+		/* the longest stretch that needs no escape, in one copy */
+		while (plain < n && (unsigned char)s[plain] >= 0x20 && s[plain] != '"' && s[plain] != '\\')
+			plain++;
+		if (plain > i) {
+			buf_add(b, s + i, plain - i);
+			i = plain - 1;
+			continue;
+		}
 		if (c == '"' || c == '\\') {
 			char e[2] = {'\\', (char)c};
 
@@ -201,6 +227,7 @@ struct mapping {
 	uint32_t metric, energy, region;	/* energy: XP_NONE when the file has none */
 	uint32_t *children;
 	size_t nchildren;
+	bool *child_ok;		/* a name a run region may have, and the first of its name */
 	uint32_t *overhead;	/* the regions summed into chi (or gamma) */
 	size_t noverhead;
 	bool gamma;		/* overhead are gamma's */
@@ -379,6 +406,24 @@ static int pick_region(const struct xp *x, const struct import_opts *o, struct m
 	for (i = 0; i < x->npaths; i++)
 		if (x->paths[i].parent == m->region)
 			m->children[m->nchildren++] = (uint32_t)i;
+	/* what POST /api/v1/runs takes of a region name: 1 to RUN_NAME_MAX
+	 * printable bytes, unique in the run (the body is valid UTF-8 already) */
+	m->child_ok = xcalloc(m->nchildren + 1, sizeof(bool));
+	for (i = 0; i < m->nchildren; i++) {
+		const char *name = leaf(x->paths[m->children[i]].name);
+		size_t len = strlen(name), k;
+		bool ok = len >= 1 && len <= RUN_NAME_MAX;
+
+		for (k = 0; k < len && ok; k++)
+			ok = (unsigned char)name[k] >= 0x20 && name[k] != 0x7f;
+		for (k = 0; k < i && ok; k++)
+			ok = !m->child_ok[k] || strcmp(leaf(x->paths[m->children[k]].name), name);
+		m->child_ok[i] = ok;
+		if (!ok)
+			xp_warn((struct xp *)x, "the region '%.200s' is left out of the runs: its name is "
+				"empty, longer than %d bytes, has control characters, or another "
+				"region has it", name, RUN_NAME_MAX);
+	}
 	return 0;
 }
 
@@ -403,22 +448,13 @@ static double rep_value(const struct xp *x, const struct xp_meas *ms, uint32_t r
 struct emit {
 	const struct import_opts *o;
 	const char *key;	/* the import's hash, hex */
-	struct buf nd;		/* the runs as NDJSON */
+	struct buf nd;		/* csv, ndjson: the runs as NDJSON, read by run_parse_body */
+	struct run_batch batch;	/* the others: the runs made directly */
+	size_t cap;
+	struct buf reg;		/* one run's regions */
 	size_t runs, cells;
 	bool *child_used;
 };
-
-static void emit_head(struct emit *e, bool *first)
-{
-	buf_key(&e->nd, first, "system");
-	buf_str(&e->nd, e->o->system, strlen(e->o->system));
-	buf_key(&e->nd, first, "application");
-	buf_str(&e->nd, e->o->application, strlen(e->o->application));
-	if (e->o->variant) {
-		buf_key(&e->nd, first, "variant");
-		buf_str(&e->nd, e->o->variant, strlen(e->o->variant));
-	}
-}
 
 static void emit_key(struct emit *e, bool *first)
 {
@@ -429,26 +465,33 @@ static void emit_key(struct emit *e, bool *first)
 	buf_str(&e->nd, k, strlen(k));
 }
 
-/* The run of repetition r at point pt. */
-static void emit_run(struct emit *e, const struct xp *x, const struct mapping *m, uint32_t pt,
-		     uint32_t r, double p, double n, double tau)
+/* The run of repetition r at point pt, made directly (the checks a POST
+ * makes are the mapping's: p whole, n and tau > 0, names checked once). */
+static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m, uint32_t pt,
+		    uint32_t r, double p, double n, double tau, struct kerr *err)
 {
 	const struct xp_meas *root_e = m->energy == XP_NONE ? NULL : xp_find(x, m->region, m->energy, pt);
 	double energy = rep_value(x, root_e, r);
-	bool first = true, any = false;
+	struct run *run;
 	size_t c;
 
-	buf_add(&e->nd, "{", 1);
-	emit_head(e, &first);
-	buf_key(&e->nd, &first, "p");
-	buf_num(&e->nd, p);
-	buf_key(&e->nd, &first, "n");
-	buf_num(&e->nd, n);
-	buf_key(&e->nd, &first, "tau");
-	buf_num(&e->nd, tau);
+	if (e->batch.count == e->cap) {
+		e->cap = e->cap ? 2 * e->cap : 256;
+		e->batch.runs = xrealloc(e->batch.runs, e->cap * sizeof(*e->batch.runs));
+	}
+	run = &e->batch.runs[e->batch.count];
+	memset(run, 0, sizeof(*run));
+	run->system = xstrdup(e->o->system);
+	run->application = xstrdup(e->o->application);
+	run->variant = xstrdup(e->o->variant ? e->o->variant : "");
+	e->batch.count++;
+	run->p = (int64_t)p;
+	run->n = n;
+	run->tau = tau;
+	run->chi = run->gamma = NAN;
 	if (isfinite(energy) && energy >= 0) {
-		buf_key(&e->nd, &first, "energy_j");
-		buf_num(&e->nd, energy);
+		run->energy_j = energy;
+		run->has |= RUN_HAS_ENERGY;
 	}
 	if (m->noverhead) {
 		double sum = 0;
@@ -459,36 +502,44 @@ static void emit_run(struct emit *e, const struct xp *x, const struct mapping *m
 			if (isfinite(t) && t > 0)
 				sum += t;
 		}
-		buf_key(&e->nd, &first, m->gamma ? "gamma" : "chi");
-		buf_num(&e->nd, sum);
+		if (sum > tau)
+			return kerr_field(err, 400, m->gamma ? "gamma_regions" : "chi_regions", "at p = %g, "
+					  "n = %g the regions add up to %g s, more than tau (%g s)", p, n, sum,
+					  tau);
+		run->chi = m->gamma ? tau - sum : sum;
+		run->gamma = tau - run->chi;
+		run->has |= RUN_HAS_CHI;
 	}
+	e->reg.len = 0;
 	for (c = 0; c < m->nchildren; c++) {
 		uint32_t ch = m->children[c];
 		const char *name = leaf(x->paths[ch].name);
-		double t = rep_value(x, xp_find(x, ch, m->metric, pt), r);
-		double en = m->energy == XP_NONE ? NAN : rep_value(x, xp_find(x, ch, m->energy, pt), r);
+		double t, en;
 
-		if (!(isfinite(t) && t >= 0) || !*name)
+		if (!m->child_ok[c])
 			continue;
-		buf_add(&e->nd, any ? "," : ",\"regions\":[", any ? 1 : 12);
-		any = true;
-		buf_add(&e->nd, "{\"name\":", 8);
-		buf_str(&e->nd, name, strlen(name));
-		buf_add(&e->nd, ",\"time_s\":", 10);
-		buf_num(&e->nd, t);
+		t = rep_value(x, xp_find(x, ch, m->metric, pt), r);
+		if (!(isfinite(t) && t >= 0))
+			continue;
+		en = m->energy == XP_NONE ? NAN : rep_value(x, xp_find(x, ch, m->energy, pt), r);
+		buf_add(&e->reg, e->reg.len ? ",{\"name\":" : "[{\"name\":", 9);
+		buf_str(&e->reg, name, strlen(name));
+		buf_add(&e->reg, ",\"time_s\":", 10);
+		buf_num(&e->reg, t);
 		if (isfinite(en) && en >= 0) {
-			buf_add(&e->nd, ",\"energy_j\":", 12);
-			buf_num(&e->nd, en);
+			buf_add(&e->reg, ",\"energy_j\":", 12);
+			buf_num(&e->reg, en);
 		}
-		buf_add(&e->nd, "}", 1);
+		buf_add(&e->reg, "}", 1);
 		e->child_used[c] = true;
 		e->cells++;
 	}
-	if (any)
-		buf_add(&e->nd, "]", 1);
-	emit_key(e, &first);
-	buf_add(&e->nd, "}\n", 2);
+	if (e->reg.len) {
+		buf_add(&e->reg, "]", 1);
+		run->regions = xstrndup(e->reg.s, e->reg.len);
+	}
 	e->runs++;
+	return 0;
 }
 
 static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
@@ -537,7 +588,8 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 						IMPORT_RUNS_MAX);
 				goto out;
 			}
-			emit_run(e, x, &m, (uint32_t)pt, r, p, n, tau);
+			if (emit_run(e, x, &m, (uint32_t)pt, r, p, n, tau, err))
+				goto out;
 			made = true;
 			if (e->cells > IMPORT_CELLS_MAX) {
 				rc = kerr_field(err, 413, "region", "runs x regions exceeds %d; choose a "
@@ -569,6 +621,7 @@ out:
 	if (rc)
 		available(x, res);
 	free(m.children);
+	free(m.child_ok);
 	free(m.overhead);
 	free(e->child_used);
 	e->child_used = NULL;
@@ -1026,6 +1079,32 @@ static void import_hash(const char *body, size_t len, const char *format,
 		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
+/* system, application and variant as a POST would take them (a run of
+ * them is parsed), so that runs made directly need no check of their own. */
+static int series_check(const struct import_opts *o, struct kerr *err)
+{
+	struct run_batch rb;
+	struct buf b = {0};
+	bool first = true;
+	int rc;
+
+	buf_add(&b, "{", 1);
+	buf_key(&b, &first, "system");
+	buf_str(&b, o->system ? o->system : "s", strlen(o->system ? o->system : "s"));
+	buf_key(&b, &first, "application");
+	buf_str(&b, o->application ? o->application : "a", strlen(o->application ? o->application : "a"));
+	if (o->variant) {
+		buf_key(&b, &first, "variant");
+		buf_str(&b, o->variant, strlen(o->variant));
+	}
+	buf_lit(&b, ",\"p\":1,\"n\":1,\"tau\":1}");
+	rc = run_parse_body(b.s, b.len, BODY_JSON, &rb, err);
+	if (!rc)
+		run_batch_free(&rb);
+	free(b.s);
+	return rc;
+}
+
 int import_read(const char *body, size_t len, const struct import_opts *o,
 		struct import_result *res, struct kerr *err)
 {
@@ -1074,6 +1153,8 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 	if ((!strcmp(fmt, "extrap-json") || !strcmp(fmt, "caliper-json")) && len > TREE_BODY_MAX)
 		return kerr_field(err, 413, "body", "a %s file may be at most %u bytes (it is read "
 				  "whole)", fmt, TREE_BODY_MAX);
+	if (series_check(o, err))
+		return -1;
 	import_hash(body, len, fmt, o, key);
 	e.o = o;
 	e.key = key;
@@ -1097,8 +1178,17 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 		rc = xp_read_geopm(&x, body, len, o, err);
 	if (!rc && strcmp(fmt, "csv") && strcmp(fmt, "ndjson"))
 		rc = xp_runs(&x, o, &e, res, err);
-	if (!rc && run_parse_body(e.nd.s, e.nd.len, BODY_NDJSON, &res->batch, err))
-		rc = -1;
+	if (!rc && (!strcmp(fmt, "csv") || !strcmp(fmt, "ndjson"))) {
+		if (run_parse_body(e.nd.s, e.nd.len, BODY_NDJSON, &res->batch, err))
+			rc = -1;
+	} else if (!rc) {
+		snprintf(res->hash, sizeof(res->hash), "import:%s", key);
+		res->batch = e.batch;	/* moved */
+		e.batch.runs = NULL;
+		e.batch.count = 0;
+	}
+	run_batch_free(&e.batch);
+	free(e.reg.s);
 	if (x.nwarnings > IMPORT_WARNINGS_MAX) {
 		char more[64];
 

@@ -58,12 +58,15 @@ struct import_result {
 	json_t *regions;	/* names of the regions the runs carry */
 	json_t *warnings;	/* strings: lines skipped, fields left out, ... */
 	json_t *available;	/* on a 400 of the mapping: what the file has, or NULL */
+	char hash[48];		/* "import:" and the hash of file and mapping; "" for csv and
+				 * ndjson, whose runs carry keys of their own instead */
 };
 
 /* Read body[0, len) as o->format (or the guessed format) and map it to
- * runs. Every run gets an idempotency_key made from the file, the format,
- * the mapping and its own index, so the same file with the same mapping
- * imported again makes the same keys. On success 0 and res filled (free
+ * runs. res->hash names the import by its file, format and mapping (the
+ * store remembers it, so the same import again stores nothing); csv and
+ * ndjson runs without an idempotency_key get one made of that hash and
+ * their row instead (their rows may carry keys of their own). On success 0 and res filled (free
  * with import_result_clear). On error -1 with err (400 naming the field or
  * the line, 413 naming the limit); res->available may then list the
  * file's parameters, metrics and regions (clear res either way). */

@@ -20,6 +20,7 @@ enum stmt_id {
 	S_TALLY_LAST,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
+	S_IMPORT_FIND, S_IMPORT_ADD,
 	S_COUNT
 };
 
@@ -72,6 +73,8 @@ static const char *const stmt_sql[S_COUNT] = {
 		      "measured_at) VALUES (?, ?, ?, ?, ?)",
 	[S_PVT_LIST] = "SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = ? "
 		       "ORDER BY module",
+	[S_IMPORT_FIND] = "SELECT first_id, runs FROM imports WHERE hash = ?",
+	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
 };
 
 struct series_cache {		/* the series of the last run stored */
@@ -401,6 +404,42 @@ static int find_key(struct store *st, const char *key, int64_t *id, struct kerr 
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return db_error(st, err, "looking up an idempotency key");
 	return rc == SQLITE_ROW;
+}
+
+int store_import_find(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
+		      struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_IMPORT_FIND, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		*first_id = sqlite3_column_int64(s, 0);
+		*runs = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "looking up an import");
+	return rc == SQLITE_ROW;
+}
+
+int store_import_put(struct store *st, const char *hash, int64_t first_id, int64_t runs,
+		     struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_IMPORT_ADD, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 2, first_id);
+	sqlite3_bind_int64(s, 3, runs);
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_error(st, err, "recording an import");
 }
 
 /* Statement id with r's (system, application, variant) bound to ?1..?3. */

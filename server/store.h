@@ -57,6 +57,16 @@ int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct ker
 int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err);
 
+/* An import by the hash of its file and mapping: 1 with its first id and
+ * run count, 0 when there is none, -1 with err. */
+int store_import_find(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
+		      struct kerr *err);
+
+/* Remember an import whose runs got the ids first_id .. first_id + runs - 1
+ * (inside the transaction that stored them). */
+int store_import_put(struct store *st, const char *hash, int64_t first_id, int64_t runs,
+		     struct kerr *err);
+
 /* Fill *out with run id (caller run_clear()s it). -1 with err->code 404
  * when there is none. */
 int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *err);

@@ -49,16 +49,36 @@ const struct writer_stats *writer_stats(const struct writer *w)
 
 static int do_runs(struct store *st, struct wjob *job)
 {
+	int64_t first, runs;
 	size_t i;
 	bool existed;
+	int rc;
 
 	job->fresh = 0;
+	if (job->import_hash) {
+		rc = store_import_find(st, job->import_hash, &first, &runs, &job->err);
+		if (rc < 0)
+			return -1;
+		if (rc == 1) {	/* imported before: its ids, nothing new */
+			for (i = 0; i < job->batch.count; i++)
+				job->ids[i] = first + (int64_t)(i < (size_t)runs ? i : (size_t)runs - 1);
+			return 0;
+		}
+	}
 	for (i = 0; i < job->batch.count; i++) {
 		if (store_put_run(st, &job->batch.runs[i], &job->ids[i], &existed, &job->err)) {
 			job->err.index = job->batch.count > 1 ? (long)i : -1;
 			return -1;
 		}
 		job->fresh += !existed;
+	}
+	if (job->import_hash && job->batch.count) {
+		/* one job's new runs take consecutive ids (the writer is alone) */
+		for (i = 1; i < job->batch.count; i++)
+			if (job->ids[i] != job->ids[0] + (int64_t)i)
+				return kerr_set(&job->err, 500, "an import's runs did not get consecutive ids");
+		return store_import_put(st, job->import_hash, job->ids[0], (int64_t)job->batch.count,
+					&job->err);
 	}
 	return 0;
 }

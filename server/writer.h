@@ -27,6 +27,8 @@ struct wjob {
 	int64_t *ids;		/* WJOB_RUNS: out, batch.count ids, in room the creator
 				 * gives and frees (memory stays with the loop thread) */
 	size_t fresh;		/* WJOB_RUNS: out, how many were new (not idempotent repeats) */
+	const char *import_hash; /* WJOB_RUNS of an import, or NULL: a repeat of that hash
+				  * answers the first import's ids and stores nothing */
 	int64_t id;		/* WJOB_DELETE: in */
 	bool deleted;		/* WJOB_DELETE: out */
 	char *pvt_system;	/* WJOB_PVT: in, the table of this system ... */
