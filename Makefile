@@ -34,7 +34,7 @@ ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis
 ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
 GSL_LIBS      = $(shell pkg-config --libs gsl)
 
-TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart
+TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart test_import
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 # collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)

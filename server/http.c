@@ -243,7 +243,7 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, "Content-Security-Policy",
 					"default-src 'self'; img-src 'self' data: blob:; object-src 'none'; "
 					"base-uri 'none'; frame-ancestors 'none'; form-action 'self'");
-	if (rs->allow[0])
+	if (rs->allow[0] && rs->status == 405)	/* route_find fills it for every known path */
 		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, rs->allow);
 	if (rs->location)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, rs->location);

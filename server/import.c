@@ -278,8 +278,9 @@ static int pick_params(const struct xp *x, const struct import_opts *o, struct m
 		return kerr_field(err, 400, "n", "'%s' cannot be both p and n", x->params[m->p]);
 	for (i = 0; i < x->nparams; i++)
 		if (i != m->p && i != m->n)
-			xp_warn((struct xp *)x, "the parameter '%s' is neither p nor n: left out "
-				"(its points still make runs)", x->params[i]);
+			xp_warn((struct xp *)x, "the parameter '%s' is neither p nor n%s: left out "
+				"(its points still make runs)", x->params[i],
+				m->n == SIZE_MAX && !strcmp(x->params[i], "n") ? " (n_value gives n)" : "");
 	return 0;
 }
 

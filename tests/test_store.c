@@ -93,6 +93,37 @@ static void test_schema_is_latest(void **state)
 	assert_true(store_schema_latest() >= 2);
 }
 
+/* An import is remembered by its hash with the ids its runs got; the same
+ * import found again gives them back, another hash is not found. */
+static void test_imports_remembered(void **state)
+{
+	struct fixture *f = *state;
+	struct wjob job = {0};
+	int64_t first = 0, runs = 0, ids[2];
+	struct kerr err;
+
+	job.kind = WJOB_RUNS;
+	job.batch = runs_of("[" RUN("s", "a", "", 2, 10) "," RUN("s", "a", "", 4, 10) "]");
+	job.ids = ids;
+	job.import_hash = "import:00ff";
+	writer_run_batch(f->st, &job);
+	assert_int_equal(job.rc, 0);
+	assert_int_equal(job.fresh, 2);
+	assert_int_equal(ids[1], ids[0] + 1);
+	assert_int_equal(store_import_find(f->st, "import:00ff", &first, &runs, &err), 1);
+	assert_int_equal(first, ids[0]);
+	assert_int_equal(runs, 2);
+	assert_int_equal(store_import_find(f->st, "import:0000", &first, &runs, &err), 0);
+	/* the same import again: its ids, nothing stored */
+	ids[0] = ids[1] = 0;
+	writer_run_batch(f->st, &job);
+	assert_int_equal(job.rc, 0);
+	assert_int_equal(job.fresh, 0);
+	assert_int_equal(ids[0], first);
+	assert_int_equal(ids[1], first + 1);
+	run_batch_free(&job.batch);
+}
+
 static void test_tau_alone_round_trip(void **state)
 {
 	struct fixture *f = *state;
@@ -498,6 +529,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_schema_is_latest, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tau_alone_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_imports_remembered, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_idempotency_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),
