@@ -1006,18 +1006,19 @@ static int cmd_import(const struct opts *o, int argc, char **argv)
 		}
 	}
 	fclose(f);
-	query_add(q, sizeof(q), "format", o->format);
-	query_add(q, sizeof(q), "system", o->system);
-	query_add(q, sizeof(q), "application", o->application);
-	query_add(q, sizeof(q), "variant", o->variant);
-	query_add(q, sizeof(q), "p", o->p_param);
-	query_add(q, sizeof(q), "n", o->n_param);
-	query_add(q, sizeof(q), "n_value", o->n_value);
-	query_add(q, sizeof(q), "metric", o->metric);
-	query_add(q, sizeof(q), "region", o->region);
-	query_add(q, sizeof(q), "chi_regions", o->chi_regions);
-	query_add(q, sizeof(q), "gamma_regions", o->gamma_regions);
-	query_add(q, sizeof(q), "time_unit", o->time_unit);
+	{
+		/* the options as the import's query parameters */
+		const char *const params[][2] = {
+			{"format", o->format}, {"system", o->system}, {"application", o->application},
+			{"variant", o->variant}, {"p", o->p_param}, {"n", o->n_param},
+			{"n_value", o->n_value}, {"metric", o->metric}, {"region", o->region},
+			{"chi_regions", o->chi_regions}, {"gamma_regions", o->gamma_regions},
+			{"time_unit", o->time_unit},
+		};
+
+		for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+			query_add(q, sizeof(q), params[i][0], params[i][1]);
+	}
 	for (k = 0; k < o->ncols; k++) {
 		const char *eq = strchr(o->cols[k], '=');
 		char key[160];

@@ -23,6 +23,19 @@ static bool blank(char c)
 
 /* ---- text ------------------------------------------------------------------ */
 
+/* The next word of s[0, len) from *i: true with it at s[*a, *i). */
+static bool next_word(const char *s, size_t len, size_t *i, size_t *a)
+{
+	while (*i < len && blank(s[*i]))
+		(*i)++;
+	if (*i == len)
+		return false;
+	*a = *i;
+	while (*i < len && !blank(s[*i]))
+		(*i)++;
+	return true;
+}
+
 struct text {
 	struct xp *x;
 	uint32_t *order;	/* the points in POINTS order */
@@ -53,14 +66,7 @@ static int text_point(struct text *t, const char *s, size_t len, struct kerr *er
 	size_t i = 0, k = 0, a;
 	uint32_t pt;
 
-	while (i < len) {
-		while (i < len && blank(s[i]))
-			i++;
-		if (i == len)
-			break;
-		a = i;
-		while (i < len && !blank(s[i]))
-			i++;
+	while (next_word(s, len, &i, &a)) {
 		if (k == t->x->nparams)
 			return text_fail(t, err, "a point has more values than the file has parameters "
 					 "('%.*s')", (int)len, s);
@@ -146,14 +152,7 @@ static int text_data(struct text *t, const char *s, size_t len, struct kerr *err
 	if (t->path == XP_NONE && (t->path = xp_path(t->x, "", 0, err)) == XP_NONE)
 		return -1;
 	pt = t->order[t->next++];
-	while (i < len) {
-		while (i < len && blank(s[i]))
-			i++;
-		if (i == len)
-			break;
-		a = i;
-		while (i < len && !blank(s[i]))
-			i++;
+	while (next_word(s, len, &i, &a)) {
 		if (!xp_number(s + a, i - a, &v))
 			return text_fail(t, err, "'%.*s' is not a number", (int)(i - a), s + a);
 		if (xp_value(t->x, t->path, t->metric, pt, v, err))
@@ -213,14 +212,7 @@ int xp_read_extrap_text(struct xp *x, const char *body, size_t len, struct kerr 
 		} else if (IS("PARAMETER")) {
 			size_t i = k, b;
 
-			while (i < n) {
-				while (i < n && blank(line[i]))
-					i++;
-				if (i == n)
-					break;
-				b = i;
-				while (i < n && !blank(line[i]))
-					i++;
+			while (next_word(line, n, &i, &b)) {
 				if (xp_param(x, line + b, i - b, err)) {
 					text_fail(&t, err, "%s", err->msg);
 					goto out;
@@ -509,6 +501,25 @@ bad:
 			  *n);
 }
 
+/* The "name" of each of items[0, n) added by add (xp_path or xp_metric),
+ * its index into out. */
+static int legacy_names(struct xp *x, json_t **items, size_t n,
+			uint32_t (*add)(struct xp *, const char *, size_t, struct kerr *),
+			const char *what, uint32_t *out, struct kerr *err)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_t *name = json_object_get(items[i], "name");
+
+		if (!json_is_string(name))
+			return kerr_field(err, 400, "body", "not Extra-P's JSON: a %s has no name", what);
+		if ((out[i] = add(x, json_string_value(name), json_string_length(name), err)) == XP_NONE)
+			return -1;
+	}
+	return 0;
+}
+
 /* The legacy document: parameters, callpaths, metrics and coordinates with
  * ids, measurements referring to them. */
 static int json_legacy(struct xp *x, json_t *doc, struct kerr *err)
@@ -533,26 +544,9 @@ static int json_legacy(struct xp *x, json_t *doc, struct kerr *err)
 	path_of = xcalloc(ncp + 1, sizeof(*path_of));
 	metric_of = xcalloc(nm + 1, sizeof(*metric_of));
 	pt_of = xcalloc(nc + 1, sizeof(*pt_of));
-	for (i = 0; i < ncp; i++) {
-		json_t *name = json_object_get(paths[i], "name");
-
-		if (!json_is_string(name)) {
-			json_fail(err, "a call path has no name");
-			goto out;
-		}
-		if ((path_of[i] = xp_path(x, json_string_value(name), json_string_length(name), err)) == XP_NONE)
-			goto out;
-	}
-	for (i = 0; i < nm; i++) {
-		json_t *name = json_object_get(metrics[i], "name");
-
-		if (!json_is_string(name)) {
-			json_fail(err, "a metric has no name");
-			goto out;
-		}
-		if ((metric_of[i] = xp_metric(x, json_string_value(name), json_string_length(name), err)) == XP_NONE)
-			goto out;
-	}
+	if (legacy_names(x, paths, ncp, xp_path, "call path", path_of, err) ||
+	    legacy_names(x, metrics, nm, xp_metric, "metric", metric_of, err))
+		goto out;
 	for (i = 0; i < nc; i++) {
 		json_t *pairs = json_object_get(coords[i], "parameter_value_pairs");
 		double c[IMPORT_PARAMS_MAX];
