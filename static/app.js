@@ -776,7 +776,74 @@ async function upload() {
   return [el('h1', {}, 'Upload runs'),
     el('p', { class: 'explain' }, 'CSV with a header of run fields (system, application, variant, p, n, ' +
       'tau, chi or gamma, frequency_mhz, energy_j, …, label.NAME), or NDJSON with one run per line. ' +
-      'A file is stored whole or not at all; an error names its line and field.'), form, result];
+      'A file is stored whole or not at all; an error names its line and field.'), form, result,
+    ...importForm()];
+}
+
+const IMPORT_FORMATS = ['extrap-text', 'extrap-jsonl', 'extrap-json', 'talpas', 'cali', 'caliper-json',
+  'geopm-report', 'csv', 'ndjson'];
+
+// Another tool's file through POST /api/v1/import: karted reads it, this page
+// says what it stored, or why nothing and what the file has.
+function importForm() {
+  const field = (id, label, attrs = {}) => [el('label', { for: id }, label), el('input', { id, name: id, ...attrs })];
+  const file = el('input', { type: 'file', id: 'import-file' });
+  const format = el('select', { id: 'import-format' }, el('option', { value: '' }, 'guess'),
+    ...IMPORT_FORMATS.map((f) => el('option', { value: f }, f)));
+  const result = el('div', { id: 'import-result' });
+  const form = el('form', { id: 'import' },
+    el('div', { class: 'toolbar' }, el('label', { for: 'import-file' }, 'File '), file,
+      el('label', { for: 'import-format' }, 'Format '), format),
+    el('div', { class: 'toolbar' }, ...field('import-system', 'System ', { required: true }),
+      ...field('import-application', 'Application ', { required: true }),
+      ...field('import-variant', 'Variant ')),
+    el('div', { class: 'toolbar' }, ...field('import-region', 'Region (tau) ', { placeholder: 'the single root' }),
+      ...field('import-metric', 'Metric ', { placeholder: 'time' }),
+      ...field('import-n_value', 'Constant n ', { size: 8 }),
+      ...field('import-p', 'p is ', { size: 6, placeholder: 'p' }), ...field('import-n', 'n is ', { size: 6, placeholder: 'n' })),
+    el('div', { class: 'toolbar' }, el('button', { type: 'submit' }, 'Import')));
+  const input = (k) => form.querySelector(`#import-${k}`);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    if (!file.files[0]) { result.replaceChildren(message('error', 'Choose a file to import.')); return; }
+    const q = new URLSearchParams();
+    if (format.value) q.set('format', format.value);
+    for (const k of ['system', 'application', 'variant', 'region', 'metric', 'n_value', 'p', 'n']) {
+      const v = input(k).value.trim();
+      if (v) q.set(k, v);
+    }
+    const name = file.files[0].name;
+    result.replaceChildren(message('ok', `Sending ${name} …`));
+    const r = await api(`/api/v1/import?${q}`, { method: 'POST', body: await file.files[0].arrayBuffer(),
+      headers: { 'Content-Type': 'application/octet-stream', Authorization: `Bearer ${token()}` } });
+    const warnings = (r.body && r.body.warnings) || [];
+    const warnList = warnings.length ? el('ul', { class: 'warnings' }, warnings.map((w) => el('li', {}, w))) : null;
+    if (!r.ok) {
+      // what the file has, each name a button that fills the field it belongs to
+      const av = r.body && r.body.available;
+      const pick = (k, names) => names && names.length ? el('p', {}, `${k}: `,
+        names.slice(0, 50).map((n) => el('button', { type: 'button', class: 'pick', onclick: () => {
+          input(k === 'root regions' ? 'region' : k === 'metrics' ? 'metric' : 'p').value = n;
+        } }, n))) : null;
+      result.replaceChildren(...[message('error', `${name}: ${errorText(r.body)} — nothing was stored`), warnList,
+        av ? el('div', { class: 'available' }, el('p', {}, 'The file has (click to choose):'),
+          pick('root regions', av.roots), pick('metrics', av.metrics), pick('parameters', av.parameters)) : null]
+        .filter(Boolean));
+      return;
+    }
+    const b = r.body, series = new URLSearchParams({ system: input('system').value.trim(),
+      application: input('application').value.trim(), variant: input('variant').value.trim() });
+    result.replaceChildren(...[message('ok', r.status === 201
+      ? `${name} (${b.format}): ${b.runs} runs from ${b.points} points stored` +
+        (b.regions.length ? `; regions ${b.regions.join(', ')}.` : '.')
+      : `${name} (${b.format}) was imported before with these choices: its ${b.runs} runs are stored, nothing new.`),
+    warnList, el('p', {}, el('a', { href: `/series?${series}` }, 'Open the series'))].filter(Boolean));
+  });
+  return [el('h2', {}, "Import another tool's file"),
+    el('p', { class: 'explain' }, 'Extra-P (text, JSON, JSON lines), Talpas, Caliper (.cali, cali-query or Thicket ' +
+      'JSON), GEOPM reports, CSV with any columns (see docs/api.md), or karte\'s own export. Each point and ' +
+      'repetition becomes a run; the regions under the one that is tau become its regions. The same file with ' +
+      'the same choices again stores nothing.'), form, result];
 }
 
 // ---- the other methods: power caps, trace correction, power model -------------
