@@ -288,8 +288,10 @@ static int line_fail(struct kerr *err, long line, const char *fmt, ...)
 	return kerr_field(err, 400, "body", "line %ld: %s", line, what);
 }
 
-/* One object of a JSON-lines or Talpas file. */
-static int jsonl_object(struct xp *x, json_t *o, const char *pkey, long ln, struct kerr *err)
+/* One object of a JSON-lines or Talpas file; unknown counts the lines that
+ * have each field Extra-P does not read. */
+static int jsonl_object(struct xp *x, json_t *o, const char *pkey, json_t *unknown, long ln,
+			struct kerr *err)
 {
 	json_t *params = json_object_get(o, pkey), *value = json_object_get(o, "value");
 	json_t *cp = json_object_get(o, "callpath"), *mt = json_object_get(o, "metric");
@@ -301,6 +303,11 @@ static int jsonl_object(struct xp *x, json_t *o, const char *pkey, long ln, stru
 
 	if (!json_is_object(o))
 		return line_fail(err, ln, "a line is not a JSON object");
+	json_object_foreach(o, key, pv)
+		if (strcmp(key, pkey) && strcmp(key, "value") && strcmp(key, "callpath") &&
+		    strcmp(key, "metric") && (json_object_get(unknown, key) || json_object_size(unknown) < 20))
+			json_object_set_new(unknown, key, json_integer(json_integer_value(
+							  json_object_get(unknown, key)) + 1));
 	if (!json_is_object(params))
 		return line_fail(err, ln, "the object has no '%s' object", pkey);
 	if (!value)
@@ -350,7 +357,8 @@ int xp_read_extrap_jsonl(struct xp *x, const char *body, size_t len, bool talpas
 			 struct kerr *err)
 {
 	size_t pos = 0, n, k, cbuf = 0;
-	const char *line;
+	const char *line, *key;
+	json_t *unknown = json_object(), *v;
 	char *buf = NULL;
 	json_error_t je;
 	long ln = 0;
@@ -379,7 +387,7 @@ int xp_read_extrap_jsonl(struct xp *x, const char *body, size_t len, bool talpas
 			line_fail(err, ln, "not JSON: %s", je.text);
 			goto out;
 		}
-		if (jsonl_object(x, o, talpas ? "parameters" : "params", ln, err)) {
+		if (jsonl_object(x, o, talpas ? "parameters" : "params", unknown, ln, err)) {
 			json_decref(o);
 			goto out;
 		}
@@ -389,8 +397,12 @@ int xp_read_extrap_jsonl(struct xp *x, const char *body, size_t len, bool talpas
 		kerr_field(err, 400, "body", "the file has no measurement");
 		goto out;
 	}
+	json_object_foreach(unknown, key, v)
+		xp_warn(x, "the field '%.100s' (on %lld lines) is not one Extra-P reads: left out", key,
+			(long long)json_integer_value(v));
 	rc = xp_tree(x, err);
 out:
+	json_decref(unknown);
 	free(buf);
 	return rc;
 }

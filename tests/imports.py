@@ -229,6 +229,9 @@ def extrap_json_current_and_legacy_and_talpas():
     s, b = imp(tal, system="ej", application="tal")
     got = sorted((x["p"], x["tau"]) for x in runs_of("ej", "tal"))
     expect(s == 201 and b["format"] == "talpas" and got == [(16, 9.5), (32, 5.25)], f"talpas ({b})")
+    s, b = imp('{"params": {"p": 2}, "value": 1, "unit": "s"}\n{"params": {"p": 4}, "value": 2, "unit": "s"}\n',
+               system="ej", application="unk", n_value=1)
+    expect(s == 201 and any("'unit' (on 2 lines)" in w for w in b["warnings"]), f"an unknown field said ({b})")
     s, b = imp('{"params": {"p": 2}, "value": 1}\n{"params": {"p": 4}\n', system="ej", application="t",
                n_value=1, format="extrap-jsonl")
     expect(s == 400 and "line 2" in b["error"], f"a truncated line named ({b})")
