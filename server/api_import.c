@@ -25,6 +25,7 @@ struct import_job {
 	bool done;
 };
 
+/* On the writer thread, right after the commit. */
 static void import_done(struct wjob *job)
 {
 	struct import_job *j = (struct import_job *)job;
@@ -188,6 +189,7 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 	pthread_cond_init(&j->cond, NULL);
 	j->job.kind = WJOB_RUNS;
 	j->job.done = import_done;
+	j->job.done_in_writer = true;	/* the worker waits; a stopping loop turns no more */
 	j->job.batch = res.batch;	/* moved: the job frees nothing, res does */
 	j->job.ids = xcalloc(res.batch.count, sizeof(*j->job.ids));
 	j->job.import_hash = res.hash[0] ? res.hash : NULL;

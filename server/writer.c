@@ -140,10 +140,33 @@ void writer_run_batch(struct store *st, struct wjob *jobs)
 	}
 }
 
+/* Take the jobs whose done() runs on the writer thread out of the chain
+ * jobs: into *direct; the rest is returned, *last its last job (NULL for none). */
+static struct wjob *split_direct(struct wjob *jobs, struct wjob **direct, struct wjob **last)
+{
+	struct wjob *keep = NULL, **tail = &keep, *j, *next;
+
+	*direct = NULL;
+	*last = NULL;
+	for (j = jobs; j; j = next) {
+		next = j->next;
+		if (j->done_in_writer) {
+			j->next = *direct;
+			*direct = j;
+		} else {
+			*tail = j;
+			tail = &j->next;
+			*last = j;
+		}
+	}
+	*tail = NULL;
+	return keep;
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
-	struct wjob *jobs, *last;
+	struct wjob *jobs, *last, *direct, *next;
 	struct timespec t0, t1;
 	uint64_t one = 1;
 	bool wake;
@@ -163,22 +186,30 @@ static void *writer_main(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		writer_run_batch(w->st, jobs);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		jobs = split_direct(jobs, &direct, &last);
 
 		pthread_mutex_lock(&w->lock);
 		w->busy_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
 		w->commits++;
 		w->busy = false;
-		if (w->done_tail)
-			w->done_tail->next = jobs;
-		else
-			w->done = jobs;
-		w->done_tail = last;
-		atomic_store(&w->has_done, true);
-		wake = atomic_load(&w->loop_sleeps);
+		wake = false;
+		if (jobs) {
+			if (w->done_tail)
+				w->done_tail->next = jobs;
+			else
+				w->done = jobs;
+			w->done_tail = last;
+			atomic_store(&w->has_done, true);
+			wake = atomic_load(&w->loop_sleeps);
+		}
 		pthread_mutex_unlock(&w->lock);
 		/* outside the lock, so the loop never waits on it for a system call */
 		if (wake && write(w->wake_fd, &one, sizeof(one)) < 0)
 			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+		for (; direct; direct = next) {
+			next = direct->next;	/* done() may free the job */
+			direct->done(direct);
+		}
 		pthread_mutex_lock(&w->lock);
 	}
 	pthread_mutex_unlock(&w->lock);

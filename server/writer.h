@@ -37,6 +37,9 @@ struct wjob {
 	int rc;			/* out: 0 or -1 with err */
 	struct kerr err;
 	void (*done)(struct wjob *job); /* called after the commit; may free the job */
+	bool done_in_writer;	/* done() on the writer thread at once, not on the loop's
+				 * next turn: for a worker that waits (it must be
+				 * thread-safe; the loop may be stopped by then) */
 	struct wjob *next;	/* queue link, the writer's */
 };
 

@@ -16,7 +16,10 @@ import http.client
 import io
 import json
 import os
+import signal
 import sys
+import threading
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -426,6 +429,42 @@ def files_over_the_import_limit_get_413():
         expect(s in (201, 400), f"a file under the limit is read ({s})")
     finally:
         expect(small.stop() == 0, "stopped cleanly")
+
+
+@test
+def sigterm_during_an_import_stops_cleanly():
+    # 300,000 lines (23 MB): seconds of reading, longer under the sanitizers
+    lines = "".join('{"params":{"p":%d,"n":%d},"value":%g}\n' % (1 + i % 64, 1000 + i // 64, 1 + i % 7)
+                    for i in range(300000)).encode()
+    k = Karted(S.binary).start()
+    tok = k.token("t")
+    got = {}
+
+    def post():
+        try:
+            got["status"], got["body"], _ = k.request("POST", "/api/v1/import?system=st&application=a",
+                                                      lines, ctype="text/plain", token=tok, timeout=120)
+        except OSError as e:
+            got["error"] = e
+
+    t = threading.Thread(target=post)
+    t.start()
+    time.sleep(1.0)
+    k.signal(signal.SIGTERM)
+    rc = k.wait(timeout=90)
+    t.join(30)
+    expect(rc == 0, f"karted stopped cleanly while an import was read ({rc}: {k.stderr[-500:]})")
+    expect(not t.is_alive(), "the client got an answer or a closed connection")
+    expect(got.get("status") in (201, 503, None), f"an answer or none ({got.get('status')})")
+    k2 = Karted(S.binary, db=k.db).start()
+    try:
+        n = len(runs_of("st", k=k2)) if got.get("status") != 201 else 300000
+        s, b, _ = k2.request("GET", "/api/v1/series")
+        stored = sum(x["runs"] for x in b["series"] if x["system"] == "st")
+        expect(stored in (0, 300000) and (got.get("status") != 201 or stored == 300000),
+               f"the import is stored whole or not at all ({stored}, answer {got.get('status')}, {n})")
+    finally:
+        expect(k2.stop() == 0, "the second start stopped cleanly")
 
 
 def main():
