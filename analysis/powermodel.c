@@ -40,6 +40,9 @@ static int fit_once(const double *rates, size_t rows, size_t k, const double *y,
 	for (i = 0; i < rows; i++)
 		sst += (y[i] - mean) * (y[i] - mean);
 	m->r2 = sst > 0 ? 1 - chisq / sst : 1;
+	m->adj_r2 = 1 - (1 - m->r2) * (double)(rows - 1) / dof;
+	m->sigma = sqrt(chisq / dof);
+	m->dof = rows - cols;
 	/* cov = s^2 (X'X)^-1 with s^2 = chisq/dof: the coefficients' variances */
 	for (j = 0, c = 0; c < cols; c++) {
 		double coef = gsl_vector_get(b, c), se = sqrt(gsl_matrix_get(cov, c, c));
@@ -48,12 +51,16 @@ static int fit_once(const double *rates, size_t rows, size_t k, const double *y,
 
 		if (c == 0) {
 			m->intercept = coef;
+			m->intercept_se = se;
+			m->intercept_t = t;
 			m->intercept_p = p;
 			continue;
 		}
 		while (!m->kept[j])
 			j++;
 		m->coef[j] = coef;
+		m->se[j] = se;
+		m->t[j] = t;
 		m->pvalue[j] = p;
 		j++;
 	}
@@ -99,6 +106,7 @@ int ka_pm_fit(const double *rates, size_t rows, size_t k, const double *y, doubl
 			return 0;
 		m->kept[worst] = false;	/* not significant: drop it, refit */
 		m->coef[worst] = 0;
+		m->dropped[m->ndropped++] = worst;
 	}
 }
 

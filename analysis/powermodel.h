@@ -20,9 +20,15 @@ struct ka_pm {
 	size_t k;			/* counters offered */
 	bool kept[KA_PM_MAX];		/* which survived the elimination */
 	double coef[KA_PM_MAX];		/* per counter (0 when dropped), W per event/s */
-	double pvalue[KA_PM_MAX];	/* at the last fit that held it */
-	double intercept, intercept_p;
-	double r2;
+	double se[KA_PM_MAX];		/* standard error, t and p-value, each at the */
+	double t[KA_PM_MAX];		/* last fit that held the counter: for a dropped */
+	double pvalue[KA_PM_MAX];	/* one, as it was when dropped */
+	double intercept, intercept_se, intercept_t, intercept_p;	/* F_const */
+	double r2, adj_r2;		/* R^2 and 1 - (1 - R^2)(rows - 1)/dof */
+	double sigma;			/* residual standard error, sqrt(SSR / dof) */
+	size_t dof;			/* rows - kept counters - 1 */
+	size_t dropped[KA_PM_MAX];	/* counters in the order they were dropped */
+	size_t ndropped;
 	size_t rows;
 };
 

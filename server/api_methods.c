@@ -445,9 +445,22 @@ static int rates_of(json_t *rows, const char *key, json_t *names, bool need_powe
 	return 0;
 }
 
+/* A number, or null where it is not finite (t of an exact fit is infinite). */
+static json_t *finite_or_null(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* One row of the regression table. */
+static json_t *term(const char *counter, double coef, double se, double t, double p)
+{
+	return json_pack("{s:s,s:f,s:f,s:o,s:f}", "counter", counter, "coefficient", coef, "se", se,
+			 "t", finite_or_null(t), "p_value", p);
+}
+
 static int post_power_model(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = body_json(rq, rs), *names, *name, *coef, *pv, *kept, *dropped, *out;
+	json_t *root = body_json(rq, rs), *names, *name, *coef, *pv, *kept, *dropped, *terms, *out;
 	double *x = NULL, *y = NULL, *t = NULL, *vx = NULL, *vy = NULL, *vt = NULL, alpha = 0.05;
 	size_t n, vn, k, j;
 	struct ka_pm m;
@@ -484,16 +497,29 @@ static int post_power_model(void *app, struct req *rq, struct resp *rs)
 	pv = json_object();
 	kept = json_array();
 	dropped = json_array();
+	/* the regression table (SAS's parameter estimates): the intercept first */
+	terms = json_array();
+	json_array_append_new(terms, term("(intercept)", m.intercept, m.intercept_se, m.intercept_t,
+					  m.intercept_p));
 	json_array_foreach(names, j, name) {
 		const char *nm = json_string_value(name);
 
 		json_object_set_new(coef, nm, json_real(m.coef[j]));
 		json_object_set_new(pv, nm, json_real(m.pvalue[j]));
-		json_array_append_new(m.kept[j] ? kept : dropped, json_string(nm));
+		if (m.kept[j]) {
+			json_array_append_new(kept, json_string(nm));
+			json_array_append_new(terms, term(nm, m.coef[j], m.se[j], m.t[j], m.pvalue[j]));
+		}
 	}
-	out = json_pack("{s:f,s:o,s:o,s:o,s:o,s:f,s:I,s:f}", "intercept", m.intercept, "coefficients",
-			coef, "p_values", pv, "kept", kept, "dropped", dropped, "r2", m.r2, "rows",
-			(json_int_t)n, "alpha", alpha);
+	for (j = 0; j < m.ndropped; j++)	/* as each was when it was dropped */
+		json_array_append_new(dropped, json_pack("{s:s,s:o,s:f}", "counter",
+							 json_string_value(json_array_get(names, m.dropped[j])),
+							 "t", finite_or_null(m.t[m.dropped[j]]),
+							 "p_value", m.pvalue[m.dropped[j]]));
+	out = json_pack("{s:f,s:o,s:o,s:o,s:o,s:o,s:f,s:f,s:f,s:I,s:I,s:f}", "intercept", m.intercept,
+			"coefficients", coef, "p_values", pv, "terms", terms, "kept", kept, "dropped",
+			dropped, "r2", m.r2, "adj_r2", m.adj_r2, "sigma", m.sigma, "dof",
+			(json_int_t)m.dof, "rows", (json_int_t)n, "alpha", alpha);
 	if (json_object_get(root, "verification")) {
 		double mean, max;
 
@@ -527,6 +553,7 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 	struct series_data sd = {0};
 	const char *key;
 	struct ka_pm m;
+	double cores = 0;
 	size_t n, i;
 
 	if (!root)
@@ -606,12 +633,27 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 			goto out;
 		}
 	}
+	if (json_object_get(root, "cores_per_chip")) {
+		json_t *c = json_object_get(root, "cores_per_chip");
+
+		if (!json_is_integer(c) || json_integer_value(c) < 1 || json_integer_value(c) > 4096) {
+			resp_field_errorf(rs, "cores_per_chip", -1, "cores_per_chip must be a whole number "
+					  "from 1 to 4096");
+			goto out;
+		}
+		cores = (double)json_integer_value(c);
+	}
 	if (rates_of(rows, "rows", names, false, &x, &y, &t, &n, rs))
 		goto out;
 	preds = json_array();
 	for (i = 0; i < n; i++) {
 		double p = ka_pm_predict(&m, x + i * m.k);
 		json_t *one = json_pack("{s:f,s:f}", "power_w", p, "energy_j", p * t[i]);
+
+		/* a thread on one core: its own counters, F_const shared by the
+		 * chip's cores (the paper's F_const / 4 on four, section 5) */
+		if (cores > 0)
+			json_object_set_new(one, "thread_power_w", json_real(p - m.intercept + m.intercept / cores));
 
 		if (origin)
 			json_object_update(one, json_array_get(origin, i));

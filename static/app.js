@@ -921,12 +921,17 @@ async function methods() {
     methodSection('power-model', 'Regression power model',
       'ePRO-MP: power = Σ c_k · (event_k / time) + c_0 by least squares; counters whose coefficient is not ' +
       'significant (p > 0.05) are dropped. Add "verification" rows for the prediction error.',
+      // the regression table as SAS prints it: estimate, standard error, t, p; a
+      // dropped counter with its t and p when it was dropped, in the order dropped
       (b) => [dataTable([{ key: 'counter', label: 'counter' }, { key: 'coef', label: 'W per event/s', num: true },
+        { key: 'se', label: 'std. error', num: true }, { key: 't', label: 't', num: true },
         { key: 'p', label: 'p-value', num: true }, { key: 'kept', label: '' }],
-      [{ counter: '(intercept)', coef: b.intercept, p: null, kept: '' },
-        ...Object.keys(b.coefficients).map((k) => ({ counter: k, coef: b.coefficients[k], p: b.p_values[k],
-          kept: b.kept.includes(k) ? 'kept' : 'dropped' }))], { id: 'power-model-table' }),
-      el('p', {}, `R² = ${fmt(b.r2, 6)} over ${b.rows} rows`)]),
+      [...b.terms.map((x) => ({ counter: x.counter, coef: x.coefficient, se: x.se, t: x.t, p: x.p_value,
+        kept: x.counter === '(intercept)' ? 'F_const' : 'kept' })),
+        ...b.dropped.map((x) => ({ counter: x.counter, coef: null, se: null, t: x.t, p: x.p_value,
+          kept: 'dropped' }))], { id: 'power-model-table' }),
+      el('p', { id: 'power-model-fit' }, `R² = ${fmt(b.r2, 6)}, adjusted R² = ${fmt(b.adj_r2, 6)}, ` +
+        `residual σ = ${fmt(b.sigma, 4)} W, ${b.dof} degrees of freedom (${b.rows} rows)`)]),
   ];
 }
 

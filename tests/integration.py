@@ -967,7 +967,15 @@ def power_model_and_configurations():
             "verification": [row() for _ in range(20)]}
     s, b, _ = k.request("POST", "/api/v1/analysis/power-model", body)
     expect(s == 200, f"200 ({s} {b})")
-    expect(b["kept"] == ["instructions", "cache_misses"] and b["dropped"] == ["unrelated"], f"kept/dropped ({b})")
+    expect(b["kept"] == ["instructions", "cache_misses"] and [d["counter"] for d in b["dropped"]] == ["unrelated"] and
+           b["dropped"][0]["p_value"] > 0.05 and abs(b["dropped"][0]["t"]) < 2.1, f"kept/dropped ({b})")
+    terms = b["terms"]
+    expect([x["counter"] for x in terms] == ["(intercept)", "instructions", "cache_misses"] and
+           terms[0]["coefficient"] == b["intercept"] and terms[1]["coefficient"] == b["coefficients"]["instructions"]
+           and all(abs(x["t"] - x["coefficient"] / x["se"]) < 1e-9 * abs(x["t"]) for x in terms),
+           f"the regression table: t = coefficient / se ({terms})")
+    expect(b["dof"] == 60 - 3 and abs(b["adj_r2"] - (1 - (1 - b["r2"]) * 59 / 57)) < 1e-12 and 0 < b["sigma"] < 0.1,
+           f"dof, adjusted R^2, sigma ({b['dof']} {b['adj_r2']} {b['sigma']})")
     expect(abs(b["coefficients"]["instructions"] - 2) < 0.01 and abs(b["coefficients"]["cache_misses"] - 0.5) < 0.01
            and b["r2"] > 0.999, f"coefficients recovered ({b['coefficients']})")
     expect(b["verification"]["max_rel_error"] < 0.02, f"verification errors ({b['verification']})")
@@ -976,6 +984,11 @@ def power_model_and_configurations():
     want = b["intercept"] + b["coefficients"]["instructions"] * 10 + b["coefficients"]["cache_misses"] * 20
     expect(s == 200 and abs(p["predictions"][0]["power_w"] - want) < 1e-9 and abs(p["predictions"][0]["energy_j"] - 2 * want) < 1e-9,
            f"energy estimated for a run without power ({p})")
+    s, p, _ = k.request("POST", "/api/v1/analysis/power-model/predict", {"model": b, "rows": rows, "cores_per_chip": 4})
+    expect(s == 200 and abs(p["predictions"][0]["thread_power_w"] - (want - 0.75 * b["intercept"])) < 1e-9,
+           f"a thread's power carries F_const / 4 ({p})")
+    s, p, _ = k.request("POST", "/api/v1/analysis/power-model/predict", {"model": b, "rows": rows, "cores_per_chip": 0})
+    expect(s == 400 and p["field"] == "cores_per_chip", f"cores_per_chip checked ({p})")
     # energy for stored runs that have counters but no power
     model = b
     s, _, _ = k.request("POST", "/api/v1/runs", [run(system="pm-sys", application="app", regions=[

@@ -309,6 +309,10 @@ static void test_regression_recovers_and_drops(void **state)
 	assert_int_equal(ka_pm_fit(x, ROWS, K, y, 0.05, &m), 0);
 	assert_true(m.kept[0] && m.kept[1]);
 	assert_false(m.kept[2]);
+	assert_int_equal(m.ndropped, 1);
+	assert_int_equal(m.dropped[0], 2);
+	assert_true(m.pvalue[2] > 0.05 && fabs(m.t[2]) < 2.1);	/* as it was when dropped */
+	assert_int_equal(m.dof, ROWS - 3);
 	assert_true(m.coef[2] == 0);
 	NEAR(m.coef[0], 2, 0.01);
 	NEAR(m.coef[1], 0.5, 0.01);
@@ -319,6 +323,37 @@ static void test_regression_recovers_and_drops(void **state)
 	assert_true(mean < 0.01 && max < 0.02 && max >= mean);
 	NEAR(ka_pm_predict(&m, (double[]){1, 3, 99}), m.intercept + m.coef[0] + 3 * m.coef[1], 1e-12);
 	assert_int_equal(ka_pm_fit(x, 3, K, y, 0.05, &m), -KA_ENODATA);
+}
+
+/* The regression table by hand, y = b0 + b1 x on five rows:
+ * x = 1..5, y = 2.2 3.9 6.1 8.1 9.7: Sxx = 10, Sxy = 19.2, b1 = 1.92,
+ * b0 = 6 - 1.92 * 3 = 0.24, SSR = 0.096, s^2 = 0.096 / 3 = 0.032,
+ * se(b1) = sqrt(s^2 / Sxx) = 0.0565685, se(b0) = sqrt(s^2 (1/5 + 9/10))
+ * = 0.1876166, SST = 36.96, R^2 = 1 - 0.096 / 36.96, adjusted
+ * 1 - (1 - R^2) 4 / 3, sigma = sqrt(0.032), dof 3. */
+static void test_regression_table_by_hand(void **state)
+{
+	const double x[] = {1, 2, 3, 4, 5}, y[] = {2.2, 3.9, 6.1, 8.1, 9.7};
+	const double r2 = 1 - 0.096 / 36.96;
+	struct ka_pm m;
+
+	(void)state;
+	assert_int_equal(ka_pm_fit(x, 5, 1, y, 0.05, &m), 0);
+	assert_true(m.kept[0]);
+	NEAR(m.coef[0], 1.92, 1e-12);
+	NEAR(m.intercept, 0.24, 1e-12);
+	NEAR(m.se[0], sqrt(0.032 / 10), 1e-12);
+	NEAR(m.intercept_se, sqrt(0.032 * 1.1), 1e-12);
+	NEAR(m.t[0], 1.92 / sqrt(0.0032), 1e-9);
+	NEAR(m.intercept_t, 0.24 / sqrt(0.0352), 1e-9);
+	NEAR(m.r2, r2, 1e-12);
+	NEAR(m.adj_r2, 1 - (1 - r2) * 4 / 3, 1e-12);
+	NEAR(m.sigma, sqrt(0.032), 1e-12);
+	assert_int_equal(m.dof, 3);
+	assert_int_equal(m.ndropped, 0);
+	/* two-sided p of t with 3 degrees of freedom: below 1e-4 for 33.9 */
+	assert_true(m.pvalue[0] > 0 && m.pvalue[0] < 1e-4);
+	assert_true(m.intercept_p > 0.2 && m.intercept_p < 0.4);
 }
 
 static void test_best_and_next_configuration(void **state)
@@ -350,6 +385,7 @@ int main(void)
 		cmocka_unit_test(test_stretched_trace_restored),
 		cmocka_unit_test(test_trace_matches_the_rule),
 		cmocka_unit_test(test_regression_recovers_and_drops),
+		cmocka_unit_test(test_regression_table_by_hand),
 		cmocka_unit_test(test_best_and_next_configuration),
 	};
 

@@ -308,7 +308,11 @@ test('the methods page analyses a power cap, a trace and a power model', async (
   assert.equal(await page.locator('#powercap-table tbody tr').count(), 4);
   await page.waitForFunction(() => document.querySelector('#powercap-result img')?.naturalWidth > 0);
   assert.match(await page.locator('#trace-figures').innerText(), /RMS power error \(W\)\s+before [\d.]+, after [\d.]+/);
-  assert.match(await page.locator('#power-model-table').innerText(), /instructions\s+2(\.0\d*)?\s+[\d.e-]+\s+kept/);
+  const table = await page.locator('#power-model-table').innerText();
+  assert.match(table, /instructions\s+2(\.0\d*)?\s+[\d.e-]+\s+[\d.e-]+\s+[\d.e-]+\s+kept/);
+  assert.match(table, /\(intercept\)\s+[\d.e-]+\s+[\d.e-]+\s+[\d.e-]+\s+[\d.e-]+\s+F_const/);
+  assert.match(await page.locator('#power-model-fit').innerText(),
+    /^R² = [\d.]+, adjusted R² = [\d.]+, residual σ = [\d.e-]+ W, \d+ degrees of freedom \(\d+ rows\)$/);
   await page.locator('#powercap-body').fill('{"f_max": 1}');
   await page.locator('#powercap button', { hasText: 'Analyse' }).click();
   await page.locator('#powercap-result .message.error').waitFor();
