@@ -319,13 +319,70 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 	return 0;
 }
 
-static json_t *samples_json(const struct ka_sample *s, size_t n)
+/* How segment i is named in an answer: its "name", or its index. */
+static json_t *segment_id(json_t *segs, size_t i)
+{
+	json_t *name = json_object_get(json_array_get(segs, i), "name");
+
+	return json_is_string(name) ? json_incref(name) : json_integer((json_int_t)i);
+}
+
+/* The corrected samples, each saying where it came from (Osaka et al.'s
+ * Fig. 7): the segment it lies in (null outside every one) and the 0-based
+ * index of the reference sample whose power it took (null for none). */
+static json_t *corrected_json(const struct ka_sample *s, const struct ka_trace_origin *o, size_t n,
+			      json_t *segs, size_t k, size_t m)
+{
+	json_t *a = json_array(), **ids = xcalloc(k, sizeof(*ids));
+	size_t i;
+
+	for (i = 0; i < k; i++)
+		ids[i] = segment_id(segs, i);
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:f,s:f,s:O,s:o}", "t", s[i].t, "p", s[i].p,
+						   "segment", o[i].segment < k ? ids[o[i].segment] : json_null(),
+						   "source_index", o[i].source < m ?
+						   json_integer((json_int_t)o[i].source) : json_null()));
+	for (i = 0; i < k; i++)
+		json_decref(ids[i]);
+	free(ids);
+	return a;
+}
+
+/* Each segment's ratio, reference over instrumented duration. */
+static json_t *segment_ratios(const struct ka_segment *seg, json_t *segs, size_t k)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:f,s:f}", "t", s[i].t, "p", s[i].p));
+	for (i = 0; i < k; i++)
+		json_array_append_new(a, json_pack("{s:o,s:f}", "segment", segment_id(segs, i), "ratio",
+						   (seg[i].ref_end - seg[i].ref_start) /
+						   (seg[i].end - seg[i].start)));
+	return a;
+}
+
+/* The knots [t_instrumented, t_reference] of the piecewise-linear time map,
+ * from [0, 0]; a knot that touching segments share is listed once. */
+static json_t *time_map(const struct ka_segment *seg, size_t k)
+{
+	json_t *a = json_array();
+	double last_t = 0, last_r = 0;
+	size_t i, j;
+
+	json_array_append_new(a, json_pack("[f,f]", 0.0, 0.0));
+	for (i = 0; i < k; i++) {
+		const double knot[2][2] = {{seg[i].start, seg[i].ref_start}, {seg[i].end, seg[i].ref_end}};
+
+		for (j = 0; j < 2; j++) {
+			/* the same knot again (a touching segment, or [0, 0]) is the same point */
+			if (knot[j][0] == last_t && knot[j][1] == last_r)
+				continue;
+			json_array_append_new(a, json_pack("[f,f]", knot[j][0], knot[j][1]));
+			last_t = knot[j][0];
+			last_r = knot[j][1];
+		}
+	}
 	return a;
 }
 
@@ -334,6 +391,7 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	json_t *root = body_json(rq, rs), *segs, *s;
 	struct ka_sample *inst = NULL, *ref = NULL, *out = NULL;
 	struct ka_segment *seg = NULL;
+	struct ka_trace_origin *origin = NULL;
 	size_t n, m, k, i;
 	double before, after;
 
@@ -350,6 +408,14 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	}
 	seg = xcalloc(k, sizeof(*seg));
 	json_array_foreach(segs, i, s) {
+		json_t *name = json_object_get(s, "name");
+
+		if (name && (!json_is_string(name) || !json_string_length(name) ||
+			     json_string_length(name) > 128)) {
+			resp_field_errorf(rs, "segments.name", (long)i, "a segment's name must be a string of 1 "
+					  "to 128 bytes");
+			goto out;
+		}
 		if (num(s, "start", false, &seg[i].start, rs, "segments.start", (long)i) ||
 		    num(s, "end", false, &seg[i].end, rs, "segments.end", (long)i) ||
 		    num(s, "ref_start", false, &seg[i].ref_start, rs, "segments.ref_start", (long)i) ||
@@ -357,7 +423,8 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 			goto out;
 	}
 	out = xcalloc(n, sizeof(*out));
-	if (ka_trace_correct(inst, n, ref, m, seg, k, out, NULL)) {
+	origin = xcalloc(n, sizeof(*origin));
+	if (ka_trace_correct(inst, n, ref, m, seg, k, out, origin)) {
 		resp_field_errorf(rs, "segments", -1, "segments must be in time order, not overlap, and end "
 			  "after they start, in both runs");
 		goto out;
@@ -371,12 +438,15 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 		goto out;
 	}
 	resp_json(rs, 200, json_pack(
-		"{s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}", "corrected", samples_json(out, n),
+		"{s:o,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}", "corrected",
+		corrected_json(out, origin, n, segs, k, m), "segments", segment_ratios(seg, segs, k),
+		"time_map", time_map(seg, k),
 		"durations_s", "instrumented", inst[n - 1].t, "reference", ref[m - 1].t, "corrected",
 		out[n - 1].t, "rms_power_error_w", "before", before, "after", after,
 		"duration_error_s", "before", fabs(inst[n - 1].t - ref[m - 1].t), "after",
 		fabs(out[n - 1].t - ref[m - 1].t)));
 out:
+	free(origin);
 	free(inst);
 	free(ref);
 	free(out);

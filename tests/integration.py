@@ -882,6 +882,26 @@ def trace_correction_restores_a_stretched_trace():
     expect(b["rms_power_error_w"]["after"] < b["rms_power_error_w"]["before"] and
            abs(b["durations_s"]["corrected"] - 1.4) < 1e-9 and b["duration_error_s"]["after"] < 1e-9,
            f"errors before and after ({b['rms_power_error_w']} {b['durations_s']})")
+    # Fig. 7 of Osaka et al.: each segment's duration ratio, reference over
+    # instrumented (0.4/0.8, 0.4/0.6, 0.3/0.6), and the time map's knots, the
+    # one the first two segments share ([0.9, 0.5]) listed once
+    s, b3, _ = k.request("POST", "/api/v1/analysis/trace-correction",
+                         {"instrumented": inst, "reference": ref, "segments": [dict(segs[0], name="init")] + segs[1:]})
+    expect(s == 200 and [x["segment"] for x in b3["segments"]] == ["init", 1, 2] and
+           all(abs(x["ratio"] - w) < 1e-12 for x, w in zip(b3["segments"], [0.5, 0.4 / 0.6, 0.5])),
+           f"segment ratios ({b3['segments']})")
+    knots = [[0, 0], [0.1, 0.1], [0.9, 0.5], [1.5, 0.9], [1.65, 1.0], [2.25, 1.3]]
+    expect(len(b3["time_map"]) == len(knots) and all(abs(a - w) < 1e-12 for kn, wk in zip(b3["time_map"], knots)
+                                                       for a, w in zip(kn, wk)), f"time map ({b3['time_map']})")
+    c3 = b3["corrected"]
+    # (the knot both segments share, j = 50, belongs to the first)
+    expect(all(c3[j]["segment"] == ("init" if j <= 50 else 1 if j <= 90 else 2) and c3[j]["source_index"] == j
+               for j in inside), "inside a segment: its name or index, and the reference sample it took")
+    expect(all(c3[j]["segment"] is None and c3[j]["source_index"] is None for j in (0, 5, 95, 135, 140)),
+           "outside every segment: null")
+    s, b4, _ = k.request("POST", "/api/v1/analysis/trace-correction",
+                         {"instrumented": inst, "reference": ref, "segments": [dict(segs[0], name="")] + segs[1:]})
+    expect(s == 400 and b4["field"] == "segments.name" and b4["index"] == 0, f"an empty name -> 400 ({b4})")
     csv = "t_s,power_w\n" + "".join(f"{x['t']},{x['p']}\n" for x in inst)
     s, b2, _ = k.request("POST", "/api/v1/analysis/trace-correction", {"instrumented": csv, "reference": ref, "segments": segs})
     expect(s == 200 and abs(b2["rms_power_error_w"]["after"] - b["rms_power_error_w"]["after"]) < 1e-9, "CSV traces too")
