@@ -1,5 +1,6 @@
 #include "powercap.h"
 
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 
 static bool finite_pos(double x)
@@ -16,6 +17,7 @@ static void place(const struct ka_module *m, double a_raw, double f_max, double 
 	o->clamped = o->a != a_raw;
 	o->f = o->a * (f_max - f_min) + f_min;
 	o->p = o->a * (m->p_max - m->p_min) + m->p_min;
+	o->draw = o->p;
 }
 
 static int check(const struct ka_module *m, size_t n, double budget, double f_max, double f_min)
@@ -89,14 +91,80 @@ int ka_three_point_fit(const double f[4], const double r[4], struct ka_three_poi
 	if (ka_inverse_fit(f[0], r[0], f[1], r[1], &m->high) ||
 	    ka_inverse_fit(f[2], r[2], f[3], r[3], &m->low))
 		return -KA_EDOM;
-	/* c_h/f + d_h = c_l/f + d_l  =>  f3 = (c_h - c_l) / (d_l - d_h) */
-	if (m->low.d == m->high.d)
+	/* c_h/f + d_h = c_l/f + d_l  =>  f3 = (c_h - c_l) / (d_l - d_h). Parallel
+	 * in 1/f (the same c, to a relative 1e-9: an ideal inverse curve on both
+	 * sides gives c equal up to rounding) they never meet; nor when the
+	 * crossing is at no positive frequency. */
+	if (fabs(m->high.c - m->low.c) <= 1e-9 * fmax(fabs(m->high.c), fabs(m->low.c)))
 		m->f3 = NAN;
 	else
 		m->f3 = (m->high.c - m->low.c) / (m->low.d - m->high.d);
-	if (!(m->f3 > 0))
-		m->f3 = NAN;	/* they do not meet at a frequency */
+	if (!(isfinite(m->f3) && m->f3 > 0))
+		m->f3 = NAN;
 	return 0;
+}
+
+int ka_three_point_through(double f_max, double r_max, double f3, double r3, double f_min,
+			   double r_min, struct ka_three_point *m)
+{
+	if (!(f_max > f3 && f3 > f_min) || ka_inverse_fit(f_max, r_max, f3, r3, &m->high) ||
+	    ka_inverse_fit(f3, r3, f_min, r_min, &m->low))
+		return -KA_EDOM;
+	m->f3 = f3;
+	return 0;
+}
+
+int ka_best_f3(const double *f, const double *r, size_t n, size_t hi, size_t lo,
+	       struct ka_three_point *best)
+{
+	double best_sse = INFINITY;
+	size_t i, j;
+
+	if (hi >= n || lo >= n)
+		return -KA_EDOM;
+	for (i = 0; i < n; i++) {
+		struct ka_three_point m;
+		double sse = 0;
+
+		if (ka_three_point_through(f[hi], r[hi], f[i], r[i], f[lo], r[lo], &m))
+			continue;	/* not strictly inside (f_min, f_max) */
+		for (j = 0; j < n; j++) {
+			double e = ka_three_point_eval(&m, f[j]) - r[j];
+
+			sse += e * e;
+		}
+		if (sse < best_sse) {	/* the first of equals: the lowest index */
+			best_sse = sse;
+			*best = m;
+		}
+	}
+	return isfinite(best_sse) ? 0 : -KA_ENODATA;
+}
+
+int ka_fit_quality(const double *pred, const double *meas, size_t n, double *pearson_r, double *r2)
+{
+	double mean = 0, sst = 0, sse = 0;
+	size_t i;
+
+	if (n < 2)
+		return -KA_ENODATA;
+	for (i = 0; i < n; i++) {
+		if (!isfinite(pred[i]) || !isfinite(meas[i]))
+			return -KA_EDOM;
+		mean += meas[i] / (double)n;
+	}
+	for (i = 0; i < n; i++) {
+		sst += (meas[i] - mean) * (meas[i] - mean);
+		sse += (pred[i] - meas[i]) * (pred[i] - meas[i]);
+	}
+	*pearson_r = gsl_stats_correlation(pred, 1, meas, 1, n);
+	*r2 = sst > 0 ? 1 - sse / sst : NAN;
+	return 0;
+}
+
+double ka_cycle_ratio(double f_max, double r_max, double f_min, double r_min)
+{
+	return r_min * f_min / (r_max * f_max);
 }
 
 double ka_three_point_eval(const struct ka_three_point *m, double f)

@@ -22,6 +22,7 @@ struct ka_alloc {		/* one module's share of a budget */
 	double a, a_raw;	/* a clamped to [0, 1], and as computed */
 	double f;		/* MHz */
 	double p;		/* W: the cap it gets (uniform) or draws (variation-aware) */
+	double draw;		/* W it draws at a (eq. 2): below a uniform cap when clamped */
 	bool clamped;		/* a_raw was outside [0, 1] */
 };
 
@@ -56,6 +57,28 @@ struct ka_three_point {
 
 int ka_three_point_fit(const double f[4], const double r[4], struct ka_three_point *m);
 double ka_three_point_eval(const struct ka_three_point *m, double f);
+
+/* Inadomi's own 3-point model: a curve through (f_max, r_max) and (f3, r3),
+ * another through (f3, r3) and (f_min, r_min), switching at f3. -KA_EDOM
+ * unless f_min < f3 < f_max. */
+int ka_three_point_through(double f_max, double r_max, double f3, double r3, double f_min,
+			   double r_min, struct ka_three_point *m);
+
+/* The 3-point model whose f3, among the measured frequencies strictly
+ * between f[lo] (f_min) and f[hi] (f_max), fits the n samples (f, r) best
+ * by the sum of squared errors (Fig. 6); ties go to the first. -KA_ENODATA
+ * when no sample lies inside. */
+int ka_best_f3(const double *f, const double *r, size_t n, size_t hi, size_t lo,
+	       struct ka_three_point *best);
+
+/* How a model's predictions pred fit the measurements meas (n >= 2):
+ * Pearson's r (GSL) and R^2 = 1 - SSE/SST (NAN when the measurements are
+ * all equal). -KA_EDOM for values that are not finite. */
+int ka_fit_quality(const double *pred, const double *meas, size_t n, double *pearson_r, double *r2);
+
+/* Fig. 3's cycle ratio: t(f_min) f_min / (t(f_max) f_max), from normalised
+ * times r (1 when the time is all cycles, less when memory-bound). */
+double ka_cycle_ratio(double f_max, double r_max, double f_min, double r_min);
 
 /* A module's P^max and P^min from a power variation table: its ratios to
  * the system's mean times the application's mean powers. */

@@ -97,16 +97,24 @@ static json_t *alloc_json(const struct ka_alloc *a, size_t n, bool infeasible,
 	double r2 = 0, r3 = 0;
 	size_t i;
 
+	double draw = 0;
+
 	for (i = 0; i < n; i++) {
-		json_array_append_new(mods, json_pack("{s:f,s:f,s:f,s:f,s:b}", "a", a[i].a, "a_raw",
-						      a[i].a_raw, "f_mhz", a[i].f, "p_w", a[i].p,
-						      "clamped", a[i].clamped));
-		r2 = fmax(r2, ka_inverse_eval(two, a[i].f));
+		/* each module's own r at its frequency; the budget's is the largest (eq. 1) */
+		double m2 = ka_inverse_eval(two, a[i].f), m3 = have_three ? ka_three_point_eval(three, a[i].f) : NAN;
+		json_t *mod = json_pack("{s:f,s:f,s:f,s:f,s:f,s:b,s:f}", "a", a[i].a, "a_raw", a[i].a_raw,
+					"f_mhz", a[i].f, "p_w", a[i].p, "draw_w", a[i].draw, "clamped",
+					a[i].clamped, "r_two_point", m2);
+
+		json_object_set_new(mod, "r_three_point", have_three ? json_real(m3) : json_null());
+		json_array_append_new(mods, mod);
+		r2 = fmax(r2, m2);
 		if (have_three)
-			r3 = fmax(r3, ka_three_point_eval(three, a[i].f));
+			r3 = fmax(r3, m3);
+		draw += a[i].draw;
 	}
-	o = json_pack("{s:o,s:b,s:f,s:f}", "modules", mods, "infeasible", infeasible,
-		      "r_two_point", r2, "t_two_point_s", t0 * r2);
+	o = json_pack("{s:o,s:b,s:f,s:f,s:f}", "modules", mods, "infeasible", infeasible,
+		      "r_two_point", r2, "t_two_point_s", t0 * r2, "total_draw_w", draw);
 	json_object_set_new(o, "r_three_point", have_three ? json_real(r3) : json_null());
 	json_object_set_new(o, "t_three_point_s", have_three ? json_real(t0 * r3) : json_null());
 	return o;
@@ -114,6 +122,46 @@ static json_t *alloc_json(const struct ka_alloc *a, size_t n, bool infeasible,
 
 static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, size_t *nm,
 		      struct resp *rs);
+
+/* The sample at root[key] MHz, when the request names one: into *at. A
+ * frequency that is not measured is a 400 naming key. */
+static int inner_sample(json_t *root, const char *key, const double *fs, size_t nf, size_t hi,
+			size_t lo, size_t *at, struct resp *rs)
+{
+	double f;
+	size_t i;
+
+	if (!json_object_get(root, key))
+		return 0;
+	if (num(root, key, true, &f, rs, NULL, -1))
+		return -1;
+	for (i = 0; i < nf; i++)
+		if (fabs(fs[i] - f) <= 1e-9 * f && fs[i] < fs[hi] && fs[i] > fs[lo]) {
+			*at = i;
+			return 0;
+		}
+	return resp_field_errorf(rs, key, -1, "%s (%g MHz) is not a frequency of the r samples strictly "
+				 "between f_min and f_max", key, f);
+}
+
+/* {pearson_r, r2} of a model (two, or else three) against the samples. */
+static json_t *fit_quality(const double *fs, const double *r, size_t nf, const struct ka_inverse *two,
+			   const struct ka_three_point *three)
+{
+	double *pred = xmalloc(nf * sizeof(double)), pr, r2;
+	json_t *o;
+	size_t i;
+
+	for (i = 0; i < nf; i++)
+		pred[i] = two ? ka_inverse_eval(two, fs[i]) : ka_three_point_eval(three, fs[i]);
+	if (ka_fit_quality(pred, r, nf, &pr, &r2))
+		o = json_null();
+	else
+		o = json_pack("{s:o,s:o}", "pearson_r", isfinite(pr) ? json_real(pr) : json_null(), "r2",
+			      isfinite(r2) ? json_real(r2) : json_null());
+	free(pred);
+	return o;
+}
 
 /* Size of a drawn report: width and height from the query, as GET reports. */
 static struct report_opts report_opts_of(struct req *rq)
@@ -133,15 +181,15 @@ static struct report_opts report_opts_of(struct req *rq)
  * powercap report. */
 static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
-	json_t *root = body_json(rq, rs), *budgets, *models;
+	json_t *root = body_json(rq, rs), *budgets, *models, *quality;
 	double *tu2 = NULL, *tu3 = NULL, *ta2 = NULL, *ta3 = NULL;
 	struct ka_module *mod = NULL;
 	struct ka_alloc *au = NULL, *av = NULL;
 	double f_max, f_min, t0, *fs = NULL, *r = NULL, *bs = NULL;
 	size_t nm = 0, nf = 0, nr = 0, nb = 0, i, lo = 0, hi = 0, lo2, hi2;
 	struct ka_inverse two;
-	struct ka_three_point three;
-	bool have_three = false;
+	struct ka_three_point three, best;
+	bool have_three = false, have_best;
 
 	if (!root)
 		return 0;
@@ -181,6 +229,10 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 		if (i != lo && fs[i] > fs[lo] && fs[i] < fs[lo2])
 			lo2 = i;
 	}
+	/* the inner two frequencies of the approximate model, when named */
+	if (inner_sample(root, "f_high_mhz", fs, nf, hi, lo, &hi2, rs) ||
+	    inner_sample(root, "f_low_mhz", fs, nf, hi, lo, &lo2, rs))
+		goto out;
 	if (nf >= 4 && fs[hi2] > fs[lo2]) {
 		double f4[4] = {fs[hi], fs[hi2], fs[lo2], fs[lo]}, r4[4] = {r[hi], r[hi2], r[lo2], r[lo]};
 
@@ -195,6 +247,14 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 		goto out;
 	}
 	models = json_pack("{s:{s:f,s:f}}", "two_point", "c", two.c, "d", two.d);
+	have_best = ka_best_f3(fs, r, nf, hi, lo, &best) == 0;
+	json_object_set_new(models, "best_f3", have_best ?
+			    json_pack("{s:{s:f,s:f},s:{s:f,s:f},s:f}", "high", "c", best.high.c, "d",
+				      best.high.d, "low", "c", best.low.c, "d", best.low.d, "f3_mhz",
+				      best.f3) : json_null());
+	quality = json_pack("{s:o,s:o,s:o}", "two_point", fit_quality(fs, r, nf, &two, NULL),
+			    "three_point", have_three ? fit_quality(fs, r, nf, NULL, &three) : json_null(),
+			    "best_f3", have_best ? fit_quality(fs, r, nf, NULL, &best) : json_null());
 	json_object_set_new(models, "three_point",
 			    have_three ? json_pack("{s:{s:f,s:f},s:{s:f,s:f},s:o}", "high", "c",
 						   three.high.c, "d", three.high.d, "low", "c",
@@ -216,6 +276,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 		    ka_alloc_aware(mod, nm, bs[i], f_max, f_min, av, &iv)) {
 			json_decref(budgets);
 			json_decref(models);
+			json_decref(quality);
 			resp_field_errorf(rs, "budgets", (long)i, "budgets[%zu] must be a positive power (W)", i);
 			goto out;
 		}
@@ -236,8 +297,11 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 		report_respond(rs, report_build_powercap(&in, &ro), *chart);
 		json_decref(budgets);
 		json_decref(models);
+		json_decref(quality);
 	} else {
-		resp_json(rs, 200, json_pack("{s:o,s:o}", "models", models, "budgets", budgets));
+		resp_json(rs, 200, json_pack("{s:f,s:o,s:o,s:o}", "cycle_ratio",
+					     ka_cycle_ratio(fs[hi], r[hi], fs[lo], r[lo]), "fit_quality",
+					     quality, "models", models, "budgets", budgets));
 	}
 out:
 	free(tu2);

@@ -823,6 +823,54 @@ def powercap_by_hand():
     bad = dict(body, modules=[{"p_max": 50, "p_min": 60}])
     s, b, _ = k.request("POST", "/api/v1/analysis/powercap", bad)
     expect(s == 400 and b["field"] == "modules.p_max" and b["index"] == 0, f"bad module named ({b})")
+    # 400 W uniform: 100 W each; the 90 W module clamps at a = 1 and draws
+    # 90 W (eq. 2), so the modules draw 100 + 100 + 90 + 100 = 390 W
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", dict(body, budgets=[400]))
+    u = b["budgets"][0]["uniform"]
+    expect([m["p_w"] for m in u["modules"]] == [100] * 4 and
+           [round(m["draw_w"], 9) for m in u["modules"]] == [100, 100, 90, 100] and abs(u["total_draw_w"] - 390) < 1e-9,
+           f"cap and draw ({u})")
+    two = b["models"]["two_point"]
+    expect(all(abs(m["r_two_point"] - (two["c"] / m["f_mhz"] + two["d"])) < 1e-12 for m in u["modules"]) and
+           u["r_two_point"] == max(m["r_two_point"] for m in u["modules"]), "each module's own r; the budget's the largest")
+    v = b["budgets"][0]["variation_aware"]
+    expect(abs(v["total_draw_w"] - 400) < 1e-9, "variation-aware draws the budget")
+
+
+@test
+def powercap_fit_quality_cycle_ratio_and_best_f3():
+    k = Shared.k
+    # the methods page's example curve (Inadomi et al.'s Fig. 6 shape)
+    fs, rs = [2700, 2400, 1500, 1200], [1, 1.093, 1.74, 2.204]
+    body = {"f_max": 2700, "f_min": 1200, "t0": 100, "modules": FOUR, "r": {"f": fs, "r": rs}, "budgets": [300]}
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", body)
+    expect(s == 200, f"200 ({s} {b})")
+    # Fig. 3: t(f_min) f_min / (t(f_max) f_max) = 2.204 * 1200 / 2700
+    expect(abs(b["cycle_ratio"] - 2.204 * 1200 / 2700) < 1e-12, f"cycle ratio ({b['cycle_ratio']})")
+    # best f3 among 2400 and 1500: through (2700, 1), (2400, 1.093): c = 0.093 / (1/2400 - 1/2700)
+    # = 2008.8, d = 0.256; through (2400, 1.093), (1200, 2.204): c = 2666.4, d = -0.018; its only
+    # error is at 1500 (1.7596 vs 1.74), SSE 0.0196^2, less than f3 = 1500's 0.022625^2
+    bf = b["models"]["best_f3"]
+    expect(bf["f3_mhz"] == 2400 and abs(bf["high"]["c"] - 2008.8) < 1e-9 and abs(bf["high"]["d"] - 0.256) < 1e-12
+           and abs(bf["low"]["c"] - 2666.4) < 1e-9 and abs(bf["low"]["d"] + 0.018) < 1e-12, f"best f3 ({bf})")
+    mean = sum(rs) / 4
+    sst = sum((x - mean) ** 2 for x in rs)
+    q = b["fit_quality"]
+    expect(abs(q["best_f3"]["r2"] - (1 - 0.0196 ** 2 / sst)) < 1e-9 and 0.99 < q["best_f3"]["pearson_r"] <= 1,
+           f"fit quality of the best f3 ({q})")
+    expect(set(q) == {"two_point", "three_point", "best_f3"} and q["two_point"]["r2"] < q["best_f3"]["r2"],
+           f"the 2-point model fits worse ({q})")
+    three_default = b["models"]["three_point"]
+    # an ideal inverse curve on both sides: parallel, no f3; the 2-point model exact
+    ideal = [2700 / f for f in fs]
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", dict(body, r={"f": fs, "r": ideal}))
+    expect(s == 200 and b["models"]["three_point"]["f3_mhz"] is None and abs(b["fit_quality"]["two_point"]["r2"] - 1) < 1e-12
+           and abs(b["cycle_ratio"] - 1) < 1e-12, f"parallel curves: f3 null ({b['models']})")
+    # the inner two frequencies named: 2400 and 1500 are those of the default
+    s, b2, _ = k.request("POST", "/api/v1/analysis/powercap", dict(body, f_high_mhz=2400, f_low_mhz=1500))
+    s3, b3, _ = k.request("POST", "/api/v1/analysis/powercap", dict(body, f_high_mhz=2000))
+    expect(s == 200 and b2["models"]["three_point"] == three_default, f"named inner frequencies ({b2['models']})")
+    expect(s3 == 400 and b3["field"] == "f_high_mhz", f"an unmeasured frequency named ({b3})")
 
 
 @test

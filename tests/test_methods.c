@@ -117,6 +117,28 @@ static void test_three_point_recovers_curves(void **state)
 	NEAR(ka_three_point_eval(&m, 2600), ch / 2600 + dh + 0.1, 1e-9);
 }
 
+/* An ideal inverse curve r = 2700/f on both sides: the two fitted curves
+ * have the same c up to rounding, so they are parallel and f3 is undefined
+ * (an exact comparison of the offsets gave a spurious crossing); the best
+ * f3 needs a sample strictly inside. */
+static void test_f3_of_parallel_curves(void **state)
+{
+	double f[4] = {2700, 2400, 1500, 1200}, r[4];
+	struct ka_three_point m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 4; i++)
+		r[i] = 2700 / f[i];
+	assert_int_equal(ka_three_point_fit(f, r, &m), 0);
+	assert_true(isnan(m.f3));
+	NEAR(ka_three_point_eval(&m, 2000), 2700 / 2000.0, 1e-12);
+	assert_int_equal(ka_best_f3(f, r, 4, 0, 3, &m), 0);
+	NEAR(ka_three_point_eval(&m, 1500), 1.8, 1e-12);
+	assert_int_equal(ka_best_f3((double[]){2700, 1200}, r, 2, 0, 1, &m), -KA_ENODATA);
+	NEAR(ka_cycle_ratio(2700, 1, 1200, 2.25), 1, 1e-15);
+}
+
 static void test_pvt(void **state)
 {
 	struct ka_module m = ka_pvt_module(1.1, 0.9, 100, 50);
@@ -381,6 +403,7 @@ int main(void)
 		cmocka_unit_test(test_clamping_is_reported),
 		cmocka_unit_test(test_two_point_and_predicted_time),
 		cmocka_unit_test(test_three_point_recovers_curves),
+		cmocka_unit_test(test_f3_of_parallel_curves),
 		cmocka_unit_test(test_pvt),
 		cmocka_unit_test(test_stretched_trace_restored),
 		cmocka_unit_test(test_trace_matches_the_rule),
