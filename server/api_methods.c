@@ -23,7 +23,7 @@
  * size, and a request past one is a 400 (413 for products) naming it. */
 #define MODULES_MAX 100000	/* modules of a power-capped machine, or of a PVT */
 #define BUDGETS_MAX 1000	/* power budgets of one request */
-#define CAP_CELLS_MAX 50000	/* modules x budgets: the per-module rows answered */
+#define CAP_CELLS_MAX 25000	/* modules x budgets: the per-module rows answered (about 200 bytes each, twice: under the 16 MiB answer) */
 #define RSAMPLES_MAX 10000	/* measured r(f) samples */
 #define TRACE_SAMPLES_MAX 100000	/* samples of one trace */
 #define SEGMENTS_MAX 100000	/* segments of a trace correction */
