@@ -175,6 +175,7 @@ struct post {
 	const char *progress;	/* a name to show an upload's progress under, or NULL */
 	json_t *answer;		/* out: the parsed answer of a 2xx or 4xx */
 	long status;		/* out */
+	int shown;		/* the percentage shown last; -1 before */
 };
 
 /* Upload progress on stderr: one line, redrawn on a terminal, and said
@@ -183,20 +184,19 @@ static int show_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_o
 			 curl_off_t ulnow)
 {
 	struct post *p = ctx;
-	static int last = -1;
 
 	(void)dltotal;
 	(void)dlnow;
 	if (ultotal > 0) {
 		int pct = (int)(100 * ulnow / ultotal);
 
-		if (pct != last && (isatty(2) || pct == 100)) {
+		if (pct != p->shown && (isatty(2) || pct == 100)) {
 			double unit = ultotal >= 1000000 ? 1e6 : 1e3;
 
 			fprintf(stderr, "%skarte-collect: sending %s: %.1f of %.1f %s (%d %%)%s",
 				isatty(2) ? "\r" : "", p->progress, ulnow / unit, ultotal / unit,
 				unit > 1e3 ? "MB" : "kB", pct, pct == 100 ? "; karted is reading it\n" : "");
-			last = pct;
+			p->shown = pct;
 		}
 	}
 	return 0;
@@ -280,7 +280,7 @@ static enum sent post_body(const struct opts *o, struct post *p, const char *bod
 /* POST an NDJSON body of runs; *nruns from the answer's ids. */
 static enum sent post_ndjson(const struct opts *o, const char *body, size_t len, size_t *nruns)
 {
-	struct post p = {"/api/v1/runs", "application/x-ndjson", 60, NULL, NULL, 0};
+	struct post p = {"/api/v1/runs", "application/x-ndjson", 60, NULL, NULL, 0, -1};
 	enum sent r = post_body(o, &p, body, len);
 
 	if (r == SENT)
@@ -977,7 +977,7 @@ static void say_list(const char *what, json_t *a)
 static int cmd_import(const struct opts *o, int argc, char **argv)
 {
 	char q[8192] = "", path[8300];
-	struct post p = {NULL, "application/octet-stream", 3600, NULL, NULL, 0};
+	struct post p = {NULL, "application/octet-stream", 3600, NULL, NULL, 0, -1};
 	struct buf file = {0};
 	json_t *w;
 	size_t i;

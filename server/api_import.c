@@ -128,7 +128,7 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
 static void answer(struct resp *rs, int status, const int64_t *ids, size_t n, json_t *rest)
 {
 	char *tail = json_dumps(rest, KARTE_JSON_FLAGS);
-	size_t len = 0, i, tl = tail ? strlen(tail) : 0;
+	size_t len, tl = tail ? strlen(tail) : 0;
 
 	json_decref(rest);
 	if (!tail) {
@@ -136,9 +136,8 @@ static void answer(struct resp *rs, int status, const int64_t *ids, size_t n, js
 		return;
 	}
 	rs->body = xmalloc(16 + 21 * n + tl);
-	len = (size_t)sprintf(rs->body, "{\"ids\":[");
-	for (i = 0; i < n; i++)
-		len += (size_t)sprintf(rs->body + len, i ? ",%lld" : "%lld", (long long)ids[i]);
+	memcpy(rs->body, "{\"ids\":[", 8);
+	len = 8 + resp_put_ids(rs->body + 8, ids, n);
 	len += (size_t)sprintf(rs->body + len, "]%s%s", tl > 2 ? "," : "", tail + 1);
 	free(tail);
 	rs->len = len;

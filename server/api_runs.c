@@ -84,28 +84,11 @@ int api_after_run(void *app)
 /* ---- POST /api/v1/runs, DELETE /api/v1/runs/{id}: through the writer ---- */
 
 
-/* Decimal digits of id (ids are >= 1) at out, no terminator; their count.
- * sprintf's format parsing cost more than the rest of an answer. */
-static size_t put_id(char *out, int64_t id)
-{
-	char tmp[20];
-	uint64_t v = (uint64_t)id;
-	size_t n = 0, i;
-
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (i = 0; i < n; i++)
-		out[i] = tmp[n - 1 - i];
-	return n;
-}
-
 static void post_done(struct wjob *job)
 {
 	struct write_req *w = (struct write_req *)job;
 	struct resp *rs = req_resp(w->rq);
-	size_t i, len;
+	size_t len;
 
 	if (job->rc) {
 		resp_error(rs, &job->err);
@@ -113,12 +96,7 @@ static void post_done(struct wjob *job)
 		/* {"ids":[...]} written directly: this is the hot path of a POST */
 		rs->body = xmalloc(16 + 21 * job->batch.count);
 		memcpy(rs->body, "{\"ids\":[", 8);
-		len = 8;
-		for (i = 0; i < job->batch.count; i++) {
-			if (i)
-				rs->body[len++] = ',';
-			len += put_id(rs->body + len, job->ids[i]);
-		}
+		len = 8 + resp_put_ids(rs->body + 8, job->ids, job->batch.count);
 		memcpy(rs->body + len, "]}", 3);
 		rs->len = len + 2;
 		rs->content_type = "application/json";

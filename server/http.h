@@ -167,6 +167,11 @@ void resp_json(struct resp *rs, int status, json_t *body);
 /* Fill rs with {"error", "field", "index"} from err (status err->code). */
 void resp_error(struct resp *rs, const struct kerr *err);
 
+/* ids (each >= 1) as decimal numbers between commas at out, no
+ * terminator; the bytes written (at most 21 per id). printf's format
+ * parsing cost more than the rest of a POST's answer. */
+size_t resp_put_ids(char *out, const int64_t *ids, size_t n);
+
 /* resp_error with more members in the error object (extra is stolen; NULL for none). */
 void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra);
 

@@ -31,16 +31,7 @@ static const char *const formats[] = {
 	"geopm-report", "csv", "ndjson",
 };
 
-bool import_format_known(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
-		if (!strcmp(name, formats[i]))
-			return true;
-	return false;
-}
-
+/* The static name of format name, or NULL when karte reads no such format. */
 static const char *format_static(const char *name)
 {
 	size_t i;
@@ -1117,7 +1108,7 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 
 	memset(res, 0, sizeof(*res));
 	kerr_clear(err);
-	if (o->format && !import_format_known(o->format))
+	if (o->format && !format_static(o->format))
 		return kerr_field(err, 400, "format", "format='%.40s' is not one karte reads; it reads "
 				  IMPORT_FORMATS, o->format);
 	if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {	/* a byte-order mark */

@@ -78,7 +78,4 @@ void import_result_clear(struct import_result *res);
 /* The format body looks like, or NULL when it looks like none of them. */
 const char *import_guess(const char *body, size_t len);
 
-/* Whether name is one of IMPORT_FORMATS. */
-bool import_format_known(const char *name);
-
 #endif

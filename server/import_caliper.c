@@ -432,6 +432,21 @@ static void chain_values(struct cali *c, int64_t id, struct globals *into)
 	}
 }
 
+/* The mpi.rank among the nodes up from id: true with *rank set. */
+static bool chain_rank(struct cali *c, int64_t id, double *rank)
+{
+	struct cnode *nd = cnode(c, id);
+	int guard = 0;
+
+	for (; nd && guard++ < CHAIN_MAX; nd = cnode(c, nd->parent)) {
+		const char *name = attr_name(c, nd->attr);
+
+		if (name && !strcmp(name, "mpi.rank"))
+			return xp_number(nd->data, strlen(nd->data), rank);
+	}
+	return false;
+}
+
 static int cali_ctx(struct cali *c, struct field *f, size_t nf, bool globals, struct kerr *err)
 {
 	struct field *ref = field_of(f, nf, "ref"), *attr = field_of(f, nf, "attr");
@@ -458,18 +473,12 @@ static int cali_ctx(struct cali *c, struct field *f, size_t nf, bool globals, st
 	for (i = 0; ref && i < ref->nval; i++) {
 		int64_t id = to_id(ref->val[i]);
 		uint32_t pa = node_path(c, id, err);
-		struct globals ctx = {0};
-		const char *r;
 
 		if (err->code)
 			return -1;
 		if (pa != XP_NONE)
 			path = pa;
-		/* mpi.rank may be a node of the context */
-		chain_values(c, id, &ctx);
-		if ((r = global(&ctx, "mpi.rank")) != NULL)
-			has_rank |= xp_number(r, strlen(r), &rank);
-		globals_free(&ctx);
+		has_rank |= chain_rank(c, id, &rank);	/* mpi.rank may be a node of the context */
 	}
 	for (i = 0; attr && i < attr->nval; i++) {
 		int64_t a = to_id(attr->val[i]);
@@ -622,18 +631,19 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 	}
 	{
 		const char **vals = xcalloc(ncols + 1, sizeof(*vals));
-		size_t k = 0;
+		size_t *col = xcalloc(ncols + 1, sizeof(*col)), k = 0;
 
 		for (i = 0; i < ncols; i++)
 			if (json_is_true(json_object_get(json_array_get(meta, i), "is_value")) &&
-			    i != rank_col)
+			    i != rank_col) {
+				col[k] = i;
 				vals[k++] = names[i];
+			}
 		at = pick_time(vals, k, o, &a->inclusive, &a->scale, err);
 		if (at >= 0)
-			for (i = 0; i < ncols; i++)
-				if (names[i] == vals[at])
-					at = (int)i, i = ncols;
+			at = (int)col[at];	/* the value's column */
 		free(vals);
+		free(col);
 		if (at < 0)
 			goto out;
 	}
@@ -850,7 +860,7 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 	const char *line;
 	char key[128], region[NAME_MAX_LEN], lb[8192];
 	enum { NONE, REGION, APP, OTHER } sect = NONE;
-	double v, tau = 0, energy = 0, host_energy = 0;
+	double v, tau = 0, energy = 0;
 	struct {
 		char *name;
 		double time, energy;
@@ -935,7 +945,6 @@ region_found:
 		}
 		if (!strncmp(line + ind, "Application Totals:", 19)) {
 			sect = APP;
-			host_energy = 0;
 			continue;
 		}
 		if (!strncmp(line + ind, "Epoch Totals:", 13)) {
@@ -977,7 +986,6 @@ region_found:
 							   !strncmp(key, "dram-energy", 11) ||
 							   !strncmp(key, "energy", 6))) {
 				energy += v;
-				host_energy += v;
 			}
 		}
 	}
@@ -1018,7 +1026,6 @@ region_found:
 		    (regs[i].energy > 0 && xp_value(x, c, em, pt, regs[i].energy, err)))
 			goto out;
 	}
-	(void)host_energy;
 	rc = 0;
 out:
 	for (i = 0; i < nregions; i++)

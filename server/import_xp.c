@@ -253,12 +253,6 @@ uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err)
 	return i;
 }
 
-uint32_t xp_path_child(struct xp *x, const char *name, size_t len, uint32_t parent,
-		       struct kerr *err)
-{
-	return add_path(x, name, len, parent, err);
-}
-
 uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err)
 {
 	struct probe q = {x, 2, name, len};

@@ -44,7 +44,7 @@ struct xp {
 	struct xp_map point_map;
 	struct xp_path *paths;
 	size_t npaths, cpaths;
-	struct xp_map path_map;	/* by name (text formats); Caliper adds with xp_path_child */
+	struct xp_map path_map;	/* by name */
 	bool tree_by_name;	/* parents from "->" in the names (else indentation or given) */
 	char **metrics;
 	size_t nmetrics, cmetrics;
@@ -76,10 +76,6 @@ uint32_t xp_point(struct xp *x, const double *v, struct kerr *err);
 /* The index of the call path or metric called name[0, len), added when new. */
 uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err);
 uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err);
-
-/* A call path named name under parent (XP_NONE: a root), always new. */
-uint32_t xp_path_child(struct xp *x, const char *name, size_t len, uint32_t parent,
-		       struct kerr *err);
 
 /* Append a repetition to (path, metric, point); -1 with err past the limits. */
 int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, double v,

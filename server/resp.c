@@ -64,6 +64,27 @@ void resp_json(struct resp *rs, int status, json_t *body)
 	rs->content_type = "application/json";
 }
 
+size_t resp_put_ids(char *out, const int64_t *ids, size_t n)
+{
+	size_t len = 0, i, k;
+
+	for (i = 0; i < n; i++) {
+		char tmp[20];
+		uint64_t v = (uint64_t)ids[i];
+
+		if (i)
+			out[len++] = ',';
+		k = 0;
+		do {
+			tmp[k++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v);
+		while (k)
+			out[len++] = tmp[--k];
+	}
+	return len;
+}
+
 void resp_error(struct resp *rs, const struct kerr *err)
 {
 	resp_error_with(rs, err, NULL);
