@@ -3,6 +3,8 @@
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_multifit.h>
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* OLS with intercept on the kept counters; coefficients and p-values. */
@@ -156,29 +158,110 @@ size_t ka_best_config(const double *time, const double *energy, size_t n, enum k
 	return best;
 }
 
-static bool measured(const long *cfg, size_t n, size_t d, const long *c)
-{
-	size_t i;
+struct cfg_rows {
+	const long *cfg;
+	size_t d;
+};
 
-	for (i = 0; i < n; i++)
-		if (!memcmp(cfg + i * d, c, d * sizeof(*c)))
-			return true;
-	return false;
+static int cmp_rows(const long *a, const long *b, size_t d)
+{
+	size_t j;
+
+	for (j = 0; j < d; j++)
+		if (a[j] != b[j])
+			return a[j] < b[j] ? -1 : 1;
+	return 0;
 }
 
-bool ka_next_config(const long *cfg, size_t n, size_t d, size_t best, const long *lo,
-		    const long *hi, long *next)
+static int by_config(const void *a, const void *b, void *ctx)
 {
-	static const long steps[] = {+1, -1};	/* the optimiser increments first */
-	size_t s, j;
+	const struct cfg_rows *r = ctx;
 
-	for (s = 0; s < 2; s++)
+	return cmp_rows(r->cfg + *(const size_t *)a * r->d, r->cfg + *(const size_t *)b * r->d, r->d);
+}
+
+/* The index of configuration c among the sorted rows, or SIZE_MAX. */
+static size_t find_config(const struct cfg_rows *r, const size_t *order, size_t n, const long *c)
+{
+	size_t lo = 0, hi = n, mid;
+	int k;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		k = cmp_rows(r->cfg + order[mid] * r->d, c, r->d);
+		if (!k)
+			return order[mid];
+		if (k < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return SIZE_MAX;
+}
+
+int ka_config_walk(const long *cfg, const double *value, size_t n, size_t d, const long *lo,
+		   const long *hi, const long *baseline, size_t *order, struct ka_walk *w, long *next)
+{
+	struct cfg_rows rows = {cfg, d};
+	size_t i, j, k, cur, up;
+
+	w->nexecuted = 0;
+	w->end = SIZE_MAX;
+	w->ended = w->want_next = false;
+	w->baseline = SIZE_MAX;
+	if (!n || !d)
+		return -KA_ENODATA;
+	for (j = 0; j < d; j++)
+		if (lo[j] > hi[j] || baseline[j] < lo[j] || baseline[j] > hi[j])
+			return -KA_EDOM;
+	for (i = 0; i < n; i++) {
+		order[i] = i;
+		if (!isfinite(value[i]))
+			return -KA_EDOM;
+	}
+	qsort_r(order, n, sizeof(*order), by_config, &rows);
+	for (i = 1; i < n; i++)
+		if (!cmp_rows(cfg + order[i - 1] * d, cfg + order[i] * d, d))
+			return -KA_EDOM;	/* repeats are the caller's to merge */
+	w->baseline = find_config(&rows, order, n, baseline);
+
+	/* from the smallest configuration; every step raises one parameter by one */
+	memcpy(next, lo, d * sizeof(*next));
+	if ((cur = find_config(&rows, order, n, next)) == SIZE_MAX) {
+		w->want_next = true;
+		return 0;
+	}
+	w->executed[w->nexecuted++] = w->end = cur;
+	for (;;) {
+		up = SIZE_MAX;
 		for (j = 0; j < d; j++) {
-			memcpy(next, cfg + best * d, d * sizeof(*next));
-			next[j] += steps[s];
-			if (next[j] < lo[j] || next[j] > hi[j] || measured(cfg, n, d, next))
+			if (cfg[cur * d + j] >= hi[j])
 				continue;
-			return true;
+			memcpy(next, cfg + cur * d, d * sizeof(*next));
+			next[j]++;
+			if ((k = find_config(&rows, order, n, next)) == SIZE_MAX) {
+				w->want_next = true;	/* the walk waits for this one */
+				return 0;
+			}
+			/* the raised neighbours' sum of parameters grows by one a step:
+			 * none was executed before, and executed[] holds at most n */
+			w->executed[w->nexecuted++] = k;
+			if (up == SIZE_MAX || value[k] < value[up])
+				up = k;
 		}
-	return false;
+		if (up == SIZE_MAX || !(value[up] < value[cur]))
+			break;
+		w->end = cur = up;
+	}
+	w->ended = true;
+	if (w->baseline == SIZE_MAX) {
+		memcpy(next, baseline, d * sizeof(*next));
+		w->want_next = true;
+		return 0;
+	}
+	for (i = 0; i < w->nexecuted; i++)
+		if (w->executed[i] == w->baseline)
+			return 0;
+	w->executed[w->nexecuted++] = w->baseline;
+	return 0;
 }

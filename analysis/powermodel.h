@@ -51,12 +51,29 @@ enum ka_goal { KA_GOAL_ENERGY, KA_GOAL_TIME, KA_GOAL_EDP };
  * energy x delay). */
 size_t ka_best_config(const double *time, const double *energy, size_t n, enum ka_goal goal);
 
-/* The next configuration to try, as ePRO-MP's optimiser walks: from the
- * best measured one (best), one step (+1 first, then -1) in one parameter,
- * within [lo, hi] per parameter, that is not measured yet. cfg holds n
- * configurations of d integer parameters (row-major). Returns true and
- * fills next[d], or false when every neighbour is measured (converged). */
-bool ka_next_config(const long *cfg, size_t n, size_t d, size_t best, const long *lo,
-		    const long *hi, long *next);
+/* ePRO-MP's configuration search (§6.1, Fig. 6), replayed over the n
+ * recorded configurations cfg (row-major, d integer parameters each,
+ * distinct: the caller merges repeats) with their goal values (lower is
+ * better). The walk starts at lo, measures every neighbour with one
+ * parameter raised by one (within hi, in parameter order), moves to the
+ * best of them while it improves on where it stands, and ends when none
+ * does; the baseline (e.g. every parameter at its maximum) is executed last.
+ * w->executed (caller's space for n indices) lists the recorded
+ * configurations the walk executed, in its order, the baseline last; w->end
+ * is where the walk stands; w->want_next says next[d] holds the
+ * configuration the walk needs measured now (the baseline once the walk has
+ * ended). order is scratch for n indices. Returns -KA_EDOM for bounds that
+ * do not hold lo <= baseline <= hi, a value not finite or a repeated
+ * configuration, -KA_ENODATA for n or d of 0. */
+struct ka_walk {
+	size_t *executed, nexecuted;
+	size_t end;		/* SIZE_MAX until lo is measured */
+	size_t baseline;	/* its index, or SIZE_MAX when not recorded */
+	bool ended;
+	bool want_next;
+};
+
+int ka_config_walk(const long *cfg, const double *value, size_t n, size_t d, const long *lo,
+		   const long *hi, const long *baseline, size_t *order, struct ka_walk *w, long *next);
 
 #endif

@@ -1071,20 +1071,57 @@ def power_model_and_configurations():
     runs = [{"config": {"mm": 1, "is": 1}, "time_s": 10, "energy_j": 100},
             {"config": {"mm": 2, "is": 1}, "time_s": 6, "energy_j": 70},
             {"config": {"mm": 3, "is": 1}, "time_s": 5, "energy_j": 72}]
+    bounds = {"mm": [1, 4], "is": [1, 4]}
     s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
-                        {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "time", "runs": runs})
-    expect(s == 200 and b["best"]["config"] == {"mm": 3, "is": 1} and b["next"] == {"mm": 4, "is": 1}, f"best and next ({b})")
+                        {"parameters": ["mm", "is"], "bounds": bounds, "goal": "time", "runs": runs})
+    # the walk: (1,1), then both raised neighbours; (1,2) is not measured yet
+    expect(s == 200 and b["best"]["config"] == {"mm": 3, "is": 1} and b["next"] == {"mm": 1, "is": 2} and
+           [e["config"] for e in b["executed"]] == [{"mm": 1, "is": 1}, {"mm": 2, "is": 1}] and
+           b["walk"] == {"at": {"mm": 1, "is": 1}, "ended": False} and
+           b["baseline"]["config"] == {"mm": 4, "is": 4} and b["baseline"]["time_improvement"] is None,
+           f"best, next and the walk so far ({b})")
+    # ePRO-MP §6.1, Fig. 6: the whole 4 x 4 grid recorded; energy lowest at (3,1),
+    # 4.1 % below the baseline (4,4)'s 1155.528 J, time 6.1 % below its 100 s
+    energy = {(1, 1): 1400, (1, 2): 1300, (1, 3): 1350, (1, 4): 1380, (2, 1): 1200, (2, 2): 1250,
+              (2, 3): 1330, (2, 4): 1360, (3, 1): 1155.528 * (1 - 0.041), (3, 2): 1170, (3, 3): 1320,
+              (3, 4): 1340, (4, 1): 1130, (4, 2): 1190, (4, 3): 1300, (4, 4): 1155.528}
+    grid = [{"config": {"mm": mm, "is": i}, "time_s": 93.9 if (mm, i) == (3, 1) else 100 + mm + i,
+             "energy_j": e} for (mm, i), e in sorted(energy.items())]
+    grid[-1]["time_s"] = 100
+    grid.append(dict(grid[0], energy_j=1600))  # (1,1) once more: repeats are averaged, 1500 J
     s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
-                        {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "energy", "runs": runs})
-    expect(b["best"]["config"] == {"mm": 2, "is": 1} and b["next"] == {"mm": 2, "is": 2}, f"by energy: (3,1) is measured ({b})")
+                        {"parameters": ["mm", "is"], "bounds": bounds, "runs": grid})
+    walk = [(1, 1), (2, 1), (1, 2), (3, 1), (2, 2), (4, 1), (3, 2), (4, 4)]
+    expect(s == 200 and [(e["config"]["mm"], e["config"]["is"]) for e in b["executed"]] == walk and
+           b["executed"][0]["energy_j"] == 1500 and b["executed"][0]["runs"] == 2 and
+           b["walk"] == {"at": {"mm": 3, "is": 1}, "ended": True} and b["next"] is None and
+           b["best"]["config"] == {"mm": 3, "is": 1} and b["configurations"] == 16 and
+           abs(b["baseline"]["energy_improvement"] - 0.041) < 1e-12 and
+           abs(b["baseline"]["time_improvement"] - 0.061) < 1e-12,
+           f"eight executed, the baseline last; 6.1 % and 4.1 % over it ({b})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
+                        {"parameters": ["mm", "is"], "bounds": bounds, "runs": grid[:7] + grid[8:9]})
+    # (1,1)..(1,4), (2,1)..(2,3), (3,1): the walk stands at (3,1); (4,1) is missing
+    expect(s == 200 and b["next"] == {"mm": 4, "is": 1} and b["walk"] == {"at": {"mm": 3, "is": 1}, "ended": False},
+           f"the walk waits for (4,1) at (3,1) ({b})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
+                        {"parameters": ["mm", "is"], "bounds": bounds, "baseline": {"mm": 2, "is": 5}, "runs": grid})
+    expect(s == 400 and b["field"] == "baseline" and "outside" in b["error"], f"baseline out of bounds -> 400 ({b})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
+                        {"parameters": ["mm", "is"], "bounds": bounds, "runs": [{"config": {"mm": 1}, "time_s": 1, "energy_j": 1}]})
+    expect(s == 400 and b["field"] == "runs.config" and b.get("index") == 0 and "is" in b["error"],
+           f"a configuration without a parameter -> 400 naming it ({b})")
     # the recorded configurations of a stored series: labels mm and is, tau and energy_j
     k.request("POST", "/api/v1/runs", [run(system="cfg-sys", application="mmis", tau=x["time_s"], chi=0.1,
                                            energy_j=x["energy_j"], labels={"mm": str(x["config"]["mm"]), "is": str(x["config"]["is"])})
                                        for x in runs], token=Shared.token)
     s, b, _ = k.request("POST", "/api/v1/analysis/configurations",
-                        {"parameters": ["mm", "is"], "bounds": {"mm": [1, 4], "is": [1, 4]}, "goal": "edp",
+                        {"parameters": ["mm", "is"], "bounds": bounds, "goal": "edp", "baseline": {"mm": 2, "is": 1},
                          "system": "cfg-sys", "application": "mmis"})
-    expect(s == 200 and b["best"]["config"] == {"mm": 3, "is": 1} and b["best"]["run_id"] > 0 and b["next"] == {"mm": 4, "is": 1},
+    # edp: 1000, 420, 360; baseline (2,1): time (6-5)/6, energy (70-72)/70
+    expect(s == 200 and b["best"]["config"] == {"mm": 3, "is": 1} and b["best"]["run_id"] > 0 and
+           b["next"] == {"mm": 1, "is": 2} and abs(b["baseline"]["time_improvement"] - 1 / 6) < 1e-12 and
+           abs(b["baseline"]["energy_improvement"] + 2 / 70) < 1e-12,
            f"from stored runs, by energy x delay ({b})")
 
 

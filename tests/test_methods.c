@@ -378,22 +378,95 @@ static void test_regression_table_by_hand(void **state)
 	assert_true(m.intercept_p > 0.2 && m.intercept_p < 0.4);
 }
 
-static void test_best_and_next_configuration(void **state)
+static void test_best_configuration(void **state)
 {
-	/* (threads of MM, threads of IS): measured (1,1) (2,1) (3,1) */
-	const long cfg[] = {1, 1, 2, 1, 3, 1}, lo[] = {1, 1}, hi[] = {4, 4};
 	const double time[] = {10, 6, 5}, energy[] = {100, 70, 72};
-	long next[2];
 
 	(void)state;
 	assert_int_equal(ka_best_config(time, energy, 3, KA_GOAL_TIME), 2);
 	assert_int_equal(ka_best_config(time, energy, 3, KA_GOAL_ENERGY), 1);
 	assert_int_equal(ka_best_config(time, energy, 3, KA_GOAL_EDP), 2);	/* 360 < 420 */
-	assert_true(ka_next_config(cfg, 3, 2, 2, lo, hi, next));
-	assert_true(next[0] == 4 && next[1] == 1);	/* increment first */
-	assert_true(ka_next_config(cfg, 3, 2, 0, lo, hi, next));
-	assert_true(next[0] == 1 && next[1] == 2);	/* (2,1) is measured */
-	assert_false(ka_next_config((const long[]){4, 4, 3, 4, 4, 3}, 3, 2, 0, lo, hi, next));
+}
+
+/* ePRO-MP §6.1, Fig. 6: threads of MM and IS, each 1..4, baseline (4, 4).
+ * Energy (J) over the whole grid, lowest at (3, 1): 4.1 % below the
+ * baseline's 1155.528 J (Fig. 5's 1,155,528 mJ), as the paper reports. */
+static const long grid[16 * 2] = {1, 1, 1, 2, 1, 3, 1, 4, 2, 1, 2, 2, 2, 3, 2, 4,
+				  3, 1, 3, 2, 3, 3, 3, 4, 4, 1, 4, 2, 4, 3, 4, 4};
+static const double grid_energy[16] = {1400, 1300, 1350, 1380, 1200, 1250, 1330, 1360,
+				       1155.528 * (1 - 0.041), 1170, 1320, 1340, 1130, 1190, 1300,
+				       1155.528};
+
+static size_t grid_at(long mm, long is)
+{
+	return (size_t)((mm - 1) * 4 + (is - 1));
+}
+
+static void test_configuration_walk_as_the_paper(void **state)
+{
+	const long lo[] = {1, 1}, hi[] = {4, 4};
+	size_t order[16], executed[16], i;
+	struct ka_walk w = {.executed = executed};
+	long next[2];
+	/* (1,1); its raised neighbours (2,1) 1200 and (1,2) 1300: on to (2,1);
+	 * (3,1) 1108 and (2,2) 1250: on to (3,1); (4,1) 1130 and (3,2) 1170 do
+	 * not improve: the walk ends; the baseline last. Eight, as the paper. */
+	const long want[8][2] = {{1, 1}, {2, 1}, {1, 2}, {3, 1}, {2, 2}, {4, 1}, {3, 2}, {4, 4}};
+
+	(void)state;
+	assert_int_equal(ka_config_walk(grid, grid_energy, 16, 2, lo, hi, hi, order, &w, next), 0);
+	assert_true(w.ended);
+	assert_false(w.want_next);
+	assert_int_equal(w.nexecuted, 8);
+	for (i = 0; i < 8; i++)
+		assert_int_equal(w.executed[i], grid_at(want[i][0], want[i][1]));
+	assert_int_equal(w.end, grid_at(3, 1));
+	assert_int_equal(w.baseline, grid_at(4, 4));
+	assert_int_equal(ka_best_config(grid_energy, grid_energy, 16, KA_GOAL_ENERGY), grid_at(3, 1));
+}
+
+static void test_configuration_walk_asks_for_the_next(void **state)
+{
+	const long lo[] = {1, 1}, hi[] = {4, 4};
+	size_t order[8], executed[8];
+	struct ka_walk w = {.executed = executed};
+	long next[2], cfg[8 * 2];
+	double v[8];
+	size_t i;
+	const long *row;
+
+	(void)state;
+	/* nothing at the start (1,1) yet: it is the next */
+	cfg[0] = 2, cfg[1] = 2, v[0] = 5;
+	assert_int_equal(ka_config_walk(cfg, v, 1, 2, lo, hi, hi, order, &w, next), 0);
+	assert_true(w.want_next && !w.ended && w.nexecuted == 0 && w.end == SIZE_MAX);
+	assert_true(next[0] == 1 && next[1] == 1);
+	/* the walk's first five as measured: (2,2) is wanted after (3,1) */
+	for (i = 0; i < 4; i++) {
+		static const long first[4][2] = {{1, 1}, {2, 1}, {1, 2}, {3, 1}};
+
+		row = first[i];
+		cfg[2 * i] = row[0], cfg[2 * i + 1] = row[1];
+		v[i] = grid_energy[grid_at(row[0], row[1])];
+	}
+	assert_int_equal(ka_config_walk(cfg, v, 4, 2, lo, hi, hi, order, &w, next), 0);
+	assert_true(w.want_next && !w.ended && w.nexecuted == 4 && w.end == 1);
+	assert_true(next[0] == 2 && next[1] == 2);
+	/* the walk ended at (3,1) with the baseline unmeasured: it is the next */
+	cfg[8] = 2, cfg[9] = 2, v[4] = 1250;
+	cfg[10] = 4, cfg[11] = 1, v[5] = 1130;
+	cfg[12] = 3, cfg[13] = 2, v[6] = 1170;
+	assert_int_equal(ka_config_walk(cfg, v, 7, 2, lo, hi, hi, order, &w, next), 0);
+	assert_true(w.want_next && w.ended && w.nexecuted == 7 && w.end == 3);
+	assert_true(w.baseline == SIZE_MAX && next[0] == 4 && next[1] == 4);
+	/* the second example's baseline (2, 2) is measured: nothing to ask */
+	assert_int_equal(ka_config_walk(cfg, v, 7, 2, lo, hi, (const long[]){2, 2}, order, &w,
+					next), 0);
+	assert_true(!w.want_next && w.ended && w.nexecuted == 7 && w.baseline == 4);
+	/* a repeated configuration is the caller's to merge; bounds must hold */
+	cfg[12] = 1, cfg[13] = 1;
+	assert_int_equal(ka_config_walk(cfg, v, 7, 2, lo, hi, hi, order, &w, next), -KA_EDOM);
+	assert_int_equal(ka_config_walk(cfg, v, 4, 2, hi, lo, hi, order, &w, next), -KA_EDOM);
 }
 
 int main(void)
@@ -409,7 +482,9 @@ int main(void)
 		cmocka_unit_test(test_trace_matches_the_rule),
 		cmocka_unit_test(test_regression_recovers_and_drops),
 		cmocka_unit_test(test_regression_table_by_hand),
-		cmocka_unit_test(test_best_and_next_configuration),
+		cmocka_unit_test(test_best_configuration),
+		cmocka_unit_test(test_configuration_walk_as_the_paper),
+		cmocka_unit_test(test_configuration_walk_asks_for_the_next),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
