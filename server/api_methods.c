@@ -163,6 +163,14 @@ static json_t *fit_quality(const double *fs, const double *r, size_t nf, const s
 	return o;
 }
 
+/* The r2 of fit_quality's model, or NAN when it is undefined. */
+static double quality_r2(json_t *quality, const char *model)
+{
+	json_t *v = json_object_get(json_object_get(quality, model), "r2");
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
 /* Size of a drawn report: width and height from the query, as GET reports. */
 static struct report_opts report_opts_of(struct req *rq)
 {
@@ -182,11 +190,11 @@ static struct report_opts report_opts_of(struct req *rq)
 static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
 	json_t *root = body_json(rq, rs), *budgets, *models, *quality;
-	double *tu2 = NULL, *tu3 = NULL, *ta2 = NULL, *ta3 = NULL;
+	double *tu2 = NULL, *tu3 = NULL, *ta2 = NULL, *ta3 = NULL, *rmod = NULL;
 	struct ka_module *mod = NULL;
 	struct ka_alloc *au = NULL, *av = NULL;
 	double f_max, f_min, t0, *fs = NULL, *r = NULL, *bs = NULL;
-	size_t nm = 0, nf = 0, nr = 0, nb = 0, i, lo = 0, hi = 0, lo2, hi2;
+	size_t nm = 0, nf = 0, nr = 0, nb = 0, i, j, lo = 0, hi = 0, lo2, hi2;
 	struct ka_inverse two;
 	struct ka_three_point three, best;
 	bool have_three = false, have_best;
@@ -265,6 +273,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	au = xcalloc(nm, sizeof(*au));
 	av = xcalloc(nm, sizeof(*av));
 	tu2 = xcalloc(nb, sizeof(double));
+	rmod = xcalloc(nb * nm, sizeof(double));
 	tu3 = xcalloc(nb, sizeof(double));
 	ta2 = xcalloc(nb, sizeof(double));
 	ta3 = xcalloc(nb, sizeof(double));
@@ -281,6 +290,8 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 			goto out;
 		}
 		ju = alloc_json(au, nm, iu, &two, &three, have_three, t0);
+		for (j = 0; j < nm; j++)
+			rmod[i * nm + j] = ka_inverse_eval(&two, au[j].f);
 		jv = alloc_json(av, nm, iv, &two, &three, have_three, t0);
 		tu2[i] = json_real_value(json_object_get(ju, "t_two_point_s"));
 		ta2[i] = json_real_value(json_object_get(jv, "t_two_point_s"));
@@ -290,8 +301,15 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 							 ju, "variation_aware", jv));
 	}
 	if (chart) {
-		struct report_powercap in = {fs, r, nf, two, have_three ? &three : NULL, bs, tu2,
-					     have_three ? tu3 : NULL, ta2, have_three ? ta3 : NULL, nb};
+		struct report_powercap in = {
+			.f = fs, .r = r, .n = nf, .two = two, .three = have_three ? &three : NULL,
+			.best = have_best ? &best : NULL, .r2_two = quality_r2(quality, "two_point"),
+			.r2_three = quality_r2(quality, "three_point"),
+			.r2_best = quality_r2(quality, "best_f3"),
+			.cycle_ratio = ka_cycle_ratio(fs[hi], r[hi], fs[lo], r[lo]), .budget = bs,
+			.t_uniform2 = tu2, .t_uniform3 = have_three ? tu3 : NULL, .t_aware2 = ta2,
+			.t_aware3 = have_three ? ta3 : NULL, .nbudgets = nb, .r_module = rmod,
+			.nmodules = nm};
 		struct report_opts ro = report_opts_of(rq);
 
 		report_respond(rs, report_build_powercap(&in, &ro), *chart);
@@ -305,6 +323,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	}
 out:
 	free(tu2);
+	free(rmod);
 	free(tu3);
 	free(ta2);
 	free(ta3);
@@ -498,7 +517,14 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	if (chart) {
 		struct report_opts ro = report_opts_of(rq);
 
-		report_respond(rs, report_build_trace(inst, n, ref, m, out, &ro), *chart);
+		const char **names = xcalloc(k, sizeof(*names));
+		struct report_trace in = {.inst = inst, .ref = ref, .corrected = out, .n = n, .m = m,
+					  .seg = seg, .names = names, .k = k};
+
+		for (i = 0; i < k; i++)
+			names[i] = json_string_value(json_object_get(json_array_get(segs, i), "name"));
+		report_respond(rs, report_build_trace(&in, &ro), *chart);
+		free(names);
 		goto out;
 	}
 	resp_json(rs, 200, json_pack(

@@ -634,7 +634,15 @@ static int cmd_correct(int argc, char **argv)
 			rc = 2;
 			goto out;
 		}
-		rep = report_build_trace(a.samples, a.nsamples, b.samples, b.nsamples, out, &o);
+		const char **names = xcalloc(a.nsegments + 1, sizeof(*names));
+		struct report_trace in = {.inst = a.samples, .ref = b.samples, .corrected = out,
+					  .n = a.nsamples, .m = b.nsamples, .seg = seg,
+					  .names = names, .k = a.nsegments};
+
+		for (i = 0; i < a.nsegments; i++)
+			names[i] = a.segments[i].name;
+		rep = report_build_trace(&in, &o);
+		free(names);
 		kerr_clear(&err);
 		if (chart_render(report_spec(rep), fmt, &data, &len, NULL, &err)) {
 			fprintf(stderr, "karte: %s\n", err.msg);

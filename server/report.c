@@ -912,13 +912,21 @@ static void curve(struct report *r, size_t panel, const double *x, const double 
 		legend(r, panel, label, c, markers ? MARK_CIRCLE : MARK_COUNT, dash);
 }
 
+/* "label, R² 0.93", or the label alone when the fit quality is undefined. */
+static const char *with_r2(struct report *r, const char *label, double r2)
+{
+	return isfinite(r2) ? str(r, "%s, R² %.3f", label, r2) : label;
+}
+
+#define MODULE_BUDGETS_DRAWN 6
+
 struct report *report_build_powercap(const struct report_powercap *in, const struct report_opts *o)
 {
-	struct report *r = report_new(o, "power-capped runtime", 2);
+	struct report *r = report_new(o, "power-capped runtime", in->r_module ? 3 : 2);
 	double lo = INFINITY, hi = 0, *x = doubles(r, CURVE_POINTS), *y2 = doubles(r, CURVE_POINTS);
-	double *y3 = doubles(r, CURVE_POINTS);
+	double *y3 = doubles(r, CURVE_POINTS), *yb = doubles(r, CURVE_POINTS);
 	struct chart_layer *l;
-	size_t i;
+	size_t i, j, shown;
 
 	for (i = 0; i < in->n; i++) {
 		lo = fmin(lo, in->f[i]);
@@ -928,16 +936,23 @@ struct report *report_build_powercap(const struct report_powercap *in, const str
 		x[i] = lo + (hi - lo) * (double)i / (CURVE_POINTS - 1);
 		y2[i] = ka_inverse_eval(&in->two, x[i]);
 		y3[i] = in->three ? ka_three_point_eval(in->three, x[i]) : NAN;
+		yb[i] = in->best ? ka_three_point_eval(in->best, x[i]) : NAN;
 	}
-	r->panels[0].title = "normalised time r(f) = T(f)/T(f_max)";
+	r->panels[0].title = "r(f) = T(f) / T(f_max)";
 	r->panels[0].legend_inside = true;	/* r falls with f: the top right is free */
 	r->panels[0].x = axis("f, frequency (MHz)", false, NAN, NAN);
 	r->panels[0].y = axis("r", false, NAN, NAN);
-	curve(r, 0, x, y2, CURVE_POINTS, chart_palette(0), DASH_SOLID, "2-point model", false);
+	r->panels[0].note = str(r, "cycle ratio %.3f (Fig. 3)", in->cycle_ratio);
+	curve(r, 0, x, y2, CURVE_POINTS, chart_palette(0), DASH_SOLID,
+	      with_r2(r, "2-point", in->r2_two), false);
 	if (in->three)
 		curve(r, 0, x, y3, CURVE_POINTS, chart_palette(1), DASH_DASHED,
-		      isnan(in->three->f3) ? "3-point model (parallel: the larger)" :
-		      str(r, "3-point model, f3 = %.0f MHz", in->three->f3), false);
+		      with_r2(r, isnan(in->three->f3) ? "3-point, parallel" :
+			      str(r, "3-point, f3 %.0f MHz", in->three->f3), in->r2_three),
+		      false);
+	if (in->best)
+		curve(r, 0, x, yb, CURVE_POINTS, chart_palette(3), DASH_DOTTED,
+		      with_r2(r, str(r, "best f3 %.0f MHz", in->best->f3), in->r2_best), false);
 	l = layer(r, 0, LAYER_MARKERS);
 	l->x = in->f;
 	l->y = in->r;
@@ -947,7 +962,7 @@ struct report *report_build_powercap(const struct report_powercap *in, const str
 	l->size = 4;
 	legend(r, 0, "measured", l->color, MARK_DIAMOND, DASH_SOLID);
 
-	r->panels[1].title = "predicted time under the cap";
+	r->panels[1].title = "time under the cap";
 	r->panels[1].x = axis("power budget (W)", false, NAN, NAN);
 	r->panels[1].y = axis("T (s)", false, NAN, NAN);
 	r->panels[1].legend_inside = true;
@@ -961,6 +976,31 @@ struct report *report_build_powercap(const struct report_powercap *in, const str
 		curve(r, 1, in->budget, in->t_aware3, in->nbudgets, chart_palette(2), DASH_DASHED,
 		      "variation-aware, 3-point", false);
 	}
+	if (!in->r_module) {
+		report_seal(r);
+		return r;
+	}
+	/* each module's r under the uniform cap: the slowest sets T (eq. 1) */
+	r->panels[2].title = "r of each module";
+	r->panels[2].note = "uniform cap";
+	r->panels[2].x = axis("module", false, NAN, NAN);
+	r->panels[2].y = axis("r (2-point model)", false, NAN, NAN);
+	x = doubles(r, in->nmodules);
+	for (i = 0; i < in->nmodules; i++)
+		x[i] = (double)(i + 1);
+	shown = in->nbudgets < MODULE_BUDGETS_DRAWN ? in->nbudgets : MODULE_BUDGETS_DRAWN;
+	for (j = 0; j < shown; j++) {
+		/* the lowest and highest budget and evenly between */
+		size_t b = shown > 1 ? j * (in->nbudgets - 1) / (shown - 1) : 0;
+		char num[32];
+
+		chart_number(in->budget[b], num, sizeof(num));
+		curve(r, 2, x, in->r_module + b * in->nmodules, in->nmodules, chart_ramp((double)j /
+		      (double)(shown > 1 ? shown - 1 : 1)), DASH_SOLID, str(r, "%s W", num),
+		      in->nmodules <= 64);
+	}
+	if (in->nbudgets > shown)
+		r->panels[2].note = str(r, "uniform cap; %zu of %zu budgets", shown, in->nbudgets);
 	report_seal(r);
 	return r;
 }
@@ -978,17 +1018,79 @@ static void trace_curve(struct report *r, const struct ka_sample *s, size_t n, s
 	curve(r, 0, x, y, n, c, d, label, false);
 }
 
-struct report *report_build_trace(const struct ka_sample *inst, size_t n,
-				  const struct ka_sample *ref, size_t m,
-				  const struct ka_sample *corrected, const struct report_opts *o)
-{
-	struct report *r = report_new(o, "power trace correction", 1);
+#define TRACE_BARS_MAX 200	/* more segments: a marker each */
 
+/* Segment i's duration ratio as a bar over [i + 0.6, i + 1.4], or markers. */
+static void segment_ratios(struct report *r, const struct report_trace *in)
+{
+	struct chart_panel *pan = &r->panels[1];
+	bool bars = in->k <= TRACE_BARS_MAX;
+	size_t per = bars ? 4 : 1, i, at = 0;
+	double *x = doubles(r, in->k * per), *y = doubles(r, in->k * per), *one = doubles(r, 2);
+	double *ox = doubles(r, 2);
+	struct chart_layer *l;
+	char note[256];
+
+	pan->title = "segment duration, reference / instrumented";
+	pan->x = axis("segment", false, 0.4, (double)in->k + 0.6);
+	pan->y = axis("ratio", false, 0, NAN);
+	for (i = 0; i < in->k; i++) {
+		const struct ka_segment *sg = &in->seg[i];
+		double ratio = (sg->ref_end - sg->ref_start) / (sg->end - sg->start), c = (double)i + 1;
+
+		if (bars) {
+			x[at] = x[at + 1] = c - 0.4;
+			x[at + 2] = x[at + 3] = c + 0.4;
+			y[at] = y[at + 3] = 0;
+			y[at + 1] = y[at + 2] = ratio;
+		} else {
+			x[at] = c;
+			y[at] = ratio;
+		}
+		at += per;
+	}
+	l = layer(r, 1, bars ? LAYER_AREA : LAYER_MARKERS);
+	l->x = x;
+	l->y = y;
+	l->n = at;
+	l->color = chart_palette(0);
+	l->size = 3;
+	ox[0] = 0.4;
+	ox[1] = (double)in->k + 0.6;
+	one[0] = one[1] = 1;
+	curve(r, 1, ox, one, 2, (struct rgb){0.4, 0.4, 0.4}, DASH_DOTTED, "1: as long in both", false);
+	pan->legend_inside = true;
+	for (i = 0; in->names && i < in->k && !in->names[i]; i++)
+		;
+	if (!in->names || i == in->k)
+		return;	/* no segment has a name */
+	/* which segment is which, as far as the small print holds */
+	for (i = 0, at = 0; i < in->k && at < sizeof(note) - 1; i++)
+		at += (size_t)snprintf(note + at, sizeof(note) - at, "%s%zu %s", i ? " · " : "", i + 1,
+				       in->names[i] ? in->names[i] : "(unnamed)");
+	if (at >= sizeof(note) - 1) {
+		/* cut on a character's first byte, then the ellipsis (3 bytes) */
+		at = sizeof(note) - 4;
+		while (at && (note[at] & 0xC0) == 0x80)
+			at--;
+		memcpy(note + at, "…", 4);
+	}
+	pan->note = str(r, "%s", note);
+}
+
+struct report *report_build_trace(const struct report_trace *in, const struct report_opts *o)
+{
+	struct report *r = report_new(o, "power trace correction", in->k ? 2 : 1);
+
+	r->panels[0].title = "power versus time";
 	r->panels[0].x = axis("t (s)", false, NAN, NAN);
 	r->panels[0].y = axis("power (W)", false, NAN, NAN);
-	trace_curve(r, inst, n, (struct rgb){0.6, 0.6, 0.6}, DASH_SOLID, "instrumented (as measured)");
-	trace_curve(r, ref, m, chart_palette(0), DASH_SOLID, "reference (light run)");
-	trace_curve(r, corrected, n, chart_palette(1), DASH_DASHED, "corrected");
+	trace_curve(r, in->inst, in->n, (struct rgb){0.6, 0.6, 0.6}, DASH_SOLID,
+		    "instrumented (as measured)");
+	trace_curve(r, in->ref, in->m, chart_palette(0), DASH_SOLID, "reference (light run)");
+	trace_curve(r, in->corrected, in->n, chart_palette(1), DASH_DASHED, "corrected");
+	if (in->k)
+		segment_ratios(r, in);
 	report_seal(r);
 	return r;
 }

@@ -59,24 +59,39 @@ struct report;	/* a built chart and the memory behind it */
 #include "powercap.h"
 #include "trace.h"
 
-/* Inadomi et al.: measured r(f) with the 2-point and 3-point models (left),
- * predicted T per budget for both caps and both models (right). */
+/* Inadomi et al.: measured r(f) with the 2-point, 3-point and best-f3
+ * models and their R^2 (Figs. 4 and 6; the cycle ratio of Fig. 3 in the
+ * note), predicted T per budget for both caps and both models, and each
+ * module's own r under the uniform cap at up to six of the budgets. */
 struct report_powercap {
 	const double *f, *r;		/* measured normalised times */
 	size_t n;
 	struct ka_inverse two;
 	const struct ka_three_point *three;	/* NULL when not fitted */
+	const struct ka_three_point *best;	/* the best-f3 model, or NULL */
+	double r2_two, r2_three, r2_best;	/* fit quality; NAN when undefined */
+	double cycle_ratio;
 	const double *budget;		/* W */
 	const double *t_uniform2, *t_uniform3, *t_aware2, *t_aware3;	/* s; 3: may be NULL */
 	size_t nbudgets;
+	const double *r_module;		/* nbudgets x nmodules: uniform cap, 2-point */
+	size_t nmodules;
 };
 
 struct report *report_build_powercap(const struct report_powercap *in, const struct report_opts *o);
 
-/* Osaka et al.: instrumented, reference and corrected power versus time. */
-struct report *report_build_trace(const struct ka_sample *inst, size_t n,
-				  const struct ka_sample *ref, size_t m,
-				  const struct ka_sample *corrected, const struct report_opts *o);
+/* Osaka et al.: instrumented, reference and corrected power versus time
+ * (Figs. 8 and 9), and each segment's duration ratio, reference over
+ * instrumented (Fig. 7). */
+struct report_trace {
+	const struct ka_sample *inst, *ref, *corrected;
+	size_t n, m;			/* samples of inst and corrected; of ref */
+	const struct ka_segment *seg;
+	const char *const *names;	/* k names (an entry may be NULL), or NULL */
+	size_t k;
+};
+
+struct report *report_build_trace(const struct report_trace *in, const struct report_opts *o);
 
 /* Build the chart of kind for series s[0..ns). Never fails for lack of
  * data: an empty series draws a labelled placeholder. */

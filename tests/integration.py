@@ -982,6 +982,20 @@ def powercap_and_trace_reports():
                     f.write(data)
             else:
                 expect(data[:5] == b"%PDF-", "PDF")
+    # the new outputs drawn: each module's r under the uniform cap (third
+    # panel: modules 1..4, r up to the slowest module's at 250 W), and the
+    # segments' duration ratios (second panel: bars 1..3 from 0, the line at 1)
+    s, a, _ = k.request("POST", "/api/v1/analysis/powercap", body)
+    worst = max(m["r_two_point"] for m in a["budgets"][0]["uniform"]["modules"])
+    s, _, h = k.request("POST", "/api/v1/reports/powercap.svg", body)
+    pans = json.loads(h["X-Karte-Frame"])["panels"]
+    expect(len(pans) == 3 and pans[2]["x"]["min"] <= 1 and pans[2]["x"]["max"] >= 4 and
+           worst > 1.5 and worst <= pans[2]["y"]["max"] < worst * 1.2, f"powercap: r per module drawn ({worst} {pans[2]})")
+    s, _, h = k.request("POST", "/api/v1/reports/trace.svg",
+                        {"instrumented": inst, "reference": ref, "segments": [dict(segs[0], name="PTRANS")] + segs[1:]})
+    pans = json.loads(h["X-Karte-Frame"])["panels"]
+    expect(s == 200 and len(pans) == 2 and (pans[1]["x"]["min"], pans[1]["x"]["max"]) == (0.4, 3.6) and
+           pans[1]["y"]["min"] == 0 and 1 <= pans[1]["y"]["max"] < 1.2, f"trace: the segments' ratios drawn ({pans})")
     s, b, _ = k.request("POST", "/api/v1/reports/isoefficiency.svg", body)
     expect(s == 404 and "powercap and trace" in b["error"], f"other kinds are GET ({b})")
     s, b, _ = k.request("POST", "/api/v1/reports/powercap.svg", dict(body, t0=-1))
