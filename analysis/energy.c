@@ -3,10 +3,14 @@
 #include <math.h>
 #include <stdbool.h>
 
+/* A point whose x = 1/p - 1 or f_std/f - 1 is within this of 0 is at p = 1
+ * or at f_std (relative to the dimensionless ratio): it carries no slope. */
+#define AT_ORIGIN 1e-9
+
 int ka_fit_alpha_p(const double *p, const double *t, size_t m, double t1, double *alpha_p)
 {
 	double num = 0, den = 0, x;
-	size_t i;
+	size_t i, spread = 0;
 
 	if (!(t1 > 0) || !isfinite(t1))
 		return -KA_EDOM;
@@ -16,9 +20,10 @@ int ka_fit_alpha_p(const double *p, const double *t, size_t m, double t1, double
 		x = 1 / p[i] - 1;
 		num += x * (t[i] / t1 - 1);
 		den += x * x;
+		spread += fabs(x) > AT_ORIGIN;
 	}
-	if (den == 0)
-		return -KA_ENODATA;
+	if (!spread)
+		return -KA_ENODATA;	/* p = 1 alone: no slope to fit */
 	*alpha_p = num / den;
 	return 0;
 }
@@ -27,7 +32,7 @@ int ka_fit_beta_on(double f_std, const double *f, const double *t, size_t m, dou
 		   double *beta_on)
 {
 	double num = 0, den = 0, x;
-	size_t i;
+	size_t i, spread = 0;
 
 	if (!(f_std > 0) || !(t_std > 0) || !isfinite(f_std) || !isfinite(t_std))
 		return -KA_EDOM;
@@ -37,9 +42,10 @@ int ka_fit_beta_on(double f_std, const double *f, const double *t, size_t m, dou
 		x = f_std / f[i] - 1;
 		num += x * (t[i] / t_std - 1);
 		den += x * x;
+		spread += fabs(x) > AT_ORIGIN;
 	}
-	if (den == 0)
-		return -KA_ENODATA;
+	if (!spread)
+		return -KA_ENODATA;	/* f_std alone: no slope to fit */
 	*beta_on = num / den;
 	return 0;
 }

@@ -32,6 +32,10 @@ const char *ka_cclass_name(enum ka_cclass c)
 
 /* ---- pooling repeats ---------------------------------------------------- */
 
+/* n and p are a run's key, compared exactly (n as given and stored, p an
+ * integer): runs pool when they carry the same n, as SQL's GROUP BY does. A
+ * tolerance would make "the same n" intransitive (a ~ b ~ c, a !~ c) and the
+ * pooled point depend on the order of the runs. Every == on n below is this. */
 static int cmp_run(const void *a, const void *b)
 {
 	const struct ka_run *x = a, *y = b;
@@ -202,8 +206,11 @@ static bool sorted_by_n_p(const struct ka_obs *obs, size_t nobs)
 /* Where the step a -> b crosses the line chi = (1 - e) tau; t in [0, 1]. */
 static void crossing(const struct ka_obs *a, const struct ka_obs *b, double e, struct ka_sps *s)
 {
-	double den = (b->chi - a->chi) - (1 - e) * (b->tau - a->tau);
-	double t = den != 0 ? ((1 - e) * a->tau - a->chi) / den : 1;
+	double dchi = b->chi - a->chi, dtau = (1 - e) * (b->tau - a->tau), den = dchi - dtau;
+	/* a step parallel to the line (within rounding of its own size) meets it
+	 * nowhere or everywhere: its end */
+	double t = fabs(den) > 1e-12 * (fabs(dchi) + fabs(dtau)) ?
+		   ((1 - e) * a->tau - a->chi) / den : 1;
 
 	if (!(t >= 0))
 		t = 0;
@@ -229,7 +236,8 @@ static void steps_and_boundary(const struct ka_obs *obs, const struct iso_work *
 			double lo = (b->tau_lo - a->tau_hi) / a->tau_hi;
 			double hi = (b->tau_hi - a->tau_lo) / a->tau_lo;
 
-			if (b->tau != a->tau)
+			/* no slope when tau did not change beyond rounding */
+			if (fabs(b->tau - a->tau) > 1e-12 * fmax(a->tau, b->tau))
 				s.slope = (b->chi - a->chi) / (b->tau - a->tau);
 			s.uncertain = ka_classify_step(1, 1 + lo, o->c2_rtol) !=
 				      ka_classify_step(1, 1 + hi, o->c2_rtol);
@@ -377,7 +385,8 @@ int ka_iso_function(const struct ka_obs *obs, size_t nobs, double level, double 
 		if (k == j)
 			continue;	/* holds the level beyond the measured p */
 		n_out[*m] = obs[i].n;
-		if (obs[k].eps == level || k == i) {
+		/* (at eps == level the interpolation below gives obs[k].p exactly) */
+		if (k == i) {
 			p_out[*m] = (double)obs[k].p;
 		} else {
 			const struct ka_obs *a = &obs[k - 1], *b = &obs[k];

@@ -14,7 +14,7 @@ static void place(const struct ka_module *m, double a_raw, double f_max, double 
 {
 	o->a_raw = a_raw;
 	o->a = a_raw < 0 ? 0 : a_raw > 1 ? 1 : a_raw;
-	o->clamped = o->a != a_raw;
+	o->clamped = a_raw < 0 || a_raw > 1;
 	o->f = o->a * (f_max - f_min) + f_min;
 	o->p = o->a * (m->p_max - m->p_min) + m->p_min;
 	o->draw = o->p;
@@ -73,7 +73,9 @@ int ka_alloc_aware(const struct ka_module *m, size_t n, double budget, double f_
 
 int ka_inverse_fit(double f1, double r1, double f2, double r2, struct ka_inverse *m)
 {
-	if (!finite_pos(f1) || !finite_pos(f2) || f1 == f2 || !isfinite(r1) || !isfinite(r2))
+	/* two frequencies within 1e-9 of each other are one (MHz carry no more) */
+	if (!finite_pos(f1) || !finite_pos(f2) || fabs(f1 - f2) <= 1e-9 * fmax(f1, f2) ||
+	    !isfinite(r1) || !isfinite(r2))
 		return -KA_EDOM;
 	/* r = c x + d in x = 1/f */
 	m->c = (r1 - r2) / (1 / f1 - 1 / f2);

@@ -133,6 +133,8 @@ int ka_pm_errors(const struct ka_pm *m, const double *rates, size_t rows, const 
 	if (!rows)
 		return -KA_ENODATA;
 	for (i = 0; i < rows; i++) {
+		/* the relative error is undefined at a measured 0 W only: any other
+		 * power, however small, gives a finite (if large) error, the truth */
 		if (!(y[i] != 0))
 			return -KA_EDOM;
 		e = fabs(ka_pm_predict(m, rates + i * m->k) - y[i]) / fabs(y[i]);

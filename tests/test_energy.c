@@ -53,6 +53,13 @@ static void test_fits_need_data(void **state)
 	(void)state;
 	assert_int_equal(ka_fit_alpha_p(&one, &t, 1, 3, &a), -KA_ENODATA);	/* p = 1 only */
 	assert_int_equal(ka_fit_beta_on(F_STD, (double[]){F_STD}, &t, 1, 3, &a), -KA_ENODATA);
+	/* a frequency 1e-13 off f_std is f_std: an exact test fitted beta_on =
+	 * 1e-13 / -1e-13 = -1 here from rounding alone */
+	assert_int_equal(ka_fit_beta_on(F_STD, (double[]){F_STD * (1 + 1e-13)}, (double[]){3 * (1 + 1e-13)},
+					1, 3, &a), -KA_ENODATA);
+	/* p = 1 and p = 2 (x = -0.5): fitted; t 4 at p 2 over t1 3: (1/3) / -0.5 */
+	assert_int_equal(ka_fit_alpha_p((double[]){1, 2}, (double[]){3, 4}, 2, 3, &a), 0);
+	assert_true(fabs(a - -2.0 / 3) < 1e-15);
 	assert_int_equal(ka_fit_alpha_p(&p0, &t, 1, 3, &a), -KA_EDOM);
 	assert_int_equal(ka_fit_alpha_p(&one, &t, 1, 0, &a), -KA_EDOM);
 }

@@ -86,6 +86,9 @@ static void test_two_point_and_predicted_time(void **state)
 	NEAR(ru, 1728 / 1950.0 + 0.36, 1e-12);
 	assert_true(rv < ru);	/* the variation-aware cap is faster here */
 	assert_int_equal(ka_inverse_fit(2000, 1, 2000, 2, &m), -KA_EDOM);
+	/* 2000 and 2000 (1 + 1e-12) MHz are one frequency, not a curve of slope ~1e15 */
+	assert_int_equal(ka_inverse_fit(2000, 1, 2000 * (1 + 1e-12), 2, &m), -KA_EDOM);
+	assert_int_equal(ka_inverse_fit(2000, 1, 2000 * (1 + 1e-6), 2, &m), 0);
 }
 
 /* Two exact inverse curves meeting at 1800 MHz are recovered from four
