@@ -433,15 +433,25 @@ static json_t *corrected_json(const struct ka_sample *s, const struct ka_trace_o
 }
 
 /* Each segment's ratio, reference over instrumented duration. */
-static json_t *segment_ratios(const struct ka_segment *seg, json_t *segs, size_t k)
+/* Each segment's durations in both runs, their ratio (Fig. 7) and their
+ * shares of each run's duration, durations_s (Fig. 6). */
+static json_t *segment_ratios(const struct ka_segment *seg, json_t *segs, size_t k,
+			      double inst_total, double ref_total)
 {
 	json_t *a = json_array();
 	size_t i;
 
-	for (i = 0; i < k; i++)
-		json_array_append_new(a, json_pack("{s:o,s:f}", "segment", segment_id(segs, i), "ratio",
-						   (seg[i].ref_end - seg[i].ref_start) /
-						   (seg[i].end - seg[i].start)));
+	for (i = 0; i < k; i++) {
+		double di = seg[i].end - seg[i].start, dr = seg[i].ref_end - seg[i].ref_start;
+
+		json_array_append_new(a, json_pack("{s:o,s:f,s:f,s:f,s:o,s:o}", "segment",
+						   segment_id(segs, i), "ratio", dr / di,
+						   "instrumented_s", di, "reference_s", dr,
+						   "instrumented_share", inst_total > 0 ?
+						   json_real(di / inst_total) : json_null(),
+						   "reference_share", ref_total > 0 ?
+						   json_real(dr / ref_total) : json_null()));
+	}
 	return a;
 }
 
@@ -529,7 +539,8 @@ static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	}
 	resp_json(rs, 200, json_pack(
 		"{s:o,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}", "corrected",
-		corrected_json(out, origin, n, segs, k, m), "segments", segment_ratios(seg, segs, k),
+		corrected_json(out, origin, n, segs, k, m), "segments",
+		segment_ratios(seg, segs, k, inst[n - 1].t, ref[m - 1].t),
 		"time_map", time_map(seg, k),
 		"durations_s", "instrumented", inst[n - 1].t, "reference", ref[m - 1].t, "corrected",
 		out[n - 1].t, "rms_power_error_w", "before", before, "after", after,

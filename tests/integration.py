@@ -938,6 +938,10 @@ def trace_correction_restores_a_stretched_trace():
     expect(s == 200 and [x["segment"] for x in b3["segments"]] == ["init", 1, 2] and
            all(abs(x["ratio"] - w) < 1e-12 for x, w in zip(b3["segments"], [0.5, 0.4 / 0.6, 0.5])),
            f"segment ratios ({b3['segments']})")
+    # Fig. 6: each segment's time as a share of its run (2.35 s instrumented, 1.4 s reference)
+    sh = [(x["instrumented_s"], x["reference_s"], x["instrumented_share"], x["reference_share"]) for x in b3["segments"]]
+    want = [(0.8, 0.4, 0.8 / 2.35, 0.4 / 1.4), (0.6, 0.4, 0.6 / 2.35, 0.4 / 1.4), (0.6, 0.3, 0.6 / 2.35, 0.3 / 1.4)]
+    expect(all(abs(g - w) < 1e-12 for gs, ws in zip(sh, want) for g, w in zip(gs, ws)), f"segment shares ({sh})")
     knots = [[0, 0], [0.1, 0.1], [0.9, 0.5], [1.5, 0.9], [1.65, 1.0], [2.25, 1.3]]
     expect(len(b3["time_map"]) == len(knots) and all(abs(a - w) < 1e-12 for kn, wk in zip(b3["time_map"], knots)
                                                        for a, w in zip(kn, wk)), f"time map ({b3['time_map']})")
