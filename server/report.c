@@ -1034,6 +1034,14 @@ static void segment_ratios(struct report *r, const struct report_trace *in)
 	pan->title = "segment duration, reference / instrumented";
 	pan->x = axis("segment", false, 0.4, (double)in->k + 0.6);
 	pan->y = axis("ratio", false, 0, NAN);
+	if (in->k <= 12) {	/* each segment labelled by its number */
+		double *ticks = doubles(r, in->k);
+
+		for (i = 0; i < in->k; i++)
+			ticks[i] = (double)i + 1;
+		pan->x.at = ticks;
+		pan->x.nat = in->k;
+	}
 	for (i = 0; i < in->k; i++) {
 		const struct ka_segment *sg = &in->seg[i];
 		double ratio = (sg->ref_end - sg->ref_start) / (sg->end - sg->start), c = (double)i + 1;

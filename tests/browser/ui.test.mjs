@@ -299,15 +299,24 @@ test('a run page shows every field, labels and regions, and deletes with a token
   assert.equal((await fetch(`${url}/api/v1/runs/${id}`)).status, 404);
 });
 
-test('the methods page analyses a power cap, a trace and a power model', async () => {
+test('the methods page analyses a power cap, a trace, a power model and a configuration search', async () => {
   await open('/methods');
-  for (const kind of ['powercap', 'trace', 'power-model']) {
+  for (const kind of ['powercap', 'trace', 'power-model', 'configurations']) {
     await page.locator(`#${kind} button`, { hasText: 'Analyse' }).click();
     await page.locator(`#${kind}-result table, #${kind}-result dl`).first().waitFor();
   }
   assert.equal(await page.locator('#powercap-table tbody tr').count(), 4);
   await page.waitForFunction(() => document.querySelector('#powercap-result img')?.naturalWidth > 0);
   assert.match(await page.locator('#trace-figures').innerText(), /RMS power error \(W\)\s+before [\d.]+, after [\d.]+/);
+  // the example's cycle ratio: 2.204 * 1200 / 2700 = 0.9796
+  assert.match(await page.locator('#powercap-fit').innerText(), /cycle ratio\s+0\.9796\s+2-point model\s+Pearson r [\d.]+, R² [\d.]+/);
+  // each segment: 0.6 s instrumented, 0.3 s reference, ratio 0.5, shares 0.6/1.2 and 0.3/0.6
+  assert.match(await page.locator('#trace-segments tbody tr').first().innerText(), /^0\s+0\.6\s+0\.3\s+0\.5\s+0\.5\s+0\.5$/);
+  // ePRO-MP's walk over the example: the paper's eight, the baseline last, 6.1 % and 4.1 % better
+  assert.equal(await page.locator('#configurations-executed tbody tr').count(), 8);
+  assert.match(await page.locator('#configurations-executed tbody tr').last().innerText(), /^8\s+mm 4, is 4\s+100\s+1156$/);
+  assert.match(await page.locator('#configurations-answer').innerText(),
+    /best\s+mm 3, is 1: 93\.9 s, 1108 J\s+run next\s+nothing: the search is done\s+over the baseline \(mm 4, is 4\)\s+time 6\.1 % less, energy 4\.1 % less/);
   const table = await page.locator('#power-model-table').innerText();
   assert.match(table, /instructions\s+2(\.0\d*)?\s+[\d.e-]+\s+[\d.e-]+\s+[\d.e-]+\s+kept/);
   assert.match(table, /\(intercept\)\s+[\d.e-]+\s+[\d.e-]+\s+[\d.e-]+\s+[\d.e-]+\s+F_const/);
