@@ -988,16 +988,26 @@ struct report *report_build_powercap(const struct report_powercap *in, const str
 	x = doubles(r, in->nmodules);
 	for (i = 0; i < in->nmodules; i++)
 		x[i] = (double)(i + 1);
+	if (in->nmodules <= 12) {	/* each module labelled */
+		r->panels[2].x.at = x;
+		r->panels[2].x.nat = in->nmodules;
+	}
 	shown = in->nbudgets < MODULE_BUDGETS_DRAWN ? in->nbudgets : MODULE_BUDGETS_DRAWN;
 	for (j = 0; j < shown; j++) {
 		/* the lowest and highest budget and evenly between */
 		size_t b = shown > 1 ? j * (in->nbudgets - 1) / (shown - 1) : 0;
 		char num[32];
 
+		/* modules are not a continuum: markers, no lines between them */
+		l = layer(r, 2, LAYER_MARKERS);
+		l->x = x;
+		l->y = in->r_module + b * in->nmodules;
+		l->n = in->nmodules;
+		l->color = chart_ramp((double)j / (double)(shown > 1 ? shown - 1 : 1));
+		l->marker = MARK_CIRCLE;
+		l->size = in->nmodules <= 64 ? 3.5 : 2;
 		chart_number(in->budget[b], num, sizeof(num));
-		curve(r, 2, x, in->r_module + b * in->nmodules, in->nmodules, chart_ramp((double)j /
-		      (double)(shown > 1 ? shown - 1 : 1)), DASH_SOLID, str(r, "%s W", num),
-		      in->nmodules <= 64);
+		legend(r, 2, str(r, "%s W", num), l->color, MARK_CIRCLE, DASH_SOLID);
 	}
 	if (in->nbudgets > shown)
 		r->panels[2].note = str(r, "uniform cap; %zu of %zu budgets", shown, in->nbudgets);
