@@ -969,6 +969,7 @@ static json_t *configs_of_series(void *app, json_t *root, json_t *params, struct
 			      json_string_value(json_object_get(root, "variant")), NULL,
 			      SERIES_WITH_REGIONS, &sd, &err)) {
 		resp_error(rs, &err);
+		series_free(&sd);
 		return NULL;
 	}
 	runs = json_array();
