@@ -12,21 +12,25 @@ SANFLAGS := -fsanitize=address,undefined
 CFLAGS  := -O1 -g -fno-omit-frame-pointer $(SANFLAGS) -fno-sanitize-recover=all
 LDFLAGS += $(SANFLAGS)
 endif
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -Ianalysis -Itests -Icollectors \
+# server/ in layers: core (runs, errors), http, store (one file per backend),
+# api, import, render (charts), cli (the offline tool); main.c on top
+SERVER_DIRS := server server/core server/http server/store server/api server/import server/render server/cli
+SERVER_INC  := $(SERVER_DIRS:%=-I%)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP $(SERVER_INC) -Ianalysis -Itests -Icollectors \
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 
-SERVER_SRC := server/kerr.c server/xalloc.c server/utf8.c server/run.c server/store.c server/token.c \
-              server/writer.c server/checkpointer.c server/http.c server/resp.c server/pool.c server/api_runs.c \
-              server/api_static.c server/api_analysis.c server/analysis_data.c \
-              server/chart.c server/report.c server/api_reports.c server/api_methods.c \
-              server/import.c server/import_xp.c server/import_extrap.c server/import_caliper.c \
-              server/api_import.c
+SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/core/token.c \
+              server/store/writer.c server/store/checkpointer.c server/http/http.c server/http/resp.c server/http/pool.c server/api/api_runs.c \
+              server/api/api_static.c server/api/api_analysis.c server/api/analysis_data.c \
+              server/render/chart.c server/render/report.c server/api/api_reports.c server/api/api_methods.c \
+              server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c \
+              server/api/api_import.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte
-KARTE_OBJ  := $(BUILD)/server/karte.o $(BUILD)/server/chart.o $(BUILD)/server/report.o \
-              $(BUILD)/server/otf2in.o $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o
+KARTE_OBJ  := $(BUILD)/server/cli/karte.o $(BUILD)/server/render/chart.o $(BUILD)/server/render/report.o \
+              $(BUILD)/server/cli/otf2in.o $(BUILD)/server/core/xalloc.o $(BUILD)/server/core/kerr.o
 
 # libkarte_analysis: pure C, no I/O (analysis/)
 ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis/trace.c \
@@ -42,7 +46,7 @@ COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o \
-               $(BUILD)/server/run.o $(BUILD)/server/utf8.o $(BUILD)/server/kerr.o $(BUILD)/server/xalloc.o
+               $(BUILD)/server/core/run.o $(BUILD)/server/core/utf8.o $(BUILD)/server/core/kerr.o $(BUILD)/server/core/xalloc.o
 
 .PHONY: all run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
 
@@ -126,15 +130,15 @@ IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json 
 FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
 FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle pixman-1
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
-             -D_GNU_SOURCE -Iserver -Ianalysis -Icollectors -Itests/fuzz \
+             -D_GNU_SOURCE $(SERVER_INC) -Ianalysis -Icollectors -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
-FUZZ_API_SRC := server/kerr.c server/xalloc.c server/utf8.c server/run.c server/store.c \
-                server/pool.c server/resp.c server/api_analysis.c server/api_methods.c \
-                server/api_reports.c server/analysis_data.c server/chart.c server/report.c \
-                server/api_runs.c server/writer.c server/token.c $(ANALYSIS_SRC)
+FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c \
+                server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_methods.c \
+                server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
+                server/api/api_runs.c server/store/writer.c server/core/token.c $(ANALYSIS_SRC)
 
-build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/run.c server/utf8.c server/kerr.c server/xalloc.c server/run.h
+build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c server/core/run.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
@@ -142,28 +146,28 @@ build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_mem.c $(FUZZ_API_SRC) 
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
-build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/karte.c server/chart.c server/report.c \
-                       server/otf2in.c server/xalloc.c server/kerr.c $(ANALYSIS_SRC)
+build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c server/render/chart.c server/render/report.c \
+                       server/cli/otf2in.c server/core/xalloc.c server/core/kerr.c $(ANALYSIS_SRC)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/karte.c tests/%,$(filter %.c,$^)) \
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/cli/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
 
 build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c \
-                         server/run.c server/utf8.c server/kerr.c server/xalloc.c
+                         server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
 # one target per import reader, from one harness
-IMPORT_SRC := server/import.c server/import_xp.c server/import_extrap.c server/import_caliper.c
-build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/run.c server/utf8.c server/kerr.c \
-                          server/xalloc.c server/import.h server/import_xp.h
+IMPORT_SRC := server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c
+build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/core/run.c server/core/utf8.c server/core/kerr.c \
+                          server/core/xalloc.c server/import/import.h server/import/import_xp.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -DIMPORT_FORMAT='"$*"' -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcsv
 
-build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/otf2in.c server/kerr.c server/xalloc.c
+build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/cli/otf2in.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_otf2.c server/otf2in.c server/kerr.c server/xalloc.c \
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_otf2.c server/cli/otf2in.c server/core/kerr.c server/core/xalloc.c \
 	    $(FUZZ_LIBS) -lotf2
 
 # Each target for FUZZ_SECONDS; the executions of all are added up.
@@ -226,8 +230,8 @@ $(BUILD)/bench/bench_region: $(BUILD)/tests/bench/bench_region.o $(REGION_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ -lpthread -lm
 
-$(BUILD)/bench/bench_chart: $(BUILD)/tests/bench/bench_chart.o $(BUILD)/server/chart.o \
-                            $(BUILD)/server/report.o $(BUILD)/server/xalloc.o $(BUILD)/server/kerr.o \
+$(BUILD)/bench/bench_chart: $(BUILD)/tests/bench/bench_chart.o $(BUILD)/server/render/chart.o \
+                            $(BUILD)/server/render/report.o $(BUILD)/server/core/xalloc.o $(BUILD)/server/core/kerr.o \
                             $(ANALYSIS_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)

@@ -1,4 +1,4 @@
-/* Unit tests of chart (server/chart.c): tick labels and legends write
+/* Unit tests of chart (server/render/chart.c): tick labels and legends write
  * numbers as a paper would; an SVG holds every marker of its layers as a
  * <use> at the pixel the frame maps its data to; a view narrows the axes. */
 #include <setjmp.h>

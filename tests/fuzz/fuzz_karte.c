@@ -2,11 +2,11 @@
  * libFuzzer harness for the karte CLI's readers of outside files: the CSV
  * of runs (libcsv: header mapping, numbers, series) and the energy model
  * JSON of `karte plot energy --model`. The first byte picks the reader, the
- * rest is the file. server/karte.c is included whole so that its static
+ * rest is the file. server/cli/karte.c is included whole so that its static
  * readers are reached as they are; its main() is renamed.
  */
 #define main karte_cli_main
-#include "../../server/karte.c"
+#include "../../server/cli/karte.c"
 #undef main
 
 #include "memfile.h"

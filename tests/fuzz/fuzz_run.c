@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for the request body parser (server/run.c): any bytes,
+ * libFuzzer harness for the request body parser (server/core/run.c): any bytes,
  * as JSON and as NDJSON, must give runs that satisfy every rule of a run or
  * a 400 with a sentence, and never a crash, a leak or undefined behaviour
  * (built with -fsanitize=fuzzer,address,undefined). The runs it accepts are
