@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The documents against the code: every route karted serves (the route
-tables in server/api_*.c) has its row in docs/api.md, every relative link
+tables in server/api/api_*.c) has its row in docs/api.md, every relative link
 of README.md and docs/*.md resolves (file and #anchor), and no tracked file
 sends a reader to the folder beside the checkout that a user's clone lacks. Prints 'docs: N passed, M failed' last."""
 import glob
@@ -35,7 +35,7 @@ def anchors(path):
 
 
 routes = set()
-for src in glob.glob(os.path.join(ROOT, "server", "api_*.c")):
+for src in glob.glob(os.path.join(ROOT, "server", "api", "api_*.c")):
     with open(src) as f:
         routes |= set(re.findall(r'\{"(GET|POST|PUT|DELETE)", "(/api/[^"]*)"', f.read()))
 check(len(routes) >= 20, f"route tables found ({len(routes)})")
