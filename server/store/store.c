@@ -1,175 +1,17 @@
-#include "store.h"
+/*
+ * store: the storage seam. store_open() picks the backend by the --db
+ * string (a postgresql:// URI, else an SQLite file) and every store_*()
+ * call goes to that backend's ops (store_impl.h).
+ */
+#include "store_impl.h"
 
-#include <math.h>
-#include <sqlite3.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "schema.h"
-#include "xalloc.h"
 
-#define LIST_VARIANTS 32	/* one prepared listing per combination of 5 filters */
-
-enum stmt_id {
-	S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_INSERT, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
-	S_SERIES_ADD,
-	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_ADD, S_TALLY_DELETE,
-	S_TALLY_LAST,
-	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
-	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
-	S_IMPORT_FIND, S_IMPORT_ADD,
-	S_COUNT
-};
-
-#define RUN_COLUMNS                                                                         \
-	"r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, r.chi, r.gamma, "          \
-	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
-	"r.regions, r.labels, r.created_at"
-#define RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
-
-static const char *const stmt_sql[S_COUNT] = {
-	[S_BEGIN] = "BEGIN IMMEDIATE",
-	[S_COMMIT] = "COMMIT",
-	[S_ROLLBACK] = "ROLLBACK",
-	[S_INSERT] = "INSERT INTO runs (id, series_id, p, n, tau, chi, gamma, frequency_mhz, "
-		     "power_cap_w, energy_j, measured_at, idempotency_key, regions, labels, "
-		     "created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	/* ids are never reused: above every id stored and every id deleted */
-	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
-		      "COALESCE((SELECT max(id) FROM runs), 0)) + 1",
-	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
-	[S_GET] = "SELECT " RUN_COLUMNS RUN_FROM " WHERE r.id = ?",
-	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
-	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
-	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
-	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
-	/* from the counts the writer keeps in series (schema 5): no scan of runs */
-	[S_GROUP_SYSTEM] = "SELECT system, NULL, NULL, sum(runs), max(last_run_at) FROM series "
-			   "WHERE runs > 0 GROUP BY system ORDER BY 1",
-	[S_GROUP_APPLICATION] = "SELECT NULL, application, NULL, sum(runs), max(last_run_at) "
-				"FROM series WHERE runs > 0 GROUP BY application ORDER BY 2",
-	[S_GROUP_SERIES] = "SELECT system, application, variant, runs, last_run_at FROM series "
-			   "WHERE runs > 0 ORDER BY 1, 2, 3",
-	[S_TALLY_ADD] = "UPDATE series SET runs = runs + ?1, last_run_id = max(coalesce(last_run_id, "
-			"0), ?2), last_run_at = CASE WHEN ?2 > coalesce(last_run_id, 0) THEN ?3 "
-			"ELSE last_run_at END WHERE id = ?4",
-	/* before the run is deleted: one fewer, and the newest again if it was it */
-	[S_TALLY_DELETE] = "UPDATE series SET runs = runs - 1 WHERE id = (SELECT series_id FROM "
-			   "runs WHERE id = ?1)",
-	[S_TALLY_LAST] = "UPDATE series SET last_run_id = (SELECT max(id) FROM runs WHERE "
-			 "series_id = series.id), last_run_at = (SELECT created_at FROM runs WHERE "
-			 "id = (SELECT max(id) FROM runs WHERE series_id = series.id)) "
-			 "WHERE last_run_id = ?1",
-	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?, ?)",
-	[S_TOKEN_VALID] = "SELECT 1 FROM tokens WHERE hash = ? AND revoked_at IS NULL",
-	[S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-			   "WHERE name = ? AND revoked_at IS NULL",
-	[S_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
-	[S_PVT_CLEAR] = "DELETE FROM power_variation WHERE system = ?",
-	[S_PVT_ADD] = "INSERT INTO power_variation (system, module, ratio_max, ratio_min, "
-		      "measured_at) VALUES (?, ?, ?, ?, ?)",
-	[S_PVT_LIST] = "SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = ? "
-		       "ORDER BY module",
-	[S_IMPORT_FIND] = "SELECT first_id, runs FROM imports WHERE hash = ?",
-	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
-};
-
-struct series_cache {		/* the series of the last run stored */
-	int64_t id;		/* 0: empty */
-	char *system, *application, *variant;
-};
-
-#define TALLY_MAX 8	/* series counted in memory during a transaction */
-
-/* Runs a write transaction added to one series, written to series at commit. */
-struct tally {
-	int64_t series;
-	int64_t runs;
-	int64_t last_id;
-};
-
-struct store {
-	sqlite3 *db;
-	struct series_cache last;
-	struct tally tally[TALLY_MAX];
-	size_t ntally;
-	char now[64];		/* created_at of the open write transaction */
-	int64_t next_id;	/* the id the next run gets; 0: look it up */
-	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
-	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
-};
-
-static int db_error(struct store *st, struct kerr *err, const char *what)
+void store_library_init(void)
 {
-	return kerr_set(err, 500, "database error while %s: %s", what, sqlite3_errmsg(st->db));
-}
-
-static sqlite3_stmt *prepare(struct store *st, const char *sql, struct kerr *err)
-{
-	sqlite3_stmt *s = NULL;
-
-	if (sqlite3_prepare_v3(st->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, NULL) != SQLITE_OK) {
-		db_error(st, err, "preparing a statement");
-		return NULL;
-	}
-	return s;
-}
-
-static sqlite3_stmt *stmt(struct store *st, enum stmt_id id, struct kerr *err)
-{
-	if (!st->stmt[id])
-		st->stmt[id] = prepare(st, stmt_sql[id], err);
-	else
-		sqlite3_reset(st->stmt[id]);
-	return st->stmt[id];
-}
-
-/* Run a statement that returns no rows. */
-static int exec_stmt(struct store *st, enum stmt_id id, struct kerr *err, const char *what)
-{
-	sqlite3_stmt *s = stmt(st, id, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, what);
-	return 0;
-}
-
-/* Run statement id with one integer bound to ?1, to completion. */
-static int exec_int(struct store *st, enum stmt_id id, int64_t v, struct kerr *err,
-		    const char *what)
-{
-	sqlite3_stmt *s = stmt(st, id, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, v);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, what);
-	return 0;
-}
-
-static int user_version(struct store *st)
-{
-	sqlite3_stmt *s;
-	int v = -1;
-
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
-	sqlite3_finalize(s);
-	return v;
+	store_sqlite_library_init();
 }
 
 int store_schema_latest(void)
@@ -177,619 +19,119 @@ int store_schema_latest(void)
 	return schema_migrations[schema_migrations_count - 1].version;
 }
 
-int store_schema_version(struct store *st)
-{
-	return user_version(st);
-}
-
-/* Apply every migration newer than the database, all in one transaction. */
-static int migrate(struct store *st, struct kerr *err)
-{
-	char *msg = NULL, pragma[64];
-	int have, i;
-
-	if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, &msg) != SQLITE_OK)
-		goto fail;
-	have = user_version(st);
-	if (have > store_schema_latest()) {
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		return kerr_set(err, 500,
-				"the database has schema version %d, newer than this karted knows "
-				"(%d): use a newer karted", have, store_schema_latest());
-	}
-	for (i = 0; i < schema_migrations_count; i++) {
-		const struct schema_migration *m = &schema_migrations[i];
-
-		if (m->version <= have)
-			continue;
-		if (sqlite3_exec(st->db, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
-			kerr_set(err, 500, "migration %s failed: %s", m->name, msg);
-			sqlite3_free(msg);
-			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-			return -1;
-		}
-		snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", m->version);
-		if (sqlite3_exec(st->db, pragma, NULL, NULL, &msg) != SQLITE_OK)
-			goto fail;
-	}
-	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
-		goto fail;
-	return 0;
-fail:
-	kerr_set(err, 500, "cannot migrate the database: %s", msg ? msg : sqlite3_errmsg(st->db));
-	sqlite3_free(msg);
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	return -1;
-}
-
-void store_library_init(void)
-{
-	sqlite3_config(SQLITE_CONFIG_MULTITHREAD);
-	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
-}
-
 struct store *store_open(const char *path, unsigned flags, struct kerr *err)
 {
-	struct store *st = xcalloc(1, sizeof(*st));
-	int oflags = SQLITE_OPEN_NOMUTEX;
-	char *msg = NULL;
-	int have;
-
-	oflags |= (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY :
-					     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &st->db, oflags, NULL) != SQLITE_OK) {
-		kerr_set(err, 500, "cannot open database '%s': %s", path,
-			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
-		goto fail;
-	}
-	sqlite3_busy_timeout(st->db, 10000);
-	sqlite3_extended_result_codes(st->db, 1);
-	if (!(flags & STORE_READONLY)) {
-		const char *sync = (flags & STORE_SYNC_FULL) ? "PRAGMA synchronous = FULL" :
-							       "PRAGMA synchronous = NORMAL";
-
-		/* Checkpoints (which fsync) are taken off the commit path: see
-		 * store_checkpoint() and karted's checkpointer thread. */
-		if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, (flags & STORE_NO_AUTOCHECKPOINT) ?
-				 "PRAGMA wal_autocheckpoint = 0" : "PRAGMA wal_autocheckpoint = 1000",
-				 NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK) {
-			kerr_set(err, 500, "cannot set up database '%s': %s", path, msg);
-			sqlite3_free(msg);
-			goto fail;
-		}
-	}
-	if ((flags & STORE_MIGRATE) && migrate(st, err))
-		goto fail;
-	have = user_version(st);
-	if (have != store_schema_latest()) {
-		kerr_set(err, 500,
-			 "database '%s' has schema version %d but this karted needs %d%s", path, have,
-			 store_schema_latest(),
-			 have < store_schema_latest() ? ": start `karted serve` once to migrate it" : "");
-		goto fail;
-	}
-	return st;
-fail:
-	store_close(st);
-	return NULL;
+	return store_sqlite_open(path, flags, err);
 }
 
-/* After a rollback the cached series may not exist any more. */
-static void forget_series(struct store *st)
+const char *store_backend(const struct store *st)
 {
-	free(st->last.system);
-	free(st->last.application);
-	free(st->last.variant);
-	memset(&st->last, 0, sizeof(st->last));
+	return st->ops->name;
 }
 
 void store_close(struct store *st)
 {
-	size_t i, j;
+	if (st)
+		st->ops->close(st);
+}
 
-	if (!st)
-		return;
-	forget_series(st);
-	for (i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(st->stmt[i]);
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < LIST_VARIANTS; j++)
-			sqlite3_finalize(st->list[i][j]);
-	sqlite3_close(st->db);
-	free(st);
+int store_schema_version(struct store *st)
+{
+	return st->ops->schema_version(st);
 }
 
 int store_begin(struct store *st, struct kerr *err)
 {
-	struct timespec ts;
-	struct tm tm;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
-	st->next_id = 0;
-	return exec_stmt(st, S_BEGIN, err, "beginning a transaction");
-}
-
-/* Write the counts of the transaction into series (schema 5). */
-static int tally_flush(struct store *st, struct kerr *err)
-{
-	sqlite3_stmt *s;
-	size_t i;
-	int rc = 0;
-
-	for (i = 0; i < st->ntally && rc == 0; i++) {
-		s = stmt(st, S_TALLY_ADD, err);
-		if (!s)
-			return -1;
-		sqlite3_bind_int64(s, 1, st->tally[i].runs);
-		sqlite3_bind_int64(s, 2, st->tally[i].last_id);
-		sqlite3_bind_text(s, 3, st->now, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 4, st->tally[i].series);
-		if (sqlite3_step(s) != SQLITE_DONE)
-			rc = db_error(st, err, "counting a series' runs");
-		sqlite3_reset(s);
-	}
-	st->ntally = 0;
-	return rc;
-}
-
-/* Count one run of series sid with id in the open transaction. */
-static int tally_add(struct store *st, int64_t sid, int64_t id, struct kerr *err)
-{
-	size_t i;
-
-	for (i = 0; i < st->ntally && st->tally[i].series != sid; i++)
-		;
-	if (i == TALLY_MAX) {
-		if (tally_flush(st, err))
-			return -1;
-		i = 0;
-	}
-	if (i == st->ntally)
-		st->tally[st->ntally++] = (struct tally){sid, 0, 0};
-	st->tally[i].runs++;
-	if (id > st->tally[i].last_id)
-		st->tally[i].last_id = id;
-	return 0;
+	return st->ops->begin(st, err);
 }
 
 int store_commit(struct store *st, struct kerr *err)
 {
-	st->next_id = 0;
-	if (tally_flush(st, err))
-		return -1;
-	return exec_stmt(st, S_COMMIT, err, "committing");
+	return st->ops->commit(st, err);
 }
 
 void store_rollback(struct store *st)
 {
-	st->next_id = 0;
-	st->ntally = 0;
-	forget_series(st);
-	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
+	st->ops->rollback(st);
 }
 
-static void bind_text(sqlite3_stmt *s, int i, const char *v)
+int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err)
 {
-	if (v)
-		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static void bind_opt(sqlite3_stmt *s, int i, bool has, double v)
-{
-	if (has)
-		sqlite3_bind_double(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
-static int find_key(struct store *st, const char *key, int64_t *id, struct kerr *err)
-{
-	sqlite3_stmt *s = stmt(st, S_FIND_KEY, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, key, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(st, err, "looking up an idempotency key");
-	return rc == SQLITE_ROW;
-}
-
-int store_import_find(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
-		      struct kerr *err)
-{
-	sqlite3_stmt *s = stmt(st, S_IMPORT_FIND, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*first_id = sqlite3_column_int64(s, 0);
-		*runs = sqlite3_column_int64(s, 1);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(st, err, "looking up an import");
-	return rc == SQLITE_ROW;
-}
-
-int store_import_put(struct store *st, const char *hash, int64_t first_id, int64_t runs,
-		     struct kerr *err)
-{
-	sqlite3_stmt *s = stmt(st, S_IMPORT_ADD, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, first_id);
-	sqlite3_bind_int64(s, 3, runs);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_error(st, err, "recording an import");
-}
-
-/* Statement id with r's (system, application, variant) bound to ?1..?3. */
-static sqlite3_stmt *series_stmt(struct store *st, enum stmt_id id, const struct run *r,
-				 struct kerr *err)
-{
-	sqlite3_stmt *s = stmt(st, id, err);
-
-	if (s) {
-		bind_text(s, 1, r->system);
-		bind_text(s, 2, r->application);
-		bind_text(s, 3, r->variant);
-	}
-	return s;
-}
-
-/* The id of r's series, created when new. */
-static int series_id(struct store *st, const struct run *r, int64_t *id, struct kerr *err)
-{
-	struct series_cache *c = &st->last;
-	sqlite3_stmt *s;
-	int rc;
-
-	if (c->id && !strcmp(c->system, r->system) && !strcmp(c->application, r->application) &&
-	    !strcmp(c->variant, r->variant)) {
-		*id = c->id;
-		return 0;
-	}
-	s = series_stmt(st, S_SERIES_FIND, r, err);
-	if (!s)
-		return -1;
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		*id = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (rc == SQLITE_DONE) {
-		s = series_stmt(st, S_SERIES_ADD, r, err);
-		if (!s)
-			return -1;
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc != SQLITE_DONE)
-			return db_error(st, err, "storing a series");
-		*id = sqlite3_last_insert_rowid(st->db);
-	} else if (rc != SQLITE_ROW) {
-		return db_error(st, err, "looking up a series");
-	}
-	forget_series(st);
-	c->id = *id;
-	c->system = xstrdup(r->system);
-	c->application = xstrdup(r->application);
-	c->variant = xstrdup(r->variant);
-	return 0;
-}
-
-/* The id for the next run: looked up once per write transaction (the
- * writer holds the write lock, so nobody else takes ids meanwhile), then
- * counted on; outside a transaction looked up every time. */
-static int next_run_id(struct store *st, int64_t *id, struct kerr *err)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	if (!st->next_id || sqlite3_get_autocommit(st->db)) {
-		s = stmt(st, S_NEXT_ID, err);
-		if (!s)
-			return -1;
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW)
-			st->next_id = sqlite3_column_int64(s, 0);
-		sqlite3_reset(s);
-		if (rc != SQLITE_ROW)
-			return db_error(st, err, "choosing a run id");
-	}
-	*id = st->next_id;
-	return 0;
+	return st->ops->checkpoint(st, truncate, wal_pages, err);
 }
 
 int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err)
 {
-	sqlite3_stmt *s;
-	int64_t sid = 0;
-	int rc;
-
-	*existed = false;
-	if (r->idempotency_key) {
-		rc = find_key(st, r->idempotency_key, id, err);
-		if (rc)
-			return rc < 0 ? -1 : (*existed = true, 0);
-	}
-	if (series_id(st, r, &sid, err) || next_run_id(st, id, err))
-		return -1;
-	s = stmt(st, S_INSERT, err);
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, *id);
-	sqlite3_bind_int64(s, 2, sid);
-	sqlite3_bind_int64(s, 3, r->p);
-	sqlite3_bind_double(s, 4, r->n);
-	sqlite3_bind_double(s, 5, r->tau);
-	bind_opt(s, 6, r->has & RUN_HAS_CHI, r->chi);
-	bind_opt(s, 7, r->has & RUN_HAS_CHI, r->gamma);
-	bind_opt(s, 8, r->has & RUN_HAS_FREQ, r->frequency_mhz);
-	bind_opt(s, 9, r->has & RUN_HAS_CAP, r->power_cap_w);
-	bind_opt(s, 10, r->has & RUN_HAS_ENERGY, r->energy_j);
-	bind_text(s, 11, r->measured_at);
-	bind_text(s, 12, r->idempotency_key);
-	bind_text(s, 13, r->regions);
-	bind_text(s, 14, r->labels);
-	bind_text(s, 15, st->now);
-	rc = sqlite3_step(s);
-	sqlite3_clear_bindings(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
-		st->next_id = 0;
-		return db_error(st, err, "storing a run");
-	}
-	st->next_id++;
-	return tally_add(st, sid, *id, err);
+	return st->ops->put_run(st, r, id, existed, err);
 }
 
-static char *col_text(sqlite3_stmt *s, int i)
+int store_import_find(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
+		      struct kerr *err)
 {
-	const unsigned char *t = sqlite3_column_text(s, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
+	return st->ops->import_find(st, hash, first_id, runs, err);
 }
 
-/* Fill r from a row of RUN_COLUMNS; the strings are the row's (borrowed)
- * when copy is false, else owned by r. */
-static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
+int store_import_put(struct store *st, const char *hash, int64_t first_id, int64_t runs,
+		     struct kerr *err)
 {
-	memset(r, 0, sizeof(*r));
-	r->id = sqlite3_column_int64(s, 0);
-	if (copy) {
-		r->system = col_text(s, 1);
-		r->application = col_text(s, 2);
-		r->variant = col_text(s, 3);
-		r->measured_at = col_text(s, 12);
-		r->idempotency_key = col_text(s, 13);
-		r->regions = col_text(s, 14);
-		r->labels = col_text(s, 15);
-		r->created_at = col_text(s, 16);
-	} else {
-		r->system = (char *)sqlite3_column_text(s, 1);
-		r->application = (char *)sqlite3_column_text(s, 2);
-		r->variant = (char *)sqlite3_column_text(s, 3);
-		r->measured_at = (char *)sqlite3_column_text(s, 12);
-		r->idempotency_key = (char *)sqlite3_column_text(s, 13);
-		r->regions = (char *)sqlite3_column_text(s, 14);
-		r->labels = (char *)sqlite3_column_text(s, 15);
-		r->created_at = (char *)sqlite3_column_text(s, 16);
-	}
-	r->p = sqlite3_column_int64(s, 4);
-	r->n = sqlite3_column_double(s, 5);
-	r->tau = sqlite3_column_double(s, 6);
-	r->chi = r->gamma = NAN;
-	if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
-		r->has |= RUN_HAS_CHI;
-		r->chi = sqlite3_column_double(s, 7);
-		r->gamma = sqlite3_column_double(s, 8);
-	}
-	if (sqlite3_column_type(s, 9) != SQLITE_NULL) {
-		r->has |= RUN_HAS_FREQ;
-		r->frequency_mhz = sqlite3_column_double(s, 9);
-	}
-	if (sqlite3_column_type(s, 10) != SQLITE_NULL) {
-		r->has |= RUN_HAS_CAP;
-		r->power_cap_w = sqlite3_column_double(s, 10);
-	}
-	if (sqlite3_column_type(s, 11) != SQLITE_NULL) {
-		r->has |= RUN_HAS_ENERGY;
-		r->energy_j = sqlite3_column_double(s, 11);
-	}
+	return st->ops->import_put(st, hash, first_id, runs, err);
 }
 
 int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *err)
 {
-	sqlite3_stmt *s = stmt(st, S_GET, err);
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW)
-		row_to_run(s, out, true);
-	sqlite3_reset(s);
-	if (rc == SQLITE_DONE)
-		return kerr_set(err, 404, "there is no run with id %lld", (long long)id);
-	if (rc != SQLITE_ROW)
-		return db_error(st, err, "reading a run");
-	return 0;
+	return st->ops->get_run(st, id, out, err);
 }
 
 int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err)
 {
-	/* counts first: a run added earlier in this transaction is counted */
-	if (tally_flush(st, err) || exec_int(st, S_TALLY_DELETE, id, err, "counting a delete") ||
-	    exec_int(st, S_DELETE, id, err, "deleting a run"))
-		return -1;
-	*deleted = sqlite3_changes(st->db) > 0;
-	if (!*deleted)
-		return 0;
-	/* so that id is never given again, even when it was the largest */
-	if (exec_int(st, S_ID_FLOOR, id, err, "keeping the deleted id") ||
-	    exec_int(st, S_TALLY_LAST, id, err, "finding a series' newest run"))
-		return -1;
-	return 0;
-}
-
-enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16 };
-
-/* The listing statement for one combination of filters. The text is made
- * only of the constant fragments below; every value is bound. */
-static sqlite3_stmt *list_stmt(struct store *st, unsigned bits, bool oldest, struct kerr *err)
-{
-	static const char *const clause[] = {
-		" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
-		" AND r.p = ?4", " AND r.n = ?5",
-	};
-	char sql[512];
-	size_t i;
-
-	if (st->list[oldest][bits]) {
-		sqlite3_reset(st->list[oldest][bits]);
-		sqlite3_clear_bindings(st->list[oldest][bits]);
-		return st->list[oldest][bits];
-	}
-	snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", RUN_COLUMNS, RUN_FROM,
-		 oldest ? "r.id > ?6" : "r.id < ?6");
-	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
-		if (bits & (1u << i))
-			strncat(sql, clause[i], sizeof(sql) - strlen(sql) - 1);
-	strncat(sql, oldest ? " ORDER BY r.id LIMIT ?7" : " ORDER BY r.id DESC LIMIT ?7",
-		sizeof(sql) - strlen(sql) - 1);
-	st->list[oldest][bits] = prepare(st, sql, err);
-	return st->list[oldest][bits];
+	return st->ops->delete_run(st, id, deleted, err);
 }
 
 int store_each_run(struct store *st, const struct run_filter *f,
 		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
 {
-	unsigned bits = (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
-			(f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
-	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err);
-	struct run r;
-	int rc, stop = 0;
+	return st->ops->each_run(st, f, each, ctx, err);
+}
 
-	if (!s)
-		return -1;
-	bind_text(s, 1, f->system);
-	bind_text(s, 2, f->application);
-	bind_text(s, 3, f->variant);
-	sqlite3_bind_int64(s, 4, f->p);
-	sqlite3_bind_double(s, 5, f->n);
-	if (f->oldest_first)
-		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : 0);
-	else
-		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : INT64_MAX);
-	sqlite3_bind_int64(s, 7, f->limit > 0 ? f->limit : -1);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		row_to_run(s, &r, false);
-		stop = each(&r, ctx);
-		if (stop)
-			break;
-	}
-	sqlite3_reset(s);
-	if (!stop && rc != SQLITE_DONE)
-		return db_error(st, err, "listing runs");
-	return stop;
+int store_explain_listing(struct store *st, const struct run_filter *f, char *buf, size_t size,
+			  struct kerr *err)
+{
+	return st->ops->explain_listing(st, f, buf, size, err);
 }
 
 int store_each_group(struct store *st, enum store_group g,
 		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
 		     struct kerr *err)
 {
-	static const enum stmt_id ids[] = {S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES};
-	sqlite3_stmt *s = stmt(st, ids[g], err);
-	struct store_group_row row;
-	int rc, stop = 0;
+	return st->ops->each_group(st, g, each, ctx, err);
+}
 
-	if (!s)
-		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		row.system = (const char *)sqlite3_column_text(s, 0);
-		row.application = (const char *)sqlite3_column_text(s, 1);
-		row.variant = (const char *)sqlite3_column_text(s, 2);
-		row.runs = sqlite3_column_int64(s, 3);
-		row.last_run_at = (const char *)sqlite3_column_text(s, 4);
-		stop = each(&row, ctx);
-		if (stop)
-			break;
-	}
-	sqlite3_reset(s);
-	if (!stop && rc != SQLITE_DONE)
-		return db_error(st, err, "counting runs");
-	return stop;
+int store_pvt_put(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
+		  struct kerr *err)
+{
+	return st->ops->pvt_put(st, system, rows, n, err);
+}
+
+long store_pvt_each(struct store *st, const char *system,
+		    int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err)
+{
+	return st->ops->pvt_each(st, system, each, ctx, err);
 }
 
 int store_token_add(struct store *st, const char *name, const char *hash_hex, struct kerr *err)
 {
-	sqlite3_stmt *s = stmt(st, S_TOKEN_ADD, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, hash_hex, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
-		return kerr_set(err, 400,
-				"a token named '%s' exists already: revoke it or choose another name",
-				name);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "storing a token");
-	return 0;
+	return st->ops->token_add(st, name, hash_hex, err);
 }
 
 bool store_token_valid(struct store *st, const char *hash_hex)
 {
-	sqlite3_stmt *s = stmt(st, S_TOKEN_VALID, NULL);
-	int rc;
-
-	if (!s)
-		return false;
-	sqlite3_bind_text(s, 1, hash_hex, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_ROW;
+	return st->ops->token_valid(st, hash_hex);
 }
 
 int store_token_revoke(struct store *st, const char *name, struct kerr *err)
 {
-	sqlite3_stmt *s = stmt(st, S_TOKEN_REVOKE, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "revoking a token");
-	if (sqlite3_changes(st->db) == 0)
-		return kerr_set(err, 404, "there is no active token named '%s'", name);
-	return 0;
+	return st->ops->token_revoke(st, name, err);
 }
 
 int store_each_token(struct store *st,
@@ -797,114 +139,5 @@ int store_each_token(struct store *st,
 				 void *ctx),
 		     void *ctx, struct kerr *err)
 {
-	sqlite3_stmt *s = stmt(st, S_TOKEN_LIST, err);
-	int rc, stop = 0;
-
-	if (!s)
-		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		stop = each((const char *)sqlite3_column_text(s, 0),
-			    (const char *)sqlite3_column_text(s, 1),
-			    (const char *)sqlite3_column_text(s, 2), ctx);
-		if (stop)
-			break;
-	}
-	sqlite3_reset(s);
-	if (!stop && rc != SQLITE_DONE)
-		return db_error(st, err, "listing tokens");
-	return stop;
-}
-
-int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err)
-{
-	int log = 0, done = 0, rc;
-
-	rc = sqlite3_wal_checkpoint_v2(st->db, NULL,
-				       truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE,
-				       &log, &done);
-	if (wal_pages)
-		*wal_pages = log;
-	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
-		return db_error(st, err, "checkpointing");
-	return 0;
-}
-
-int store_explain_listing(struct store *st, const struct run_filter *f, char *buf, size_t size,
-			  struct kerr *err)
-{
-	unsigned bits = (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
-			(f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
-	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err), *plan;
-	char sql[600];
-	size_t len = 0;
-	int rc;
-
-	if (!s)
-		return -1;
-	snprintf(sql, sizeof(sql), "EXPLAIN QUERY PLAN %s", sqlite3_sql(s));
-	if (sqlite3_prepare_v2(st->db, sql, -1, &plan, NULL) != SQLITE_OK)
-		return db_error(st, err, "explaining a query");
-	buf[0] = '\0';
-	while ((rc = sqlite3_step(plan)) == SQLITE_ROW && len + 1 < size)
-		len += (size_t)snprintf(buf + len, size - len, "%s\n", sqlite3_column_text(plan, 3));
-	sqlite3_finalize(plan);
-	return 0;
-}
-
-int store_pvt_put(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
-		  struct kerr *err)
-{
-	sqlite3_stmt *s = stmt(st, S_PVT_CLEAR, err);
-	size_t i;
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "clearing a power variation table");
-	for (i = 0; i < n; i++) {
-		s = stmt(st, S_PVT_ADD, err);
-		if (!s)
-			return -1;
-		sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 2, rows[i].module);
-		sqlite3_bind_double(s, 3, rows[i].ratio_max);
-		sqlite3_bind_double(s, 4, rows[i].ratio_min);
-		sqlite3_bind_text(s, 5, st->now, -1, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-			return kerr_field(err, 400, "modules", "module %ld appears twice", rows[i].module);
-		if (rc != SQLITE_DONE)
-			return db_error(st, err, "storing a power variation table");
-	}
-	return 0;
-}
-
-long store_pvt_each(struct store *st, const char *system,
-		    int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err)
-{
-	sqlite3_stmt *s = stmt(st, S_PVT_LIST, err);
-	struct pvt_row row;
-	long n = 0;
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		row.module = (long)sqlite3_column_int64(s, 0);
-		row.ratio_max = sqlite3_column_double(s, 1);
-		row.ratio_min = sqlite3_column_double(s, 2);
-		n++;
-		if (each && each(&row, ctx))
-			break;
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(st, err, "reading a power variation table");
-	return n;
+	return st->ops->each_token(st, each, ctx, err);
 }

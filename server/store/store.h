@@ -1,8 +1,10 @@
 /*
- * store: karte's SQLite database. One struct store is one connection with its
- * prepared statements; it is not shared between threads (the server keeps a
- * writer and a pool of readers). Opening with STORE_MIGRATE applies the
- * numbered migrations of schema/ inside one transaction.
+ * store: karte's database, the one seam between karted and its storage. One
+ * struct store is one connection with its prepared statements; it is not
+ * shared between threads (the server keeps a writer and a pool of readers).
+ * The backend is SQLite (sqlite.c, one file, the default); store_impl.h says
+ * what a backend provides. Opening with STORE_MIGRATE applies the numbered
+ * migrations of schema/ inside one transaction.
  */
 #ifndef KARTE_STORE_H
 #define KARTE_STORE_H
@@ -32,6 +34,9 @@ void store_library_init(void);
  * the WAL file (written, not fsynced), so it survives a crash of the
  * process. Returns NULL and fills err on failure. */
 struct store *store_open(const char *path, unsigned flags, struct kerr *err);
+
+/* "sqlite" or "postgresql". */
+const char *store_backend(const struct store *st);
 
 /* Close; accepts NULL. */
 void store_close(struct store *st);

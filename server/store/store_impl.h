@@ -1,0 +1,57 @@
+/*
+ * store_impl: what a storage backend provides behind store.h. A backend's
+ * own struct begins with a struct store whose ops point at its functions;
+ * store.c picks the backend by the --db string and dispatches every call.
+ * Only store.c and the backends include this.
+ */
+#ifndef KARTE_STORE_IMPL_H
+#define KARTE_STORE_IMPL_H
+
+#include "store.h"
+
+struct store_ops {
+	const char *name;	/* "sqlite", "postgresql" */
+	void (*close)(struct store *st);
+	int (*schema_version)(struct store *st);
+	int (*begin)(struct store *st, struct kerr *err);
+	int (*commit)(struct store *st, struct kerr *err);
+	void (*rollback)(struct store *st);
+	int (*checkpoint)(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
+	int (*put_run)(struct store *st, const struct run *r, int64_t *id, bool *existed,
+		       struct kerr *err);
+	int (*import_find)(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
+			   struct kerr *err);
+	int (*import_put)(struct store *st, const char *hash, int64_t first_id, int64_t runs,
+			  struct kerr *err);
+	int (*get_run)(struct store *st, int64_t id, struct run *out, struct kerr *err);
+	int (*delete_run)(struct store *st, int64_t id, bool *deleted, struct kerr *err);
+	int (*each_run)(struct store *st, const struct run_filter *f,
+			int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
+	int (*explain_listing)(struct store *st, const struct run_filter *f, char *buf, size_t size,
+			       struct kerr *err);
+	int (*each_group)(struct store *st, enum store_group g,
+			  int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
+			  struct kerr *err);
+	int (*pvt_put)(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
+		       struct kerr *err);
+	long (*pvt_each)(struct store *st, const char *system,
+			 int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err);
+	int (*token_add)(struct store *st, const char *name, const char *hash_hex, struct kerr *err);
+	bool (*token_valid)(struct store *st, const char *hash_hex);
+	int (*token_revoke)(struct store *st, const char *name, struct kerr *err);
+	int (*each_token)(struct store *st,
+			  int (*each)(const char *name, const char *created_at, const char *revoked_at,
+				      void *ctx),
+			  void *ctx, struct kerr *err);
+};
+
+struct store {
+	const struct store_ops *ops;
+};
+
+/* SQLite (sqlite.c): the file at path. */
+extern const struct store_ops store_sqlite_ops;
+void store_sqlite_library_init(void);
+struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *err);
+
+#endif
