@@ -522,13 +522,16 @@ static int health(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
 	struct store *st;
+	const char *backend;
 	int version;
 
 	(void)rq;
 	st = pool_get(k->readers);
 	version = store_schema_version(st);
+	backend = store_backend(st);
 	pool_put(k->readers, st);
-	resp_json(rs, 200, json_pack("{s:s,s:i,s:I,s:I,s:f}", "status", "ok", "schema_version", version,
+	resp_json(rs, 200, json_pack("{s:s,s:s,s:i,s:I,s:I,s:f}", "status", "ok", "store", backend,
+				     "schema_version", version,
 				     "write_commits", (json_int_t)writer_stats(k->writer)->commits,
 				     "write_requests", (json_int_t)writer_stats(k->writer)->jobs,
 				     "write_busy_s", writer_stats(k->writer)->busy_ns * 1e-9));
