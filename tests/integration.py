@@ -1005,6 +1005,9 @@ def powercap_and_trace_reports():
     expect(s == 404 and "powercap and trace" in b["error"], f"other kinds are GET ({b})")
     s, b, _ = k.request("POST", "/api/v1/reports/powercap.svg", dict(body, t0=-1))
     expect(s == 400 and b["field"] == "t0", f"a bad body is a JSON 400 ({b})")
+    # a normalised time of 0 (fuzz_api found it: the cycle ratio was infinite and the answer unwritable)
+    s, b, _ = k.request("POST", "/api/v1/analysis/powercap", dict(body, r={"f": fs, "r": rs[:-1] + [0.0]}))
+    expect(s == 400 and b["field"] == "r" and b["index"] == 5, f"r = 0 -> 400 naming r ({b})")
 
 
 @test

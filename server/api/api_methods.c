@@ -218,6 +218,14 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 		resp_field_errorf(rs, "r", -1, "r needs {\"f\": [...], \"r\": [...]} of the same length, two or more");
 		goto out;
 	}
+	for (i = 0; i < nf; i++)
+		if (!(fs[i] > 0) || !(r[i] > 0)) {
+			/* a time (normalised or not) and a frequency are positive: the
+			 * cycle ratio and the inverse models divide by them */
+			resp_field_errorf(rs, "r", (long)i, "r.f[%zu] and r.r[%zu] must be positive "
+					  "(MHz, and time over the time at f_max)", i, i);
+			goto out;
+		}
 	/* the samples at the highest and lowest frequency, and their neighbours */
 	for (i = 0; i < nf; i++) {
 		if (fs[i] > fs[hi])
