@@ -144,14 +144,18 @@ int ka_pm_errors(const struct ka_pm *m, const double *rates, size_t rows, const 
 	return 0;
 }
 
+double ka_goal_value(double time, double energy, enum ka_goal goal)
+{
+	return goal == KA_GOAL_TIME ? time : goal == KA_GOAL_ENERGY ? energy : energy * time;
+}
+
 size_t ka_best_config(const double *time, const double *energy, size_t n, enum ka_goal goal)
 {
 	size_t i, best = 0;
 	double v, bv = INFINITY;
 
 	for (i = 0; i < n; i++) {
-		v = goal == KA_GOAL_TIME ? time[i] : goal == KA_GOAL_ENERGY ? energy[i] :
-					   energy[i] * time[i];
+		v = ka_goal_value(time[i], energy[i], goal);
 		if (v < bv) {
 			bv = v;
 			best = i;

@@ -47,6 +47,10 @@ int ka_pm_errors(const struct ka_pm *m, const double *rates, size_t rows, const 
 
 enum ka_goal { KA_GOAL_ENERGY, KA_GOAL_TIME, KA_GOAL_EDP };
 
+/* A configuration's value by goal (lower is better): energy, time or
+ * energy x delay. */
+double ka_goal_value(double time, double energy, enum ka_goal goal);
+
 /* The index of the best of n configurations by goal (energy, time, or
  * energy x delay). */
 size_t ka_best_config(const double *time, const double *energy, size_t n, enum ka_goal goal);

@@ -20,6 +20,11 @@ static size_t first_ending_after(const struct ka_segment *seg, size_t k, double 
 	return lo;
 }
 
+double ka_segment_ratio(const struct ka_segment *s)
+{
+	return (s->ref_end - s->ref_start) / (s->end - s->start);
+}
+
 double ka_trace_map_time(const struct ka_segment *seg, size_t k, double t)
 {
 	size_t i = first_ending_after(seg, k, t);

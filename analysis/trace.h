@@ -25,6 +25,10 @@ struct ka_segment {
 	double ref_start, ref_end;	/* the same segment in the reference run */
 };
 
+/* A segment's duration in the reference run over its duration in the
+ * instrumented one (Osaka Fig. 7). */
+double ka_segment_ratio(const struct ka_segment *s);
+
 /* The reference time of instrumented time t. Segments sorted, disjoint.
  * O(log k). */
 double ka_trace_map_time(const struct ka_segment *seg, size_t k, double t);

@@ -281,7 +281,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 	au = xcalloc(nm, sizeof(*au));
 	av = xcalloc(nm, sizeof(*av));
 	tu2 = xcalloc(nb, sizeof(double));
-	rmod = xcalloc(nb * nm, sizeof(double));
+	rmod = chart ? xcalloc(nb * nm, sizeof(double)) : NULL;
 	tu3 = xcalloc(nb, sizeof(double));
 	ta2 = xcalloc(nb, sizeof(double));
 	ta3 = xcalloc(nb, sizeof(double));
@@ -298,7 +298,7 @@ static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart
 			goto out;
 		}
 		ju = alloc_json(au, nm, iu, &two, &three, have_three, t0);
-		for (j = 0; j < nm; j++)
+		for (j = 0; chart && j < nm; j++)	/* drawn only: the JSON has each module's r */
 			rmod[i * nm + j] = ka_inverse_eval(&two, au[j].f);
 		jv = alloc_json(av, nm, iv, &two, &three, have_three, t0);
 		tu2[i] = json_real_value(json_object_get(ju, "t_two_point_s"));
@@ -453,7 +453,7 @@ static json_t *segment_ratios(const struct ka_segment *seg, json_t *segs, size_t
 		double di = seg[i].end - seg[i].start, dr = seg[i].ref_end - seg[i].ref_start;
 
 		json_array_append_new(a, json_pack("{s:o,s:f,s:f,s:f,s:o,s:o}", "segment",
-						   segment_id(segs, i), "ratio", dr / di,
+						   segment_id(segs, i), "ratio", ka_segment_ratio(&seg[i]),
 						   "instrumented_s", di, "reference_s", dr,
 						   "instrumented_share", inst_total > 0 ?
 						   json_real(di / inst_total) : json_null(),
@@ -1099,8 +1099,7 @@ static int post_configurations(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	n = c.n;
 	for (i = 0; i < n; i++)
-		c.value[i] = goal == KA_GOAL_TIME ? c.time[i] : goal == KA_GOAL_ENERGY ? c.energy[i] :
-			     c.energy[i] * c.time[i];
+		c.value[i] = ka_goal_value(c.time[i], c.energy[i], goal);
 	best = ka_best_config(c.time, c.energy, n, goal);
 	order = xcalloc(n, sizeof(size_t));
 	w.executed = xcalloc(n, sizeof(size_t));

@@ -1054,7 +1054,7 @@ static void segment_ratios(struct report *r, const struct report_trace *in)
 	}
 	for (i = 0; i < in->k; i++) {
 		const struct ka_segment *sg = &in->seg[i];
-		double ratio = (sg->ref_end - sg->ref_start) / (sg->end - sg->start), c = (double)i + 1;
+		double ratio = ka_segment_ratio(sg), c = (double)i + 1;
 
 		if (bars) {
 			x[at] = x[at + 1] = c - 0.4;
