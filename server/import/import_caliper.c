@@ -723,8 +723,10 @@ static int json_records(struct xp *x, json_t *doc, const struct import_opts *o, 
 	int at;
 
 	json_array_foreach(doc, i, rec) {
-		if (!json_is_object(rec))
+		if (!json_is_object(rec)) {
+			free(vals);
 			return kerr_field(err, 400, "body", "record %zu is not an object", i);
+		}
 		json_object_foreach(rec, key, v) {
 			if (!json_is_number(v) || !strcmp(key, "mpi.rank"))
 				continue;
