@@ -3,7 +3,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson yajl sqlite3 nettle gsl cairo pangocairo pixman-1
+PKGS    := libmicrohttpd jansson yajl sqlite3 libpq nettle gsl cairo pangocairo pixman-1
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -20,7 +20,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP $(SERVER_INC) -Ia
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 
-SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c server/core/token.c \
+SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c server/store/pg.c server/core/token.c \
               server/store/writer.c server/store/checkpointer.c server/http/http.c server/http/resp.c server/http/pool.c server/api/api_runs.c \
               server/api/api_static.c server/api/api_analysis.c server/api/analysis_data.c \
               server/render/chart.c server/render/report.c server/api/api_reports.c server/api/api_methods.c \
@@ -70,9 +70,11 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/server/schema_sql.c: schema/gen.sh $(sort $(wildcard schema/[0-9]*.sql))
+$(BUILD)/server/schema_sql.c: schema/gen.sh $(sort $(wildcard schema/[0-9]*.sql)) $(sort $(wildcard schema/pg/[0-9]*.sql))
 	@mkdir -p $(dir $@)
-	sh schema/gen.sh $(sort $(wildcard schema/[0-9]*.sql)) > $@
+	{ sh schema/gen.sh schema_migrations $(sort $(wildcard schema/[0-9]*.sql)) && \
+	  sh schema/gen.sh schema_pg_migrations $(sort $(wildcard schema/pg/[0-9]*.sql)); } > $@.tmp
+	mv $@.tmp $@
 
 $(BUILD)/server/schema_sql.o: $(BUILD)/server/schema_sql.c
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
@@ -129,12 +131,12 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 FUZZ_SECONDS ?= 10
 IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json geopm-report csv ndjson
 FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
-FUZZ_PKGS := jansson yajl sqlite3 cairo pangocairo gsl nettle pixman-1
+FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE $(SERVER_INC) -Ianalysis -Icollectors -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
-FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c \
+FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c server/store/pg.c \
                 server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_methods.c \
                 server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
                 server/api/api_runs.c server/store/writer.c server/core/token.c $(ANALYSIS_SRC)
@@ -271,7 +273,7 @@ $(BUILD)/man/karte-collect.1: $(COLLECT)
 install: deps all $(MANPAGES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/karte/static \
-	    $(DESTDIR)$(PREFIX)/share/karte/schema $(DESTDIR)$(PREFIX)/share/man/man1 \
+	    $(DESTDIR)$(PREFIX)/share/karte/schema/pg $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/system
 	install -m 755 $(KARTED) $(DESTDIR)$(PREFIX)/sbin/karted
 	install -m 755 $(KARTE) $(COLLECT) $(DESTDIR)$(PREFIX)/bin/
@@ -280,6 +282,7 @@ install: deps all $(MANPAGES)
 	install -m 644 collectors/karte_region.f90 $(DESTDIR)$(PREFIX)/share/karte/
 	install -m 644 static/* $(DESTDIR)$(PREFIX)/share/karte/static/
 	install -m 644 schema/*.sql $(DESTDIR)$(PREFIX)/share/karte/schema/
+	install -m 644 schema/pg/*.sql $(DESTDIR)$(PREFIX)/share/karte/schema/pg/
 	install -m 644 $(BUILD)/man/karted.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 $(BUILD)/man/karte.1 $(BUILD)/man/karte-collect.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed 's|/usr/local|$(PREFIX)|g' deploy/karted.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/karted.service

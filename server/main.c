@@ -33,7 +33,9 @@ static const char usage[] =
 	"  version               print the version\n"
 	"\n"
 	"options (each also from the environment variable shown):\n"
-	"  --db PATH             SQLite database            KARTE_DB      (./data/karte.db)\n"
+	"  --db PATH|URI         an SQLite file, or a PostgreSQL database as\n"
+	"                        postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (several\n"
+	"                        karted may share one)      KARTE_DB      (./data/karte.db)\n"
 	"  --listen ADDR:PORT    address to serve on        KARTE_LISTEN  (127.0.0.1:8080)\n"
 	"                        port 0 picks a free port; [::1]:8080 for IPv6\n"
 	"  --max-body BYTES      largest request body       KARTE_MAX_BODY (8388608)\n"
@@ -303,6 +305,8 @@ static void make_parent(const char *path)
 	char dir[PATH_MAX];
 	char *slash;
 
+	if (store_is_uri(path))
+		return;
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (!slash || slash == dir)
@@ -442,7 +446,7 @@ static int cmd_serve(const struct opts *o)
 	struct store *st;
 	struct kerr err;
 	sigset_t sigs;
-	char host[128];
+	char host[128], shown[512];
 	int sig, sigfd = -1, rc = 1;
 	struct stat sb;
 
@@ -474,9 +478,11 @@ static int cmd_serve(const struct opts *o)
 	k.readers = pool_open(o->db, 4, &err);	/* the loop, two workers, one spare */
 	if (!k.readers)
 		goto out;
-	ckpt = checkpointer_start(o->db, &err);
-	if (!ckpt)
-		goto out;
+	if (!store_is_uri(o->db)) {	/* PostgreSQL checkpoints itself */
+		ckpt = checkpointer_start(o->db, &err);
+		if (!ckpt)
+			goto out;
+	}
 	k.writer = writer_open(st, &err);
 	if (!k.writer)
 		goto out;
@@ -507,7 +513,7 @@ static int cmd_serve(const struct opts *o)
 	if (o->first_token)
 		first_start_token(o->db);
 	printf("karted: serving http://%s:%u/ (database %s)\n", shown_host(o->listen, host, sizeof(host)),
-	       http_port(h), o->db);
+	       http_port(h), store_shown(o->db, shown, sizeof(shown)));
 	fflush(stdout);
 
 	sig = http_loop(h, sigfd, 10000);
@@ -562,8 +568,10 @@ int main(int argc, char **argv)
 
 		if (!st)
 			return 1;
-		fprintf(stderr, "karted: database %s is at schema version %d\n", o.db,
-			store_schema_version(st));
+		char shown[512];
+
+		fprintf(stderr, "karted: database %s is at schema version %d\n",
+			store_shown(o.db, shown, sizeof(shown)), store_schema_version(st));
 		store_close(st);
 		return 0;
 	}

@@ -10,6 +10,7 @@ bounded in count and time and talks to 127.0.0.1 or ::1 only.
 Prints one line per test and 'N passed, M failed' last.
 """
 import argparse
+import atexit
 import http.client
 import json
 import os
@@ -28,6 +29,7 @@ from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
 
 SUITE = Suite("integration")
 test = SUITE.test
+sqlite_only = SUITE.sqlite_only
 
 
 
@@ -329,7 +331,8 @@ def static_files_and_headers():
     s, b, h = k.request("GET", "/api/v1/health")
     expect(h.get("Cache-Control") == "no-store" and h.get("X-Content-Type-Options") == "nosniff",
            f"API answers are not cached ({h})")
-    expect(b["store"] == "sqlite" and b["schema_version"] == 6, f"health names the backend and schema ({b})")
+    expect(b["store"] == ("postgresql" if k.on_pg else "sqlite") and b["schema_version"] == 6,
+           f"health names the backend and schema ({b})")
     s, b, h = k.request("POST", "/api/v1/runs", run(p=0), token=k.first_token)
     expect(s == 400 and h.get("X-Content-Type-Options") == "nosniff" and h.get("Cache-Control") == "no-store",
            f"errors of a POST keep nosniff and no-store ({s} {h})")
@@ -346,12 +349,15 @@ def token_cli_create_list_revoke():
     out = subprocess.run([k.binary, "token", "list", "--db", k.db], capture_output=True, text=True)
     expect(out.returncode == 0 and "it-revoke" in out.stdout and tok not in out.stdout,
            f"token list names tokens, never shows them ({out.stdout})")
-    with open(k.db, "rb") as f:
-        blob = f.read()
-    wal = k.db + "-wal"
-    if os.path.exists(wal):
-        with open(wal, "rb") as f:
-            blob += f.read()
+    if k.on_pg:
+        blob = k.sql("SELECT name || hash FROM tokens").encode()
+    else:
+        with open(k.db, "rb") as f:
+            blob = f.read()
+        wal = k.db + "-wal"
+        if os.path.exists(wal):
+            with open(wal, "rb") as f:
+                blob += f.read()
     expect(tok.encode() not in blob, "the token itself is not in the database")
     s, b, _ = k.request("POST", "/api/v1/runs", run(), token=tok)
     expect(s == 201, f"new token writes ({s})")
@@ -1150,6 +1156,7 @@ def power_model_and_configurations():
 # ---- tests with servers of their own ---------------------------------------
 
 @test
+@sqlite_only
 def help_and_usage_errors():
     b = Shared.binary
     out = subprocess.run([b, "--help"], capture_output=True, text=True)
@@ -1221,6 +1228,7 @@ class MakeServer:
 
 
 @test
+@sqlite_only
 def make_run_takes_its_settings_from_the_environment():
     with MakeServer("run", "serving", "k.db") as m:
         expect(f"serving http://127.0.0.1:{m.port}/ (database {m.db})" in m.out,
@@ -1234,6 +1242,7 @@ def make_run_takes_its_settings_from_the_environment():
 
 
 @test
+@sqlite_only
 def installs_into_a_prefix_and_runs_from_there():
     prefix = temp_dir("karte-prefix-")
     r = subprocess.run(["make", "-s", "--no-print-directory", "install", f"PREFIX={prefix}", f"BUILD={build_dir()}"]
@@ -1296,6 +1305,7 @@ def installs_into_a_prefix_and_runs_from_there():
 
 
 @test
+@sqlite_only
 def make_demo_serves_every_example():
     with MakeServer("demo", "demo: ready", "demo.db") as m:
         expect("demo: ready at http://127.0.0.1:" in m.out, f"make demo starts ({m.out[-2000:]})")
@@ -1338,7 +1348,9 @@ def environment_settings_and_read_tokens():
     k.env["KARTE_DB"] = k.db
     k.start()
     try:
-        expect(os.path.exists(k.db), "KARTE_DB used")
+        expect(k.on_pg or os.path.exists(k.db), "KARTE_DB used")
+        s, b, _ = k.request("GET", "/api/v1/health", token=k.first_token)
+        expect(b["store"] == ("postgresql" if k.on_pg else "sqlite"), f"KARTE_DB chose the backend ({b})")
         s, b, _ = k.request("GET", "/api/v1/systems")
         expect(s == 401, f"reads need a token with KARTE_READ_TOKEN=1 ({s})")
         s, b, _ = k.request("GET", "/api/v1/systems", token=k.first_token)
@@ -1366,6 +1378,7 @@ def ipv6_loopback():
 
 
 @test
+@sqlite_only
 def migrates_an_older_database():
     k = Karted(Shared.binary)
     with open(os.path.join(ROOT, "schema", "0001_init.sql")) as f:
@@ -1423,11 +1436,9 @@ def sigterm_finishes_requests_in_flight():
     expect(resp.status == 201, f"the request in flight is answered ({resp.status} {answer})")
     expect(rc == 0, f"exit 0 after SIGTERM ({rc}, {k.stderr})")
     wal = k.db + "-wal"
-    expect(not os.path.exists(wal) and not os.path.exists(k.db + "-shm"),
+    expect(k.on_pg or (not os.path.exists(wal) and not os.path.exists(k.db + "-shm")),
            "database closed cleanly (WAL checkpointed and removed: the read-write connection closed last)")
-    db = sqlite3.connect(k.db)
-    n = db.execute("SELECT count(*) FROM runs r JOIN series s ON s.id = r.series_id WHERE s.system='inflight'").fetchone()[0]
-    db.close()
+    n = int(k.sql("SELECT count(*) FROM runs r JOIN series s ON s.id = r.series_id WHERE s.system='inflight'"))
     expect(n == 1, f"the run answered during the stop is stored ({n})")
 
 
@@ -1529,7 +1540,16 @@ def main():
     ap.add_argument("--cflags", default="", help="flags the tested build was compiled with (sanitizers): "
                     "a program linked with its libraries needs them too")
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite",
+                    help="the store every karted of the suite uses; postgresql starts a throwaway "
+                    "cluster (tests/pg_cluster.py)")
     args = ap.parse_args()
+    if args.backend == "postgresql":
+        import karted_proc
+        from pg_cluster import PgCluster
+        karted_proc.PG = PgCluster().start()
+        atexit.register(karted_proc.PG.stop)
+        SUITE.name = "integration (postgresql)"
     Shared.binary = os.path.abspath(args.karted)
     Shared.karte = os.path.abspath(args.karte) if args.karte else None
     Shared.otf2_writer = os.path.abspath(args.otf2_writer) if args.otf2_writer else None

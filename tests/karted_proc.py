@@ -19,6 +19,9 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 _TEMP_DIRS = []
+# A PgCluster (tests/pg_cluster.py) when the suite runs on PostgreSQL: every
+# Karted without a db then gets a fresh database of it.
+PG = None
 
 
 def temp_dir(prefix):
@@ -41,7 +44,7 @@ class Karted:
     def __init__(self, binary, db=None, args=(), env=None, listen="127.0.0.1:0"):
         self.binary = os.path.abspath(binary)
         self.dir = temp_dir("karte-it-")
-        self.db = db or os.path.join(self.dir, "karte.db")
+        self.db = db or (PG.new_db() if PG else os.path.join(self.dir, "karte.db"))
         self.args = list(args)
         self.env = env
         self.listen = listen
@@ -77,6 +80,23 @@ class Karted:
     def host_port(self):
         u = urllib.parse.urlsplit(self.url)
         return u.hostname, u.port
+
+    @property
+    def on_pg(self):
+        return self.db.startswith("postgresql://")
+
+    def sql(self, text):
+        """One value (or rows as text) of a query on this karted's database,
+        whichever the backend."""
+        if self.on_pg:
+            return PG.sql_uri(self.db, text)
+        import sqlite3
+        db = sqlite3.connect(self.db)
+        try:
+            rows = db.execute(text).fetchall()
+        finally:
+            db.close()
+        return "\n".join("|".join("" if v is None else str(v) for v in r) for r in rows)
 
     def token(self, name):
         out = subprocess.run([self.binary, "token", "create", name, "--db", self.db],
@@ -149,9 +169,17 @@ class Suite:
     def __init__(self, name):
         self.name = name
         self.tests = []
+        self.skip = set()
 
     def test(self, fn):
         self.tests.append(fn)
+        return fn
+
+    def sqlite_only(self, fn):
+        """A test of the SQLite file itself, or of what does not depend on
+        the backend (make run, install): skipped when the suite runs on
+        PostgreSQL."""
+        self.skip.add(fn.__name__)
         return fn
 
     def run(self, only=None, teardown=None):
@@ -161,6 +189,9 @@ class Suite:
         try:
             for fn in self.tests:
                 if only and only not in fn.__name__:
+                    continue
+                if PG and fn.__name__ in self.skip:
+                    print(f"skip {fn.__name__} (SQLite only)", flush=True)
                     continue
                 t0 = time.time()
                 try:

@@ -83,6 +83,17 @@ class PgCluster:
         self.uri = f"postgresql://karte@127.0.0.1:{self.port}/karte"
         return self
 
+    def new_db(self):
+        """A fresh database owned by karte, as a URI (one per karted under test)."""
+        self.ndb = getattr(self, "ndb", 0) + 1
+        name = f"karte_{self.ndb}"
+        self.sql("admin", "postgres", f"CREATE DATABASE {name} OWNER karte")
+        return f"postgresql://karte@127.0.0.1:{self.port}/{name}"
+
+    def sql_uri(self, uri, text):
+        """Run text as karte on the database uri names; its output, tuples only."""
+        return self.sql("karte", uri.rsplit("/", 1)[1], text)
+
     def sql(self, role, db, text):
         """Run text with psql as role on db; its output, tuples only."""
         r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",

@@ -10,8 +10,6 @@
 #include "schema.h"
 #include "xalloc.h"
 
-#define LIST_VARIANTS 32	/* one prepared listing per combination of 5 filters */
-
 enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_INSERT, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
@@ -24,11 +22,8 @@ enum stmt_id {
 	S_COUNT
 };
 
-#define RUN_COLUMNS                                                                         \
-	"r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, r.chi, r.gamma, "          \
-	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
-	"r.regions, r.labels, r.created_at"
-#define RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
+#define RUN_COLUMNS STORE_RUN_COLUMNS
+#define RUN_FROM STORE_RUN_FROM
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -77,11 +72,6 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
 };
 
-struct series_cache {		/* the series of the last run stored */
-	int64_t id;		/* 0: empty */
-	char *system, *application, *variant;
-};
-
 #define TALLY_MAX 8	/* series counted in memory during a transaction */
 
 /* Runs a write transaction added to one series, written to series at commit. */
@@ -101,6 +91,7 @@ struct sq {
 	int64_t next_id;	/* the id the next run gets; 0: look it up */
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
 	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
+	sqlite3_stmt *dump[STORE_TABLES], *load[STORE_TABLES], *count[STORE_TABLES];
 };
 
 static int db_error(struct sq *st, struct kerr *err, const char *what)
@@ -276,15 +267,6 @@ fail:
 	return NULL;
 }
 
-/* After a rollback the cached series may not exist any more. */
-static void forget_series(struct sq *st)
-{
-	free(st->last.system);
-	free(st->last.application);
-	free(st->last.variant);
-	memset(&st->last, 0, sizeof(st->last));
-}
-
 static void sq_close(struct store *base)
 {
 	struct sq *st = (struct sq *)base;
@@ -292,9 +274,14 @@ static void sq_close(struct store *base)
 
 	if (!st)
 		return;
-	forget_series(st);
+	series_cache_forget(&st->last);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
+	for (i = 0; i < STORE_TABLES; i++) {
+		sqlite3_finalize(st->dump[i]);
+		sqlite3_finalize(st->load[i]);
+		sqlite3_finalize(st->count[i]);
+	}
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < LIST_VARIANTS; j++)
 			sqlite3_finalize(st->list[i][j]);
@@ -373,7 +360,7 @@ static void sq_rollback(struct store *base)
 	struct sq *st = (struct sq *)base;
 	st->next_id = 0;
 	st->ntally = 0;
-	forget_series(st);
+	series_cache_forget(&st->last);
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
 }
 
@@ -465,15 +452,11 @@ static sqlite3_stmt *series_stmt(struct sq *st, enum stmt_id id, const struct ru
 /* The id of r's series, created when new. */
 static int series_id(struct sq *st, const struct run *r, int64_t *id, struct kerr *err)
 {
-	struct series_cache *c = &st->last;
 	sqlite3_stmt *s;
 	int rc;
 
-	if (c->id && !strcmp(c->system, r->system) && !strcmp(c->application, r->application) &&
-	    !strcmp(c->variant, r->variant)) {
-		*id = c->id;
+	if (series_cache_hit(&st->last, r, id))
 		return 0;
-	}
 	s = series_stmt(st, S_SERIES_FIND, r, err);
 	if (!s)
 		return -1;
@@ -493,11 +476,7 @@ static int series_id(struct sq *st, const struct run *r, int64_t *id, struct ker
 	} else if (rc != SQLITE_ROW) {
 		return db_error(st, err, "looking up a series");
 	}
-	forget_series(st);
-	c->id = *id;
-	c->system = xstrdup(r->system);
-	c->application = xstrdup(r->application);
-	c->variant = xstrdup(r->variant);
+	series_cache_set(&st->last, r, *id);
 	return 0;
 }
 
@@ -662,8 +641,6 @@ static int sq_delete_run(struct store *base, int64_t id, bool *deleted, struct k
 	return 0;
 }
 
-enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16 };
-
 /* The listing statement for one combination of filters. The text is made
  * only of the constant fragments below; every value is bound. */
 static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct kerr *err)
@@ -695,8 +672,7 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
-	unsigned bits = (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
-			(f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
+	unsigned bits = store_filter_bits(f);
 	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err);
 	struct run r;
 	int rc, stop = 0;
@@ -849,8 +825,7 @@ static int sq_explain_listing(struct store *base, const struct run_filter *f, ch
 			  struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
-	unsigned bits = (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
-			(f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
+	unsigned bits = store_filter_bits(f);
 	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err), *plan;
 	char sql[600];
 	size_t len = 0;
@@ -928,6 +903,110 @@ static long sq_pvt_each(struct store *base, const char *system,
 	return n;
 }
 
+/* karted copy: table t as text rows; doubles as %.17g (SQLite's own text
+ * of a REAL has 15 digits, which would not read back to the same double). */
+static int sq_dump(struct store *base, enum store_table t, int64_t after_id, int64_t limit,
+		   int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	const struct store_table_desc *d = &store_tables[t];
+	size_t ncol = strlen(d->types), i;
+	char sql[512], num[16][32];
+	const char *v[16];
+	sqlite3_stmt *s;
+	int rc, stop = 0;
+
+	if (!st->dump[t]) {
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT ?2", d->columns,
+			 d->name, t == T_RUNS ? "id > ?1" : "?1 IS NOT NULL", d->key);
+		st->dump[t] = prepare(st, sql, err);
+		if (!st->dump[t])
+			return -1;
+	}
+	s = st->dump[t];
+	sqlite3_reset(s);
+	sqlite3_bind_int64(s, 1, after_id);
+	sqlite3_bind_int64(s, 2, limit > 0 ? limit : -1);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		for (i = 0; i < ncol; i++) {
+			if (sqlite3_column_type(s, (int)i) == SQLITE_NULL) {
+				v[i] = NULL;
+			} else if (d->types[i] == 'r') {
+				snprintf(num[i], sizeof(num[i]), "%.17g", sqlite3_column_double(s, (int)i));
+				v[i] = num[i];
+			} else {
+				v[i] = (const char *)sqlite3_column_text(s, (int)i);
+			}
+		}
+		stop = row(v, ctx);
+		if (stop)
+			break;
+	}
+	sqlite3_reset(s);
+	if (!stop && rc != SQLITE_DONE)
+		return db_error(st, err, "reading a table to copy");
+	return stop;
+}
+
+static int sq_load(struct store *base, enum store_table t, const char *const *v, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	const struct store_table_desc *d = &store_tables[t];
+	size_t ncol = strlen(d->types), i;
+	char sql[768], marks[64] = "";
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!st->load[t]) {
+		for (i = 0; i < ncol; i++)
+			strcat(marks, i ? ",?" : "?");
+		if (t == T_FLOOR)
+			snprintf(sql, sizeof(sql), "UPDATE run_id_floor SET high = max(high, ?)");
+		else
+			snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT DO NOTHING",
+				 d->name, d->columns, marks);
+		st->load[t] = prepare(st, sql, err);
+		if (!st->load[t])
+			return -1;
+	}
+	s = st->load[t];
+	sqlite3_reset(s);
+	for (i = 0; i < ncol; i++) {
+		if (!v[i])
+			sqlite3_bind_null(s, (int)i + 1);
+		else if (d->types[i] == 'i')
+			sqlite3_bind_int64(s, (int)i + 1, strtoll(v[i], NULL, 10));
+		else if (d->types[i] == 'r')
+			sqlite3_bind_double(s, (int)i + 1, strtod(v[i], NULL));
+		else
+			sqlite3_bind_text(s, (int)i + 1, v[i], -1, SQLITE_TRANSIENT);
+	}
+	rc = sqlite3_step(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_error(st, err, "storing a copied row");
+}
+
+static int64_t sq_count(struct store *base, enum store_table t, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	char sql[128];
+	int64_t n = -1;
+
+	if (!st->count[t]) {
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[t].name);
+		st->count[t] = prepare(st, sql, err);
+		if (!st->count[t])
+			return -1;
+	}
+	sqlite3_reset(st->count[t]);
+	if (sqlite3_step(st->count[t]) == SQLITE_ROW)
+		n = sqlite3_column_int64(st->count[t], 0);
+	sqlite3_reset(st->count[t]);
+	if (n < 0)
+		db_error(st, err, "counting a table");
+	return n;
+}
+
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -950,4 +1029,7 @@ const struct store_ops store_sqlite_ops = {
 	.token_valid = sq_token_valid,
 	.token_revoke = sq_token_revoke,
 	.each_token = sq_each_token,
+	.dump = sq_dump,
+	.load = sq_load,
+	.count = sq_count,
 };

@@ -5,9 +5,79 @@
  */
 #include "store_impl.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "schema.h"
+#include "xalloc.h"
+
+const struct store_table_desc store_tables[STORE_TABLES] = {
+	[T_SERIES] = {"series", "id, system, application, variant, runs, last_run_id, last_run_at",
+		      "itttiit", "id"},
+	[T_FLOOR] = {"run_id_floor", "high", "i", "high"},
+	[T_TOKENS] = {"tokens", "name, hash, created_at, revoked_at", "tttt", "name"},
+	[T_PVT] = {"power_variation", "system, module, ratio_max, ratio_min, measured_at", "tirrt",
+		   "system, module"},
+	[T_IMPORTS] = {"imports", "hash, first_id, runs, created_at", "tiit", "hash"},
+	[T_RUNS] = {"runs",
+		    "id, series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, energy_j, "
+		    "measured_at, idempotency_key, regions, labels, created_at",
+		    "iiirrrrrrrttttt", "id"},
+};
+
+unsigned store_filter_bits(const struct run_filter *f)
+{
+	return (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
+	       (f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
+}
+
+bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id)
+{
+	if (!c->id || strcmp(c->system, r->system) || strcmp(c->application, r->application) ||
+	    strcmp(c->variant, r->variant))
+		return false;
+	*id = c->id;
+	return true;
+}
+
+void series_cache_forget(struct series_cache *c)
+{
+	free(c->system);
+	free(c->application);
+	free(c->variant);
+	memset(c, 0, sizeof(*c));
+}
+
+void series_cache_set(struct series_cache *c, const struct run *r, int64_t id)
+{
+	series_cache_forget(c);
+	c->id = id;
+	c->system = xstrdup(r->system);
+	c->application = xstrdup(r->application);
+	c->variant = xstrdup(r->variant);
+}
+
+bool store_is_uri(const char *db)
+{
+	return !strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11);
+}
+
+/* postgresql://user:secret@host/db is shown as postgresql://user:***@host/db. */
+const char *store_shown(const char *db, char *buf, size_t size)
+{
+	const char *auth = strstr(db, "://"), *at, *colon;
+
+	snprintf(buf, size, "%s", db);
+	if (!store_is_uri(db))
+		return buf;
+	auth += 3;
+	at = strchr(auth, '@');
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon)
+		snprintf(buf, size, "%.*s***%s", (int)(colon + 1 - db), db, at);
+	return buf;
+}
 
 void store_library_init(void)
 {
@@ -21,6 +91,8 @@ int store_schema_latest(void)
 
 struct store *store_open(const char *path, unsigned flags, struct kerr *err)
 {
+	if (store_is_uri(path))
+		return store_pg_open(path, flags, err);
 	return store_sqlite_open(path, flags, err);
 }
 
@@ -140,4 +212,20 @@ int store_each_token(struct store *st,
 		     void *ctx, struct kerr *err)
 {
 	return st->ops->each_token(st, each, ctx, err);
+}
+
+int store_dump(struct store *st, enum store_table t, int64_t after_id, int64_t limit,
+	       int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err)
+{
+	return st->ops->dump(st, t, after_id, limit, row, ctx, err);
+}
+
+int store_load(struct store *st, enum store_table t, const char *const *v, struct kerr *err)
+{
+	return st->ops->load(st, t, v, err);
+}
+
+int64_t store_count(struct store *st, enum store_table t, struct kerr *err)
+{
+	return st->ops->count(st, t, err);
 }

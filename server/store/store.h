@@ -2,8 +2,8 @@
  * store: karte's database, the one seam between karted and its storage. One
  * struct store is one connection with its prepared statements; it is not
  * shared between threads (the server keeps a writer and a pool of readers).
- * The backend is SQLite (sqlite.c, one file, the default); store_impl.h says
- * what a backend provides. Opening with STORE_MIGRATE applies the numbered
+ * The backend is SQLite (sqlite.c, one file, the default) or PostgreSQL
+ * (pg.c, a postgresql:// URI); store_impl.h says what a backend provides. Opening with STORE_MIGRATE applies the numbered
  * migrations of schema/ inside one transaction.
  */
 #ifndef KARTE_STORE_H
@@ -29,10 +29,12 @@ enum store_flags {
  * which cost a global mutex on every allocation). */
 void store_library_init(void);
 
-/* Open (creating when STORE_MIGRATE) the database at path. WAL mode;
- * synchronous=NORMAL unless STORE_SYNC_FULL: a committed transaction is in
- * the WAL file (written, not fsynced), so it survives a crash of the
- * process. Returns NULL and fills err on failure. */
+/* Open (creating when STORE_MIGRATE) the database at path: an SQLite file,
+ * or a postgresql:// URI. SQLite: WAL mode; synchronous=NORMAL unless
+ * STORE_SYNC_FULL: a committed transaction is in the WAL file (written,
+ * not fsynced), so it survives a crash of the process. PostgreSQL: a
+ * commit is durable as the server is set up (synchronous_commit). Returns
+ * NULL and fills err on failure. */
 struct store *store_open(const char *path, unsigned flags, struct kerr *err);
 
 /* "sqlite" or "postgresql". */
@@ -139,5 +141,28 @@ int store_each_token(struct store *st,
 		     int (*each)(const char *name, const char *created_at, const char *revoked_at,
 				 void *ctx),
 		     void *ctx, struct kerr *err);
+
+/* Moving a database between backends (karted copy, copy.c): every table as
+ * rows of text values (NULL for SQL NULL) in store_tables' column order. */
+enum store_table { T_SERIES, T_FLOOR, T_TOKENS, T_PVT, T_IMPORTS, T_RUNS, STORE_TABLES };
+
+/* Call row(v, ctx) for table t's rows in key order; for T_RUNS only ids
+ * above after_id, at most limit (<= 0: all). Stops when row returns non-0
+ * and returns that. */
+int store_dump(struct store *st, enum store_table t, int64_t after_id, int64_t limit,
+	       int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err);
+
+/* Insert one row as store_dump gives it, inside store_begin/store_commit;
+ * a row whose key is stored already is kept as it is (a resumed copy). A
+ * series' counts and the id floor are taken as given. */
+int store_load(struct store *st, enum store_table t, const char *const *v, struct kerr *err);
+
+/* How many rows table t has; -1 with err. */
+int64_t store_count(struct store *st, enum store_table t, struct kerr *err);
+
+/* Whether the --db string names a PostgreSQL database (postgresql:// or
+ * postgres://), and the string to show for it: the password replaced. */
+bool store_is_uri(const char *db);
+const char *store_shown(const char *db, char *buf, size_t size);
 
 #endif

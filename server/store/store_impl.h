@@ -43,15 +43,55 @@ struct store_ops {
 			  int (*each)(const char *name, const char *created_at, const char *revoked_at,
 				      void *ctx),
 			  void *ctx, struct kerr *err);
+	int (*dump)(struct store *st, enum store_table t, int64_t after_id, int64_t limit,
+		    int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err);
+	int (*load)(struct store *st, enum store_table t, const char *const *v, struct kerr *err);
+	int64_t (*count)(struct store *st, enum store_table t, struct kerr *err);
 };
 
 struct store {
 	const struct store_ops *ops;
 };
 
+/* The columns every run query reads, in the order row_to_run() takes them. */
+#define STORE_RUN_COLUMNS                                                                   \
+	"r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, r.chi, r.gamma, "          \
+	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
+	"r.regions, r.labels, r.created_at"
+#define STORE_RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
+
+/* The filters of a listing as bits: one prepared statement per combination. */
+enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16 };
+#define LIST_VARIANTS 32
+unsigned store_filter_bits(const struct run_filter *f);
+
+/* The series of the last run stored, so a batch of one series' runs looks
+ * it up once. Forgotten on rollback (the series may not exist any more). */
+struct series_cache {
+	int64_t id;		/* 0: empty */
+	char *system, *application, *variant;
+};
+bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id);
+void series_cache_set(struct series_cache *c, const struct run *r, int64_t id);
+void series_cache_forget(struct series_cache *c);
+
+/* A table as karted copy moves it: its columns in a fixed order, each
+ * typed 'i' (integer), 'r' (double) or 't' (text); rows in key order. */
+struct store_table_desc {
+	const char *name;
+	const char *columns;	/* comma-separated */
+	const char *types;	/* one letter per column */
+	const char *key;	/* ORDER BY */
+};
+extern const struct store_table_desc store_tables[STORE_TABLES];
+
 /* SQLite (sqlite.c): the file at path. */
 extern const struct store_ops store_sqlite_ops;
 void store_sqlite_library_init(void);
 struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *err);
+
+/* PostgreSQL (pg.c): the database at a postgresql:// URI. */
+extern const struct store_ops store_pg_ops;
+struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err);
 
 #endif

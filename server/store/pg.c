@@ -1,0 +1,1178 @@
+/*
+ * The PostgreSQL backend (libpq): the database at a postgresql:// URI,
+ * shared by as many karted instances as the load needs.
+ *
+ * Writers of all instances take one advisory lock per transaction
+ * (pg_advisory_xact_lock(PG_WRITE_LOCK)), so write transactions follow one
+ * another as SQLite's do: a transaction's runs get consecutive ids (an
+ * import remembers first_id and a count), an idempotency key looked up
+ * under the lock cannot be stored by another instance meanwhile, and the
+ * series counts are right. Reads take no lock. Within a transaction, runs
+ * are buffered and sent with one COPY at commit (or before anything that
+ * must see them), so a group commit of many runs costs a few round trips.
+ */
+#include "store_impl.h"
+
+#include <libpq-fe.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "schema.h"
+#include "xalloc.h"
+
+#define PG_MIGRATE_LOCK 0x6b61727465LL	/* "karte": migrations, at start */
+#define PG_WRITE_LOCK 0x6b61727466LL	/* every write transaction */
+#define COPY_FLUSH_BYTES (1u << 20)	/* send buffered runs past this */
+#define TX_KEYS_MAX 4096		/* idempotency keys remembered per transaction */
+
+enum stmt_id {
+	S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND, S_SERIES_ADD,
+	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY, S_TALLY_DELETE, S_TALLY_LAST,
+	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
+	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST, S_IMPORT_FIND, S_IMPORT_ADD,
+	S_COUNT
+};
+
+#define UTC_NOW "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+
+static const struct {
+	const char *sql;
+	int nparams;
+} stmt_sql[S_COUNT] = {
+	[S_FIND_KEY] = {"SELECT id FROM runs WHERE idempotency_key = $1", 1},
+	[S_GET] = {"SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = $1", 1},
+	[S_DELETE] = {"DELETE FROM runs WHERE id = $1", 1},
+	[S_ID_FLOOR] = {"UPDATE run_id_floor SET high = greatest(high, $1)", 1},
+	[S_SERIES_FIND] = {"SELECT id FROM series WHERE system = $1 AND application = $2 AND "
+			   "variant = $3", 3},
+	[S_SERIES_ADD] = {"INSERT INTO series (system, application, variant) VALUES ($1, $2, $3) "
+			  "RETURNING id", 3},
+	[S_GROUP_SYSTEM] = {"SELECT system, NULL, NULL, sum(runs), max(last_run_at) FROM series "
+			    "WHERE runs > 0 GROUP BY system ORDER BY 1", 0},
+	[S_GROUP_APPLICATION] = {"SELECT NULL, application, NULL, sum(runs), max(last_run_at) "
+				 "FROM series WHERE runs > 0 GROUP BY application ORDER BY 2", 0},
+	[S_GROUP_SERIES] = {"SELECT system, application, variant, runs, last_run_at FROM series "
+			    "WHERE runs > 0 ORDER BY 1, 2, 3", 0},
+	/* the runs of ids [$1, $2) this transaction stored, counted into series */
+	[S_TALLY] = {"UPDATE series s SET runs = s.runs + t.c, "
+		     "last_run_at = CASE WHEN t.m > coalesce(s.last_run_id, 0) THEN $3 "
+		     "ELSE s.last_run_at END, "
+		     "last_run_id = greatest(coalesce(s.last_run_id, 0), t.m) "
+		     "FROM (SELECT series_id, count(*) AS c, max(id) AS m FROM runs "
+		     "WHERE id >= $1 AND id < $2 GROUP BY series_id) t WHERE s.id = t.series_id", 3},
+	[S_TALLY_DELETE] = {"UPDATE series SET runs = runs - 1 WHERE id = (SELECT series_id FROM "
+			    "runs WHERE id = $1)", 1},
+	[S_TALLY_LAST] = {"UPDATE series SET last_run_id = (SELECT max(id) FROM runs WHERE "
+			  "series_id = series.id), last_run_at = (SELECT created_at FROM runs WHERE "
+			  "id = (SELECT max(id) FROM runs WHERE series_id = series.id)) "
+			  "WHERE last_run_id = $1", 1},
+	[S_TOKEN_ADD] = {"INSERT INTO tokens (name, hash) VALUES ($1, $2)", 2},
+	[S_TOKEN_VALID] = {"SELECT 1 FROM tokens WHERE hash = $1 AND revoked_at IS NULL", 1},
+	[S_TOKEN_REVOKE] = {"UPDATE tokens SET revoked_at = " UTC_NOW
+			    " WHERE name = $1 AND revoked_at IS NULL", 1},
+	[S_TOKEN_LIST] = {"SELECT name, created_at, revoked_at FROM tokens ORDER BY name", 0},
+	[S_PVT_CLEAR] = {"DELETE FROM power_variation WHERE system = $1", 1},
+	[S_PVT_ADD] = {"INSERT INTO power_variation (system, module, ratio_max, ratio_min, "
+		       "measured_at) VALUES ($1, $2, $3, $4, $5)", 5},
+	[S_PVT_LIST] = {"SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = $1 "
+			"ORDER BY module", 1},
+	[S_IMPORT_FIND] = {"SELECT first_id, runs FROM imports WHERE hash = $1", 1},
+	[S_IMPORT_ADD] = {"INSERT INTO imports (hash, first_id, runs) VALUES ($1, $2, $3)", 3},
+};
+
+struct pg {
+	struct store base;	/* first: a struct store * of this backend is a struct pg * */
+	PGconn *conn;
+	unsigned flags;
+	bool in_tx;
+	char now[64];		/* created_at of the open write transaction */
+	int64_t next_id;	/* the id the next run gets (looked up at begin) */
+	int64_t tally_from;	/* ids >= this the transaction stored, not yet counted */
+	struct series_cache last;
+	struct strbuf {		/* runs for COPY, in its text format */
+		char *p;
+		size_t len, cap;
+	} copy;
+	size_t copy_rows;
+	char **tx_keys;		/* idempotency keys stored in this transaction */
+	int64_t *tx_key_ids;
+	size_t ntx_keys;
+	bool prepared[S_COUNT];
+	bool list_prepared[2][LIST_VARIANTS];
+	bool dump_prepared[STORE_TABLES];
+};
+
+static int db_error(struct pg *st, struct kerr *err, const char *what)
+{
+	char msg[512];
+	size_t n;
+
+	snprintf(msg, sizeof(msg), "%s", PQerrorMessage(st->conn));
+	n = strlen(msg);
+	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
+		msg[--n] = '\0';
+	return kerr_set(err, 500, "database error while %s: %s", what, msg);
+}
+
+/* The SQLSTATE of a failed result ("" when there is none). */
+static const char *sqlstate(const PGresult *res)
+{
+	const char *s = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	return s ? s : "";
+}
+
+/* A statement's result; NULL (and err) unless it is want. */
+static PGresult *expect(struct pg *st, PGresult *res, ExecStatusType want, struct kerr *err,
+			const char *what)
+{
+	if (PQresultStatus(res) == want)
+		return res;
+	db_error(st, err, what);
+	PQclear(res);
+	return NULL;
+}
+
+static int exec_simple(struct pg *st, const char *sql, struct kerr *err, const char *what)
+{
+	PGresult *res = expect(st, PQexec(st->conn, sql), PGRES_COMMAND_OK, err, what);
+
+	PQclear(res);
+	return res ? 0 : -1;
+}
+
+/* After the connection was lost and made again, its prepared statements
+ * are gone. */
+static void forget_prepared(struct pg *st)
+{
+	memset(st->prepared, 0, sizeof(st->prepared));
+	memset(st->list_prepared, 0, sizeof(st->list_prepared));
+	memset(st->dump_prepared, 0, sizeof(st->dump_prepared));
+}
+
+static int session_setup(struct pg *st, struct kerr *err)
+{
+	/* shortest exact text for doubles (the default since PostgreSQL 12) */
+	if (exec_simple(st, "SET extra_float_digits = 1", err, "setting up the connection"))
+		return -1;
+	if ((st->flags & STORE_READONLY) &&
+	    exec_simple(st, "SET default_transaction_read_only = on", err, "setting up the connection"))
+		return -1;
+	return 0;
+}
+
+/* A connection the server dropped (a restart, a failover) is made again,
+ * between transactions only. */
+static int alive(struct pg *st, struct kerr *err)
+{
+	if (PQstatus(st->conn) == CONNECTION_OK)
+		return 0;
+	if (st->in_tx)
+		return kerr_set(err, 503, "lost the connection to PostgreSQL in a transaction");
+	PQreset(st->conn);
+	forget_prepared(st);
+	if (PQstatus(st->conn) != CONNECTION_OK)
+		return kerr_set(err, 503, "cannot reach PostgreSQL: %s", PQerrorMessage(st->conn));
+	return session_setup(st, err);
+}
+
+static int prepare(struct pg *st, const char *name, const char *sql, int nparams,
+		   struct kerr *err)
+{
+	PGresult *res = expect(st, PQprepare(st->conn, name, sql, nparams, NULL), PGRES_COMMAND_OK,
+			       err, "preparing a statement");
+
+	PQclear(res);
+	return res ? 0 : -1;
+}
+
+/* Prepared statement id with params; the result if it has status want. */
+static PGresult *run_stmt(struct pg *st, enum stmt_id id, const char *const *params,
+			  ExecStatusType want, struct kerr *err, const char *what)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "s%d", (int)id);
+	if (alive(st, err))
+		return NULL;
+	if (!st->prepared[id]) {
+		if (prepare(st, name, stmt_sql[id].sql, stmt_sql[id].nparams, err))
+			return NULL;
+		st->prepared[id] = true;
+	}
+	return expect(st, PQexecPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0),
+		      want, err, what);
+}
+
+static int run_cmd(struct pg *st, enum stmt_id id, const char *const *params, struct kerr *err,
+		   const char *what, long *changed)
+{
+	PGresult *res = run_stmt(st, id, params, PGRES_COMMAND_OK, err, what);
+
+	if (!res)
+		return -1;
+	if (changed)
+		*changed = atol(PQcmdTuples(res));
+	PQclear(res);
+	return 0;
+}
+
+static const char *i64(char buf[24], int64_t v)
+{
+	snprintf(buf, 24, "%lld", (long long)v);
+	return buf;
+}
+
+static int64_t get_i64(const PGresult *res, int row, int col)
+{
+	return strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+/* The number in a one-row, one-column result; NULL counts as 0. */
+static int one_i64(struct pg *st, const char *sql, int64_t *out, struct kerr *err,
+		   const char *what)
+{
+	PGresult *res = expect(st, PQexec(st->conn, sql), PGRES_TUPLES_OK, err, what);
+
+	if (!res)
+		return -1;
+	*out = PQntuples(res) && !PQgetisnull(res, 0, 0) ? get_i64(res, 0, 0) : 0;
+	PQclear(res);
+	return 0;
+}
+
+static int schema_version(struct pg *st)
+{
+	int64_t v = -1;
+	PGresult *res = PQexec(st->conn, "SELECT to_regclass('karte_schema') IS NOT NULL");
+
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+		if (PQgetvalue(res, 0, 0)[0] != 't')
+			v = 0;
+		else if (one_i64(st, "SELECT max(version) FROM karte_schema", &v, NULL, "reading"))
+			v = -1;
+	}
+	PQclear(res);
+	return (int)v;
+}
+
+static int pg_schema_version(struct store *base)
+{
+	return schema_version((struct pg *)base);
+}
+
+/* Apply every migration newer than the database in one transaction, under
+ * a lock, so that instances starting together migrate once. */
+static int migrate(struct pg *st, struct kerr *err)
+{
+	const struct schema_migration *last = &schema_pg_migrations[schema_pg_migrations_count - 1];
+	char sql[128];
+	int have, i, rc = -1;
+
+	if (last->version != store_schema_latest())
+		return kerr_set(err, 500, "schema/pg ends at version %d but schema/ at %d: a migration "
+				"is missing", last->version, store_schema_latest());
+	snprintf(sql, sizeof(sql), "SELECT pg_advisory_lock(%lld)", PG_MIGRATE_LOCK);
+	PQclear(PQexec(st->conn, sql));
+	if (exec_simple(st, "BEGIN", err, "migrating") ||
+	    exec_simple(st, "CREATE TABLE IF NOT EXISTS karte_schema (version INTEGER NOT NULL, "
+			"applied_at TEXT NOT NULL DEFAULT " UTC_NOW ")", err, "migrating"))
+		goto out;
+	have = schema_version(st);
+	if (have < 0) {
+		db_error(st, err, "reading the schema version");
+		goto out;
+	}
+	if (have > store_schema_latest()) {
+		kerr_set(err, 500, "the database has schema version %d, newer than this karted knows "
+			 "(%d): use a newer karted", have, store_schema_latest());
+		goto out;
+	}
+	for (i = 0; i < schema_pg_migrations_count; i++) {
+		const struct schema_migration *m = &schema_pg_migrations[i];
+		PGresult *res;
+
+		if (m->version <= have)
+			continue;
+		res = PQexec(st->conn, m->sql);
+		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
+			kerr_set(err, 500, "migration pg/%s failed: %s", m->name, PQerrorMessage(st->conn));
+			PQclear(res);
+			goto out;
+		}
+		PQclear(res);
+		snprintf(sql, sizeof(sql), "INSERT INTO karte_schema (version) VALUES (%d)", m->version);
+		if (exec_simple(st, sql, err, "migrating"))
+			goto out;
+	}
+	rc = exec_simple(st, "COMMIT", err, "committing the migration");
+out:
+	if (rc)
+		PQclear(PQexec(st->conn, "ROLLBACK"));
+	snprintf(sql, sizeof(sql), "SELECT pg_advisory_unlock(%lld)", PG_MIGRATE_LOCK);
+	PQclear(PQexec(st->conn, sql));
+	return rc;
+}
+
+static void pg_close(struct store *base);
+
+struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
+{
+	static const char *const keys[] = {"dbname", "application_name", "connect_timeout", NULL};
+	const char *vals[] = {uri, "karted", "10", NULL};
+	struct pg *st = xcalloc(1, sizeof(*st));
+	char shown[512];
+	int have;
+
+	st->base.ops = &store_pg_ops;
+	st->flags = flags;
+	/* the URI's own parameters win over these defaults (expand_dbname) */
+	st->conn = PQconnectdbParams(keys, vals, 1);
+	if (!st->conn || PQstatus(st->conn) != CONNECTION_OK) {
+		kerr_set(err, 500, "cannot connect to '%s': %s", store_shown(uri, shown, sizeof(shown)),
+			 st->conn ? PQerrorMessage(st->conn) : "out of memory");
+		goto fail;
+	}
+	if (session_setup(st, err))
+		goto fail;
+	if ((flags & STORE_MIGRATE) && migrate(st, err))
+		goto fail;
+	have = schema_version(st);
+	if (have != store_schema_latest()) {
+		kerr_set(err, 500, "database '%s' has schema version %d but this karted needs %d%s",
+			 store_shown(uri, shown, sizeof(shown)), have, store_schema_latest(),
+			 have < store_schema_latest() ? ": run `karted migrate` once" : "");
+		goto fail;
+	}
+	return &st->base;
+fail:
+	pg_close(&st->base);
+	return NULL;
+}
+
+static void tx_forget(struct pg *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->ntx_keys; i++)
+		free(st->tx_keys[i]);
+	st->ntx_keys = 0;
+	st->copy.len = 0;
+	st->copy_rows = 0;
+	st->next_id = st->tally_from = 0;
+	st->in_tx = false;
+}
+
+static void pg_close(struct store *base)
+{
+	struct pg *st = (struct pg *)base;
+
+	if (!st)
+		return;
+	tx_forget(st);
+	series_cache_forget(&st->last);
+	free(st->tx_keys);
+	free(st->tx_key_ids);
+	free(st->copy.p);
+	PQfinish(st->conn);
+	free(st);
+}
+
+static int pg_begin(struct store *base, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	struct timespec ts;
+	struct tm tm;
+	char sql[256];
+
+	if (alive(st, err))
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	tx_forget(st);
+	/* one round trip: the transaction, the writers' lock, the next id */
+	snprintf(sql, sizeof(sql),
+		 "BEGIN; SELECT pg_advisory_xact_lock(%lld); SELECT greatest((SELECT high FROM "
+		 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1",
+		 PG_WRITE_LOCK);
+	st->in_tx = true;
+	if (one_i64(st, sql, &st->next_id, err, "beginning a transaction")) {
+		PQclear(PQexec(st->conn, "ROLLBACK"));
+		tx_forget(st);
+		return -1;
+	}
+	st->tally_from = st->next_id;
+	return 0;
+}
+
+/* Send the buffered runs with COPY. */
+static int copy_flush(struct pg *st, struct kerr *err)
+{
+	PGresult *res;
+
+	if (!st->copy_rows)
+		return 0;
+	res = expect(st, PQexec(st->conn, "COPY runs (id, series_id, p, n, tau, chi, gamma, "
+				"frequency_mhz, power_cap_w, energy_j, measured_at, idempotency_key, "
+				"regions, labels, created_at) FROM STDIN"),
+		     PGRES_COPY_IN, err, "storing runs");
+	if (!res)
+		return -1;
+	PQclear(res);
+	if (PQputCopyData(st->conn, st->copy.p, (int)st->copy.len) != 1 ||
+	    PQputCopyEnd(st->conn, NULL) != 1)
+		return db_error(st, err, "storing runs");
+	res = expect(st, PQgetResult(st->conn), PGRES_COMMAND_OK, err, "storing runs");
+	while (PQgetResult(st->conn))
+		;	/* (there is none after COPY's own) */
+	st->copy.len = 0;
+	st->copy_rows = 0;
+	PQclear(res);
+	return res ? 0 : -1;
+}
+
+/* The runs stored since the last tally counted into their series (the
+ * buffered ones sent first). */
+static int tally_flush(struct pg *st, struct kerr *err)
+{
+	char a[24], b[24];
+	const char *params[3] = {i64(a, st->tally_from), i64(b, st->next_id), st->now};
+
+	if (copy_flush(st, err))
+		return -1;
+	if (st->next_id <= st->tally_from)
+		return 0;
+	if (run_cmd(st, S_TALLY, params, err, "counting a series' runs", NULL))
+		return -1;
+	st->tally_from = st->next_id;
+	return 0;
+}
+
+static int pg_commit(struct store *base, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	int rc = tally_flush(st, err);
+
+	if (rc == 0)
+		rc = exec_simple(st, "COMMIT", err, "committing");
+	tx_forget(st);
+	return rc;
+}
+
+static void pg_rollback(struct store *base)
+{
+	struct pg *st = (struct pg *)base;
+
+	tx_forget(st);
+	series_cache_forget(&st->last);
+	if (PQstatus(st->conn) == CONNECTION_OK)
+		PQclear(PQexec(st->conn, "ROLLBACK"));
+}
+
+/* COPY's text format: \N for NULL, and backslash, tab, newline and CR escaped. */
+static void buf_put(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		b->cap = (b->len + n + 1) * 2;
+		b->p = xrealloc(b->p, b->cap);
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+static void copy_text(struct strbuf *b, const char *s, char sep)
+{
+	const char *run = s;
+
+	if (!s) {
+		buf_put(b, "\\N", 2);
+	} else {
+		for (; *s; s++) {
+			const char *esc = *s == '\\' ? "\\\\" : *s == '\t' ? "\\t" :
+					  *s == '\n' ? "\\n" : *s == '\r' ? "\\r" : NULL;
+
+			if (esc) {
+				buf_put(b, run, (size_t)(s - run));
+				buf_put(b, esc, 2);
+				run = s + 1;
+			}
+		}
+		buf_put(b, run, (size_t)(s - run));
+	}
+	buf_put(b, &sep, 1);
+}
+
+static void copy_num(struct strbuf *b, bool has, double v, char sep)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%.17g", v);
+	copy_text(b, has ? num : NULL, sep);
+}
+
+static int find_key(struct pg *st, const char *key, int64_t *id, struct kerr *err)
+{
+	const char *params[1] = {key};
+	PGresult *res;
+	size_t i;
+	int found;
+
+	for (i = 0; i < st->ntx_keys; i++)
+		if (!strcmp(st->tx_keys[i], key)) {
+			*id = st->tx_key_ids[i];
+			return 1;
+		}
+	if (st->ntx_keys == TX_KEYS_MAX && copy_flush(st, err))	/* not remembered: look in runs */
+		return -1;
+	res = run_stmt(st, S_FIND_KEY, params, PGRES_TUPLES_OK, err, "looking up an idempotency key");
+	if (!res)
+		return -1;
+	found = PQntuples(res) > 0;
+	if (found)
+		*id = get_i64(res, 0, 0);
+	PQclear(res);
+	return found;
+}
+
+static void remember_key(struct pg *st, const char *key, int64_t id)
+{
+	if (st->ntx_keys == TX_KEYS_MAX)
+		return;
+	if (!st->tx_keys) {
+		st->tx_keys = xcalloc(TX_KEYS_MAX, sizeof(*st->tx_keys));
+		st->tx_key_ids = xcalloc(TX_KEYS_MAX, sizeof(*st->tx_key_ids));
+	}
+	st->tx_keys[st->ntx_keys] = xstrdup(key);
+	st->tx_key_ids[st->ntx_keys++] = id;
+}
+
+static int series_id(struct pg *st, const struct run *r, int64_t *id, struct kerr *err)
+{
+	const char *params[3] = {r->system, r->application, r->variant};
+	PGresult *res;
+
+	if (series_cache_hit(&st->last, r, id))
+		return 0;
+	res = run_stmt(st, S_SERIES_FIND, params, PGRES_TUPLES_OK, err, "looking up a series");
+	if (!res)
+		return -1;
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		res = run_stmt(st, S_SERIES_ADD, params, PGRES_TUPLES_OK, err, "storing a series");
+		if (!res)
+			return -1;
+	}
+	*id = get_i64(res, 0, 0);
+	PQclear(res);
+	series_cache_set(&st->last, r, *id);
+	return 0;
+}
+
+static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool *existed,
+		      struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	struct strbuf *b = &st->copy;
+	int64_t sid = 0;
+	char num[24];
+	int rc;
+
+	*existed = false;
+	if (!st->in_tx)
+		return kerr_set(err, 500, "a run is stored inside a transaction only");
+	if (r->idempotency_key) {
+		rc = find_key(st, r->idempotency_key, id, err);
+		if (rc)
+			return rc < 0 ? -1 : (*existed = true, 0);
+	}
+	if (series_id(st, r, &sid, err))
+		return -1;
+	*id = st->next_id++;
+	copy_text(b, i64(num, *id), '\t');
+	copy_text(b, i64(num, sid), '\t');
+	copy_text(b, i64(num, r->p), '\t');
+	copy_num(b, true, r->n, '\t');
+	copy_num(b, true, r->tau, '\t');
+	copy_num(b, r->has & RUN_HAS_CHI, r->chi, '\t');
+	copy_num(b, r->has & RUN_HAS_CHI, r->gamma, '\t');
+	copy_num(b, r->has & RUN_HAS_FREQ, r->frequency_mhz, '\t');
+	copy_num(b, r->has & RUN_HAS_CAP, r->power_cap_w, '\t');
+	copy_num(b, r->has & RUN_HAS_ENERGY, r->energy_j, '\t');
+	copy_text(b, r->measured_at, '\t');
+	copy_text(b, r->idempotency_key, '\t');
+	copy_text(b, r->regions, '\t');
+	copy_text(b, r->labels, '\t');
+	copy_text(b, st->now, '\n');
+	st->copy_rows++;
+	if (r->idempotency_key)
+		remember_key(st, r->idempotency_key, *id);
+	if (b->len >= COPY_FLUSH_BYTES)
+		return copy_flush(st, err);
+	return 0;
+}
+
+static int pg_import_find(struct store *base, const char *hash, int64_t *first_id, int64_t *runs,
+			  struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[1] = {hash};
+	PGresult *res = run_stmt(st, S_IMPORT_FIND, params, PGRES_TUPLES_OK, err,
+				 "looking up an import");
+	int found;
+
+	if (!res)
+		return -1;
+	found = PQntuples(res) > 0;
+	if (found) {
+		*first_id = get_i64(res, 0, 0);
+		*runs = get_i64(res, 0, 1);
+	}
+	PQclear(res);
+	return found;
+}
+
+static int pg_import_put(struct store *base, const char *hash, int64_t first_id, int64_t runs,
+			 struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	char a[24], b[24];
+	const char *params[3] = {hash, i64(a, first_id), i64(b, runs)};
+
+	return run_cmd(st, S_IMPORT_ADD, params, err, "recording an import", NULL);
+}
+
+static double get_num(const PGresult *res, int row, int col)
+{
+	return strtod(PQgetvalue(res, row, col), NULL);
+}
+
+static char *get_text(const PGresult *res, int row, int col, bool copy)
+{
+	char *v;
+
+	if (PQgetisnull(res, row, col))
+		return NULL;
+	v = PQgetvalue(res, row, col);
+	return copy ? xstrdup(v) : v;
+}
+
+/* Fill r from row i of STORE_RUN_COLUMNS; strings borrowed from res unless
+ * copy. */
+static void row_to_run(const PGresult *res, int i, struct run *r, bool copy)
+{
+	memset(r, 0, sizeof(*r));
+	r->id = get_i64(res, i, 0);
+	r->system = get_text(res, i, 1, copy);
+	r->application = get_text(res, i, 2, copy);
+	r->variant = get_text(res, i, 3, copy);
+	r->p = get_i64(res, i, 4);
+	r->n = get_num(res, i, 5);
+	r->tau = get_num(res, i, 6);
+	r->chi = r->gamma = NAN;
+	if (!PQgetisnull(res, i, 7)) {
+		r->has |= RUN_HAS_CHI;
+		r->chi = get_num(res, i, 7);
+		r->gamma = get_num(res, i, 8);
+	}
+	if (!PQgetisnull(res, i, 9)) {
+		r->has |= RUN_HAS_FREQ;
+		r->frequency_mhz = get_num(res, i, 9);
+	}
+	if (!PQgetisnull(res, i, 10)) {
+		r->has |= RUN_HAS_CAP;
+		r->power_cap_w = get_num(res, i, 10);
+	}
+	if (!PQgetisnull(res, i, 11)) {
+		r->has |= RUN_HAS_ENERGY;
+		r->energy_j = get_num(res, i, 11);
+	}
+	r->measured_at = get_text(res, i, 12, copy);
+	r->idempotency_key = get_text(res, i, 13, copy);
+	r->regions = get_text(res, i, 14, copy);
+	r->labels = get_text(res, i, 15, copy);
+	r->created_at = get_text(res, i, 16, copy);
+}
+
+static int pg_get_run(struct store *base, int64_t id, struct run *out, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	char a[24];
+	const char *params[1] = {i64(a, id)};
+	PGresult *res;
+
+	memset(out, 0, sizeof(*out));
+	if (st->in_tx && copy_flush(st, err))
+		return -1;
+	res = run_stmt(st, S_GET, params, PGRES_TUPLES_OK, err, "reading a run");
+	if (!res)
+		return -1;
+	if (PQntuples(res) == 0) {
+		PQclear(res);
+		return kerr_set(err, 404, "there is no run with id %lld", (long long)id);
+	}
+	row_to_run(res, 0, out, true);
+	PQclear(res);
+	return 0;
+}
+
+static int pg_delete_run(struct store *base, int64_t id, bool *deleted, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	char a[24];
+	const char *params[1] = {i64(a, id)};
+	long changed = 0;
+
+	/* counts first: a run added earlier in this transaction is counted */
+	if (tally_flush(st, err) ||
+	    run_cmd(st, S_TALLY_DELETE, params, err, "counting a delete", NULL) ||
+	    run_cmd(st, S_DELETE, params, err, "deleting a run", &changed))
+		return -1;
+	*deleted = changed > 0;
+	if (!*deleted)
+		return 0;
+	/* so that id is never given again, even when it was the largest */
+	if (run_cmd(st, S_ID_FLOOR, params, err, "keeping the deleted id", NULL) ||
+	    run_cmd(st, S_TALLY_LAST, params, err, "finding a series' newest run", NULL))
+		return -1;
+	return 0;
+}
+
+/* The listing for one combination of filters: its SQL (made of the
+ * constant fragments below; every value is a parameter) and the number of
+ * parameters, numbered in the order of the filter bits, then the cursor
+ * and the limit. */
+static int list_sql(unsigned bits, bool oldest, char *sql, size_t size)
+{
+	static const char *const clause[] = {
+		" AND s.system = ", " AND s.application = ", " AND s.variant = ", " AND r.p = ",
+		" AND r.n = ",
+	};
+	size_t i, len;
+	int n = 1;
+
+	len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1", STORE_RUN_COLUMNS,
+			       STORE_RUN_FROM, oldest ? ">" : "<");
+	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
+		if (bits & (1u << i))
+			len += (size_t)snprintf(sql + len, size - len, "%s$%d", clause[i], ++n);
+	n++;
+	snprintf(sql + len, size - len, " ORDER BY r.id%s LIMIT $%d", oldest ? "" : " DESC", n);
+	return n;
+}
+
+/* The parameters of f's listing in list_sql's order. */
+static int list_params(const struct run_filter *f, const char *params[8], char num[4][32])
+{
+	int n = 0, first = n++;
+
+	if (f->system)
+		params[n++] = f->system;
+	if (f->application)
+		params[n++] = f->application;
+	if (f->variant)
+		params[n++] = f->variant;
+	if (f->p > 0)
+		params[n++] = i64(num[0], f->p);
+	if (f->n > 0) {
+		snprintf(num[1], 32, "%.17g", f->n);
+		params[n++] = num[1];
+	}
+	params[first] = i64(num[2], f->before_id > 0 ? f->before_id : f->oldest_first ? 0 : INT64_MAX);
+	params[n++] = f->limit > 0 ? i64(num[3], f->limit) : NULL;
+	return n;
+}
+
+/* Stream the rows of a query sent with PQsendQuery* to each(res, ctx) one
+ * at a time; a stop cancels the rest on the server. */
+static int stream_rows(struct pg *st, int (*each)(const PGresult *res, void *ctx), void *ctx,
+		       struct kerr *err, const char *what)
+{
+	PGresult *res;
+	int stop = 0, failed = 0;
+
+	if (!PQsetSingleRowMode(st->conn))
+		failed = 1;
+	while ((res = PQgetResult(st->conn))) {
+		ExecStatusType s = PQresultStatus(res);
+
+		if (s == PGRES_SINGLE_TUPLE && !stop) {
+			stop = each(res, ctx);
+			if (stop) {
+				PGcancel *c = PQgetCancel(st->conn);
+				char buf[256];
+
+				if (c) {
+					PQcancel(c, buf, sizeof(buf));
+					PQfreeCancel(c);
+				}
+			}
+		} else if (s != PGRES_TUPLES_OK && s != PGRES_SINGLE_TUPLE && !stop && !failed) {
+			failed = 1;
+			db_error(st, err, what);
+		}
+		PQclear(res);
+	}
+	if (failed && !stop)
+		return err && err->code ? -1 : db_error(st, err, what);
+	return stop;
+}
+
+struct each_run_ctx {
+	int (*each)(const struct run *r, void *ctx);
+	void *ctx;
+};
+
+static int each_run_row(const PGresult *res, void *ctx)
+{
+	struct each_run_ctx *c = ctx;
+	struct run r;
+
+	row_to_run(res, 0, &r, false);
+	return c->each(&r, c->ctx);
+}
+
+static int pg_each_run(struct store *base, const struct run_filter *f,
+		       int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	unsigned bits = store_filter_bits(f);
+	bool oldest = f->oldest_first;
+	struct each_run_ctx c = {each, ctx};
+	const char *params[8];
+	char sql[1024], name[16], num[4][32];
+	int n;
+
+	if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
+		return -1;
+	snprintf(name, sizeof(name), "l%d_%u", oldest, bits);
+	n = list_sql(bits, oldest, sql, sizeof(sql));
+	if (!st->list_prepared[oldest][bits]) {
+		if (prepare(st, name, sql, n, err))
+			return -1;
+		st->list_prepared[oldest][bits] = true;
+	}
+	list_params(f, params, num);
+	if (!PQsendQueryPrepared(st->conn, name, n, params, NULL, NULL, 0))
+		return db_error(st, err, "listing runs");
+	return stream_rows(st, each_run_row, &c, err, "listing runs");
+}
+
+static int pg_explain_listing(struct store *base, const struct run_filter *f, char *buf,
+			      size_t size, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[8];
+	char sql[1100], num[4][32];
+	size_t len = 0;
+	PGresult *res;
+	int n, i;
+
+	strcpy(sql, "EXPLAIN ");
+	n = list_sql(store_filter_bits(f), f->oldest_first, sql + 8, sizeof(sql) - 8);
+	list_params(f, params, num);
+	res = expect(st, PQexecParams(st->conn, sql, n, NULL, params, NULL, NULL, 0),
+		     PGRES_TUPLES_OK, err, "explaining a query");
+	if (!res)
+		return -1;
+	buf[0] = '\0';
+	for (i = 0; i < PQntuples(res) && len + 1 < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, "%s\n", PQgetvalue(res, i, 0));
+	PQclear(res);
+	return 0;
+}
+
+static int pg_each_group(struct store *base, enum store_group g,
+			 int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
+			 struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	static const enum stmt_id ids[] = {S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES};
+	PGresult *res = run_stmt(st, ids[g], NULL, PGRES_TUPLES_OK, err, "counting runs");
+	struct store_group_row row;
+	int i, stop = 0;
+
+	if (!res)
+		return -1;
+	for (i = 0; i < PQntuples(res) && !stop; i++) {
+		row.system = get_text(res, i, 0, false);
+		row.application = get_text(res, i, 1, false);
+		row.variant = get_text(res, i, 2, false);
+		row.runs = get_i64(res, i, 3);
+		row.last_run_at = get_text(res, i, 4, false);
+		stop = each(&row, ctx);
+	}
+	PQclear(res);
+	return stop;
+}
+
+static int pg_token_add(struct store *base, const char *name, const char *hash_hex,
+			struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[2] = {name, hash_hex};
+	char sname[16];
+	PGresult *res;
+	int rc = 0;
+
+	snprintf(sname, sizeof(sname), "s%d", (int)S_TOKEN_ADD);
+	if (alive(st, err))
+		return -1;
+	if (!st->prepared[S_TOKEN_ADD]) {
+		if (prepare(st, sname, stmt_sql[S_TOKEN_ADD].sql, 2, err))
+			return -1;
+		st->prepared[S_TOKEN_ADD] = true;
+	}
+	res = PQexecPrepared(st->conn, sname, 2, params, NULL, NULL, 0);
+	if (!strcmp(sqlstate(res), "23505"))	/* unique_violation */
+		rc = kerr_set(err, 400,
+			      "a token named '%s' exists already: revoke it or choose another name",
+			      name);
+	else if (PQresultStatus(res) != PGRES_COMMAND_OK)
+		rc = db_error(st, err, "storing a token");
+	PQclear(res);
+	return rc;
+}
+
+static bool pg_token_valid(struct store *base, const char *hash_hex)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[1] = {hash_hex};
+	struct kerr err;
+	PGresult *res = run_stmt(st, S_TOKEN_VALID, params, PGRES_TUPLES_OK, &err, "checking a token");
+	bool ok = res && PQntuples(res) > 0;
+
+	PQclear(res);
+	return ok;
+}
+
+static int pg_token_revoke(struct store *base, const char *name, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[1] = {name};
+	long changed = 0;
+
+	if (run_cmd(st, S_TOKEN_REVOKE, params, err, "revoking a token", &changed))
+		return -1;
+	if (changed == 0)
+		return kerr_set(err, 404, "there is no active token named '%s'", name);
+	return 0;
+}
+
+static int pg_each_token(struct store *base,
+			 int (*each)(const char *name, const char *created_at,
+				     const char *revoked_at, void *ctx),
+			 void *ctx, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	PGresult *res = run_stmt(st, S_TOKEN_LIST, NULL, PGRES_TUPLES_OK, err, "listing tokens");
+	int i, stop = 0;
+
+	if (!res)
+		return -1;
+	for (i = 0; i < PQntuples(res) && !stop; i++)
+		stop = each(get_text(res, i, 0, false), get_text(res, i, 1, false),
+			    get_text(res, i, 2, false), ctx);
+	PQclear(res);
+	return stop;
+}
+
+/* PostgreSQL keeps its own log and checkpoints: nothing to do. */
+static int pg_checkpoint(struct store *base, bool truncate, int *wal_pages, struct kerr *err)
+{
+	(void)base;
+	(void)truncate;
+	(void)err;
+	if (wal_pages)
+		*wal_pages = 0;
+	return 0;
+}
+
+static int pg_pvt_put(struct store *base, const char *system, const struct pvt_row *rows,
+		      size_t n, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[5] = {system};
+	char mod[24], rmax[32], rmin[32];
+	PGresult *res;
+	size_t i;
+
+	if (run_cmd(st, S_PVT_CLEAR, params, err, "clearing a power variation table", NULL))
+		return -1;
+	/* a module given twice is a 400 before the database refuses it (which
+	 * would end the transaction) */
+	for (i = 1; i < n; i++) {
+		size_t j;
+
+		for (j = 0; j < i; j++)
+			if (rows[j].module == rows[i].module)
+				return kerr_field(err, 400, "modules", "module %ld appears twice",
+						  rows[i].module);
+	}
+	for (i = 0; i < n; i++) {
+		snprintf(mod, sizeof(mod), "%ld", rows[i].module);
+		snprintf(rmax, sizeof(rmax), "%.17g", rows[i].ratio_max);
+		snprintf(rmin, sizeof(rmin), "%.17g", rows[i].ratio_min);
+		params[1] = mod;
+		params[2] = rmax;
+		params[3] = rmin;
+		params[4] = st->now;
+		res = run_stmt(st, S_PVT_ADD, params, PGRES_COMMAND_OK, err,
+			       "storing a power variation table");
+		if (!res)
+			return -1;
+		PQclear(res);
+	}
+	return 0;
+}
+
+static long pg_pvt_each(struct store *base, const char *system,
+			int (*each)(const struct pvt_row *row, void *ctx), void *ctx,
+			struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const char *params[1] = {system};
+	PGresult *res = run_stmt(st, S_PVT_LIST, params, PGRES_TUPLES_OK, err,
+				 "reading a power variation table");
+	struct pvt_row row;
+	long n = 0;
+	int i;
+
+	if (!res)
+		return -1;
+	for (i = 0; i < PQntuples(res); i++) {
+		row.module = (long)get_i64(res, i, 0);
+		row.ratio_max = get_num(res, i, 1);
+		row.ratio_min = get_num(res, i, 2);
+		n++;
+		if (each && each(&row, ctx))
+			break;
+	}
+	PQclear(res);
+	return n;
+}
+
+struct dump_ctx {
+	int (*row)(const char *const *v, void *ctx);
+	void *ctx;
+	int ncol;
+};
+
+static int dump_row(const PGresult *res, void *ctx)
+{
+	struct dump_ctx *c = ctx;
+	const char *v[16];
+	int i;
+
+	for (i = 0; i < c->ncol; i++)
+		v[i] = get_text(res, 0, i, false);
+	return c->row(v, c->ctx);
+}
+
+static int pg_dump(struct store *base, enum store_table t, int64_t after_id, int64_t limit,
+		   int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const struct store_table_desc *d = &store_tables[t];
+	struct dump_ctx c = {row, ctx, (int)strlen(d->types)};
+	char sql[512], name[16], a[24], b[24];
+	const char *params[2] = {i64(a, after_id), limit > 0 ? i64(b, limit) : NULL};
+
+	if (alive(st, err))
+		return -1;
+	snprintf(name, sizeof(name), "d%d", (int)t);
+	if (!st->dump_prepared[t]) {
+		snprintf(sql, sizeof(sql), "SELECT %s FROM %s WHERE %s ORDER BY %s LIMIT $2",
+			 d->columns, d->name, t == T_RUNS ? "id > $1" : "$1::bigint IS NOT NULL",
+			 d->key);
+		if (prepare(st, name, sql, 2, err))
+			return -1;
+		st->dump_prepared[t] = true;
+	}
+	if (!PQsendQueryPrepared(st->conn, name, 2, params, NULL, NULL, 0))
+		return db_error(st, err, "reading a table to copy");
+	return stream_rows(st, dump_row, &c, err, "reading a table to copy");
+}
+
+static int pg_load(struct store *base, enum store_table t, const char *const *v, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	const struct store_table_desc *d = &store_tables[t];
+	size_t ncol = strlen(d->types), i, len;
+	char sql[768];
+	PGresult *res;
+
+	if (t == T_RUNS) {	/* through COPY, as put_run; counts come with the series */
+		for (i = 0; i < ncol; i++)
+			copy_text(&st->copy, v[i], i + 1 < ncol ? '\t' : '\n');
+		st->copy_rows++;
+		return st->copy.len >= COPY_FLUSH_BYTES ? copy_flush(st, err) : 0;
+	}
+	if (t == T_FLOOR) {
+		snprintf(sql, sizeof(sql), "UPDATE run_id_floor SET high = greatest(high, $1)");
+	} else {
+		len = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (", d->name,
+				       d->columns);
+		for (i = 0; i < ncol; i++)
+			len += (size_t)snprintf(sql + len, sizeof(sql) - len, "%s$%zu", i ? "," : "",
+						i + 1);
+		snprintf(sql + len, sizeof(sql) - len, ") ON CONFLICT DO NOTHING");
+	}
+	res = expect(st, PQexecParams(st->conn, sql, t == T_FLOOR ? 1 : (int)ncol, NULL, v, NULL,
+				      NULL, 0),
+		     PGRES_COMMAND_OK, err, "storing a copied row");
+	PQclear(res);
+	if (!res)
+		return -1;
+	if (t != T_SERIES)
+		return 0;
+	/* new series made later must not take a copied id */
+	res = expect(st, PQexec(st->conn, "SELECT setval(pg_get_serial_sequence('series', 'id'), "
+				"(SELECT max(id) FROM series))"),
+		     PGRES_TUPLES_OK, err, "storing a copied series");
+	PQclear(res);
+	return res ? 0 : -1;
+}
+
+static int64_t pg_count(struct store *base, enum store_table t, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	char sql[128];
+	int64_t n;
+
+	if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
+		return -1;
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[t].name);
+	return one_i64(st, sql, &n, err, "counting a table") ? -1 : n;
+}
+
+const struct store_ops store_pg_ops = {
+	.name = "postgresql",
+	.close = pg_close,
+	.schema_version = pg_schema_version,
+	.begin = pg_begin,
+	.commit = pg_commit,
+	.rollback = pg_rollback,
+	.checkpoint = pg_checkpoint,
+	.put_run = pg_put_run,
+	.import_find = pg_import_find,
+	.import_put = pg_import_put,
+	.get_run = pg_get_run,
+	.delete_run = pg_delete_run,
+	.each_run = pg_each_run,
+	.explain_listing = pg_explain_listing,
+	.each_group = pg_each_group,
+	.pvt_put = pg_pvt_put,
+	.pvt_each = pg_pvt_each,
+	.token_add = pg_token_add,
+	.token_valid = pg_token_valid,
+	.token_revoke = pg_token_revoke,
+	.each_token = pg_each_token,
+	.dump = pg_dump,
+	.load = pg_load,
+	.count = pg_count,
+};
