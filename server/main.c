@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "checkpointer.h"
+#include "copy.h"
 #include "karted.h"
 #include "version.h"
 #include "token.h"
@@ -29,7 +30,12 @@ static const char usage[] =
 	"  token create NAME     make a write token; prints only the token\n"
 	"  token list            list tokens (names and dates; tokens are stored hashed)\n"
 	"  token revoke NAME     revoke a token\n"
-	"  migrate               create or migrate the database, then exit\n"
+	"  migrate               create or migrate the database, then exit (instances\n"
+	"                        that start together migrate once: the first takes a lock)\n"
+	"  copy --from DB --to DB  copy a whole database into another, e.g. SQLite into\n"
+	"                        PostgreSQL; streams runs in chunks (--chunk N, 10000),\n"
+	"                        goes on where it stopped when run again, then checks\n"
+	"                        row counts and a SHA-256 of every table on both sides\n"
 	"  version               print the version\n"
 	"\n"
 	"options (each also from the environment variable shown):\n"
@@ -62,6 +68,8 @@ static const char usage[] =
 	"\n"
 	"examples:\n"
 	"  karted serve --listen 127.0.0.1:8080 --db data/karte.db\n"
+	"  karted serve --db postgresql://karte@db1/karte      (several behind one proxy)\n"
+	"  karted copy --from data/karte.db --to postgresql://karte@db1/karte\n"
 	"  TOKEN=$(karted token create ci --db data/karte.db)\n"
 	"  curl -H \"Authorization: Bearer $TOKEN\" -H 'Content-Type: application/json' \\\n"
 	"       -d '{\"system\":\"SP2\",\"application\":\"md\",\"p\":16,\"n\":80000,\"tau\":12.5,"
@@ -70,6 +78,8 @@ static const char usage[] =
 
 struct opts {
 	const char *db;
+	const char *from, *to;	/* karted copy */
+	long long chunk;
 	const char *listen;
 	const char *static_dir;
 	size_t max_body;
@@ -213,6 +223,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"request-timeout", required_argument, NULL, 'T'},
 		{"max-body-memory", required_argument, NULL, 'M'},
 		{"max-import-body", required_argument, NULL, 'I'},
+		{"from", required_argument, NULL, 'f'},
+		{"to", required_argument, NULL, 't'},
+		{"chunk", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
@@ -227,6 +240,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->max_body = 8u << 20;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
+	o->chunk = 10000;
 	for (i = 0; i < N_COUNT; i++)
 		if (getenv(nums[i].env) && set_num(o, i, nums[i].env, getenv(nums[i].env)))
 			return -1;
@@ -287,6 +301,20 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			if (set_num(o, N_MAX_IMPORT, "--max-import-body", optarg))
 				return -1;
 			break;
+		case 'f':
+			o->from = optarg;
+			break;
+		case 't':
+			o->to = optarg;
+			break;
+		case 'c': {
+			unsigned long long v;
+
+			if (parse_unsigned("--chunk", optarg, 1000000, &v))
+				return -1;
+			o->chunk = (long long)v;
+			break;
+		}
 		case 'h':
 			return -2;
 		case 'V':
@@ -437,6 +465,41 @@ static const char *shown_host(const char *listen, char *buf, size_t size)
 	return buf;
 }
 
+static int cmd_copy(const struct opts *o)
+{
+	static const char *const what[STORE_TABLES] = {
+		[T_SERIES] = "series", [T_FLOOR] = "id floor", [T_TOKENS] = "tokens",
+		[T_PVT] = "power variation rows", [T_IMPORTS] = "imports", [T_RUNS] = "runs",
+	};
+	struct store_copy_result res;
+	struct kerr err;
+	char shown[512];
+	int t;
+
+	if (!o->from || !o->to) {
+		fprintf(stderr, "karted: copy needs --from DB and --to DB (a path or a postgresql:// "
+			"URI each)\n");
+		return 2;
+	}
+	if (!strcmp(o->from, o->to)) {
+		fprintf(stderr, "karted: copy: --from and --to are the same database\n");
+		return 2;
+	}
+	kerr_clear(&err);
+	make_parent(o->to);
+	if (store_copy(o->from, o->to, o->chunk, stderr, &res, &err)) {
+		fprintf(stderr, "karted: copy: %s\n", err.msg);
+		return 1;
+	}
+	printf("copied %s into %s: %lld new runs\n", o->from, store_shown(o->to, shown, sizeof(shown)),
+	       (long long)res.runs_copied);
+	for (t = 0; t < STORE_TABLES; t++)
+		if (t != T_FLOOR)
+			printf("  %-22s %lld on both\n", what[t], (long long)res.rows[t]);
+	printf("  sha256 of every table   %s on both\n", res.checksum);
+	return 0;
+}
+
 static int cmd_serve(const struct opts *o)
 {
 	struct karted k = {0};
@@ -575,6 +638,8 @@ int main(int argc, char **argv)
 		store_close(st);
 		return 0;
 	}
+	if (!strcmp(cmd, "copy"))
+		return cmd_copy(&o);
 	if (!strcmp(cmd, "version")) {
 		printf("karted %s (schema %d)\n", KARTE_VERSION, store_schema_latest());
 		return 0;

@@ -23,7 +23,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT, Suite, expect  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, add_backend_option, expect, use_backend  # noqa: E402
 
 SUITE = Suite("imports")
 test = SUITE.test
@@ -471,7 +471,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--karted", required=True)
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    add_backend_option(ap)
     args = ap.parse_args()
+    use_backend(args, SUITE)
     S.binary = os.path.abspath(args.karted)
     S.k = Karted(S.binary).start()
     S.token = S.k.token("imports")

@@ -10,7 +10,6 @@ bounded in count and time and talks to 127.0.0.1 or ::1 only.
 Prints one line per test and 'N passed, M failed' last.
 """
 import argparse
-import atexit
 import http.client
 import json
 import os
@@ -25,7 +24,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, add_backend_option, expect, temp_dir, use_backend  # noqa: E402
 
 SUITE = Suite("integration")
 test = SUITE.test
@@ -1540,16 +1539,9 @@ def main():
     ap.add_argument("--cflags", default="", help="flags the tested build was compiled with (sanitizers): "
                     "a program linked with its libraries needs them too")
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
-    ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite",
-                    help="the store every karted of the suite uses; postgresql starts a throwaway "
-                    "cluster (tests/pg_cluster.py)")
+    add_backend_option(ap)
     args = ap.parse_args()
-    if args.backend == "postgresql":
-        import karted_proc
-        from pg_cluster import PgCluster
-        karted_proc.PG = PgCluster().start()
-        atexit.register(karted_proc.PG.stop)
-        SUITE.name = "integration (postgresql)"
+    use_backend(args, SUITE)
     Shared.binary = os.path.abspath(args.karted)
     Shared.karte = os.path.abspath(args.karte) if args.karte else None
     Shared.otf2_writer = os.path.abspath(args.otf2_writer) if args.otf2_writer else None

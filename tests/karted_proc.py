@@ -210,6 +210,24 @@ class Suite:
         return failed
 
 
+def add_backend_option(ap):
+    ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite",
+                    help="the store every karted of the suite uses; postgresql starts a throwaway "
+                    "cluster (tests/pg_cluster.py), removed at the end")
+
+
+def use_backend(args, suite):
+    """Start the cluster --backend postgresql asks for; later Karteds use it."""
+    global PG
+    if args.backend != "postgresql":
+        return
+    import atexit
+    from pg_cluster import PgCluster
+    PG = PgCluster().start()
+    atexit.register(PG.stop)
+    suite.name += " (postgresql)"
+
+
 def expect(cond, what):
     if not cond:
         raise AssertionError(what)

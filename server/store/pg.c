@@ -156,7 +156,8 @@ static void forget_prepared(struct pg *st)
 static int session_setup(struct pg *st, struct kerr *err)
 {
 	/* shortest exact text for doubles (the default since PostgreSQL 12) */
-	if (exec_simple(st, "SET extra_float_digits = 1", err, "setting up the connection"))
+	if (exec_simple(st, "SET extra_float_digits = 1; SET client_min_messages = warning", err,
+			"setting up the connection"))
 		return -1;
 	if ((st->flags & STORE_READONLY) &&
 	    exec_simple(st, "SET default_transaction_read_only = on", err, "setting up the connection"))
