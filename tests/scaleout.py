@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""karted on PostgreSQL, several instances on one database (issue #20).
+
+Starts a throwaway PostgreSQL cluster (tests/pg_cluster.py) and real karted
+processes on loopback ports, and checks what the contract promises
+("Storage: SQLite embedded, PostgreSQL to scale out" in docs/operations.md):
+
+- two instances starting together migrate once;
+- a run written to one is read from the other, and every answer is the same
+  JSON as the SQLite backend gives for the same runs, order included;
+- one idempotency key posted to both gives one run and the same id;
+- a token revoked on one stops working on the other within 2 s;
+- concurrent bulk posts of the same runs to both store each exactly once;
+- kill -9 of one instance mid-stream loses no acknowledged run;
+- karted copy moves an SQLite database into PostgreSQL, resumes after an
+  interruption, and the copy answers as its source did.
+
+    python3 tests/scaleout.py --karted build/karted
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, Suite, expect  # noqa: E402
+from pg_cluster import PgCluster  # noqa: E402
+
+SUITE = Suite("scaleout")
+test = SUITE.test
+
+
+class S:
+    binary = None
+    pg = None
+
+
+def start_together(*ks):
+    """Start every karted at the same moment (threads): the migration lock."""
+    errors = []
+
+    def go(k):
+        try:
+            k.start(timeout=30)
+        except Exception as e:  # noqa: BLE001 - reported below
+            errors.append(e)
+    threads = [threading.Thread(target=go, args=(k,)) for k in ks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return ks
+
+
+def pair():
+    """Two karted on one new database; the first has the first-start token."""
+    uri = S.pg.new_db()
+    a, b = start_together(Karted(S.binary, db=uri), Karted(S.binary, db=uri))
+    token = a.first_token or b.first_token
+    return uri, a, b, token
+
+
+def ndjson(runs):
+    return "\n".join(json.dumps(r) for r in runs)
+
+
+def series_runs():
+    """A series with repetitions, energy and frequencies: what the analyses read."""
+    out = []
+    for p in (1, 2, 4, 8, 16):
+        for n in (1000.0, 2000.0, 4000.0):
+            for rep in range(2):
+                chi = 0.01 * p * (1 + 0.1 * rep) + 1e-4 * n / p
+                gamma = n / (1000.0 * p)
+                out.append({"system": "so-sys", "application": "so-app", "p": p, "n": n,
+                            "tau": chi + gamma, "chi": chi, "energy_j": 100.0 * p * (chi + gamma),
+                            "frequency_mhz": 2400.0, "labels": {"rep": str(rep)},
+                            "regions": [{"name": "solve", "time_s": gamma}]})
+    out.append({"system": "so-sys", "application": "other", "p": 2, "n": 10.0, "tau": 0.3})
+    return out
+
+
+def strip_times(v):
+    """An answer without the commit times (which differ between two stores)."""
+    if isinstance(v, dict):
+        return {k: strip_times(x) for k, x in v.items() if k not in ("created_at", "last_run_at")}
+    if isinstance(v, list):
+        return [strip_times(x) for x in v]
+    return v
+
+
+READS = [
+    "/api/v1/runs?limit=100", "/api/v1/runs?system=so-sys&application=so-app&p=4&limit=3",
+    "/api/v1/runs?n=2000&limit=5", "/api/v1/systems", "/api/v1/applications", "/api/v1/series",
+    "/api/v1/analysis/isoefficiency?system=so-sys&application=so-app",
+    "/api/v1/analysis/points?system=so-sys&application=so-app",
+    "/api/v1/analysis/energy?system=so-sys&application=so-app",
+    "/api/v1/analysis/isoefficiency?system=so-sys&application=other",
+    "/api/v1/runs/3", "/api/v1/runs/999",
+]
+
+
+def same_answers(k1, k2, what):
+    for path in READS:
+        s1, b1, _ = k1.request("GET", path)
+        s2, b2, _ = k2.request("GET", path)
+        expect(s1 == s2 and json.dumps(strip_times(b1)) == json.dumps(strip_times(b2)),
+               f"{what}: {path} answers the same ({s1} {json.dumps(b1)[:300]} / {s2} {json.dumps(b2)[:300]})")
+    return len(READS)
+
+
+@test
+def two_instances_start_together_and_migrate_once():
+    uri, a, b, token = pair()
+    try:
+        versions = S.pg.sql_uri(uri, "SELECT string_agg(version::text, ',') FROM karte_schema")
+        expect(versions == "6", f"one migration recorded, to version 6 ({versions!r})")
+        for k in (a, b):
+            s, h, _ = k.request("GET", "/api/v1/health")
+            expect(s == 200 and h["store"] == "postgresql" and h["schema_version"] == 6, f"health {h}")
+        tokens = S.pg.sql_uri(uri, "SELECT count(*) FROM tokens")
+        expect(tokens == "1" and token, f"one first-start token between them ({tokens})")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
+def written_on_one_read_on_the_other_and_the_same_as_sqlite():
+    uri, a, b, token = pair()
+    lite = Karted(S.binary).start()
+    try:
+        body = ndjson(series_runs())
+        s, r, _ = a.request("POST", "/api/v1/runs", body, ctype="application/x-ndjson", token=token)
+        expect(s == 201 and r["ids"] == list(range(1, 32)), f"31 runs stored through A ({s} {r})")
+        s, r2, _ = lite.request("POST", "/api/v1/runs", body, ctype="application/x-ndjson",
+                                token=lite.first_token)
+        expect(s == 201 and r2 == r, f"and the same ids on SQLite ({s} {r2})")
+        s, one, _ = b.request("GET", "/api/v1/runs/7")
+        expect(s == 200 and one["p"] == 2 and one["n"] == 1000.0 and one["labels"] == {"rep": "0"},
+               f"run 7 read through B ({s} {one})")
+        s, iso, _ = b.request("GET", "/api/v1/analysis/isoefficiency?system=so-sys&application=so-app")
+        expect(s == 200 and iso["counts"]["sps"] + iso["counts"]["not_sps"] > 0, f"an analysis on B ({s})")
+        n = same_answers(a, b, "A and B")
+        n += same_answers(b, lite, "PostgreSQL and SQLite")
+        # a delete on B is seen by A, and the counts follow
+        s, _, _ = b.request("DELETE", "/api/v1/runs/31", token=token)
+        expect(s == 200, f"delete through B ({s})")
+        s, _, _ = lite.request("DELETE", "/api/v1/runs/31", token=lite.first_token)
+        s, g, _ = a.request("GET", "/api/v1/applications")
+        expect([x["name"] for x in g["applications"]] == ["so-app"], f"A sees the delete ({g})")
+        n += same_answers(a, lite, "after a delete")
+        print(f"    {n} reads compared, byte for byte without commit times")
+    finally:
+        a.stop(), b.stop(), lite.stop()
+
+
+@test
+def one_idempotency_key_sent_to_both_is_one_run():
+    uri, a, b, token = pair()
+    try:
+        answers = {}
+
+        def post(k, name, key):
+            run = {"system": "idem", "application": "x", "p": 2, "n": 10.0, "tau": 1.0,
+                   "idempotency_key": key}
+            answers[(name, key)] = k.request("POST", "/api/v1/runs", run, token=token)
+        threads = []
+        for i in range(20):
+            for k, name in ((a, "a"), (b, "b")):
+                threads.append(threading.Thread(target=post, args=(k, name, f"job-{i}")))
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for i in range(20):
+            sa, ba, _ = answers[("a", f"job-{i}")]
+            sb, bb, _ = answers[("b", f"job-{i}")]
+            expect(sa in (200, 201) and sb in (200, 201) and {sa, sb} == {200, 201},
+                   f"job-{i}: one stored (201), one found (200) ({sa} {sb})")
+            expect(ba["ids"] == bb["ids"], f"job-{i}: the same id from both ({ba} {bb})")
+        n = S.pg.sql_uri(uri, "SELECT count(*) FROM runs")
+        expect(n == "20", f"20 runs for 20 keys ({n})")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
+def a_token_revoked_on_one_stops_on_the_other_within_2_s():
+    uri, a, b, token = pair()
+    try:
+        tok = subprocess.run([S.binary, "token", "create", "ci-job", "--db", uri], capture_output=True,
+                             text=True, timeout=30).stdout.strip()
+        run = {"system": "tok", "application": "x", "p": 1, "n": 1.0, "tau": 1.0}
+        for k in (a, b):
+            s, _, _ = k.request("POST", "/api/v1/runs", run, token=tok)
+            expect(s == 201, f"the new token writes on both ({s})")
+        rv = subprocess.run([S.binary, "token", "revoke", "ci-job", "--db", uri], capture_output=True,
+                            text=True, timeout=30)
+        expect(rv.returncode == 0, f"revoked ({rv.stderr})")
+        t0 = time.monotonic()
+        stopped = {}
+        while len(stopped) < 2 and time.monotonic() - t0 < 5:
+            for name, k in (("a", a), ("b", b)):
+                if name not in stopped and k.request("POST", "/api/v1/runs", run, token=tok)[0] == 401:
+                    stopped[name] = time.monotonic() - t0
+            time.sleep(0.05)
+        expect(len(stopped) == 2 and max(stopped.values()) <= 2.0,
+               f"refused on both within 2 s ({stopped})")
+        print(f"    refused after {stopped['a']:.2f} s on A and {stopped['b']:.2f} s on B")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
+def concurrent_bulk_posts_to_both_are_stored_exactly_once():
+    uri, a, b, token = pair()
+    batches, per = 10, 200
+    try:
+        results = []
+
+        def post(k, i):
+            runs = [{"system": "bulk", "application": f"app{i % 3}", "p": 1 + j % 16, "n": 100.0 + j,
+                     "tau": 1.0 + j / 1000, "chi": 0.25, "idempotency_key": f"b{i}-{j}"} for j in range(per)]
+            results.append((i, k.request("POST", "/api/v1/runs", ndjson(runs), ctype="application/x-ndjson",
+                                         token=token)))
+        # every batch to both instances at once, four clients at a time
+        jobs = [(k, i) for i in range(batches) for k in (a, b)]
+        for at in range(0, len(jobs), 4):
+            threads = [threading.Thread(target=post, args=j) for j in jobs[at:at + 4]]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        ids = {}
+        for i, (s, body, _) in results:
+            expect(s in (200, 201) and len(body["ids"]) == per, f"batch {i}: {s} {str(body)[:200]}")
+            expect(ids.setdefault(i, body["ids"]) == body["ids"], f"batch {i}: the same ids from both")
+        every = [x for v in ids.values() for x in v]
+        expect(len(set(every)) == batches * per, "no two runs share an id")
+        n = S.pg.sql_uri(uri, "SELECT count(*) || ' ' || count(DISTINCT idempotency_key) FROM runs")
+        expect(n == f"{batches * per} {batches * per}", f"each run once ({n})")
+        counts = S.pg.sql_uri(uri, "SELECT sum(runs) FROM series")
+        expect(counts == str(batches * per), f"the series counts add up ({counts})")
+        s, g, _ = a.request("GET", "/api/v1/applications")
+        expect(sum(x["runs"] for x in g["applications"]) == batches * per, f"catalogue {g}")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
+def kill_9_of_one_instance_mid_stream_loses_no_acknowledged_run():
+    uri, a, b, token = pair()
+    acked, stop = [], threading.Event()
+
+    def stream(k, tag):
+        i = 0
+        while not stop.is_set():
+            run = {"system": "kill", "application": tag, "p": 1, "n": 1.0 + i, "tau": 1.0}
+            try:
+                s, body, _ = k.request("POST", "/api/v1/runs", run, token=token, timeout=5)
+            except OSError:
+                return
+            if s == 201:
+                acked.append(body["ids"][0])
+            i += 1
+    try:
+        threads = [threading.Thread(target=stream, args=(a, "a")), threading.Thread(target=stream, args=(b, "b"))]
+        for t in threads:
+            t.start()
+        time.sleep(1.5)
+        a.kill9()
+        time.sleep(0.5)
+        stop.set()
+        for t in threads:
+            t.join(timeout=10)
+        stored = set(int(x) for x in S.pg.sql_uri(uri, "SELECT id FROM runs").split())
+        lost = [i for i in acked if i not in stored]
+        expect(len(acked) > 50 and not lost, f"{len(acked)} acknowledged, lost {lost[:10]}")
+        s, r, _ = b.request("POST", "/api/v1/runs", {"system": "kill", "application": "after", "p": 1,
+                                                      "n": 1.0, "tau": 1.0}, token=token)
+        expect(s == 201 and r["ids"][0] > max(stored), f"B goes on writing ({s} {r})")
+        print(f"    {len(acked)} acknowledged through both, all there after kill -9 of A")
+    finally:
+        b.stop()
+
+
+@test
+def copy_moves_sqlite_into_postgresql_resumes_and_answers_the_same():
+    lite = Karted(S.binary).start()
+    tok = lite.first_token
+    try:
+        body = ndjson(series_runs())
+        expect(lite.request("POST", "/api/v1/runs", body, ctype="application/x-ndjson", token=tok)[0] == 201,
+               "series stored")
+        many = ndjson({"system": "bulk", "application": "x", "p": 1 + i % 64, "n": 10.0 + i, "tau": 0.1 + i,
+                       "chi": 0.05, "idempotency_key": f"k{i}"} for i in range(20000))
+        expect(lite.request("POST", "/api/v1/runs", many, ctype="application/x-ndjson", token=tok)[0] == 201,
+               "20,000 more")
+        lite.request("DELETE", "/api/v1/runs/20031", token=tok)  # the newest: the id floor must come along
+        pvt = {"modules": [{"module": 0, "ratio_max": 1.02, "ratio_min": 0.97},
+                           {"module": 1, "ratio_max": 0.98, "ratio_min": 1.03}]}
+        expect(lite.request("PUT", "/api/v1/pvt/so-sys", pvt, token=tok)[0] in (200, 201), "pvt stored")
+        lite.stop()
+        uri = S.pg.new_db()
+        # interrupted after its first chunk ...
+        cp = subprocess.Popen([S.binary, "copy", "--from", lite.db, "--to", uri, "--chunk", "1000"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        first = cp.stderr.readline()
+        cp.kill()
+        cp.wait()
+        cp.stdout.close(), cp.stderr.close()
+        have = int(S.pg.sql_uri(uri, "SELECT count(*) FROM runs"))
+        expect("runs" in first and 0 < have < 20030, f"stopped part way ({first!r}, {have} runs)")
+        # ... and started again
+        out = subprocess.run([S.binary, "copy", "--from", lite.db, "--to", uri, "--chunk", "1000"],
+                             capture_output=True, text=True, timeout=120)
+        expect(out.returncode == 0 and "resuming after run" in out.stderr, f"resumed ({out.returncode} {out.stderr[-400:]})")
+        expect("runs                   20030 on both" in out.stdout and "sha256 of every table" in out.stdout,
+               f"counts and checksum reported ({out.stdout})")
+        lite2 = Karted(S.binary, db=lite.db).start()
+        pgk = Karted(S.binary, db=uri).start()
+        try:
+            n = same_answers(lite2, pgk, "source and copy")
+            s1, b1, _ = lite2.request("GET", "/api/v1/pvt/so-sys")
+            s2, b2, _ = pgk.request("GET", "/api/v1/pvt/so-sys")
+            expect(s1 == s2 == 200 and b1 == b2, f"pvt copied ({b1} {b2})")
+            s, r, _ = pgk.request("POST", "/api/v1/runs", {"system": "new", "application": "x", "p": 1, "n": 1.0,
+                                                           "tau": 1.0, "idempotency_key": "k5"}, token=tok)
+            expect(s == 200 and r["ids"] == [32 + 5], f"keys came along: k5 is run 37 ({s} {r})")
+            s, r, _ = pgk.request("POST", "/api/v1/runs", {"system": "new", "application": "x", "p": 1, "n": 1.0,
+                                                           "tau": 1.0}, token=tok)
+            expect(s == 201 and r["ids"] == [20032], f"a new run above the deleted newest ({s} {r})")
+            print(f"    20,030 runs copied in two goes; {n} reads the same on the copy")
+        finally:
+            lite2.stop(), pgk.stop()
+        bad = subprocess.run([S.binary, "copy", "--from", lite.db], capture_output=True, text=True, timeout=30)
+        expect(bad.returncode == 2 and "--to" in bad.stderr, f"copy without --to explained ({bad.stderr})")
+    finally:
+        lite.stop()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--karted", required=True)
+    ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
+    args = ap.parse_args()
+    S.binary = os.path.abspath(args.karted)
+    with PgCluster() as pg:
+        S.pg = pg
+        failed = SUITE.run(args.only)
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
