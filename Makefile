@@ -290,6 +290,7 @@ install: deps all $(MANPAGES)
 	install -m 644 $(BUILD)/man/karted.8 $(DESTDIR)$(PREFIX)/share/man/man8/
 	install -m 644 $(BUILD)/man/karte.1 $(BUILD)/man/karte-collect.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	sed 's|/usr/local|$(PREFIX)|g' deploy/karted.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/karted.service
+	sed 's|/usr/local|$(PREFIX)|g' deploy/karted@.service > $(DESTDIR)$(PREFIX)/lib/systemd/system/karted@.service
 
 # karted with example data (SP2, an energy series, an Extra-P import) on
 # data/demo.db, serving like make run: a first look at every chart.

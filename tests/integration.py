@@ -1251,10 +1251,17 @@ def installs_into_a_prefix_and_runs_from_there():
     for f in ("sbin/karted", "bin/karte", "bin/karte-collect", "lib/libkarte_region.a", "lib/libkarte_region_mpi.a",
               "include/karte_region.h", "share/karte/karte_region.f90", "share/karte/static/index.html",
               "share/karte/static/app.js", "share/karte/schema/0001_init.sql", "share/man/man8/karted.8",
-              "share/man/man1/karte.1", "share/man/man1/karte-collect.1", "lib/systemd/system/karted.service"):
+              "share/man/man1/karte.1", "share/man/man1/karte-collect.1", "lib/systemd/system/karted.service",
+              "lib/systemd/system/karted@.service"):
         expect(os.path.isfile(os.path.join(prefix, f)), f"{f} installed")
     with open(os.path.join(prefix, "lib/systemd/system/karted.service")) as f:
         expect(f"ExecStart={prefix}/sbin/karted serve" in f.read(), "the unit starts the installed karted")
+    with open(os.path.join(prefix, "lib/systemd/system/karted@.service")) as f:
+        unit = f.read()
+    expect(f"ExecStart={prefix}/sbin/karted serve" in unit and "KARTE_LISTEN=127.0.0.1:%i" in unit,
+           "the template unit starts the installed karted on the instance's port")
+    expect(os.path.isfile(os.path.join(prefix, "share/karte/schema/pg/0006_initial.sql")),
+           "PostgreSQL's schema installed")
     with open(os.path.join(prefix, "share/man/man8/karted.8")) as f:
         man = f.read()
     expect(man.startswith(".\\\"") or ".TH KARTED" in man, "a man page")

@@ -344,6 +344,90 @@ def copy_moves_sqlite_into_postgresql_resumes_and_answers_the_same():
         lite.stop()
 
 
+def free_port():
+    import socket
+    with socket.socket() as so:
+        so.bind(("127.0.0.1", 0))
+        return so.getsockname()[1]
+
+
+@test
+def two_instances_behind_the_example_nginx_upstream():
+    """deploy/nginx-karte-upstream.conf as shipped, but plain HTTP on a
+    loopback port and the test's instances as its servers."""
+    import re
+    import shutil
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    expect(os.path.exists(nginx), "nginx installed (deploy/install-deps.sh: nginx-light)")
+    uri, a, b, token = pair()
+    conf_dir = os.path.join(a.dir, "nginx")
+    os.makedirs(conf_dir)
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "deploy",
+                           "nginx-karte-upstream.conf")) as f:
+        site = f.read()
+    port = free_port()
+    ports = [k.host_port[1] for k in (a, b)]
+    site = re.sub(r"listen 443 ssl;", f"listen 127.0.0.1:{port};", site)
+    site = re.sub(r"\n\s*ssl_certificate\S*\s+\S+;", "", site)
+    site = site.replace("127.0.0.1:8081", f"127.0.0.1:{ports[0]}").replace("127.0.0.1:8082", f"127.0.0.1:{ports[1]}")
+    expect(site.count(f"127.0.0.1:{ports[0]}") == 1 and "ssl" not in site.replace("ssl_", ""), "config adapted")
+    main = (f"daemon off;\npid {conf_dir}/nginx.pid;\nerror_log {conf_dir}/error.log;\n"
+            "worker_processes 1;\nevents { worker_connections 256; }\n"
+            f"http {{\naccess_log off;\nclient_body_temp_path {conf_dir}/body;\n"
+            f"proxy_temp_path {conf_dir}/proxy;\n{site}\n}}\n")
+    with open(os.path.join(conf_dir, "nginx.conf"), "w") as f:
+        f.write(main)
+    if os.geteuid() == 0:
+        os.chmod(a.dir, 0o755)
+        os.chmod(conf_dir, 0o777)
+    proc = subprocess.Popen([nginx, "-p", conf_dir, "-c", os.path.join(conf_dir, "nginx.conf")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        import http.client
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            try:
+                http.client.HTTPConnection("127.0.0.1", port, timeout=2).connect()
+                break
+            except OSError:
+                time.sleep(0.1)
+
+        def via_proxy(method, path, body=None):
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            hdrs = {"Authorization": "Bearer " + token, "Content-Type": "application/json"}
+            conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=hdrs)
+            r = conn.getresponse()
+            out = r.status, json.loads(r.read() or b"null")
+            conn.close()
+            return out
+        ids = []
+        for i in range(40):
+            s, r = via_proxy("POST", "/api/v1/runs", {"system": "px", "application": "x", "p": 1 + i % 4,
+                                                      "n": 10.0, "tau": 1.0})
+            expect(s == 201, f"POST {i} through the proxy ({s} {r})")
+            ids += r["ids"]
+        expect(ids == list(range(1, 41)), f"consecutive ids whichever instance stored them ({ids[:5]}...)")
+        served = [k.request("GET", "/api/v1/health")[1]["write_requests"] for k in (a, b)]
+        expect(min(served) > 0 and sum(served) == 40, f"both instances took writes ({served})")
+        a.kill9()
+        for i in range(10):
+            s, r = via_proxy("POST", "/api/v1/runs", {"system": "px", "application": "x", "p": 1, "n": 10.0,
+                                                      "tau": 2.0})
+            expect(s == 201, f"with A killed, POST {i} goes to B ({s} {r})")
+        s, r = via_proxy("GET", "/api/v1/series")
+        expect(s == 200 and r["series"][0]["runs"] == 50, f"50 runs through the proxy ({r})")
+        print(f"    40 posts shared {served[0]}/{served[1]}; 10 more with one instance killed")
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        proc.stderr.close()
+        a.stop(), b.stop()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--karted", required=True)
