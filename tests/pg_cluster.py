@@ -42,12 +42,13 @@ def free_port():
 class PgCluster:
     """One postgres process on 127.0.0.1 for the length of a test run."""
 
-    def __init__(self, user=None, timeout=30):
+    def __init__(self, user=None, timeout=30, durable=False):
         self.bin = pg_bin()
         # initdb refuses root: run the server as the postgres account the
         # package made, else nobody
         self.user = user or next((u for u in ("postgres", "nobody") if _exists(u)), None)
         self.timeout = timeout
+        self.durable = durable  # fsync and synchronous commits as in production (benchmarks)
         self.dir = None
         self.port = None
         self.uri = None
@@ -71,8 +72,9 @@ class PgCluster:
             # loopback only, no Unix socket outside the folder, no fsync (a test cluster)
             with open(os.path.join(data, "postgresql.auto.conf"), "a") as f:
                 f.write(f"listen_addresses = '127.0.0.1'\nport = {self.port}\n"
-                        f"unix_socket_directories = '{self.dir}'\nfsync = off\n"
-                        "synchronous_commit = off\nfull_page_writes = off\nmax_connections = 200\n")
+                        f"unix_socket_directories = '{self.dir}'\nmax_connections = 200\n")
+                if not self.durable:
+                    f.write("fsync = off\nsynchronous_commit = off\nfull_page_writes = off\n")
             self._run(os.path.join(self.bin, "pg_ctl"), "-D", data, "-l", os.path.join(self.dir, "log"),
                       "-w", "-t", str(self.timeout), "start")
             self.sql("admin", "postgres", "CREATE ROLE karte LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE")

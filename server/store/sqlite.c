@@ -72,21 +72,11 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
 };
 
-#define TALLY_MAX 8	/* series counted in memory during a transaction */
-
-/* Runs a write transaction added to one series, written to series at commit. */
-struct tally {
-	int64_t series;
-	int64_t runs;
-	int64_t last_id;
-};
-
 struct sq {
 	struct store base;	/* first: a struct store * of this backend is a struct sq * */
 	sqlite3 *db;
 	struct series_cache last;
-	struct tally tally[TALLY_MAX];
-	size_t ntally;
+	struct tallies tally;
 	char now[64];		/* created_at of the open write transaction */
 	int64_t next_id;	/* the id the next run gets; 0: look it up */
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
@@ -310,39 +300,30 @@ static int tally_flush(struct sq *st, struct kerr *err)
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < st->ntally && rc == 0; i++) {
+	for (i = 0; i < st->tally.n && rc == 0; i++) {
 		s = stmt(st, S_TALLY_ADD, err);
 		if (!s)
 			return -1;
-		sqlite3_bind_int64(s, 1, st->tally[i].runs);
-		sqlite3_bind_int64(s, 2, st->tally[i].last_id);
+		sqlite3_bind_int64(s, 1, st->tally.t[i].runs);
+		sqlite3_bind_int64(s, 2, st->tally.t[i].last_id);
 		sqlite3_bind_text(s, 3, st->now, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 4, st->tally[i].series);
+		sqlite3_bind_int64(s, 4, st->tally.t[i].series);
 		if (sqlite3_step(s) != SQLITE_DONE)
 			rc = db_error(st, err, "counting a series' runs");
 		sqlite3_reset(s);
 	}
-	st->ntally = 0;
+	st->tally.n = 0;
 	return rc;
 }
 
 /* Count one run of series sid with id in the open transaction. */
-static int tally_add(struct sq *st, int64_t sid, int64_t id, struct kerr *err)
+static int count_run(struct sq *st, int64_t sid, int64_t id, struct kerr *err)
 {
-	size_t i;
-
-	for (i = 0; i < st->ntally && st->tally[i].series != sid; i++)
-		;
-	if (i == TALLY_MAX) {
-		if (tally_flush(st, err))
-			return -1;
-		i = 0;
-	}
-	if (i == st->ntally)
-		st->tally[st->ntally++] = (struct tally){sid, 0, 0};
-	st->tally[i].runs++;
-	if (id > st->tally[i].last_id)
-		st->tally[i].last_id = id;
+	if (tally_add(&st->tally, sid, id))
+		return 0;
+	if (tally_flush(st, err))
+		return -1;
+	tally_add(&st->tally, sid, id);
 	return 0;
 }
 
@@ -359,7 +340,7 @@ static void sq_rollback(struct store *base)
 {
 	struct sq *st = (struct sq *)base;
 	st->next_id = 0;
-	st->ntally = 0;
+	st->tally.n = 0;
 	series_cache_forget(&st->last);
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
 }
@@ -545,7 +526,7 @@ static int sq_put_run(struct store *base, const struct run *r, int64_t *id, bool
 		return db_error(st, err, "storing a run");
 	}
 	st->next_id++;
-	return tally_add(st, sid, *id, err);
+	return count_run(st, sid, *id, err);
 }
 
 static char *col_text(sqlite3_stmt *s, int i)

@@ -58,6 +58,22 @@ void series_cache_set(struct series_cache *c, const struct run *r, int64_t id)
 	c->variant = xstrdup(r->variant);
 }
 
+bool tally_add(struct tallies *ts, int64_t sid, int64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < ts->n && ts->t[i].series != sid; i++)
+		;
+	if (i == TALLY_MAX)
+		return false;
+	if (i == ts->n)
+		ts->t[ts->n++] = (struct tally){sid, 0, 0};
+	ts->t[i].runs++;
+	if (id > ts->t[i].last_id)
+		ts->t[i].last_id = id;
+	return true;
+}
+
 bool store_is_uri(const char *db)
 {
 	return !strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11);

@@ -75,6 +75,22 @@ bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t
 void series_cache_set(struct series_cache *c, const struct run *r, int64_t id);
 void series_cache_forget(struct series_cache *c);
 
+/* Runs a write transaction added to each series, written into series (its
+ * count and newest run) at commit: one UPDATE per series, not per run. */
+#define TALLY_MAX 8
+struct tally {
+	int64_t series;
+	int64_t runs;
+	int64_t last_id;
+};
+struct tallies {
+	struct tally t[TALLY_MAX];
+	size_t n;
+};
+/* Count run id of series sid; false when TALLY_MAX other series are
+ * counted already (write them, empty the set, and add again). */
+bool tally_add(struct tallies *ts, int64_t sid, int64_t id);
+
 /* A table as karted copy moves it: its columns in a fixed order, each
  * typed 'i' (integer), 'r' (double) or 't' (text); rows in key order. */
 struct store_table_desc {
