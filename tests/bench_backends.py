@@ -8,7 +8,7 @@ measured in the same round:
                     ratio PostgreSQL / SQLite (goal >= 50 %).
   bulk NDJSON       BODIES bodies of RUNS_PER_BODY runs to each, in turn;
                     ratio PostgreSQL / SQLite (goal >= 50 %).
-  reads, 2 vs 1     wrk GET of a series' isoefficiency analysis against one
+  reads, 2 vs 1     wrk GET of a page of a series' runs against one
                     PostgreSQL-backed karted, then against two on the same
                     database (two wrk, half the connections each); ratio.
   isoefficiency at size
@@ -34,30 +34,14 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_runs import RUN, wrk  # noqa: E402
-from karted_proc import Karted, ROOT  # noqa: E402
+from bench_runs import post_bulk, wrk  # noqa: E402
+from karted_proc import Karted  # noqa: E402
 from pg_cluster import PgCluster  # noqa: E402
 
 
 
 def bulk(k, bodies, per_body):
-    import http.client
-    lines = [json.dumps(dict(RUN, p=1 + i % 64, n=1000.0 + i)) for i in range(per_body)]
-    body = ("\n".join(lines) + "\n").encode()
-    host, port = k.host_port
-    conn = http.client.HTTPConnection(host, port, timeout=300)
-    try:
-        t0 = time.perf_counter()
-        for _ in range(bodies):
-            conn.request("POST", "/api/v1/runs", body=body,
-                         headers={"Content-Type": "application/x-ndjson", "Authorization": "Bearer " + k.first_token})
-            resp = conn.getresponse()
-            data = resp.read()
-            if resp.status != 201:
-                raise RuntimeError(f"bulk POST -> {resp.status} {data[:200]}")
-        return bodies * per_body / (time.perf_counter() - t0)
-    finally:
-        conn.close()
+    return post_bulk(k, bodies, per_body)[0]
 
 
 def wrk_get(url, seconds, conns):
@@ -136,7 +120,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--bodies", type=int, default=5)
     ap.add_argument("--runs-per-body", type=int, default=10000)
-    ap.add_argument("--series-runs", type=int, default=2000)
+    ap.add_argument("--series-runs", type=int, default=1000)
     ap.add_argument("--sizes", default="100000,1000000,10000000", help="total stored runs to measure at")
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
@@ -170,14 +154,15 @@ def main():
                 if s != 201:
                     raise RuntimeError(f"series -> {s} {r}")
             path = "/api/v1/analysis/isoefficiency?system=iso&application=app"
+            page = "/api/v1/runs?system=iso&application=app&limit=100"
             pgk2 = Karted(karted, db=uri).start()
-            read = pgk.url + path
+            read = pgk.url + page
             wrk_get(read, 1, 8)
             one = lambda: wrk_get(read, a.seconds, 8)  # noqa: E731
 
             def two():
                 rates = []
-                ts = [threading.Thread(target=lambda u=u: rates.append(wrk_get(u + path, a.seconds, 4)))
+                ts = [threading.Thread(target=lambda u=u: rates.append(wrk_get(u + page, a.seconds, 4)))
                       for u in (pgk.url, pgk2.url)]
                 for t in ts:
                     t.start()
@@ -185,7 +170,7 @@ def main():
                     t.join()
                 return sum(rates)
             b, o, r = rounds_of(a.rounds, one, two)
-            print(f"reads (isoefficiency of {a.series_runs} runs, 8 connections): one PostgreSQL-backed karted "
+            print(f"reads (a page of 100 runs, 8 connections): one PostgreSQL-backed karted "
                   f"{b:.0f} req/s, two {o:.0f} req/s (medians); median ratio {100 * r:.1f}% "
                   f"({os.cpu_count()} cores for wrk, karted and PostgreSQL together)", flush=True)
             print(f"isoefficiency of one series ({a.series_runs} runs) by total runs stored, median of 5:")

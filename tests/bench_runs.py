@@ -73,15 +73,16 @@ class BareMhd:
         self.proc.wait()
 
 
-def karted_bulk(binary, bodies, per_body):
-    k = Karted(binary).start()
+def post_bulk(k, bodies, per_body):
+    """BODIES NDJSON bodies of PER_BODY runs to karted k, one after another:
+    (runs/s, bytes per body)."""
     lines = []
     for i in range(per_body):
         r = dict(RUN, p=1 + i % 64, n=1000.0 + i)
         lines.append(json.dumps(r))
     body = ("\n".join(lines) + "\n").encode()
     host, port = k.host_port
-    conn = http.client.HTTPConnection(host, port, timeout=120)
+    conn = http.client.HTTPConnection(host, port, timeout=300)
     try:
         t0 = time.perf_counter()
         for _ in range(bodies):
@@ -95,6 +96,13 @@ def karted_bulk(binary, bodies, per_body):
         return bodies * per_body / dt, len(body)
     finally:
         conn.close()
+
+
+def karted_bulk(binary, bodies, per_body):
+    k = Karted(binary).start()
+    try:
+        return post_bulk(k, bodies, per_body)
+    finally:
         k.stop()
 
 
