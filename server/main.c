@@ -436,10 +436,11 @@ static void first_start_token(const char *db)
 {
 	char token[TOKEN_LEN + 1];
 	struct kerr err;
-	struct store *st = store_open(db, 0, &err);
+	struct store *st;
 	int ntokens = 0;
 
 	kerr_clear(&err);
+	st = store_open(db, 0, &err);
 	if (st && store_each_token(st, count_token, &ntokens, &err) == 0 && ntokens == 0 &&
 	    new_token(st, "first-start", token, &err) == 0)
 		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);

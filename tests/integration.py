@@ -310,7 +310,8 @@ def get_and_delete():
     s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}", token=t)
     expect(s == 200 and b["deleted"] == rid, f"DELETE -> 200 ({s} {b})")
     s, b, _ = k.request("GET", f"/api/v1/runs/{rid}")
-    expect(s == 404, f"deleted -> 404 ({s})")
+    expect(s == 404 and b == {"error": f"there is no run with id {rid}"},
+           f"deleted -> 404 naming the id, and no field or index from the stack ({s} {b})")
     s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}", token=t)
     expect(s == 404, f"second DELETE -> 404 ({s})")
     s, b, _ = k.request("POST", "/api/v1/runs", run(system="del-sys"), token=t)

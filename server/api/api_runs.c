@@ -203,6 +203,7 @@ static int get_run(void *app, struct req *rq, struct resp *rs)
 
 	if (path_id(rq, rs, &id))
 		return 0;
+	kerr_clear(&err);	/* a 404 sets no field: none must come from the stack */
 	st = pool_get(k->readers);
 	rc = store_get_run(st, id, &r, &err);
 	pool_put(k->readers, st);
@@ -488,6 +489,7 @@ static int list_group(struct karted *k, enum store_group g, const char *key, str
 	struct store *st;
 	int rc;
 
+	kerr_clear(&err);
 	st = pool_get(k->readers);
 	rc = store_each_group(st, g, add_group, &c, &err);
 	pool_put(k->readers, st);
