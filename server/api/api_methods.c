@@ -1167,6 +1167,29 @@ static void pvt_done(struct wjob *job)
 	free(w);
 }
 
+static int by_module(const void *a, const void *b)
+{
+	const struct pvt_row *x = a, *y = b;
+
+	return (x->module > y->module) - (x->module < y->module);
+}
+
+/* A module given twice: its index, or -1 (n log n, on a sorted copy). */
+static long module_twice(const struct pvt_row *rows, size_t n)
+{
+	struct pvt_row *s = xmalloc(n * sizeof(*s));
+	long twice = -1;
+	size_t i;
+
+	memcpy(s, rows, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), by_module);
+	for (i = 1; i < n && twice < 0; i++)
+		if (s[i].module == s[i - 1].module)
+			twice = s[i].module;
+	free(s);
+	return twice;
+}
+
 static int put_pvt(void *app, struct req *rq, struct resp *rs)
 {
 	json_t *root = body_json(rq, rs), *mods, *m;
@@ -1174,6 +1197,7 @@ static int put_pvt(void *app, struct req *rq, struct resp *rs)
 	struct write_req *w;
 	const char *system = req_param(rq);
 	size_t n, i;
+	long twice;
 
 	if (!root)
 		return 0;
@@ -1196,6 +1220,11 @@ static int put_pvt(void *app, struct req *rq, struct resp *rs)
 		if (num(m, "ratio_max", true, &rows[i].ratio_max, rs, "modules.ratio_max", (long)i) ||
 		    num(m, "ratio_min", true, &rows[i].ratio_min, rs, "modules.ratio_min", (long)i))
 			goto fail;
+	}
+	twice = module_twice(rows, n);
+	if (twice >= 0) {	/* before the writer: the same 400 on either backend */
+		resp_field_errorf(rs, "modules", -1, "module %ld appears twice", twice);
+		goto fail;
 	}
 	json_decref(root);
 	w = write_req_new(app, rq, WJOB_PVT, pvt_done);

@@ -126,7 +126,7 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 	       struct store_copy_result *res, struct kerr *err)
 {
 	struct store *src, *dst = NULL;
-	int64_t src_newest, after, copied, last, total;
+	int64_t src_newest, after, copied, last, total, had;
 	char shown[512], sum_src[65], sum_dst[65];
 	int t, rc = -1;
 
@@ -146,7 +146,8 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 		goto out;
 	}
 	total = store_count(src, T_RUNS, err);
-	if (total < 0)
+	had = total < 0 ? -1 : store_count(dst, T_RUNS, err);
+	if (had < 0)
 		goto out;
 	/* the small tables whole (rows already there are kept), then the runs */
 	for (t = 0; t < T_RUNS; t++)
@@ -154,7 +155,6 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 			goto out;
 	if (progress && after)
 		fprintf(progress, "karted copy: resuming after run %lld\n", (long long)after);
-	res->runs_copied = 0;
 	for (;;) {
 		copied = copy_some(src, dst, T_RUNS, after, chunk, &last, err);
 		if (copied < 0)
@@ -163,8 +163,8 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 			break;
 		res->runs_copied += copied;
 		after = last;
-		if (progress) {
-			int64_t have = store_count(dst, T_RUNS, err);
+		if (progress) {	/* counted on, not counted again per chunk */
+			int64_t have = had + res->runs_copied;
 
 			fprintf(progress, "karted copy: %lld of %lld runs (%.0f %%)\n", (long long)have,
 				(long long)total, total ? 100.0 * (double)have / (double)total : 100.0);

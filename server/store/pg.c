@@ -72,8 +72,10 @@ static const struct {
 			    " WHERE name = $1 AND revoked_at IS NULL", 1},
 	[S_TOKEN_LIST] = {"SELECT name, created_at, revoked_at FROM tokens ORDER BY name", 0},
 	[S_PVT_CLEAR] = {"DELETE FROM power_variation WHERE system = $1", 1},
+	/* a whole table in one statement: modules and ratios as arrays */
 	[S_PVT_ADD] = {"INSERT INTO power_variation (system, module, ratio_max, ratio_min, "
-		       "measured_at) VALUES ($1, $2, $3, $4, $5)", 5},
+		       "measured_at) SELECT $1, m, a, b, $5 FROM unnest($2::bigint[], "
+		       "$3::float8[], $4::float8[]) AS u(m, a, b)", 5},
 	[S_PVT_LIST] = {"SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = $1 "
 			"ORDER BY module", 1},
 	[S_IMPORT_FIND] = {"SELECT first_id, runs FROM imports WHERE hash = $1", 1},
@@ -187,9 +189,10 @@ static int prepare(struct pg *st, const char *name, const char *sql, int nparams
 	return res ? 0 : -1;
 }
 
-/* Prepared statement id with params; the result if it has status want. */
-static PGresult *run_stmt(struct pg *st, enum stmt_id id, const char *const *params,
-			  ExecStatusType want, struct kerr *err, const char *what)
+/* Prepared statement id (prepared on first use) with params: its result
+ * whatever the status, or NULL when it could not be sent. */
+static PGresult *exec_stmt(struct pg *st, enum stmt_id id, const char *const *params,
+			   struct kerr *err)
 {
 	char name[16];
 
@@ -201,8 +204,16 @@ static PGresult *run_stmt(struct pg *st, enum stmt_id id, const char *const *par
 			return NULL;
 		st->prepared[id] = true;
 	}
-	return expect(st, PQexecPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0),
-		      want, err, what);
+	return PQexecPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0);
+}
+
+/* Prepared statement id with params; the result if it has status want. */
+static PGresult *run_stmt(struct pg *st, enum stmt_id id, const char *const *params,
+			  ExecStatusType want, struct kerr *err, const char *what)
+{
+	PGresult *res = exec_stmt(st, id, params, err);
+
+	return res ? expect(st, res, want, err, what) : NULL;
 }
 
 static int run_cmd(struct pg *st, enum stmt_id id, const char *const *params, struct kerr *err,
@@ -780,7 +791,7 @@ static int list_sql(unsigned bits, bool oldest, char *sql, size_t size)
 }
 
 /* The parameters of f's listing in list_sql's order. */
-static int list_params(const struct run_filter *f, const char *params[8], char num[4][32])
+static void list_params(const struct run_filter *f, const char *params[8], char num[4][32])
 {
 	int n = 0, first = n++;
 
@@ -797,8 +808,7 @@ static int list_params(const struct run_filter *f, const char *params[8], char n
 		params[n++] = num[1];
 	}
 	params[first] = i64(num[2], f->before_id > 0 ? f->before_id : f->oldest_first ? 0 : INT64_MAX);
-	params[n++] = f->limit > 0 ? i64(num[3], f->limit) : NULL;
-	return n;
+	params[n] = f->limit > 0 ? i64(num[3], f->limit) : NULL;
 }
 
 /* Stream the rows of a query sent with PQsendQuery* to each(res, ctx) one
@@ -929,19 +939,11 @@ static int pg_token_add(struct store *base, const char *name, const char *hash_h
 {
 	struct pg *st = (struct pg *)base;
 	const char *params[2] = {name, hash_hex};
-	char sname[16];
-	PGresult *res;
+	PGresult *res = exec_stmt(st, S_TOKEN_ADD, params, err);
 	int rc = 0;
 
-	snprintf(sname, sizeof(sname), "s%d", (int)S_TOKEN_ADD);
-	if (alive(st, err))
+	if (!res)
 		return -1;
-	if (!st->prepared[S_TOKEN_ADD]) {
-		if (prepare(st, sname, stmt_sql[S_TOKEN_ADD].sql, 2, err))
-			return -1;
-		st->prepared[S_TOKEN_ADD] = true;
-	}
-	res = PQexecPrepared(st->conn, sname, 2, params, NULL, NULL, 0);
 	if (!strcmp(sqlstate(res), "23505"))	/* unique_violation */
 		rc = kerr_set(err, 400,
 			      "a token named '%s' exists already: revoke it or choose another name",
@@ -1010,38 +1012,36 @@ static int pg_pvt_put(struct store *base, const char *system, const struct pvt_r
 		      size_t n, struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
+	struct strbuf arr[3] = {{0}};
 	const char *params[5] = {system};
-	char mod[24], rmax[32], rmin[32];
-	PGresult *res;
-	size_t i;
+	char num[40];
+	size_t i, k;
+	int rc = -1;
 
+	/* modules are unique: the API checked before the job was queued */
 	if (run_cmd(st, S_PVT_CLEAR, params, err, "clearing a power variation table", NULL))
 		return -1;
-	/* a module given twice is a 400 before the database refuses it (which
-	 * would end the transaction) */
-	for (i = 1; i < n; i++) {
-		size_t j;
-
-		for (j = 0; j < i; j++)
-			if (rows[j].module == rows[i].module)
-				return kerr_field(err, 400, "modules", "module %ld appears twice",
-						  rows[i].module);
-	}
 	for (i = 0; i < n; i++) {
-		snprintf(mod, sizeof(mod), "%ld", rows[i].module);
-		snprintf(rmax, sizeof(rmax), "%.17g", rows[i].ratio_max);
-		snprintf(rmin, sizeof(rmin), "%.17g", rows[i].ratio_min);
-		params[1] = mod;
-		params[2] = rmax;
-		params[3] = rmin;
-		params[4] = st->now;
-		res = run_stmt(st, S_PVT_ADD, params, PGRES_COMMAND_OK, err,
-			       "storing a power variation table");
-		if (!res)
-			return -1;
-		PQclear(res);
+		const char *sep = i ? "," : "{";
+
+		snprintf(num, sizeof(num), "%s%ld", sep, rows[i].module);
+		buf_put(&arr[0], num, strlen(num));
+		snprintf(num, sizeof(num), "%s%.17g", sep, rows[i].ratio_max);
+		buf_put(&arr[1], num, strlen(num));
+		snprintf(num, sizeof(num), "%s%.17g", sep, rows[i].ratio_min);
+		buf_put(&arr[2], num, strlen(num));
 	}
-	return 0;
+	for (k = 0; k < 3; k++) {
+		buf_put(&arr[k], "}", 2);	/* with its NUL */
+		params[k + 1] = arr[k].p;
+	}
+	params[4] = st->now;
+	if (n == 0 || run_cmd(st, S_PVT_ADD, params, err, "storing a power variation table",
+			      NULL) == 0)
+		rc = 0;
+	for (k = 0; k < 3; k++)
+		free(arr[k].p);
+	return rc;
 }
 
 static long pg_pvt_each(struct store *base, const char *system,

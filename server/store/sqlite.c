@@ -22,8 +22,6 @@ enum stmt_id {
 	S_COUNT
 };
 
-#define RUN_COLUMNS STORE_RUN_COLUMNS
-#define RUN_FROM STORE_RUN_FROM
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -36,7 +34,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
 		      "COALESCE((SELECT max(id) FROM runs), 0)) + 1",
 	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
-	[S_GET] = "SELECT " RUN_COLUMNS RUN_FROM " WHERE r.id = ?",
+	[S_GET] = "SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = ?",
 	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
@@ -536,7 +534,7 @@ static char *col_text(sqlite3_stmt *s, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
-/* Fill r from a row of RUN_COLUMNS; the strings are the row's (borrowed)
+/* Fill r from a row of STORE_RUN_COLUMNS; the strings are the row's (borrowed)
  * when copy is false, else owned by r. */
 static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
 {
@@ -638,7 +636,7 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		sqlite3_clear_bindings(st->list[oldest][bits]);
 		return st->list[oldest][bits];
 	}
-	snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", RUN_COLUMNS, RUN_FROM,
+	snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", STORE_RUN_COLUMNS, STORE_RUN_FROM,
 		 oldest ? "r.id > ?6" : "r.id < ?6");
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))
