@@ -271,6 +271,58 @@ def listing_filters_and_counts():
 
 
 @test
+def concurrent_single_posts_keep_their_text_ids_and_counts():
+    # Many clients posting one run each form group commits of several runs
+    # (on PostgreSQL: the pipelined commit of pending runs, then the locked
+    # path once an idempotency key joins a batch). Every run must come back
+    # exactly as posted, with an id of its own, and the series counts agree.
+    k, t = Shared.k, Shared.token
+    odd = 'quote" back\\ comma, {brace} NULL \u00fc \u20ac'
+    threads, per = 8, 30
+    sent, errors = {}, []
+
+    def client(c):
+        for i in range(per):
+            j = c * per + i
+            r = run(system="rt-sys", p=1 + j % 16, n=1000.0 + j, tau=1.0 + j / 7,
+                    labels={"t": f"{j} {odd}", "c": str(c)}, measured_at=f"2026-11-23T10:{j % 60:02d}:00Z",
+                    regions=[{"name": f"r{j} {odd}", "time_s": 0.25 * (j + 1)}])
+            if j % 3 == 0:
+                del r["chi"]  # tau alone
+            if j % 5 == 0:
+                r["idempotency_key"] = f"rt-{j}"
+                r["energy_j"] = 10.0 * j + 0.5
+            s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
+            if s != 201:
+                errors.append((j, s, b))
+                continue
+            sent[b["ids"][0]] = r
+            if j % 5 == 0:  # the repeat answers the first id and stores nothing
+                s2, b2, _ = k.request("POST", "/api/v1/runs", r, token=t)
+                if (s2, b2) != (200, b):
+                    errors.append((j, "repeat", s2, b2, b))
+    ts = [threading.Thread(target=client, args=(c,)) for c in range(threads)]
+    for x in ts:
+        x.start()
+    for x in ts:
+        x.join(120)
+    expect(not errors, f"every post answered 201, every repeat 200 with its id ({errors[:3]})")
+    expect(len(sent) == threads * per, f"{threads * per} distinct ids ({len(sent)})")
+    for rid, r in sent.items():
+        s, b, _ = k.request("GET", f"/api/v1/runs/{rid}")
+        got = {key: b.get(key) for key in r}
+        want = dict(r)
+        want["regions"] = [dict(x, energy_j=None) if "energy_j" not in x else x for x in r["regions"]]
+        got["regions"] = [{kk: v for kk, v in x.items() if kk in ("name", "time_s", "energy_j")}
+                          for x in b.get("regions") or []]
+        want["regions"] = [{kk: v for kk, v in x.items() if v is not None} for x in want["regions"]]
+        expect(s == 200 and got == want, f"run {rid} comes back as posted ({got} != {want})")
+    s, b, _ = k.request("GET", "/api/v1/series")
+    ser = {(x["system"], x["application"]): x["runs"] for x in b["series"]}
+    expect(ser.get(("rt-sys", "it-app")) == threads * per, f"/series counts {threads * per} ({ser})")
+
+
+@test
 def pagination_is_stable_under_concurrent_inserts():
     k, t = Shared.k, Shared.token
     s, b, _ = k.request("POST", "/api/v1/runs", [run(system="page-sys", p=i) for i in range(1, 51)], token=t)

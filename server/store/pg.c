@@ -7,13 +7,22 @@
  * another as SQLite's do: a transaction's runs get consecutive ids (an
  * import remembers first_id and a count), an idempotency key looked up
  * under the lock cannot be stored by another instance meanwhile, and the
- * series counts are right. Reads take no lock. Within a transaction, runs
- * are buffered and sent with one COPY at commit (or before anything that
- * must see them), then the series counts and the COMMIT in one round trip:
- * a group commit of many runs costs four (BEGIN with the lock and the next
- * id, COPY, its data, the counts with COMMIT). A multi-row INSERT in the
- * last round trip instead of COPY measured 4x slower in bulk (PostgreSQL
- * parses each literal number as numeric) and slower for single runs too.
+ * series counts are right. Reads take no lock.
+ *
+ * A transaction begins without a round trip. While it holds only new runs
+ * of series already known, without idempotency keys, up to PEND_MAX of
+ * them (the group commit of single-run POSTs), they are kept as they are
+ * and given ids relative to a base not yet known; the commit then sends,
+ * in one pipeline and one round trip, BEGIN, the lock, the base (kept in
+ * the transaction's setting karte.base), one INSERT of all runs from
+ * arrays, one UPDATE of the series counts and COMMIT, and adds the base
+ * to the ids it handed out. Anything else (a key to look up, a new
+ * series, a delete, an import, more runs) first takes the lock and the
+ * next id in one round trip; from then on runs are buffered and sent with
+ * one COPY at commit (or before anything that must see them), then the
+ * series counts and the COMMIT in one round trip: four in all. A
+ * multi-row INSERT of literals instead of COPY measured 4x slower in bulk
+ * (PostgreSQL parses each literal number as numeric).
  */
 #include "store_impl.h"
 
@@ -31,12 +40,14 @@
 #define PG_WRITE_LOCK 0x6b61727466LL	/* every write transaction */
 #define COPY_FLUSH_BYTES (1u << 20)	/* send buffered runs past this */
 #define TX_KEYS_MAX 4096		/* idempotency keys remembered per transaction */
+#define PEND_MAX 256			/* runs committed in one pipeline (see above) */
 
 enum stmt_id {
 	S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND, S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_DELETE, S_TALLY_LAST,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST, S_IMPORT_FIND, S_IMPORT_ADD,
+	S_PEND_LOCK, S_PEND_BASE, S_PEND_RUNS, S_PEND_TALLY,
 	S_COUNT
 };
 
@@ -80,6 +91,22 @@ static const struct {
 			"ORDER BY module", 1},
 	[S_IMPORT_FIND] = {"SELECT first_id, runs FROM imports WHERE hash = $1", 1},
 	[S_IMPORT_ADD] = {"INSERT INTO imports (hash, first_id, runs) VALUES ($1, $2, $3)", 3},
+	/* the pipelined commit of pending runs: ids are karte.base + offset */
+	[S_PEND_LOCK] = {"SELECT pg_advisory_xact_lock($1)", 1},
+	[S_PEND_BASE] = {"SELECT set_config('karte.base', (greatest((SELECT high FROM "
+			 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1)::text, true)", 0},
+	[S_PEND_RUNS] = {"INSERT INTO runs (id, series_id, p, n, tau, chi, gamma, frequency_mhz, "
+			 "power_cap_w, energy_j, measured_at, regions, labels, created_at) "
+			 "SELECT current_setting('karte.base')::bigint + o - 1, s, p, n, t, c, g, f, w, "
+			 "e, m, r, l, $13 FROM unnest($1::bigint[], $2::bigint[], $3::float8[], "
+			 "$4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], "
+			 "$9::float8[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY "
+			 "AS u(s, p, n, t, c, g, f, w, e, m, r, l, o)", 13},
+	[S_PEND_TALLY] = {"UPDATE series SET runs = runs + u.c, last_run_at = CASE WHEN b.v + u.l > "
+			  "coalesce(last_run_id, 0) THEN $4 ELSE last_run_at END, last_run_id = "
+			  "greatest(coalesce(last_run_id, 0), b.v + u.l) FROM unnest($1::bigint[], "
+			  "$2::bigint[], $3::bigint[]) AS u(id, c, l), (SELECT current_setting("
+			  "'karte.base')::bigint AS v) AS b WHERE series.id = u.id", 4},
 };
 
 struct pg {
@@ -87,6 +114,13 @@ struct pg {
 	PGconn *conn;
 	unsigned flags;
 	bool in_tx;
+	bool locked;		/* the transaction is begun on the server, with the lock */
+	struct pending {	/* runs not sent yet, before the lock (see above) */
+		const struct run *r;	/* the caller's, alive until the commit */
+		int64_t sid;
+		int64_t *id;		/* the caller's: an offset, the base added at commit */
+	} *pend;
+	size_t npend;
 	char now[64];		/* created_at of the open write transaction */
 	int64_t next_id;	/* the id the next run gets (looked up at begin) */
 	struct tallies tally;
@@ -189,21 +223,30 @@ static int prepare(struct pg *st, const char *name, const char *sql, int nparams
 	return res ? 0 : -1;
 }
 
-/* Prepared statement id (prepared on first use) with params: its result
- * whatever the status, or NULL when it could not be sent. */
+/* Statement id prepared (on first use) under the name it writes to name. */
+static int prepared(struct pg *st, enum stmt_id id, char name[16], struct kerr *err)
+{
+	snprintf(name, 16, "s%d", (int)id);
+	if (!st->prepared[id]) {
+		if (prepare(st, name, stmt_sql[id].sql, stmt_sql[id].nparams, err))
+			return -1;
+		st->prepared[id] = true;
+	}
+	return 0;
+}
+
+static int tx_lock(struct pg *st, struct kerr *err);
+
+/* Prepared statement id with params (in a write transaction, after its
+ * lock): its result whatever the status, or NULL when it could not be
+ * sent. */
 static PGresult *exec_stmt(struct pg *st, enum stmt_id id, const char *const *params,
 			   struct kerr *err)
 {
 	char name[16];
 
-	snprintf(name, sizeof(name), "s%d", (int)id);
-	if (alive(st, err))
+	if (alive(st, err) || tx_lock(st, err) || prepared(st, id, name, err))
 		return NULL;
-	if (!st->prepared[id]) {
-		if (prepare(st, name, stmt_sql[id].sql, stmt_sql[id].nparams, err))
-			return NULL;
-		st->prepared[id] = true;
-	}
 	return PQexecPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0);
 }
 
@@ -327,6 +370,7 @@ out:
 }
 
 static void pg_close(struct store *base);
+static void pg_rollback(struct store *base);
 
 struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
 {
@@ -369,6 +413,8 @@ static void tx_forget(struct pg *st)
 	for (i = 0; i < st->ntx_keys; i++)
 		free(st->tx_keys[i]);
 	st->ntx_keys = 0;
+	st->npend = 0;
+	st->locked = false;
 	st->copy.len = 0;
 	st->copy_rows = 0;
 	st->next_id = 0;
@@ -386,18 +432,21 @@ static void pg_close(struct store *base)
 	series_cache_forget(&st->last);
 	free(st->tx_keys);
 	free(st->tx_key_ids);
+	free(st->pend);
 	free(st->copy.p);
 	PQfinish(st->conn);
 	free(st);
 }
 
+/* The transaction begins on the client only (see the top). */
 static int pg_begin(struct store *base, struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
 	struct timespec ts;
 	struct tm tm;
-	char sql[256];
 
+	if (st->in_tx)	/* a failed commit nobody rolled back */
+		pg_rollback(base);
 	if (alive(st, err))
 		return -1;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -405,17 +454,37 @@ static int pg_begin(struct store *base, struct kerr *err)
 	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
 	tx_forget(st);
-	/* one round trip: the transaction, the writers' lock, the next id */
+	st->in_tx = true;
+	return 0;
+}
+
+static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id);
+
+/* Inside a write transaction, before its first statement: BEGIN, the
+ * writers' lock and the next id in one round trip; runs pending so far get
+ * their ids and join the COPY buffer. Nothing outside a transaction. */
+static int tx_lock(struct pg *st, struct kerr *err)
+{
+	char sql[256];
+	size_t i;
+
+	if (!st->in_tx || st->locked)
+		return 0;
 	snprintf(sql, sizeof(sql),
 		 "BEGIN; SELECT pg_advisory_xact_lock(%lld); SELECT greatest((SELECT high FROM "
 		 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1",
 		 PG_WRITE_LOCK);
-	st->in_tx = true;
-	if (one_i64(st, sql, &st->next_id, err, "beginning a transaction")) {
-		PQclear(PQexec(st->conn, "ROLLBACK"));
-		tx_forget(st);
+	st->locked = true;	/* from here a failure needs a ROLLBACK */
+	if (one_i64(st, sql, &st->next_id, err, "beginning a transaction"))
 		return -1;
+	for (i = 0; i < st->tally.n; i++)
+		st->tally.t[i].last_id += st->next_id;
+	for (i = 0; i < st->npend; i++) {
+		*st->pend[i].id += st->next_id;
+		copy_run(st, st->pend[i].r, st->pend[i].sid, *st->pend[i].id);
 	}
+	st->next_id += (int64_t)st->npend;
+	st->npend = 0;
 	return 0;
 }
 
@@ -424,6 +493,8 @@ static int copy_flush(struct pg *st, struct kerr *err)
 {
 	PGresult *res;
 
+	if (tx_lock(st, err))
+		return -1;
 	if (!st->copy_rows)
 		return 0;
 	res = expect(st, PQexec(st->conn, "COPY runs (id, series_id, p, n, tau, chi, gamma, "
@@ -475,22 +546,26 @@ static int tally_flush(struct pg *st, const char *tail, struct kerr *err)
 	return exec_simple(st, sql, err, tail ? "committing" : "counting a series' runs");
 }
 
+static int commit_pending(struct pg *st, struct kerr *err);
+
 static int pg_commit(struct store *base, struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
-	int rc = tally_flush(st, "COMMIT", err);
+	int rc = st->locked ? tally_flush(st, "COMMIT", err) : commit_pending(st, err);
 
-	tx_forget(st);
-	return rc;
+	if (rc == 0)
+		tx_forget(st);
+	return rc;	/* on failure the caller rolls back */
 }
 
 static void pg_rollback(struct store *base)
 {
 	struct pg *st = (struct pg *)base;
+	bool begun = st->locked;
 
 	tx_forget(st);
 	series_cache_forget(&st->last);
-	if (PQstatus(st->conn) == CONNECTION_OK)
+	if (begun && PQstatus(st->conn) == CONNECTION_OK)
 		PQclear(PQexec(st->conn, "ROLLBACK"));
 }
 
@@ -533,6 +608,163 @@ static void copy_num(struct strbuf *b, bool has, double v, char sep)
 
 	snprintf(num, sizeof(num), "%.17g", v);
 	copy_text(b, has ? num : NULL, sep);
+}
+
+/* One element of an array literal: a number, a quoted string or NULL. */
+static void arr_put(struct strbuf *b, const char *v, bool quote)
+{
+	const char *run = v;
+
+	buf_put(b, b->len ? "," : "{", 1);
+	if (!v) {
+		buf_put(b, "NULL", 4);
+		return;
+	}
+	if (!quote) {
+		buf_put(b, v, strlen(v));
+		return;
+	}
+	buf_put(b, "\"", 1);
+	for (; *v; v++)
+		if (*v == '"' || *v == '\\') {
+			buf_put(b, run, (size_t)(v - run));
+			buf_put(b, "\\", 1);
+			run = v;
+		}
+	buf_put(b, run, (size_t)(v - run));
+	buf_put(b, "\"", 1);
+}
+
+static void arr_num(struct strbuf *b, bool has, double v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%.17g", v);
+	arr_put(b, has ? num : NULL, false);
+}
+
+/* Send statement id in the pipeline. */
+static int pipe_send(struct pg *st, enum stmt_id id, const char *const *params, struct kerr *err)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), "s%d", (int)id);
+	if (!PQsendQueryPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0))
+		return db_error(st, err, "committing");
+	return 0;
+}
+
+/* The pending runs in one round trip (see the top): BEGIN, the lock, the
+ * base, the runs, the series counts, COMMIT; then the ids made whole. */
+static int commit_pending(struct pg *st, struct kerr *err)
+{
+	enum { NARR = 12, NTALLY = 3 };
+	static const enum stmt_id stmts[] = {S_PEND_LOCK, S_PEND_BASE, S_PEND_RUNS, S_PEND_TALLY};
+	struct strbuf a[NARR + NTALLY] = {{0}};
+	const char *params[NARR + 1], *tparams[NTALLY + 1], *lock[1];
+	char num[24], name[16], lockid[24];
+	int64_t base = 0;
+	size_t i, k, sent = 0, got = 0;
+	bool failed = false, synced = false;
+	int rc = -1;
+
+	if (!st->npend)
+		return 0;	/* nothing was written */
+	for (k = 0; k < sizeof(stmts) / sizeof(stmts[0]); k++)
+		if (prepared(st, stmts[k], name, err))
+			return -1;
+	for (i = 0; i < st->npend; i++) {
+		const struct run *r = st->pend[i].r;
+
+		arr_put(&a[0], i64(num, st->pend[i].sid), false);
+		arr_put(&a[1], i64(num, r->p), false);
+		arr_num(&a[2], true, r->n);
+		arr_num(&a[3], true, r->tau);
+		arr_num(&a[4], r->has & RUN_HAS_CHI, r->chi);
+		arr_num(&a[5], r->has & RUN_HAS_CHI, r->gamma);
+		arr_num(&a[6], r->has & RUN_HAS_FREQ, r->frequency_mhz);
+		arr_num(&a[7], r->has & RUN_HAS_CAP, r->power_cap_w);
+		arr_num(&a[8], r->has & RUN_HAS_ENERGY, r->energy_j);
+		arr_put(&a[9], r->measured_at, true);
+		arr_put(&a[10], r->regions, true);
+		arr_put(&a[11], r->labels, true);
+	}
+	for (i = 0; i < st->tally.n; i++) {
+		arr_put(&a[NARR], i64(num, st->tally.t[i].series), false);
+		arr_put(&a[NARR + 1], i64(num, st->tally.t[i].runs), false);
+		arr_put(&a[NARR + 2], i64(num, st->tally.t[i].last_id), false);
+	}
+	for (k = 0; k < NARR + NTALLY; k++)
+		buf_put(&a[k], "}", 2);	/* with its NUL */
+	for (k = 0; k < NARR; k++)
+		params[k] = a[k].p;
+	params[NARR] = st->now;
+	for (k = 0; k < NTALLY; k++)
+		tparams[k] = a[NARR + k].p;
+	tparams[NTALLY] = st->now;
+	lock[0] = i64(lockid, PG_WRITE_LOCK);
+
+	st->locked = true;	/* from here a failure needs a ROLLBACK */
+	if (!PQenterPipelineMode(st->conn)) {
+		db_error(st, err, "committing");
+		goto out;
+	}
+	if (PQsendQueryParams(st->conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
+		sent++;
+	if (sent == 1 && pipe_send(st, S_PEND_LOCK, lock, err) == 0)
+		sent++;
+	if (sent == 2 && pipe_send(st, S_PEND_BASE, NULL, err) == 0)
+		sent++;
+	if (sent == 3 && pipe_send(st, S_PEND_RUNS, params, err) == 0)
+		sent++;
+	if (sent == 4 && pipe_send(st, S_PEND_TALLY, tparams, err) == 0)
+		sent++;
+	if (sent == 5 && PQsendQueryParams(st->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0))
+		sent++;
+	if (sent < 6 && !err->code)
+		db_error(st, err, "committing");
+	if (!PQpipelineSync(st->conn)) {
+		db_error(st, err, "committing");
+		PQexitPipelineMode(st->conn);
+		goto out;
+	}
+	/* every statement's results, each ended by NULL, then the sync */
+	while (!synced) {
+		PGresult *res = PQgetResult(st->conn);
+		ExecStatusType status;
+
+		if (!res) {
+			if (++got > sent || PQstatus(st->conn) != CONNECTION_OK)
+				break;	/* the connection is gone */
+			continue;
+		}
+		status = PQresultStatus(res);
+		if (status == PGRES_PIPELINE_SYNC) {
+			synced = true;
+		} else if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
+			if (!failed && !err->code)
+				kerr_set(err, 500, "database error while committing: %s",
+					 status == PGRES_PIPELINE_ABORTED ? "pipeline aborted" :
+					 PQresultErrorMessage(res));
+			failed = true;
+		} else if (got == 2 && status == PGRES_TUPLES_OK && PQntuples(res) == 1) {
+			base = get_i64(res, 0, 0);
+		}
+		PQclear(res);
+	}
+	PQexitPipelineMode(st->conn);
+	if (!synced || failed || sent < 6 || base <= 0) {
+		if (!err->code)
+			kerr_set(err, 500, "database error while committing: no answer");
+		goto out;
+	}
+	for (i = 0; i < st->npend; i++)
+		*st->pend[i].id += base;
+	rc = 0;
+out:
+	for (k = 0; k < NARR + NTALLY; k++)
+		free(a[k].p);
+	return rc;
 }
 
 static int find_key(struct pg *st, const char *key, int64_t *id, struct kerr *err)
@@ -597,14 +829,24 @@ static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool
 		      struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
-	struct strbuf *b = &st->copy;
 	int64_t sid = 0;
-	char num[24];
 	int rc;
 
 	*existed = false;
 	if (!st->in_tx)
 		return kerr_set(err, 500, "a run is stored inside a transaction only");
+	if (!st->locked && !r->idempotency_key && st->npend < PEND_MAX &&
+	    series_cache_hit(&st->last, r, &sid) &&
+	    tally_add(&st->tally, sid, (int64_t)st->npend)) {
+		/* pending: its id is an offset until the commit learns the base */
+		if (!st->pend)
+			st->pend = xcalloc(PEND_MAX, sizeof(*st->pend));
+		*id = (int64_t)st->npend;
+		st->pend[st->npend++] = (struct pending){r, sid, id};
+		return 0;
+	}
+	if (tx_lock(st, err))
+		return -1;
 	if (r->idempotency_key) {
 		rc = find_key(st, r->idempotency_key, id, err);
 		if (rc)
@@ -618,7 +860,21 @@ static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool
 			return -1;
 		tally_add(&st->tally, sid, *id);
 	}
-	copy_text(b, i64(num, *id), '\t');
+	copy_run(st, r, sid, *id);
+	if (r->idempotency_key)
+		remember_key(st, r->idempotency_key, *id);
+	if (st->copy.len >= COPY_FLUSH_BYTES)
+		return copy_flush(st, err);
+	return 0;
+}
+
+/* A run into the COPY buffer. */
+static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id)
+{
+	struct strbuf *b = &st->copy;
+	char num[24];
+
+	copy_text(b, i64(num, id), '\t');
 	copy_text(b, i64(num, sid), '\t');
 	copy_text(b, i64(num, r->p), '\t');
 	copy_num(b, true, r->n, '\t');
@@ -634,11 +890,6 @@ static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool
 	copy_text(b, r->labels, '\t');
 	copy_text(b, st->now, '\n');
 	st->copy_rows++;
-	if (r->idempotency_key)
-		remember_key(st, r->idempotency_key, *id);
-	if (b->len >= COPY_FLUSH_BYTES)
-		return copy_flush(st, err);
-	return 0;
 }
 
 static int pg_import_find(struct store *base, const char *hash, int64_t *first_id, int64_t *runs,
@@ -1120,6 +1371,8 @@ static int pg_load(struct store *base, enum store_table t, const char *const *v,
 	char sql[768];
 	PGresult *res;
 
+	if (tx_lock(st, err))
+		return -1;
 	if (t == T_RUNS) {	/* through COPY, as put_run; counts come with the series */
 		for (i = 0; i < ncol; i++)
 			copy_text(&st->copy, v[i], i + 1 < ncol ? '\t' : '\n');
