@@ -34,11 +34,11 @@ KARTE_OBJ  := $(BUILD)/server/cli/karte.o $(BUILD)/server/render/chart.o $(BUILD
 
 # libkarte_analysis: pure C, no I/O (analysis/)
 ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis/trace.c \
-                analysis/powermodel.c
+                analysis/powermodel.c analysis/pmnf.c
 ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
 GSL_LIBS      = $(shell pkg-config --libs gsl)
 
-TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart test_import
+TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart test_import test_pmnf
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 # collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)
@@ -217,11 +217,12 @@ asan:
 bench-deps:
 	@./deploy/install-deps.sh --bench
 
-bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis \
+bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis $(BUILD)/bench/bench_pmnf \
        $(BUILD)/bench/bench_chart $(BUILD)/bench/bench_region
 	./$(BUILD)/bench/bench_region norapl
 	./$(BUILD)/bench/bench_region rapl
 	./$(BUILD)/bench/bench_analysis
+	./$(BUILD)/bench/bench_pmnf
 	./$(BUILD)/bench/bench_chart
 	python3 tests/bench_render.py --build $(BUILD)
 	cd tests/browser && { [ -d node_modules/playwright-core ] || npm ci --no-audit --no-fund; }
@@ -243,6 +244,10 @@ $(BUILD)/bench/bench_chart: $(BUILD)/tests/bench/bench_chart.o $(BUILD)/server/r
                             $(ANALYSIS_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
+
+$(BUILD)/bench/bench_pmnf: $(BUILD)/tests/bench/bench_pmnf.o $(ANALYSIS_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(GSL_LIBS) -lm
 
 $(BUILD)/bench/bench_analysis: $(BUILD)/tests/bench/bench_analysis.o $(BUILD)/tests/iso_oracle.o $(ANALYSIS_LIB)
 	@mkdir -p $(dir $@)

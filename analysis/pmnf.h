@@ -1,0 +1,86 @@
+/*
+ * pmnf: scaling models in the performance-model normal form, chosen the way
+ * Extra-P's default modelers choose them (Calotoiu et al., SC'13; Extra-P
+ * 4.2): f(x) = c0 + sum_k c_k * prod x_l^(i_kl) * log2(x_l)^(j_kl).
+ * Single parameter: one term and a constant over 42 exponent pairs, picked
+ * by leave-one-out cross-validated SMAPE. Two parameters: single-parameter
+ * models along the longest lines of points, combined additively and
+ * multiplicatively. The values modelled are each point's mean.
+ */
+#ifndef KARTE_PMNF_H
+#define KARTE_PMNF_H
+
+#include <stddef.h>
+
+#include "ka.h"
+
+#define KA_PMNF_PARAMS 2	/* p and n */
+#define KA_PMNF_TERMS 3		/* at most, besides the constant (a*b + a) */
+#define KA_PMNF_PAIRS 42	/* Extra-P's default exponent pairs */
+#define KA_PMNF_EPSILON 5e-4	/* least term contribution; constant cleaning */
+
+/* x_param^(num/den) * log2(x_param)^log */
+struct ka_pmnf_factor {
+	int param;
+	int num, den;
+	int log;
+};
+
+struct ka_pmnf_term {
+	double coef;
+	int nfactors;
+	struct ka_pmnf_factor f[KA_PMNF_PARAMS];
+};
+
+struct ka_pmnf_model {
+	int nparams;
+	double constant;
+	int nterms;		/* 0: the constant model */
+	struct ka_pmnf_term t[KA_PMNF_TERMS];
+	double rss;		/* single parameter: cross-validated; two: in-sample */
+	double smape;		/* percent, the same way */
+	double adj_r2;		/* 1 for the constant model */
+	size_t points;		/* the number of coordinates modelled */
+	int dof;		/* points - factors - 1 (adj_r2's degrees of freedom) */
+};
+
+/* Exponent pair k (0 <= k < KA_PMNF_PAIRS) in Extra-P's order: x^(num/den)
+ * * log2(x)^log. */
+void ka_pmnf_pair(int k, int *num, int *den, int *log);
+
+/* The single-parameter model of y over x (m points, each y the mean of
+ * its repetitions; x need not be sorted). work: room for 3 m doubles.
+ * Logarithmic pairs only when every x >= 1. -KA_EDOM for x <= 0 or a
+ * value that is not finite; -KA_ENODATA for m = 0. */
+int ka_pmnf_single(const double *x, const double *y, size_t m, double *work,
+		   struct ka_pmnf_model *out);
+
+/* The two-parameter model of m points: x[2 i], x[2 i + 1] the coordinates
+ * of point i, y[i] its mean. Allocates its scratch; -KA_ESPACE when that
+ * fails. Errors as ka_pmnf_single. */
+int ka_pmnf_multi(const double *x, const double *y, size_t m, struct ka_pmnf_model *out);
+
+/* The model's value at x (nparams coordinates). */
+double ka_pmnf_eval(const struct ka_pmnf_model *mdl, const double *x);
+
+/* The value of term k at x, coefficient included. */
+double ka_pmnf_term_eval(const struct ka_pmnf_term *t, const double *x);
+
+/* The model as text, e.g. "0.52 + 3.1e-05 * p^(3/2) * log2(p)^(2)" with
+ * names[param] for the parameters; NUL-terminated, truncated to size. */
+void ka_pmnf_format(const struct ka_pmnf_model *mdl, const char *const *names, char *buf,
+		    size_t size);
+
+/* The least-squares coefficients' covariance for a confidence band: the
+ * model's columns (1 and each term without its coefficient) at the m
+ * points, with var[i] the variance of point i's mean (its repetitions'
+ * s^2 / r) or, when var is NULL, the residual variance RSS_in / (m - k)
+ * for every point. cov: room for (nterms + 1)^2. -KA_ENODATA when m <=
+ * nterms + 1 without var. */
+int ka_pmnf_covariance(const struct ka_pmnf_model *mdl, const double *x, const double *y,
+		       const double *var, size_t m, double *cov);
+
+/* The standard error of the model's value at x from cov. */
+double ka_pmnf_se(const struct ka_pmnf_model *mdl, const double *cov, const double *x);
+
+#endif

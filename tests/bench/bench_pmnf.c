@@ -1,0 +1,143 @@
+/*
+ * make bench: Extra-P's modelers in karte (analysis/pmnf.c) on the data
+ * sets of issue #18, generated here: one region of 10^4 runs as 50 values
+ * of p x 200 repetitions, and a 7 x 7 (p, n) grid x 200 repetitions. Each
+ * time includes reducing the runs to the mean of each point (a sort), as a
+ * model of a stored series needs. Extra-P 4.2.5 was measured at 77 ms and
+ * 21 ms on this kind of machine (model only, after warm-up); the goal is
+ * 20x faster. The baseline in this process is the sort alone, so the ratio
+ * shows what the modeling adds to reading the runs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pmnf.h"
+
+#define REPS 200
+#define ROUNDS 41
+
+struct sample {
+	double x[2];
+	double v;
+};
+
+static unsigned seed = 12345;
+
+static double noise(void)
+{
+	seed = seed * 1103515245u + 12345u;
+	return 2.0 * ((seed >> 8) & 0xffff) / 65535.0 - 1.0;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static int cmp_sample(const void *a, const void *b)
+{
+	const struct sample *u = a, *v = b;
+
+	if (u->x[0] != v->x[0])
+		return u->x[0] < v->x[0] ? -1 : 1;
+	if (u->x[1] != v->x[1])
+		return u->x[1] < v->x[1] ? -1 : 1;
+	return 0;
+}
+
+/* Sort a copy of the runs and average each point: the baseline. */
+static size_t reduce(const struct sample *in, size_t n, struct sample *work, double *x, double *y,
+		     int dims)
+{
+	size_t i, j, m = 0;
+
+	memcpy(work, in, n * sizeof(*in));
+	qsort(work, n, sizeof(*work), cmp_sample);
+	for (i = 0; i < n; i = j) {
+		double sum = 0;
+
+		for (j = i; j < n && !cmp_sample(&work[i], &work[j]); j++)
+			sum += work[j].v;
+		x[dims * m] = work[i].x[0];
+		if (dims == 2)
+			x[2 * m + 1] = work[i].x[1];
+		y[m++] = sum / (double)(j - i);
+	}
+	return m;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double u = *(const double *)a, v = *(const double *)b;
+
+	return u < v ? -1 : u > v;
+}
+
+static double median(double *t, size_t n)
+{
+	qsort(t, n, sizeof(*t), cmp_double);
+	return t[n / 2];
+}
+
+int main(void)
+{
+	size_t n1 = 50 * REPS, n2 = 49 * REPS, i, r, k;
+	struct sample *s1 = malloc(n1 * sizeof(*s1)), *s2 = malloc(n2 * sizeof(*s2));
+	struct sample *work = malloc(n1 * sizeof(*work));
+	double x[100], y[50], w[150], tb[ROUNDS], tm[ROUNDS], t0;
+	struct ka_pmnf_model m;
+	char text[256];
+	const char *names[] = {"p", "n"};
+	double all_ms;
+
+	for (i = 0, k = 0; i < 50; i++)
+		for (r = 0; r < REPS; r++, k++) {
+			double p = 4.0 * (double)(i + 1);
+
+			s1[k] = (struct sample){{p, 1}, (2 + 0.01 * p * log2(p)) * (1 + 0.02 * noise())};
+		}
+	for (i = 0, k = 0; i < 49; i++)
+		for (r = 0; r < REPS; r++, k++) {
+			double p = (double)(1u << (i / 7 + 1)), n = 1000.0 * (double)(1 + i % 7);
+
+			s2[k] = (struct sample){{p, n}, (1 + 1e-5 * n * log2(n) * sqrt(p)) * (1 + 0.02 * noise())};
+		}
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ms();
+		reduce(s1, n1, work, x, y, 1);
+		tb[r] = now_ms() - t0;
+		t0 = now_ms();
+		k = reduce(s1, n1, work, x, y, 1);
+		ka_pmnf_single(x, y, k, w, &m);
+		tm[r] = now_ms() - t0;
+	}
+	ka_pmnf_format(&m, names, text, sizeof(text));
+	all_ms = median(tm, ROUNDS);
+	printf("scaling model, 50 p x %d repetitions (10^4 runs): %.3f ms (median of %d; Extra-P 4.2.5: "
+	       "77 ms, goal < 4 ms); the sort and means alone %.3f ms (model / sort %.1fx)\n  %s\n",
+	       REPS, all_ms, ROUNDS, median(tb, ROUNDS), all_ms / median(tb, ROUNDS), text);
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ms();
+		reduce(s2, n2, work, x, y, 2);
+		tb[r] = now_ms() - t0;
+		t0 = now_ms();
+		k = reduce(s2, n2, work, x, y, 2);
+		ka_pmnf_multi(x, y, k, &m);
+		tm[r] = now_ms() - t0;
+	}
+	ka_pmnf_format(&m, names, text, sizeof(text));
+	all_ms = median(tm, ROUNDS);
+	printf("scaling model, 7 x 7 (p, n) x %d repetitions: %.3f ms (median of %d; Extra-P 4.2.5: "
+	       "21 ms, goal < 1 ms); the sort and means alone %.3f ms (model / sort %.1fx)\n  %s\n",
+	       REPS, all_ms, ROUNDS, median(tb, ROUNDS), all_ms / median(tb, ROUNDS), text);
+	free(s1);
+	free(s2);
+	free(work);
+	return 0;
+}

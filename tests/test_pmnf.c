@@ -1,0 +1,273 @@
+/* Unit tests of analysis/pmnf.c: Extra-P's modelers on known functions. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pmnf.h"
+
+static const char *const names[] = {"p", "n"};
+
+/* Deterministic noise in [-amp, amp] (an LCG: the same on every machine). */
+static double noise(unsigned *s, double amp)
+{
+	*s = *s * 1103515245u + 12345u;
+	return amp * (2.0 * ((*s >> 8) & 0xffff) / 65535.0 - 1.0);
+}
+
+static void expect_term(const struct ka_pmnf_model *m, int param, int num, int den, int log)
+{
+	char text[256];
+
+	ka_pmnf_format(m, names, text, sizeof(text));
+	print_message("model: %s (smape %.4g, rss %.4g, adj_r2 %.6f)\n", text, m->smape, m->rss,
+		      m->adj_r2);
+	assert_int_equal(m->nterms, 1);
+	assert_int_equal(m->t[0].nfactors, 1);
+	assert_int_equal(m->t[0].f[0].param, param);
+	assert_int_equal(m->t[0].f[0].num * den, num * m->t[0].f[0].den);	/* same fraction */
+	assert_int_equal(m->t[0].f[0].log, log);
+}
+
+/* Exact data from every one of the 42 pairs: each is found again, with its
+ * coefficients, and nothing earlier in the list beats it. */
+static void test_every_pair_recovered(void **state)
+{
+	double x[12], y[12], work[36];
+	struct ka_pmnf_model m;
+	int k, num, den, log;
+	size_t i;
+
+	(void)state;
+	for (k = 0; k < KA_PMNF_PAIRS; k++) {
+		ka_pmnf_pair(k, &num, &den, &log);
+		for (i = 0; i < 12; i++) {
+			x[i] = (double)(1u << i) * 2;	/* 2 .. 4096 */
+			y[i] = 3.0 + 0.25 * pow(x[i], (double)num / den) * pow(log2(x[i]), log);
+		}
+		assert_int_equal(ka_pmnf_single(x, y, 12, work, &m), 0);
+		expect_term(&m, 0, num, den, log);
+		assert_true(fabs(m.constant - 3.0) < 1e-6 * 3.0);
+		assert_true(fabs(m.t[0].coef - 0.25) < 1e-6 * 0.25);
+		assert_true(m.smape < 1e-6);
+		assert_true(fabs(ka_pmnf_eval(&m, (double[]){8192}) -
+				 (3.0 + 0.25 * pow(8192, (double)num / den) * pow(13, log))) <
+			    1e-5 * (3.0 + 0.25 * pow(8192, (double)num / den) * pow(13, log)));
+	}
+}
+
+/* 1 % noise on a known function: the exponent is still the right one. */
+static void test_noisy_functions(void **state)
+{
+	static const struct { int num, den, log; double c0, c1; } cases[] = {
+		{1, 2, 0, 10.0, 2.0}, {1, 1, 1, 1.0, 0.05}, {2, 1, 0, 0.5, 1e-3}, {1, 1, 0, 4.0, 0.3},
+	};
+	double x[10], y[10], work[30];
+	struct ka_pmnf_model m;
+	unsigned seed = 7;
+	size_t c, i;
+
+	(void)state;
+	for (c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (i = 0; i < 10; i++) {
+			double f;
+
+			x[i] = (double)(2u << i);	/* 2 .. 1024 */
+			f = cases[c].c0 + cases[c].c1 * pow(x[i], (double)cases[c].num / cases[c].den) *
+						  pow(log2(x[i]), cases[c].log);
+			y[i] = f * (1 + noise(&seed, 0.01));
+		}
+		assert_int_equal(ka_pmnf_single(x, y, 10, work, &m), 0);
+		expect_term(&m, 0, cases[c].num, cases[c].den, cases[c].log);
+		assert_true(m.adj_r2 > 0.99);
+	}
+}
+
+/* Pure noise around a constant, and an exact constant: the constant model,
+ * with Extra-P's figures (rss the total sum of squares, adj_r2 1). */
+static void test_constant_stands(void **state)
+{
+	double x[8] = {1, 2, 4, 8, 16, 32, 64, 128}, y[8], work[24];
+	struct ka_pmnf_model m;
+	unsigned seed = 3;
+	double mean = 0, tss = 0;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 8; i++)
+		y[i] = 4.068;
+	assert_int_equal(ka_pmnf_single(x, y, 8, work, &m), 0);
+	assert_int_equal(m.nterms, 0);
+	assert_true(fabs(m.constant - 4.068) < 1e-12);
+	assert_true(m.rss < 1e-20 && m.adj_r2 == 1);
+	for (i = 0; i < 8; i++) {
+		y[i] = 5.0 + noise(&seed, 0.05);
+		mean += y[i] / 8;
+	}
+	for (i = 0; i < 8; i++)
+		tss += (y[i] - mean) * (y[i] - mean);
+	assert_int_equal(ka_pmnf_single(x, y, 8, work, &m), 0);
+	assert_int_equal(m.nterms, 0);
+	assert_true(fabs(m.constant - mean) < 1e-12);
+	assert_true(fabs(m.rss - tss) < 1e-12 && m.adj_r2 == 1);
+}
+
+/* Three points: each leave-one-out fold fits a line through the other two
+ * exactly, so every pair's cross-validated SMAPE is arithmetic done here
+ * (with Extra-P's cleaning of a constant below 5e-4 of the smallest value);
+ * the modeler must choose the first pair with the least of them, and only
+ * if it beats the constant's in-sample SMAPE (49.34 % for y = 1, 2, 4). */
+static double term_at(int num, int den, int log, double x)
+{
+	return pow(x, (double)num / den) * pow(log2(x), log);
+}
+
+static void test_hand_computed_loo(void **state)
+{
+	double x[3] = {1, 2, 3}, y[3] = {1, 2, 4}, work[9];
+	double best = (2 * (4.0 / 3) / (10.0 / 3) + 2 * (1.0 / 3) / (13.0 / 3) +
+		       2 * (5.0 / 3) / (19.0 / 3)) / 3 * 100;
+	struct ka_pmnf_model m;
+	int k, num, den, log, best_k = -1;
+
+	(void)state;
+	assert_true(fabs(best - 49.338731) < 1e-5);
+	for (k = 0; k < KA_PMNF_PAIRS; k++) {
+		double smape = 0;
+		int out;
+
+		ka_pmnf_pair(k, &num, &den, &log);
+		for (out = 0; out < 3; out++) {
+			int a = out == 0 ? 1 : 0, b = out == 2 ? 1 : 2;
+			double ta = term_at(num, den, log, x[a]), tb = term_at(num, den, log, x[b]);
+			double c1 = (y[b] - y[a]) / (tb - ta), c0 = y[a] - c1 * ta, pred;
+
+			if (fabs(c0 / (y[a] < y[b] ? y[a] : y[b])) < 5e-4)
+				c0 = 0;
+			pred = c0 + c1 * term_at(num, den, log, x[out]);
+			smape += 2 * fabs(pred - y[out]) / (fabs(pred) + fabs(y[out])) / 3 * 100;
+		}
+		if (smape < best)
+			best = smape, best_k = k;
+	}
+	assert_int_equal(ka_pmnf_single(x, y, 3, work, &m), 0);
+	assert_true(best_k >= 0);
+	ka_pmnf_pair(best_k, &num, &den, &log);
+	expect_term(&m, 0, num, den, log);
+	assert_true(fabs(m.smape - best) < 1e-9);
+}
+
+/* Coordinates below 1: no logarithmic pair is tried. */
+static void test_no_logs_below_one(void **state)
+{
+	double x[8], y[8], work[24];
+	struct ka_pmnf_model m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 8; i++) {
+		x[i] = 0.125 * (double)(i + 1);	/* 0.125 .. 1 */
+		y[i] = 1 + 2 * x[i] * x[i];
+	}
+	assert_int_equal(ka_pmnf_single(x, y, 8, work, &m), 0);
+	expect_term(&m, 0, 2, 1, 0);
+	x[0] = 0;
+	assert_int_equal(ka_pmnf_single(x, y, 8, work, &m), -KA_EDOM);
+	assert_int_equal(ka_pmnf_single(x, y, 0, work, &m), -KA_ENODATA);
+}
+
+/* Two parameters on a 5 x 5 grid: a product, a sum, and one parameter. */
+static void test_two_parameters(void **state)
+{
+	double x[50], y[25];
+	struct ka_pmnf_model m;
+	char text[256];
+	size_t i, j, k;
+	int which;
+
+	(void)state;
+	for (which = 0; which < 3; which++) {
+		for (i = 0, k = 0; i < 5; i++)
+			for (j = 0; j < 5; j++, k++) {
+				double p = (double)(1u << (i + 2)), n = 1000.0 * (double)(j + 1);
+
+				x[2 * k] = p, x[2 * k + 1] = n;
+				y[k] = which == 0 ? 2 + 1e-3 * n * log2(n) / p * p * sqrt(p) :
+				       which == 1 ? 2 + 0.5 * p + 1e-4 * n * n : 7 + 3e-3 * n;
+			}
+		assert_int_equal(ka_pmnf_multi(x, y, 25, &m), 0);
+		ka_pmnf_format(&m, names, text, sizeof(text));
+		print_message("two parameters %d: %s (smape %.3g)\n", which, text, m.smape);
+		assert_true(m.smape < 1e-6);
+		for (k = 0; k < 25; k++)
+			assert_true(fabs(ka_pmnf_eval(&m, x + 2 * k) - y[k]) < 1e-6 * y[k]);
+		if (which == 0) {	/* one product term p^(1/2) * n * log2(n) */
+			assert_int_equal(m.nterms, 1);
+			assert_int_equal(m.t[0].nfactors, 2);
+		} else if (which == 1) {	/* p + n^2 */
+			assert_int_equal(m.nterms, 2);
+			assert_int_equal(m.t[0].nfactors + m.t[1].nfactors, 2);
+		} else {	/* n alone */
+			assert_int_equal(m.nterms, 1);
+			assert_int_equal(m.t[0].f[0].param, 1);
+			assert_int_equal(m.dof, 25 - 2);
+		}
+	}
+}
+
+/* p and n grown together (no line of two points along either): constant
+ * in both, as the contract says. */
+static void test_diagonal_is_constant(void **state)
+{
+	double x[12], y[6];
+	struct ka_pmnf_model m;
+	size_t k;
+
+	(void)state;
+	for (k = 0; k < 6; k++) {
+		x[2 * k] = (double)(1u << k), x[2 * k + 1] = 100.0 * (double)(1u << k);
+		y[k] = 1 + x[2 * k];
+	}
+	assert_int_equal(ka_pmnf_multi(x, y, 6, &m), 0);
+	assert_int_equal(m.nterms, 0);
+	assert_true(fabs(m.constant - (1 + 63.0 / 6)) < 1e-12);
+}
+
+/* The confidence band: exact data with known spread gives the sandwich
+ * variance; a line through 3 points with equal variances v has Var(c0 +
+ * c1 x) = v (1/3 + (x - 2)^2 / 2) at x for x = 1, 2, 3. */
+static void test_band(void **state)
+{
+	struct ka_pmnf_model m = {.nparams = 1, .constant = 1, .nterms = 1,
+				  .t = {{2, 1, {{0, 1, 1, 0}}}}};
+	double x[3] = {1, 2, 3}, y[3] = {3, 5, 7}, var[3] = {0.04, 0.04, 0.04}, cov[4];
+
+	(void)state;
+	assert_int_equal(ka_pmnf_covariance(&m, x, y, var, 3, cov), 0);
+	assert_true(fabs(ka_pmnf_se(&m, cov, (double[]){2}) - sqrt(0.04 / 3)) < 1e-12);
+	assert_true(fabs(ka_pmnf_se(&m, cov, (double[]){5}) - sqrt(0.04 * (1.0 / 3 + 9.0 / 2))) < 1e-12);
+	/* without var: the residuals (here 0) */
+	assert_int_equal(ka_pmnf_covariance(&m, x, y, NULL, 3, cov), 0);
+	assert_true(ka_pmnf_se(&m, cov, (double[]){5}) == 0);
+	assert_int_equal(ka_pmnf_covariance(&m, x, y, NULL, 2, cov), -KA_ENODATA);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_every_pair_recovered),
+		cmocka_unit_test(test_noisy_functions),
+		cmocka_unit_test(test_constant_stands),
+		cmocka_unit_test(test_hand_computed_loo),
+		cmocka_unit_test(test_no_logs_below_one),
+		cmocka_unit_test(test_two_parameters),
+		cmocka_unit_test(test_diagonal_is_constant),
+		cmocka_unit_test(test_band),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
