@@ -311,6 +311,26 @@ static size_t line_points(const struct mp_point *in, size_t m, int p, struct mp_
 	return ns;
 }
 
+/* The in-sample figures of mdl as it is (coefficients kept). */
+static void cost_as_is(const struct mp_point *pts, size_t m, double tss, int factors,
+		       struct ka_pmnf_model *mdl)
+{
+	double rss = 0, smape = 0;
+	size_t i;
+
+	for (i = 0; i < m; i++) {
+		double pred = ka_pmnf_eval(mdl, pts[i].x);
+
+		rss += (pred - pts[i].y) * (pred - pts[i].y);
+		smape += smape_one(pts[i].y, pred);
+	}
+	mdl->rss = rss;
+	mdl->smape = smape / (double)m * 100;
+	mdl->points = m;
+	mdl->dof = (int)m - factors - 1;
+	mdl->adj_r2 = 1 - (rss / tss) * ((double)m - 1) / mdl->dof;
+}
+
 /* In-sample least squares of y over the columns of terms (their
  * coefficients set), with the model's figures; -KA_ESPACE when GSL cannot
  * allocate. */
@@ -321,7 +341,7 @@ static int fit_terms(const struct mp_point *pts, size_t m, double tss,
 	gsl_matrix *X = gsl_matrix_calloc(rows, cols), *cov = gsl_matrix_alloc(cols, cols);
 	gsl_vector *Y = gsl_vector_calloc(rows), *c = gsl_vector_alloc(cols);
 	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(rows, cols);
-	double chisq, rss = 0, smape = 0;
+	double chisq;
 	int k, factors = 0, rc = -KA_ESPACE;
 
 	if (!X || !cov || !Y || !c || !w)
@@ -342,17 +362,7 @@ static int fit_terms(const struct mp_point *pts, size_t m, double tss,
 		mdl->t[k].coef = gsl_vector_get(c, (size_t)k + 1);
 		factors += mdl->t[k].nfactors;
 	}
-	for (i = 0; i < m; i++) {
-		double pred = ka_pmnf_eval(mdl, pts[i].x);
-
-		rss += (pred - pts[i].y) * (pred - pts[i].y);
-		smape += smape_one(pts[i].y, pred);
-	}
-	mdl->rss = rss;
-	mdl->smape = smape / (double)m * 100;
-	mdl->points = m;
-	mdl->dof = (int)m - factors - 1;
-	mdl->adj_r2 = 1 - (rss / tss) * ((double)m - 1) / mdl->dof;
+	cost_as_is(pts, m, tss, factors, mdl);
 	rc = 0;
 out:
 	gsl_matrix_free(X);
@@ -361,26 +371,6 @@ out:
 	gsl_vector_free(c);
 	gsl_multifit_linear_free(w);
 	return rc;
-}
-
-/* The in-sample figures of mdl as it is (coefficients kept). */
-static void cost_as_is(const struct mp_point *pts, size_t m, double tss, int factors,
-		       struct ka_pmnf_model *mdl)
-{
-	double rss = 0, smape = 0;
-	size_t i;
-
-	for (i = 0; i < m; i++) {
-		double pred = ka_pmnf_eval(mdl, pts[i].x);
-
-		rss += (pred - pts[i].y) * (pred - pts[i].y);
-		smape += smape_one(pts[i].y, pred);
-	}
-	mdl->rss = rss;
-	mdl->smape = smape / (double)m * 100;
-	mdl->points = m;
-	mdl->dof = (int)m - factors - 1;
-	mdl->adj_r2 = 1 - (rss / tss) * ((double)m - 1) / mdl->dof;
 }
 
 static bool terms_contribute(const struct ka_pmnf_model *mdl, const struct mp_point *pts, size_t m,

@@ -85,16 +85,42 @@ static double median(double *t, size_t n)
 	return t[n / 2];
 }
 
+/* Time the reduction alone and the reduction with the model, ROUNDS
+ * times each, and print the medians beside Extra-P's figure and the goal. */
+static void timed(const struct sample *s, size_t n, int dims, struct sample *work,
+		  const char *what, double extrap_ms, double goal_ms)
+{
+	static const char *const names[] = {"p", "n"};
+	double x[100], y[50], w[150], tb[ROUNDS], tm[ROUNDS], t0, model_ms;
+	struct ka_pmnf_model m;
+	char text[256];
+	size_t r, k;
+
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ms();
+		reduce(s, n, work, x, y, dims);
+		tb[r] = now_ms() - t0;
+		t0 = now_ms();
+		k = reduce(s, n, work, x, y, dims);
+		if (dims == 1)
+			ka_pmnf_single(x, y, k, w, &m);
+		else
+			ka_pmnf_multi(x, y, k, &m);
+		tm[r] = now_ms() - t0;
+	}
+	ka_pmnf_format(&m, names, text, sizeof(text));
+	model_ms = median(tm, ROUNDS);
+	printf("scaling model, %s x %d repetitions (%zu runs): %.3f ms (median of %d; Extra-P 4.2.5: %g ms, "
+	       "goal < %g ms); the sort and means alone %.3f ms (model / sort %.1fx)\n  %s\n",
+	       what, REPS, n, model_ms, ROUNDS, extrap_ms, goal_ms, median(tb, ROUNDS),
+	       model_ms / median(tb, ROUNDS), text);
+}
+
 int main(void)
 {
 	size_t n1 = 50 * REPS, n2 = 49 * REPS, i, r, k;
 	struct sample *s1 = malloc(n1 * sizeof(*s1)), *s2 = malloc(n2 * sizeof(*s2));
 	struct sample *work = malloc(n1 * sizeof(*work));
-	double x[100], y[50], w[150], tb[ROUNDS], tm[ROUNDS], t0;
-	struct ka_pmnf_model m;
-	char text[256];
-	const char *names[] = {"p", "n"};
-	double all_ms;
 
 	for (i = 0, k = 0; i < 50; i++)
 		for (r = 0; r < REPS; r++, k++) {
@@ -106,36 +132,11 @@ int main(void)
 		for (r = 0; r < REPS; r++, k++) {
 			double p = (double)(1u << (i / 7 + 1)), n = 1000.0 * (double)(1 + i % 7);
 
-			s2[k] = (struct sample){{p, n}, (1 + 1e-5 * n * log2(n) * sqrt(p)) * (1 + 0.02 * noise())};
+			s2[k] = (struct sample){{p, n}, (1 + 1e-5 * n * log2(n) * sqrt(p)) *
+							(1 + 0.02 * noise())};
 		}
-	for (r = 0; r < ROUNDS; r++) {
-		t0 = now_ms();
-		reduce(s1, n1, work, x, y, 1);
-		tb[r] = now_ms() - t0;
-		t0 = now_ms();
-		k = reduce(s1, n1, work, x, y, 1);
-		ka_pmnf_single(x, y, k, w, &m);
-		tm[r] = now_ms() - t0;
-	}
-	ka_pmnf_format(&m, names, text, sizeof(text));
-	all_ms = median(tm, ROUNDS);
-	printf("scaling model, 50 p x %d repetitions (10^4 runs): %.3f ms (median of %d; Extra-P 4.2.5: "
-	       "77 ms, goal < 4 ms); the sort and means alone %.3f ms (model / sort %.1fx)\n  %s\n",
-	       REPS, all_ms, ROUNDS, median(tb, ROUNDS), all_ms / median(tb, ROUNDS), text);
-	for (r = 0; r < ROUNDS; r++) {
-		t0 = now_ms();
-		reduce(s2, n2, work, x, y, 2);
-		tb[r] = now_ms() - t0;
-		t0 = now_ms();
-		k = reduce(s2, n2, work, x, y, 2);
-		ka_pmnf_multi(x, y, k, &m);
-		tm[r] = now_ms() - t0;
-	}
-	ka_pmnf_format(&m, names, text, sizeof(text));
-	all_ms = median(tm, ROUNDS);
-	printf("scaling model, 7 x 7 (p, n) x %d repetitions: %.3f ms (median of %d; Extra-P 4.2.5: "
-	       "21 ms, goal < 1 ms); the sort and means alone %.3f ms (model / sort %.1fx)\n  %s\n",
-	       REPS, all_ms, ROUNDS, median(tb, ROUNDS), all_ms / median(tb, ROUNDS), text);
+	timed(s1, n1, 1, work, "50 p", 77, 4);
+	timed(s2, n2, 2, work, "7 x 7 (p, n)", 21, 1);
 	free(s1);
 	free(s2);
 	free(work);
