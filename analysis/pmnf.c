@@ -223,37 +223,27 @@ struct mp_point {
 	double y;
 };
 
-/* Lines of param p: sorted by the other coordinate, then by p. */
-static int cmp_q(const void *a, const void *b, int p)
+/* Points by x[0], then x[1]; and by x[1], then x[0]. */
+static int cmp_x0_first(const void *a, const void *b)
 {
 	const struct mp_point *u = a, *v = b;
-	int q = 1 - p;
 
-	if (u->x[q] != v->x[q])
-		return u->x[q] < v->x[q] ? -1 : 1;
-	if (u->x[p] != v->x[p])
-		return u->x[p] < v->x[p] ? -1 : 1;
+	if (u->x[0] != v->x[0])
+		return u->x[0] < v->x[0] ? -1 : 1;
+	if (u->x[1] != v->x[1])
+		return u->x[1] < v->x[1] ? -1 : 1;
 	return 0;
 }
 
-static int cmp_q0(const void *a, const void *b)
+static int cmp_x1_first(const void *a, const void *b)
 {
-	return cmp_q(a, b, 0);
-}
+	const struct mp_point *u = a, *v = b;
 
-static int cmp_q1(const void *a, const void *b)
-{
-	return cmp_q(a, b, 1);
-}
-
-static int cmp_p0(const void *a, const void *b)
-{
-	return cmp_q(a, b, 1);	/* by x[0], then x[1] */
-}
-
-static int cmp_p1(const void *a, const void *b)
-{
-	return cmp_q(a, b, 0);	/* by x[1], then x[0] */
+	if (u->x[1] != v->x[1])
+		return u->x[1] < v->x[1] ? -1 : 1;
+	if (u->x[0] != v->x[0])
+		return u->x[0] < v->x[0] ? -1 : 1;
+	return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -274,7 +264,8 @@ static size_t line_points(const struct mp_point *in, size_t m, int p, struct mp_
 	size_t i, j, n = 0, longest = 0, ncand = 0, nq = 0, ns = 0;
 
 	memcpy(pts, in, m * sizeof(*pts));
-	qsort(pts, m, sizeof(*pts), p == 0 ? cmp_q0 : cmp_q1);
+	/* lines: by the other coordinate first */
+	qsort(pts, m, sizeof(*pts), p == 0 ? cmp_x1_first : cmp_x0_first);
 	for (i = 0; i < m; i = j) {	/* the longest line length */
 		for (j = i; j < m && pts[j].x[q] == pts[i].x[q]; j++)
 			;
@@ -289,7 +280,8 @@ static size_t line_points(const struct mp_point *in, size_t m, int p, struct mp_
 			ncand += j - i;
 		}
 	}
-	qsort(tmp, ncand, sizeof(*tmp), p == 0 ? cmp_p0 : cmp_p1);
+	/* groups: by p first */
+	qsort(tmp, ncand, sizeof(*tmp), p == 0 ? cmp_x0_first : cmp_x1_first);
 	/* the other coordinates of the first group (the smallest p) */
 	for (i = 0; i < ncand && tmp[i].x[p] == tmp[0].x[p]; i++)
 		qs[nq++] = tmp[i].x[q];
