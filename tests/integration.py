@@ -631,6 +631,179 @@ def energy_model_what_if():
     expect(s == 400, f"unknown key -> 400 ({b})")
 
 
+# ---- scaling models (Extra-P's PMNF) ------------------------------------------
+
+T975_DOF8 = 2.306004135204166  # Student's t, 97.5 %, 8 degrees of freedom
+
+
+def line_band(ts, var, t):
+    """Hand-computed standard error at t of the least-squares line through
+    (ts, .) when point i's mean has variance var[i]: (A'A)^-1 A'VA (A'A)^-1."""
+    s0, s1, s2 = len(ts), sum(ts), sum(x * x for x in ts)
+    det = s0 * s2 - s1 * s1
+    inv = [[s2 / det, -s1 / det], [-s1 / det, s0 / det]]
+    mid = [[sum(v for v in var), sum(v * x for v, x in zip(var, ts))],
+           [sum(v * x for v, x in zip(var, ts)), sum(v * x * x for v, x in zip(var, ts))]]
+    def mul(a, b):
+        return [[sum(a[i][k] * b[k][j] for k in range(2)) for j in range(2)] for i in range(2)]
+    c = mul(mul(inv, mid), inv)
+    g = [1.0, t]
+    return sum(g[i] * c[i][j] * g[j] for i in range(2) for j in range(2)) ** 0.5
+
+
+@test
+def model_post_finds_the_function_with_its_band():
+    k = Shared.k
+    import math
+    ps = [2, 4, 8, 16, 32, 64, 128, 256]
+    f = lambda p: 2 + 0.5 * p * math.log2(p)
+    pts = [{"coordinates": [p], "values": [f(p) * 0.99, f(p) * 1.01]} for p in ps]
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": pts,
+                                                           "predict": [[2048], [100]]})
+    expect(s == 200, f"200 ({s} {b})")
+    expect(b["terms"][0]["factors"] == [{"parameter": "p", "exponent": 1.0, "log_exponent": 1}] and len(b["terms"]) == 1,
+           f"one term p * log2(p) ({b['terms']})")
+    expect(abs(b["constant"] - 2) < 1e-9 and abs(b["terms"][0]["coefficient"] - 0.5) < 1e-12,
+           f"c0 = 2, c = 0.5 ({b['constant']} {b['terms']})")
+    expect(b["function"] == "2 + 0.5 * p * log2(p)", f"readable function ({b['function']})")
+    expect(b["points"] == 8 and b["smape"] < 1e-9 and b["rss"] < 1e-18 and abs(b["adj_r2"] - 1) < 1e-12,
+           f"exact data: cross-validated SMAPE and RSS 0, adj_r2 1 ({b['smape']} {b['rss']} {b['adj_r2']})")
+    m = b["measurements"]
+    expect([x["coordinates"] for x in m] == [[p] for p in ps] and all(x["repetitions"] == 2 for x in m), "8 points of 2")
+    for x, p in zip(m, ps):
+        y = f(p)
+        expect(abs(x["mean"] - y) < 1e-9 * y and abs(x["median"] - y) < 1e-9 * y and x["min"] == y * 0.99
+               and x["max"] == y * 1.01 and abs(x["sd"] - 0.01 * y * 2 ** 0.5) < 1e-9 * y,
+               f"mean, median, spread at p={p} ({x})")
+    # the band from the repetitions, by hand: var of each mean = sd^2 / 2 = (0.01 y)^2
+    ts = [p * math.log2(p) for p in ps]
+    var = [(0.01 * f(p)) ** 2 for p in ps]
+    expect(b["band_from"] == "repetitions" and b["confidence"] == 0.95, "a 95 % band from repetitions")
+    for pr, p in zip(b["predictions"], (2048, 100)):
+        half = T975_DOF8 * line_band(ts, var, p * math.log2(p))
+        expect(abs(pr["model"] - f(p)) < 1e-7 * f(p), f"predicted f({p}) = {f(p)} ({pr})")
+        expect(abs(pr["high"] - pr["model"] - half) < 1e-6 * half and abs(pr["model"] - pr["low"] - half) < 1e-6 * half,
+               f"band at {p}: +-{half} ({pr})")
+    expect(b["predictions"][0]["extrapolated"] and not b["predictions"][1]["extrapolated"],
+           "2048 lies past the measured 2..256, 100 within")
+    expect(any("beyond the measured range" in w for w in b["warnings"]) and len(b["warnings"]) == 1,
+           f"one warning, for the extrapolation ({b['warnings']})")
+
+
+@test
+def model_post_constants_grids_and_warnings():
+    k = Shared.k
+    pts = [{"coordinates": [p], "values": [4.068]} for p in (1, 2, 4, 8, 16)]
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": pts})
+    expect(s == 200 and b["function"] == "4.068" and b["terms"] == [] and b["constant"] == 4.068 and b["rss"] == 0
+           and b["smape"] == 0 and b["adj_r2"] == 1 and b["points"] == 5, f"a constant stays a constant ({b})")
+    expect(b["band_from"] == "residuals", "one value a point: the band from the residuals")
+    # values 3, 5, 4 around their mean 4: TSS 2, in-sample SMAPE by hand
+    pts = [{"coordinates": [2], "values": [3]}, {"coordinates": [4], "values": [5]},
+           {"coordinates": [2], "values": [5]}, {"coordinates": [8], "values": [4]}]
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": pts})
+    m = b["measurements"]
+    expect(s == 200 and b["points"] == 3 and m[0]["repetitions"] == 2 and m[0]["mean"] == 4 and m[0]["min"] == 3,
+           f"values of one coordinate pooled: 3 points ({s} {b})")
+    w = " ".join(b["warnings"])
+    expect("p takes only 3 distinct values" in w and "p spans only 2 to 8 (a factor of 4)" in w,
+           f"too few points and a narrow range are said ({b['warnings']})")
+    # a 5 x 5 grid of 1 + 0.05 p^(1/2) n: one product term
+    grid = [{"coordinates": [p, n], "values": [1 + 0.05 * p ** 0.5 * n]}
+            for p in (2, 4, 8, 16, 32) for n in (10, 20, 40, 80, 160)]
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p", "n"], "points": grid})
+    expect(s == 200 and len(b["terms"]) == 1 and b["terms"][0]["factors"] == [
+        {"parameter": "p", "exponent": 0.5, "log_exponent": 0}, {"parameter": "n", "exponent": 1.0, "log_exponent": 0}]
+           and abs(b["terms"][0]["coefficient"] - 0.05) < 1e-12 and abs(b["constant"] - 1) < 1e-9 and b["points"] == 25,
+           f"p^(1/2) * n ({s} {b.get('function')} {b.get('terms')})")
+
+
+@test
+def model_post_names_every_bad_field():
+    k = Shared.k
+    ok = [{"coordinates": [p], "values": [p]} for p in (1, 2, 4, 8, 16)]
+    for body, status, field in [
+            ({"points": ok}, 400, None),
+            ({"parameters": [], "points": ok}, 400, "parameters"),
+            ({"parameters": ["p", "p"], "points": ok}, 400, "parameters"),
+            ({"parameters": ["p"], "points": []}, 400, "points"),
+            ({"parameters": ["p"], "points": ok + [{"coordinates": [0], "values": [1]}]}, 400, "points[5].coordinates"),
+            ({"parameters": ["p"], "points": ok + [{"coordinates": [2, 3], "values": [1]}]}, 400, "points[5].coordinates"),
+            ({"parameters": ["p"], "points": ok + [{"coordinates": [2], "values": []}]}, 400, "points[5]"),
+            ({"parameters": ["p"], "points": ok + [{"coordinates": [2], "values": [1, "x"]}]}, 400, "points[5].values"),
+            ({"parameters": ["p"], "points": ok + [{"coordinates": [2], "values": [1e300]}]}, 400, "points[5].values"),
+            ({"parameters": ["p"], "points": ok, "predict": [[2, 3]]}, 400, "predict[0]"),
+            ({"parameters": ["p"], "points": ok, "predict": [[4]] * 1001}, 400, "predict"),
+            ({"parameters": ["p"], "points": [{"coordinates": [i + 1], "values": [1]} for i in range(1001)]}, 413, "points")]:
+        s, b, _ = k.request("POST", "/api/v1/analysis/model", body)
+        expect(s == status and b.get("field") == field and b["error"], f"{str(body)[:80]} -> {status} {field} ({s} {b})")
+
+
+def model_series_runs():
+    import math
+    runs = []
+    for p in (1, 2, 4, 8, 16, 32, 64):
+        for f in (1.0, 0.98, 1.02):
+            tau = (3 + 0.5 * p ** 0.5) * f
+            chi = (0.5 + 0.01 * p) * f
+            runs.append(run(system="model-it", application="cg", p=p, n=1000.0, tau=tau, chi=chi,
+                            regions=[{"name": "halo", "time_s": (0.2 + 0.1 * math.log2(p)) * f}]))
+    for p in (1, 2, 4):
+        runs.append(run(system="model-it", application="cg", p=p, n=2000.0, tau=6.0 + p, chi=0.1))
+    r = run(system="model-it", application="cg", p=8, n=2000.0, tau=7.0)
+    del r["chi"]
+    runs.append(r)
+    return runs
+
+
+@test
+def model_of_a_stored_series():
+    k, t = Shared.k, Shared.token
+    runs = model_series_runs()
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    base = "/api/v1/analysis/model?system=model-it&application=cg"
+    s, g, _ = k.request("GET", base)
+    expect(s == 200 and g["n"] == 1000 and g["metric"] == "tau" and g["points"] == 7 and g["skipped"] == {"no_value": 0},
+           f"tau over p at the n with the most points, 1000 ({s} {g})")
+    expect(g["n_values"] == [{"n": 1000.0, "points": 7}, {"n": 2000.0, "points": 4}], f"the n values listed ({g.get('n_values')})")
+    expect(g["terms"][0]["factors"] == [{"parameter": "p", "exponent": 0.5, "log_exponent": 0}]
+           and abs(g["constant"] - 3) < 1e-9 and abs(g["terms"][0]["coefficient"] - 0.5) < 1e-9, f"3 + 0.5 p^(1/2) ({g['function']})")
+    # the same points posted give the same model
+    pts = {}
+    for r in runs:
+        if r["n"] == 1000.0:
+            pts.setdefault(r["p"], []).append(r["tau"])
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": [
+        {"coordinates": [p], "values": v} for p, v in pts.items()]})
+    for key in ("function", "constant", "terms", "rss", "smape", "adj_r2", "points", "measurements", "warnings"):
+        expect(b[key] == g[key], f"GET and POST of the same points agree on {key} ({b[key]} / {g[key]})")
+    s, g, _ = k.request("GET", base + "&metric=chi")
+    expect(s == 200 and g["skipped"] == {"no_value": 1} and g["terms"][0]["factors"][0]["exponent"] == 1.0
+           and abs(g["terms"][0]["coefficient"] - 0.01) < 1e-9, f"chi: 0.5 + 0.01 p, the tau-only run skipped ({g.get('function')})")
+    s, g, _ = k.request("GET", base + "&metric=gamma")
+    expect(s == 200 and g["points"] == 7 and abs(g["measurements"][0]["mean"] - 2.99) < 1e-12,
+           f"gamma = tau - chi: 3.5 - 0.51 at p=1 ({g.get('measurements', [{}])[0]})")
+    s, g, _ = k.request("GET", base + "&metric=region:halo&predict=1024")
+    expect(s == 200 and g["terms"][0]["factors"] == [{"parameter": "p", "exponent": 0.0, "log_exponent": 1}]
+           and abs(g["predictions"][0]["model"] - 1.2) < 1e-9, f"halo: 0.2 + 0.1 log2(p), 1.2 at 1024 ({g.get('function')})")
+    s, g, _ = k.request("GET", base + "&n=2000")
+    expect(s == 200 and g["n"] == 2000 and g["points"] == 4, f"n=2000 chosen ({s} {g.get('points')})")
+    s, g, _ = k.request("GET", base + "&parameters=n&p=4")
+    expect(s == 200 and g["p"] == 4 and g["points"] == 2 and g["parameters"] == ["n"]
+           and any("n takes only 2 distinct values" in w for w in g["warnings"]), f"over n at p=4 ({s} {g})")
+    s, g, _ = k.request("GET", base + "&parameters=p,n")
+    expect(s == 200 and g["parameters"] == ["p", "n"] and g["points"] == 11, f"p and n: 11 coordinates ({s} {g.get('points')})")
+    for q, status, field in [("&metric=bogus", 400, "metric"), ("&metric=region:none", 404, "metric"),
+                             ("&parameters=q", 400, "parameters"), ("&n=abc", 400, "n"), ("&n=5", 404, "n"),
+                             ("&parameters=p,n&n=1000", 400, "n"), ("&p=4", 400, "p"), ("&predict=x", 400, "predict"),
+                             ("&parameters=p,n&predict=4", 400, "predict"), ("&frequency_mhz=-1", 400, "frequency_mhz")]:
+        s, b, _ = k.request("GET", base + q)
+        expect(s == status and b.get("field") == field, f"{q} -> {status} {field} ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/model?application=cg")
+    expect(s == 400 and b["field"] == "system", f"no system -> 400 ({b})")
+
+
 OUT = os.path.join(ROOT, "tests", "out", "reports")
 
 

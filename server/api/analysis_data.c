@@ -32,63 +32,102 @@ static int load_run(const struct run *r, void *ctx)
 		l->cap = l->cap ? 2 * l->cap : 256;
 		l->runs = xrealloc(l->runs, l->cap * sizeof(*l->runs));
 		l->freqs = xrealloc(l->freqs, l->cap * sizeof(*l->freqs));
-		if (l->flags & SERIES_WITH_REGIONS)
+		if (l->flags & (SERIES_WITH_REGIONS | SERIES_ALL_RUNS))
 			l->sd->all = xrealloc(l->sd->all, l->cap * sizeof(*l->sd->all));
 	}
 	l->runs[l->n] = (struct ka_run){r->id, r->p, r->n, r->tau, r->chi};
 	l->freqs[l->n] = (r->has & RUN_HAS_FREQ) ? r->frequency_mhz : NAN;
-	if (l->flags & SERIES_WITH_REGIONS) {
+	if (l->flags & (SERIES_WITH_REGIONS | SERIES_ALL_RUNS)) {
 		struct series_run *s = &l->sd->all[l->n];
+		bool parse = l->flags & SERIES_WITH_REGIONS;
 
 		s->id = r->id;
 		s->p = r->p;
+		s->n = r->n;
 		s->tau = r->tau;
+		s->chi = (r->has & RUN_HAS_CHI) ? r->chi : NAN;
+		s->gamma = (r->has & RUN_HAS_CHI) ? r->gamma : NAN;
 		s->energy_j = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
 		s->freq = l->freqs[l->n];
-		s->regions = r->regions ? json_loads(r->regions, 0, &je) : NULL;
-		s->labels = r->labels ? json_loads(r->labels, 0, &je) : NULL;
+		s->regions = parse && r->regions ? json_loads(r->regions, 0, &je) : NULL;
+		s->labels = parse && r->labels ? json_loads(r->labels, 0, &je) : NULL;
 		l->sd->nall = l->n + 1;
 	}
 	l->n++;
 	return 0;
 }
 
-static bool same_freq(double a, double b)
+bool series_same_frequency(double a, double b)
 {
 	return (isnan(a) && isnan(b)) || a == b;
 }
 
+static int cmp_freq(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	if (isnan(x) || isnan(y))
+		return isnan(y) - isnan(x);	/* NAN (no frequency) first */
+	return x < y ? -1 : x > y;
+}
+
 /* The frequency most runs have (ties: the highest; runs without one count
- * as one group), and the others with their run counts. */
+ * as one group), and the others with their run counts, lowest first, into
+ * others (NULL: not wanted). O(n log n) on a copy, however many differ. */
 static double common_frequency(const double *f, size_t n, json_t *others)
 {
-	double best = NAN;
-	size_t i, j, c, best_c = 0;
+	double *s = xmalloc((n ? n : 1) * sizeof(*s)), best = NAN;
+	size_t i, j, best_c = 0;
 
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < i && !same_freq(f[j], f[i]); j++)
+	memcpy(s, f, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_freq);
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && series_same_frequency(s[j], s[i]); j++)
 			;
-		if (j < i)
-			continue;	/* counted already */
-		for (c = 0, j = i; j < n; j++)
-			c += same_freq(f[j], f[i]);
-		if (c > best_c || (c == best_c && (isnan(best) || f[i] > best))) {
-			best = f[i];
-			best_c = c;
+		if (j - i >= best_c) {	/* ascending: a tie goes to the higher */
+			best = s[i];
+			best_c = j - i;
 		}
 	}
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < i && !same_freq(f[j], f[i]); j++)
+	for (i = 0; i < n && others; i = j) {
+		for (j = i + 1; j < n && series_same_frequency(s[j], s[i]); j++)
 			;
-		if (j < i || same_freq(f[i], best))
-			continue;
-		for (c = 0, j = i; j < n; j++)
-			c += same_freq(f[j], f[i]);
-		json_array_append_new(others, json_pack("{s:o,s:I}", "frequency_mhz",
-							isnan(f[i]) ? json_null() : json_real(f[i]),
-							"runs", (json_int_t)c));
+		if (!series_same_frequency(s[i], best))
+			json_array_append_new(others, json_pack("{s:o,s:I}", "frequency_mhz",
+								isnan(s[i]) ? json_null() :
+									      json_real(s[i]),
+								"runs", (json_int_t)(j - i)));
 	}
+	free(s);
 	return best;
+}
+
+/* The frequency_mhz parameter: a number above 0. */
+static int parse_frequency(const char *frequency, double *out, struct kerr *err)
+{
+	char *end;
+
+	*out = strtod(frequency, &end);
+	if (!*frequency || *end || !(*out > 0) || !isfinite(*out))
+		return kerr_field(err, BAD, "frequency_mhz",
+				  "frequency_mhz must be a number above 0 (got '%.40s')", frequency);
+	return 0;
+}
+
+int series_frequency(const struct series_data *sd, const char *frequency, double *out,
+		     struct kerr *err)
+{
+	double *f;
+	size_t i;
+
+	if (frequency)
+		return parse_frequency(frequency, out, err);
+	f = xmalloc((sd->nall ? sd->nall : 1) * sizeof(*f));
+	for (i = 0; i < sd->nall; i++)
+		f[i] = sd->all[i].freq;
+	*out = common_frequency(f, sd->nall, NULL);
+	free(f);
+	return 0;
 }
 
 static int by_p_n(const void *a, const void *b)
@@ -190,20 +229,13 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		l.n = kept;
 		kept = 0;
 		if (frequency) {
-			char *end;
-
-			sd->frequency_mhz = strtod(frequency, &end);
-			if (!*frequency || *end || !(sd->frequency_mhz > 0)) {
-				kerr_field(err, BAD, "frequency_mhz",
-					   "frequency_mhz must be a number above 0 (got '%.40s')",
-					   frequency);
+			if (parse_frequency(frequency, &sd->frequency_mhz, err))
 				goto fail;
-			}
 		} else {
 			sd->frequency_mhz = common_frequency(l.freqs, l.n, sd->others);
 		}
 		for (i = 0; i < l.n; i++)
-			if (same_freq(l.freqs[i], sd->frequency_mhz))
+			if (series_same_frequency(l.freqs[i], sd->frequency_mhz))
 				l.runs[kept++] = l.runs[i];
 		if (kept == 0) {
 			kerr_set(err, 404, "series %s has no runs at frequency_mhz=%g",
@@ -321,7 +353,7 @@ static enum run_kind kind_of(const struct series_run *s, double *freq)
 
 		if (isnan(f))
 			f = rf;
-		if (!same_freq(rf, f))
+		if (!series_same_frequency(rf, f))
 			return KIND_OPTIMISED;
 	}
 	*freq = f;
@@ -352,7 +384,7 @@ static double median_fig(const struct series_data *sd, const char *name, enum ru
 			continue;
 		if (!region_of(s->regions, name, s->freq, &fig))
 			continue;
-		if (!isnan(f) && !same_freq(kind == KIND_UNIFORM ? uf : fig.freq, f))
+		if (!isnan(f) && !series_same_frequency(kind == KIND_UNIFORM ? uf : fig.freq, f))
 			continue;
 		x = what == PICK_TIME ? fig.time : what == PICK_POWER ? fig.power :
 		    what == PICK_ENERGY ? fig.energy : fig.freq;
@@ -391,7 +423,7 @@ static size_t distinct(const struct series_data *sd, bool want_p, double f, int6
 	for (i = 0; i < sd->nall; i++) {
 		if (kind_of(&sd->all[i], &uf) != KIND_UNIFORM)
 			continue;
-		if (want_p && same_freq(uf, f))
+		if (want_p && series_same_frequency(uf, f))
 			add_unique(out, &n, (double)sd->all[i].p);
 		else if (!want_p && sd->all[i].p == p)
 			add_unique(out, &n, uf);
@@ -484,7 +516,7 @@ int energy_model_build(const struct series_data *sd, struct energy_model *em, st
 	/* the regions: those of the standard runs at p = 1 */
 	for (i = 0; i < sd->nall; i++) {
 		if (sd->all[i].p != 1 || kind_of(&sd->all[i], &uf) != KIND_UNIFORM ||
-		    !same_freq(uf, em->f_std))
+		    !series_same_frequency(uf, em->f_std))
 			continue;
 		json_array_foreach(sd->all[i].regions, j, r) {
 			const char *name = json_string_value(json_object_get(r, "name"));

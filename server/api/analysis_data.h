@@ -23,13 +23,16 @@
 enum series_flags {
 	SERIES_ONE_FREQUENCY = 1 << 0,	/* runs[] holds the runs of one frequency */
 	SERIES_WITH_REGIONS = 1 << 1,	/* all[] holds every run with its regions */
+	SERIES_ALL_RUNS = 1 << 2,	/* all[] holds every run, regions and labels NULL */
 };
 
 /* A stored run with what the energy analysis needs. */
 struct series_run {
 	int64_t id;
 	int64_t p;
+	double n;
 	double tau;
+	double chi, gamma;	/* NAN when the run carries tau alone */
 	double energy_j;	/* NAN when not posted */
 	json_t *labels;		/* parsed, owned; NULL when none */
 	double freq;		/* run-level frequency_mhz, NAN when not posted */
@@ -72,6 +75,15 @@ const char *series_label(const struct series_data *sd);
 
 /* {"system", "application", "variant"}; a new reference. */
 json_t *series_json(const struct series_data *sd);
+
+/* The frequency most of all[] was run at (ties: the highest; NAN stands for
+ * runs without one, as a group); with frequency (the frequency_mhz
+ * parameter) that one, 400 naming it when it is not a number above 0. */
+int series_frequency(const struct series_data *sd, const char *frequency, double *out,
+		     struct kerr *err);
+
+/* Whether a run's frequency (NAN: none) is f. */
+bool series_same_frequency(double run_freq, double f);
 
 /* The frequencies SERIES_ONE_FREQUENCY left out; a new reference. */
 json_t *series_other_frequencies(const struct series_data *sd);

@@ -31,26 +31,6 @@
 #define CONFIG_PARAMS_MAX 16	/* parameters of a configuration */
 #define CONFIG_RUNS_MAX 100000	/* recorded configurations */
 
-/* The body as a JSON object; 400 otherwise. */
-static json_t *body_json(struct req *rq, struct resp *rs)
-{
-	json_error_t je;
-	const char *b;
-	size_t len;
-	json_t *root;
-
-	b = req_body(rq, &len);
-	root = json_loadb(b, len, 0, &je);
-	if (!root)
-		resp_errorf(rs, BAD, "the body is not valid JSON: %s (line %d)", je.text, je.line);
-	else if (!json_is_object(root)) {
-		resp_errorf(rs, BAD, "the body must be a JSON object");
-		json_decref(root);
-		root = NULL;
-	}
-	return root;
-}
-
 /* A positive finite number at key of o. */
 static int num(json_t *o, const char *key, bool positive, double *out, struct resp *rs,
 	       const char *field, long index)
@@ -189,7 +169,7 @@ static struct report_opts report_opts_of(struct req *rq)
  * powercap report. */
 static int powercap(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
-	json_t *root = body_json(rq, rs), *budgets, *models, *quality;
+	json_t *root = req_json_object(rq, rs), *budgets, *models, *quality;
 	double *tu2 = NULL, *tu3 = NULL, *ta2 = NULL, *ta3 = NULL, *rmod = NULL;
 	struct ka_module *mod = NULL;
 	struct ka_alloc *au = NULL, *av = NULL;
@@ -489,7 +469,7 @@ static json_t *time_map(const struct ka_segment *seg, size_t k)
 
 static int trace(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
-	json_t *root = body_json(rq, rs), *segs, *s;
+	json_t *root = req_json_object(rq, rs), *segs, *s;
 	struct ka_sample *inst = NULL, *ref = NULL, *out = NULL;
 	struct ka_segment *seg = NULL;
 	struct ka_trace_origin *origin = NULL;
@@ -639,7 +619,7 @@ static json_t *term(const char *counter, double coef, double se, double t, doubl
 
 static int post_power_model(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = body_json(rq, rs), *names, *name, *coef, *pv, *kept, *dropped, *terms, *out;
+	json_t *root = req_json_object(rq, rs), *names, *name, *coef, *pv, *kept, *dropped, *terms, *out;
 	double *x = NULL, *y = NULL, *t = NULL, *vx = NULL, *vy = NULL, *vt = NULL, alpha = 0.05;
 	size_t n, vn, k, j;
 	struct ka_pm m;
@@ -726,7 +706,7 @@ out:
 
 static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = body_json(rq, rs), *model, *coefs, *names = NULL, *v, *preds;
+	json_t *root = req_json_object(rq, rs), *model, *coefs, *names = NULL, *v, *preds;
 	json_t *rows = json_object_get(root, "rows"), *origin = NULL;
 	double *x = NULL, *y = NULL, *t = NULL;
 	struct series_data sd = {0};
@@ -1014,7 +994,7 @@ static json_t *improvement(double base, double best)
 
 static int post_configurations(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = body_json(rq, rs), *params, *runs, *bounds, *p, *executed, *base_j;
+	json_t *root = req_json_object(rq, rs), *params, *runs, *bounds, *p, *executed, *base_j;
 	json_t *owned = NULL;
 	struct configs c = {0};
 	struct ka_walk w = {0};
@@ -1192,7 +1172,7 @@ static long module_twice(const struct pvt_row *rows, size_t n)
 
 static int put_pvt(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = body_json(rq, rs), *mods, *m;
+	json_t *root = req_json_object(rq, rs), *mods, *m;
 	struct pvt_row *rows = NULL;
 	struct write_req *w;
 	const char *system = req_param(rq);

@@ -149,6 +149,10 @@ const char *req_header(const struct req *rq, const char *name);
 const char *req_body(const struct req *rq, size_t *len);
 bool req_is_ndjson(const struct req *rq);
 
+/* The body as a JSON object (a new reference); NULL with a 400 in rs when
+ * it is not valid JSON or not an object. */
+json_t *req_json_object(struct req *rq, struct resp *rs);
+
 /* For a handler that answers later: after the handler returns HTTP_PENDING,
  * http.c calls start(arg), which queues the work; when it is done, the
  * loop thread fills req_resp(rq) and calls http_resume(rq). */

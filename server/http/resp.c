@@ -153,3 +153,22 @@ int resp_field_statusf(struct resp *rs, int status, const char *field, long inde
 	return -1;
 }
 
+
+json_t *req_json_object(struct req *rq, struct resp *rs)
+{
+	json_error_t je;
+	const char *b;
+	size_t len;
+	json_t *root;
+
+	b = req_body(rq, &len);
+	root = json_loadb(b, len, 0, &je);
+	if (!root)
+		resp_errorf(rs, 400, "the body is not valid JSON: %s (line %d)", je.text, je.line);
+	else if (!json_is_object(root)) {
+		resp_errorf(rs, 400, "the body must be a JSON object");
+		json_decref(root);
+		root = NULL;
+	}
+	return root;
+}

@@ -42,6 +42,8 @@ static const struct target targets[] = {
 	{api_report_routes, "GET", "/api/v1/reports/{}", "energy-shares.svg"},
 	{api_method_routes, "GET", "/api/v1/pvt/{}", "sys"},
 	{api_analysis_routes, "GET", "/api/v1/analysis/points", NULL},
+	{api_model_routes, "POST", "/api/v1/analysis/model", NULL},
+	{api_model_routes, "GET", "/api/v1/analysis/model", NULL},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

@@ -1,0 +1,774 @@
+/*
+ * Scaling models of HTTP API v1: Extra-P's performance-model normal form
+ * (analysis/pmnf.c) fitted to the points a client sends (POST
+ * /api/v1/analysis/model) or to a stored series' runs (GET). Each answer
+ * carries the model, its fit figures, every point's mean, median and
+ * spread beside the model's value and confidence band, predictions where
+ * asked, and warnings when the points cannot support the model.
+ */
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis_data.h"
+#include "karted.h"
+#include "pmnf.h"
+#include "xalloc.h"
+
+#define BAD 400
+
+/* Limits (documented in the README). The cross-validation of one
+ * parameter costs 42 m^2 steps: 1000 coordinates are about 0.1 s. */
+#define MODEL_POINTS_MAX 1000	/* distinct coordinates of one model */
+#define MODEL_VALUES_MAX 1000000	/* values of one POST */
+#define MODEL_PREDICT_MAX 1000	/* coordinates to predict at */
+#define MODEL_MAGNITUDE 1e30	/* largest |value| and coordinate */
+#define MODEL_LISTED_MAX 100	/* other n (or p) values named in a GET answer */
+
+/* What a model needs to be believed (each short of it is a warning). */
+#define MODEL_FEW_VALUES 5	/* distinct values of a parameter, as Extra-P asks */
+#define MODEL_NARROW_RANGE 8.0	/* largest / smallest value of a parameter */
+#define MODEL_FAR 4.0		/* a prediction this far past the range extrapolates */
+#define MODEL_CONFIDENCE 0.95
+
+/* One measured value at its coordinates. */
+struct obsv {
+	double x[KA_PMNF_PARAMS];
+	double v;
+};
+
+/* The values grouped by coordinates: what the modeler and the answer use. */
+struct model_data {
+	int nparams;
+	const char *names[KA_PMNF_PARAMS];
+	size_t m;
+	double *x;		/* m * nparams coordinates, ascending */
+	double *mean, *median, *sd, *lo, *hi;
+	double *var;		/* the variance of each mean (sd^2 / r); 0 for one value */
+	size_t *reps;
+	size_t nvalues;		/* the sum of reps */
+	bool repeated;		/* every point has two or more values */
+};
+
+static json_t *jnum(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
+static int cmp_obsv(const void *a, const void *b)
+{
+	const struct obsv *u = a, *v = b;
+	int k;
+
+	for (k = 0; k < KA_PMNF_PARAMS; k++)
+		if (u->x[k] != v->x[k])
+			return u->x[k] < v->x[k] ? -1 : 1;
+	return u->v < v->v ? -1 : u->v > v->v;
+}
+
+static bool same_point(const struct obsv *a, const struct obsv *b)
+{
+	return a->x[0] == b->x[0] && a->x[1] == b->x[1];
+}
+
+static void model_data_free(struct model_data *md)
+{
+	free(md->x);
+	free(md->mean);
+	free(md->median);
+	free(md->sd);
+	free(md->lo);
+	free(md->hi);
+	free(md->var);
+	free(md->reps);
+	md->x = md->mean = md->median = md->sd = md->lo = md->hi = md->var = NULL;
+	md->reps = NULL;
+}
+
+/* Group nv values (sorted here; unused coordinates 0) into md's points.
+ * 413 naming field when there are more than MODEL_POINTS_MAX. */
+static int group_points(struct obsv *o, size_t nv, struct model_data *md, const char *field,
+			struct kerr *err)
+{
+	size_t i, j, m = 0, k;
+	double *vals;
+
+	qsort(o, nv, sizeof(*o), cmp_obsv);
+	for (i = 0; i < nv; i++)
+		m += i == 0 || !same_point(&o[i], &o[i - 1]);
+	if (m > MODEL_POINTS_MAX)
+		return kerr_field(err, 413, field,
+				  "the values sit at %zu distinct coordinates, more than the %d one "
+				  "model fits; send fewer", m, MODEL_POINTS_MAX);
+	md->m = m;
+	md->nvalues = nv;
+	md->x = xmalloc(m * (size_t)md->nparams * sizeof(double));
+	md->mean = xmalloc(m * sizeof(double));
+	md->median = xmalloc(m * sizeof(double));
+	md->sd = xmalloc(m * sizeof(double));
+	md->lo = xmalloc(m * sizeof(double));
+	md->hi = xmalloc(m * sizeof(double));
+	md->var = xmalloc(m * sizeof(double));
+	md->reps = xmalloc(m * sizeof(size_t));
+	vals = xmalloc(nv * sizeof(double));
+	md->repeated = true;
+	for (i = 0, m = 0; i < nv; i = j, m++) {
+		size_t r;
+
+		for (j = i; j < nv && same_point(&o[j], &o[i]); j++)
+			vals[j - i] = o[j].v;	/* ascending within the point */
+		r = j - i;
+		for (k = 0; k < (size_t)md->nparams; k++)
+			md->x[m * (size_t)md->nparams + k] = o[i].x[k];
+		md->reps[m] = r;
+		md->mean[m] = gsl_stats_mean(vals, 1, r);
+		md->median[m] = gsl_stats_median_from_sorted_data(vals, 1, r);
+		md->sd[m] = r > 1 ? gsl_stats_sd_m(vals, 1, r, md->mean[m]) : 0;
+		md->var[m] = r > 1 ? md->sd[m] * md->sd[m] / (double)r : 0;
+		md->lo[m] = vals[0];
+		md->hi[m] = vals[r - 1];
+		md->repeated = md->repeated && r > 1;
+	}
+	free(vals);
+	return 0;
+}
+
+static int model_fit(const struct model_data *md, struct ka_pmnf_model *mdl, struct kerr *err)
+{
+	double *work;
+	int rc;
+
+	if (md->nparams == 1) {
+		work = xmalloc(3 * md->m * sizeof(double));
+		rc = ka_pmnf_single(md->x, md->mean, md->m, work, mdl);
+		free(work);
+	} else {
+		rc = ka_pmnf_multi(md->x, md->mean, md->m, mdl);
+	}
+	if (rc == -KA_ESPACE)
+		return kerr_set(err, 503, "out of memory while modelling; try again");
+	if (rc)
+		return kerr_set(err, BAD, "these points cannot be modelled (a value or coordinate "
+				"out of range)");
+	return 0;
+}
+
+/* ---- the answer ------------------------------------------------------------ */
+
+struct band {
+	double *cov;		/* NULL: no band */
+	double q;		/* the normal or t quantile of MODEL_CONFIDENCE */
+	const char *from;	/* "repetitions", "residuals" or "none" */
+};
+
+/* The confidence band: from the spread of repetitions when every point
+ * has them (Student's t with the pooled degrees of freedom, sum of r - 1:
+ * two runs a point give a wide band, as they should), otherwise from the
+ * residuals when there are more points than coefficients, otherwise none. */
+static void model_band(const struct model_data *md, const struct ka_pmnf_model *mdl,
+		       struct band *b)
+{
+	size_t k = (size_t)mdl->nterms + 1;
+
+	b->cov = xmalloc(k * k * sizeof(double));
+	if (md->repeated &&
+	    ka_pmnf_covariance(mdl, md->x, md->mean, md->var, md->m, b->cov) == 0) {
+		b->q = gsl_cdf_tdist_Pinv(0.5 + MODEL_CONFIDENCE / 2,
+					  (double)(md->nvalues - md->m));
+		b->from = "repetitions";
+	} else if (md->m > k &&
+		   ka_pmnf_covariance(mdl, md->x, md->mean, NULL, md->m, b->cov) == 0) {
+		b->q = gsl_cdf_tdist_Pinv(0.5 + MODEL_CONFIDENCE / 2, (double)(md->m - k));
+		b->from = "residuals";
+	} else {
+		free(b->cov);
+		b->cov = NULL;
+		b->from = "none";
+	}
+}
+
+/* The model's value at x with its band: {"value", "low", "high"} into o. */
+static void put_value(json_t *o, const struct ka_pmnf_model *mdl, const struct band *b,
+		      const double *x)
+{
+	double v = ka_pmnf_eval(mdl, x), h = b->cov ? b->q * ka_pmnf_se(mdl, b->cov, x) : NAN;
+
+	json_object_set_new(o, "model", jnum(v));
+	json_object_set_new(o, "low", jnum(v - h));
+	json_object_set_new(o, "high", jnum(v + h));
+}
+
+static json_t *coords_json(const double *x, int nparams)
+{
+	json_t *a = json_array();
+	int k;
+
+	for (k = 0; k < nparams; k++)
+		json_array_append_new(a, json_real(x[k]));
+	return a;
+}
+
+static json_t *terms_json(const struct model_data *md, const struct ka_pmnf_model *mdl)
+{
+	json_t *terms = json_array();
+	int t, f;
+
+	for (t = 0; t < mdl->nterms; t++) {
+		json_t *factors = json_array();
+
+		for (f = 0; f < mdl->t[t].nfactors; f++) {
+			const struct ka_pmnf_factor *fa = &mdl->t[t].f[f];
+
+			json_array_append_new(
+				factors, json_pack("{s:s,s:f,s:i}", "parameter", md->names[fa->param],
+						   "exponent", (double)fa->num / fa->den,
+						   "log_exponent", fa->log));
+		}
+		json_array_append_new(terms, json_pack("{s:o,s:o}", "coefficient",
+						       jnum(mdl->t[t].coef), "factors", factors));
+	}
+	return terms;
+}
+
+/* Each parameter's smallest and largest value and how many differ. */
+struct ranges {
+	double lo[KA_PMNF_PARAMS], hi[KA_PMNF_PARAMS];
+	size_t distinct[KA_PMNF_PARAMS];
+};
+
+static void param_ranges(const struct model_data *md, struct ranges *rg)
+{
+	size_t np = (size_t)md->nparams, i, j, k;
+
+	for (k = 0; k < np; k++) {
+		rg->lo[k] = INFINITY, rg->hi[k] = -INFINITY, rg->distinct[k] = 0;
+		for (i = 0; i < md->m; i++) {	/* m <= MODEL_POINTS_MAX: m^2 is small */
+			double v = md->x[i * np + k];
+
+			for (j = 0; j < i && md->x[j * np + k] != v; j++)
+				;
+			rg->distinct[k] += j == i;
+			rg->lo[k] = fmin(rg->lo[k], v);
+			rg->hi[k] = fmax(rg->hi[k], v);
+		}
+	}
+}
+
+static void warnings_json(json_t *w, const struct model_data *md, const struct ka_pmnf_model *mdl,
+			  const struct ranges *rg, const struct band *b, bool far)
+{
+	int k;
+
+	for (k = 0; k < md->nparams; k++) {
+		double lo = rg->lo[k], hi = rg->hi[k];
+		size_t d = rg->distinct[k];
+
+		if (d < MODEL_FEW_VALUES)
+			json_array_append_new(
+				w, json_sprintf("%s takes only %zu distinct value%s: Extra-P's modeler "
+						"needs at least %d to tell its hypotheses apart, so "
+						"this model is a guess; measure more %s values",
+						md->names[k], d, d == 1 ? "" : "s", MODEL_FEW_VALUES,
+						md->names[k]));
+		if (d > 1 && hi / lo < MODEL_NARROW_RANGE)
+			json_array_append_new(
+				w, json_sprintf("%s spans only %g to %g (a factor of %.3g): over less "
+						"than a factor of %g the exponents are hard to tell "
+						"apart, so extrapolate with care",
+						md->names[k], lo, hi, hi / lo, MODEL_NARROW_RANGE));
+	}
+	if (!strcmp(b->from, "residuals"))
+		json_array_append_new(w, json_string("some points have one value: the band comes from "
+						     "the scatter around the model, not from "
+						     "repeated runs"));
+	else if (!strcmp(b->from, "none"))
+		json_array_append_new(w, json_sprintf("no confidence band: the points have no "
+						      "repetitions and are too few for the model's "
+						      "%d coefficients", mdl->nterms + 1));
+	if (far)
+		json_array_append_new(w, json_sprintf("a prediction lies more than %g times beyond "
+						      "the measured range: it rests on the model "
+						      "alone", MODEL_FAR));
+}
+
+/* The whole answer for md's model; pred: npred coordinates to predict at. */
+static json_t *model_json(const struct model_data *md, const struct ka_pmnf_model *mdl,
+			  const double *pred, size_t npred)
+{
+	char text[1024];
+	json_t *body, *meas = json_array(), *preds = json_array(), *params = json_array(), *o;
+	struct ranges rg;
+	struct band b;
+	bool far = false;
+	size_t i;
+	int k;
+
+	ka_pmnf_format(mdl, md->names, text, sizeof(text));
+	model_band(md, mdl, &b);
+	param_ranges(md, &rg);
+	for (k = 0; k < md->nparams; k++)
+		json_array_append_new(params, json_string(md->names[k]));
+	for (i = 0; i < md->m; i++) {
+		const double *x = md->x + i * (size_t)md->nparams;
+
+		o = json_pack("{s:o,s:I,s:f,s:f,s:f,s:f,s:f}", "coordinates",
+			      coords_json(x, md->nparams), "repetitions", (json_int_t)md->reps[i],
+			      "mean", md->mean[i], "median", md->median[i], "sd", md->sd[i], "min",
+			      md->lo[i], "max", md->hi[i]);
+		put_value(o, mdl, &b, x);
+		json_array_append_new(meas, o);
+	}
+	for (i = 0; i < npred; i++) {
+		const double *x = pred + i * (size_t)md->nparams;
+		bool beyond = false;
+
+		for (k = 0; k < md->nparams; k++) {
+			beyond = beyond || x[k] > rg.hi[k] || x[k] < rg.lo[k];
+			far = far || x[k] > MODEL_FAR * rg.hi[k] || x[k] < rg.lo[k] / MODEL_FAR;
+		}
+		o = json_pack("{s:o,s:b}", "coordinates", coords_json(x, md->nparams), "extrapolated",
+			      beyond);
+		put_value(o, mdl, &b, x);
+		json_array_append_new(preds, o);
+	}
+	body = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:f,s:s,s:o}", "function", text,
+			 "constant", jnum(mdl->constant), "terms", terms_json(md, mdl), "rss",
+			 jnum(mdl->rss), "smape", jnum(mdl->smape), "adj_r2", jnum(mdl->adj_r2),
+			 "points", (json_int_t)mdl->points, "dof", (json_int_t)mdl->dof,
+			 "parameters", params, "measurements", meas, "confidence", MODEL_CONFIDENCE,
+			 "band_from", b.from, "predictions", preds);
+	o = json_array();
+	warnings_json(o, md, mdl, &rg, &b, far);
+	json_object_set_new(body, "warnings", o);
+	free(b.cov);
+	return body;
+}
+
+/* Model md and answer it (200), or the error. */
+static void answer_model(struct resp *rs, struct model_data *md, const double *pred, size_t npred,
+			 json_t *extra)
+{
+	struct ka_pmnf_model mdl;
+	struct kerr err;
+	json_t *body;
+
+	kerr_clear(&err);
+	if (model_fit(md, &mdl, &err)) {
+		resp_error(rs, &err);
+		json_decref(extra);
+		return;
+	}
+	body = model_json(md, &mdl, pred, npred);
+	if (extra)
+		json_object_update_new(body, extra);
+	resp_json(rs, 200, body);
+}
+
+/* ---- POST /api/v1/analysis/model ---------------------------------------------- */
+
+/* A number in (0, MODEL_MAGNITUDE] (coordinates) or [-M, M] (values). */
+static bool in_range(json_t *v, bool coordinate, double *out)
+{
+	if (!json_is_number(v))
+		return false;
+	*out = json_number_value(v);
+	return coordinate ? *out > 0 && *out <= MODEL_MAGNITUDE : fabs(*out) <= MODEL_MAGNITUDE;
+}
+
+/* parameters: 1 or 2 distinct names. */
+static int post_parameters(json_t *jp, struct model_data *md, struct resp *rs)
+{
+	size_t i, np = json_array_size(jp);
+
+	if (!json_is_array(jp) || np < 1 || np > KA_PMNF_PARAMS)
+		return resp_field_errorf(rs, "parameters", -1, "parameters must be an array of 1 or "
+					 "%d names, e.g. [\"p\"] or [\"p\", \"n\"]", KA_PMNF_PARAMS);
+	md->nparams = (int)np;
+	for (i = 0; i < np; i++) {
+		const char *s = json_string_value(json_array_get(jp, i));
+
+		if (!s || !*s || strlen(s) > RUN_NAME_MAX)
+			return resp_field_errorf(rs, "parameters", (long)i, "parameters[%zu] must be "
+						 "a name of 1 to %d bytes", i, RUN_NAME_MAX);
+		md->names[i] = s;
+	}
+	if (np == 2 && !strcmp(md->names[0], md->names[1]))
+		return resp_field_errorf(rs, "parameters", 1, "parameters names %s twice",
+					 md->names[0]);
+	return 0;
+}
+
+/* coordinates of an object's key: nparams numbers above 0 into x. */
+static int post_coords(json_t *jc, int nparams, double *x, struct resp *rs, const char *field,
+		       long index)
+{
+	size_t k;
+
+	if (!json_is_array(jc) || json_array_size(jc) != (size_t)nparams)
+		return resp_field_errorf(rs, field, index, "%s must be an array of %d number%s, one "
+					 "per parameter", field, nparams, nparams == 1 ? "" : "s");
+	for (k = 0; k < (size_t)nparams; k++)
+		if (!in_range(json_array_get(jc, k), true, &x[k]))
+			return resp_field_errorf(rs, field, index, "%s[%zu] must be a number above 0 "
+						 "and at most %g", field, k, MODEL_MAGNITUDE);
+	return 0;
+}
+
+static int post_model(void *app, struct req *rq, struct resp *rs)
+{
+	json_t *root = req_json_object(rq, rs), *jpar, *jpts, *jpred = NULL, *pt;
+	struct model_data md = {0};
+	struct obsv *o = NULL;
+	double *pred = NULL;
+	size_t npts, nv = 0, npred = 0, i, j;
+	json_error_t je;
+	struct kerr err;
+	char field[64];
+
+	(void)app;
+	if (!root)
+		return 0;
+	if (json_unpack_ex(root, &je, JSON_STRICT, "{s:o,s:o,s?o}", "parameters", &jpar, "points",
+			   &jpts, "predict", &jpred)) {
+		resp_errorf(rs, BAD, "the body must be {\"parameters\": [\"p\"], \"points\": "
+			    "[{\"coordinates\": [4], \"values\": [1.2, 1.22]}, ...]} with an "
+			    "optional \"predict\": [[1024], ...]: %s", je.text);
+		goto out;
+	}
+	if (post_parameters(jpar, &md, rs))
+		goto out;
+	npts = json_array_size(jpts);
+	if (!json_is_array(jpts) || npts == 0) {
+		resp_field_errorf(rs, "points", -1, "points must be a non-empty array of "
+				  "{\"coordinates\": [...], \"values\": [...]}");
+		goto out;
+	}
+	/* count the values before allocating for them */
+	json_array_foreach(jpts, i, pt) {
+		json_t *jc, *jv;
+
+		snprintf(field, sizeof(field), "points[%zu]", i);
+		if (json_unpack_ex(pt, &je, JSON_STRICT, "{s:o,s:o}", "coordinates", &jc, "values",
+				   &jv) || !json_is_array(jv) || json_array_size(jv) == 0) {
+			resp_field_errorf(rs, field, (long)i, "%s must be {\"coordinates\": [...], "
+					  "\"values\": [one or more numbers]}", field);
+			goto out;
+		}
+		nv += json_array_size(jv);
+		if (nv > MODEL_VALUES_MAX) {
+			resp_field_statusf(rs, 413, "points", (long)i, "points carry more than %d "
+					   "values, the most one model takes", MODEL_VALUES_MAX);
+			goto out;
+		}
+	}
+	o = xcalloc(nv, sizeof(*o));
+	nv = 0;
+	json_array_foreach(jpts, i, pt) {
+		json_t *jv = json_object_get(pt, "values");
+		double x[KA_PMNF_PARAMS] = {0};
+
+		snprintf(field, sizeof(field), "points[%zu].coordinates", i);
+		if (post_coords(json_object_get(pt, "coordinates"), md.nparams, x, rs, field, (long)i))
+			goto out;
+		for (j = 0; j < json_array_size(jv); j++, nv++) {
+			memcpy(o[nv].x, x, sizeof(x));
+			if (!in_range(json_array_get(jv, j), false, &o[nv].v)) {
+				snprintf(field, sizeof(field), "points[%zu].values", i);
+				resp_field_errorf(rs, field, (long)i, "%s[%zu] must be a number of "
+						  "magnitude at most %g", field, j, MODEL_MAGNITUDE);
+				goto out;
+			}
+		}
+	}
+	if (jpred) {
+		npred = json_array_size(jpred);
+		if (!json_is_array(jpred) || npred > MODEL_PREDICT_MAX) {
+			resp_field_errorf(rs, "predict", -1, "predict must be an array of at most %d "
+					  "coordinates, e.g. [[1024], [4096]]", MODEL_PREDICT_MAX);
+			goto out;
+		}
+		pred = xmalloc((npred ? npred : 1) * (size_t)md.nparams * sizeof(double));
+		for (i = 0; i < npred; i++) {
+			snprintf(field, sizeof(field), "predict[%zu]", i);
+			if (post_coords(json_array_get(jpred, i), md.nparams,
+					pred + i * (size_t)md.nparams, rs, field, (long)i))
+				goto out;
+		}
+	}
+	kerr_clear(&err);
+	if (group_points(o, nv, &md, "points", &err)) {
+		resp_error(rs, &err);
+		goto out;
+	}
+	answer_model(rs, &md, pred, npred, NULL);
+out:
+	model_data_free(&md);
+	free(o);
+	free(pred);
+	json_decref(root);
+	return 0;
+}
+
+/* ---- GET /api/v1/analysis/model --------------------------------------------------- */
+
+enum metric_kind { M_TAU, M_CHI, M_GAMMA, M_REGION };
+
+struct metric {
+	enum metric_kind kind;
+	const char *region;	/* M_REGION: the name */
+};
+
+static int parse_metric(const char *s, struct metric *m, struct kerr *err)
+{
+	if (!s || !strcmp(s, "tau"))
+		m->kind = M_TAU;
+	else if (!strcmp(s, "chi"))
+		m->kind = M_CHI;
+	else if (!strcmp(s, "gamma"))
+		m->kind = M_GAMMA;
+	else if (!strncmp(s, "region:", 7) && s[7] && strlen(s + 7) <= RUN_NAME_MAX)
+		m->kind = M_REGION, m->region = s + 7;
+	else
+		return kerr_field(err, BAD, "metric", "metric must be tau, chi, gamma or "
+				  "region:NAME (a region name of 1 to %d bytes)", RUN_NAME_MAX);
+	return 0;
+}
+
+/* The metric's value in run r; NAN when the run does not carry it. */
+static double metric_value(const struct metric *m, const struct series_run *r)
+{
+	json_t *reg;
+	size_t i;
+
+	switch (m->kind) {
+	case M_TAU:
+		return r->tau;
+	case M_CHI:
+		return r->chi;
+	case M_GAMMA:
+		return r->gamma;
+	case M_REGION:
+		json_array_foreach(r->regions, i, reg) {
+			json_t *t = json_object_get(reg, "time_s");
+
+			if (!strcmp(json_string_value(json_object_get(reg, "name")), m->region))
+				return json_is_number(t) ? json_number_value(t) : NAN;
+		}
+		return NAN;
+	}
+	return NAN;
+}
+
+/* parameters=p|n|p,n|n,p: the names and which run field each is. */
+static int parse_parameters(const char *s, struct model_data *md, bool *is_p, struct kerr *err)
+{
+	static const char *const forms[] = {"p", "n", "p,n", "n,p"};
+	size_t f;
+
+	if (!s)
+		s = "p";
+	for (f = 0; f < 4 && strcmp(s, forms[f]); f++)
+		;
+	if (f == 4)
+		return kerr_field(err, BAD, "parameters", "parameters must be p, n or p,n");
+	md->nparams = f < 2 ? 1 : 2;
+	md->names[0] = f == 1 || f == 3 ? "n" : "p";
+	md->names[1] = f == 3 ? "p" : "n";
+	is_p[0] = md->names[0][0] == 'p';
+	is_p[1] = md->names[1][0] == 'p';
+	return 0;
+}
+
+/* A value per (fixed, free) pair: how many distinct free values each fixed
+ * one has; the fixed value with the most (ties: the largest), and up to
+ * MODEL_LISTED_MAX of them into list. */
+static double busiest(struct obsv *o, size_t nv, const char *name, json_t *list)
+{
+	double best = NAN;
+	size_t i, j, count, best_count = 0, listed = 0;
+
+	qsort(o, nv, sizeof(*o), cmp_obsv);	/* x[0] fixed, x[1] free */
+	for (i = 0; i < nv; i = j) {
+		for (j = i, count = 0; j < nv && o[j].x[0] == o[i].x[0]; j++)
+			count += j == i || o[j].x[1] != o[j - 1].x[1];
+		if (count >= best_count)
+			best = o[i].x[0], best_count = count;
+		if (listed++ < MODEL_LISTED_MAX)
+			json_array_append_new(list, json_pack("{s:f,s:I}", name, o[i].x[0], "points",
+							      (json_int_t)count));
+	}
+	return best;
+}
+
+/* The number at key: absent leaves *out NAN. */
+static int query_positive(struct req *rq, const char *key, double *out, struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	char *end;
+
+	*out = NAN;
+	if (!s)
+		return 0;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (!*s || *end || errno || !(*out > 0) || *out > MODEL_MAGNITUDE)
+		return kerr_field(err, BAD, key, "%s must be a number above 0 (got '%.40s')", key, s);
+	return 0;
+}
+
+/* predict=X,Y,... (one parameter) or predict=P:N,... (two). */
+static int query_predict(struct req *rq, int nparams, double **pred, size_t *npred,
+			 struct kerr *err)
+{
+	const char *s = req_query(rq, "predict");
+	char *end;
+	size_t n = 0;
+	int k;
+
+	*npred = 0;
+	if (!s)
+		return 0;
+	*pred = xmalloc(MODEL_PREDICT_MAX * (size_t)nparams * sizeof(double));
+	while (*s) {
+		if (n == MODEL_PREDICT_MAX)
+			return kerr_field(err, BAD, "predict", "predict takes at most %d coordinates",
+					  MODEL_PREDICT_MAX);
+		for (k = 0; k < nparams; k++) {
+			double v;
+
+			errno = 0;
+			v = strtod(s, &end);
+			if (end == s || errno || !(v > 0) || v > MODEL_MAGNITUDE ||
+			    (k + 1 < nparams ? *end != ':' : *end && *end != ','))
+				return kerr_field(err, BAD, "predict", "predict must be a comma-"
+						  "separated list of %s above 0", nparams == 1 ?
+						  "numbers" : "p:n pairs");
+			(*pred)[n * (size_t)nparams + (size_t)k] = v;
+			s = *end ? end + 1 : end;
+		}
+		n++;
+	}
+	*npred = n;
+	return 0;
+}
+
+static int get_model(void *app, struct req *rq, struct resp *rs)
+{
+	struct karted *k = app;
+	struct series_data sd = {0};
+	struct model_data md = {0};
+	struct metric metric = {M_TAU, NULL};
+	struct obsv *o = NULL;
+	double *pred = NULL, fixed_n, fixed_p, freq, chosen = NAN;
+	size_t i, nv = 0, npred = 0, skipped = 0;
+	bool is_p[KA_PMNF_PARAMS] = {true, false};
+	json_t *extra, *list = NULL;
+	const char *fixed_name = NULL;
+	struct kerr err;
+
+	kerr_clear(&err);
+	if (parse_metric(req_query(rq, "metric"), &metric, &err) ||
+	    parse_parameters(req_query(rq, "parameters"), &md, is_p, &err) ||
+	    query_positive(rq, "n", &fixed_n, &err) || query_positive(rq, "p", &fixed_p, &err) ||
+	    query_predict(rq, md.nparams, &pred, &npred, &err))
+		goto fail;
+	if (md.nparams == 2 && (!isnan(fixed_n) || !isnan(fixed_p))) {
+		kerr_field(&err, BAD, isnan(fixed_n) ? "p" : "n", "parameters=p,n models every run; "
+			   "n= and p= choose the runs of one-parameter models");
+		goto fail;
+	}
+	if (md.nparams == 1 && !isnan(is_p[0] ? fixed_p : fixed_n)) {
+		kerr_field(&err, BAD, is_p[0] ? "p" : "n", "parameters=%s models over %s; choose "
+			   "the runs with %s= instead", md.names[0], md.names[0],
+			   is_p[0] ? "n" : "p");
+		goto fail;
+	}
+	if (series_load(k, rq, metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd,
+			&err) ||
+	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &freq, &err))
+		goto fail;
+	/* the runs at this frequency that carry the metric: x[0] the fixed
+	 * parameter and x[1] the modelled one for one parameter */
+	o = xmalloc(sd.nall * sizeof(*o));
+	for (i = 0; i < sd.nall; i++) {
+		const struct series_run *r = &sd.all[i];
+		double v;
+
+		if (!series_same_frequency(r->freq, freq))
+			continue;
+		v = metric_value(&metric, r);
+		if (isnan(v)) {
+			skipped++;
+			continue;
+		}
+		if (md.nparams == 2)
+			o[nv] = (struct obsv){{is_p[0] ? (double)r->p : r->n,
+					       is_p[1] ? (double)r->p : r->n}, v};
+		else
+			o[nv] = (struct obsv){{is_p[0] ? r->n : (double)r->p,
+					       is_p[0] ? (double)r->p : r->n}, v};
+		nv++;
+	}
+	if (nv == 0) {
+		kerr_field(&err, metric.kind == M_REGION ? 404 : BAD, "metric",
+			   "no run of series %s%s carries %s%s", series_label(&sd),
+			   isnan(freq) ? "" : " at this frequency", metric.kind == M_REGION ?
+			   "region " : "", metric.kind == M_REGION ? metric.region :
+			   req_query(rq, "metric") ? req_query(rq, "metric") : "tau");
+		goto fail;
+	}
+	if (md.nparams == 1) {
+		double want = is_p[0] ? fixed_n : fixed_p;
+		size_t kept = 0;
+
+		fixed_name = is_p[0] ? "n" : "p";
+		list = json_array();
+		chosen = busiest(o, nv, fixed_name, list);
+		if (!isnan(want))
+			chosen = want;
+		for (i = 0; i < nv; i++)
+			if (o[i].x[0] == chosen)
+				o[kept++] = (struct obsv){{o[i].x[1], 0}, o[i].v};
+		if (kept == 0) {
+			kerr_field(&err, 404, fixed_name, "series %s has no %s runs at %s=%g (%s_values "
+				   "in GET /api/v1/analysis/model lists them)", series_label(&sd),
+				   metric.kind == M_REGION ? metric.region : "such", fixed_name, want,
+				   fixed_name);
+			goto fail;
+		}
+		nv = kept;
+	}
+	if (group_points(o, nv, &md, "series", &err))
+		goto fail;
+	extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
+			  req_query(rq, "metric") ? req_query(rq, "metric") : "tau", "frequency_mhz",
+			  jnum(freq), "skipped", "no_value", (json_int_t)skipped);
+	if (fixed_name) {
+		char key[16];
+
+		json_object_set_new(extra, fixed_name, json_real(chosen));
+		snprintf(key, sizeof(key), "%s_values", fixed_name);
+		json_object_set(extra, key, list);
+	}
+	answer_model(rs, &md, pred, npred, extra);
+	goto out;
+fail:
+	resp_error(rs, &err);
+out:
+	json_decref(list);
+	model_data_free(&md);
+	series_free(&sd);
+	free(o);
+	free(pred);
+	return 0;
+}
+
+const struct route api_model_routes[] = {
+	{"GET", "/api/v1/analysis/model", ROUTE_SLOW, get_model},
+	{"POST", "/api/v1/analysis/model", ROUTE_BODY | ROUTE_SLOW, post_model},
+	{NULL, NULL, 0, NULL},
+};
