@@ -256,10 +256,131 @@ static void test_band(void **state)
 	assert_int_equal(ka_pmnf_covariance(&m, x, y, NULL, 2, cov), -KA_ENODATA);
 }
 
+/* ---- Extra-P's own published test cases ------------------------------------
+ * From Extra-P's tests/test_basic_modeler.py and test_multi_param_modeler.py
+ * (BSD 3-Clause, tests/data/extrap/LICENSE): exact data of c0 + c * f(x) at
+ * x = 2, 4, 8, 16, 32 (and the 5 x 5 grid of them for two parameters) must
+ * give back f, c0 and c to Extra-P's assertApprox (5 significant places). */
+
+/* Extra-P's exponent list of those tests: x^(a/b) * log2(x)^c. */
+static const int xp_exponents[KA_PMNF_PAIRS][3] = {
+	{0, 1, 1}, {0, 1, 2}, {1, 4, 0}, {1, 3, 0}, {1, 4, 1}, {1, 3, 1}, {1, 4, 2}, {1, 3, 2},
+	{1, 2, 0}, {1, 2, 1}, {1, 2, 2}, {2, 3, 0}, {3, 4, 0}, {2, 3, 1}, {3, 4, 1}, {4, 5, 0},
+	{2, 3, 2}, {3, 4, 2}, {1, 1, 0}, {1, 1, 1}, {1, 1, 2}, {5, 4, 0}, {5, 4, 1}, {4, 3, 0},
+	{4, 3, 1}, {3, 2, 0}, {3, 2, 1}, {3, 2, 2}, {5, 3, 0}, {7, 4, 0}, {2, 1, 0}, {2, 1, 1},
+	{2, 1, 2}, {9, 4, 0}, {7, 3, 0}, {5, 2, 0}, {5, 2, 1}, {5, 2, 2}, {8, 3, 0}, {11, 4, 0},
+	{3, 1, 0}, {3, 1, 1}};
+
+/* test_modeling2 and 3 use these 24 of them. */
+static const int xp_some[24] = {0, 1, 2, 8, 9, 10, 11, 18, 19, 20, 21, 23,
+				25, 28, 29, 30, 33, 34, 35, 37, 38, 39, 40, 41};
+
+static double xp_f(const int *e, double x)
+{
+	return pow(x, (double)e[0] / e[1]) * pow(log2(x), e[2]);
+}
+
+/* Extra-P's assertApprox: equal in `places` digits after scaling both by
+ * the magnitude of the smaller. */
+static void assert_approx(double want, double got)
+{
+	double ref = fmin(fabs(want), fabs(got)), diff = fabs(want - got);
+
+	if (ref != 0)
+		diff /= pow(10, (int)log10(ref));
+	assert_true(round(diff * 1e5) == 0);
+}
+
+static void assert_factor(const struct ka_pmnf_factor *f, int param, const int *e)
+{
+	assert_int_equal(f->param, param);
+	assert_int_equal(f->num * e[1], e[0] * f->den);
+	assert_int_equal(f->log, e[2]);
+}
+
+static void xp_single(const int *e, double c0, double c)
+{
+	double x[5] = {2, 4, 8, 16, 32}, y[5], work[15];
+	struct ka_pmnf_model m;
+	size_t i;
+
+	for (i = 0; i < 5; i++)
+		y[i] = c0 + c * xp_f(e, x[i]);
+	assert_int_equal(ka_pmnf_single(x, y, 5, work, &m), 0);
+	assert_int_equal(m.nterms, 1);
+	assert_factor(&m.t[0].f[0], 0, e);
+	assert_approx(c0, m.constant);
+	assert_approx(c, m.t[0].coef);
+}
+
+/* test_basic_modeler.py: test_modeling, test_modeling2, test_modeling3. */
+static void test_extrap_single_parameter_cases(void **state)
+{
+	static const double coeffs[4] = {200, 3000, 40000, 500000};
+	int k, num, den, log;
+	size_t i, j;
+
+	(void)state;
+	for (k = 0; k < KA_PMNF_PAIRS; k++) {
+		ka_pmnf_pair(k, &num, &den, &log);	/* the same list, in the same order */
+		assert_int_equal(num * xp_exponents[k][1], xp_exponents[k][0] * den);
+		assert_int_equal(log, xp_exponents[k][2]);
+		xp_single(xp_exponents[k], 200, 10);
+	}
+	for (i = 0; i < 24; i++)
+		for (j = 0; j < 4; j++) {
+			xp_single(xp_exponents[xp_some[i]], 200, coeffs[j]);
+			xp_single(xp_exponents[xp_some[i]], coeffs[j], 1000);
+		}
+}
+
+/* test_multi_param_modeler.py: test_modeling (200 + 10 f(x) g(y)) and
+ * test_modeling_plus (200 + 10 f(x) + 20 g(y)) for each neighbouring pair
+ * of the list, on the 5 x 5 grid. */
+static void test_extrap_two_parameter_cases(void **state)
+{
+	double x[50], y[25];
+	struct ka_pmnf_model m;
+	int k, plus;
+	size_t i, j, n;
+
+	(void)state;
+	for (plus = 0; plus < 2; plus++)
+		for (k = 0; k + 1 < KA_PMNF_PAIRS; k++) {
+			const int *ex = xp_exponents[k], *ey = xp_exponents[k + 1];
+
+			for (j = 0, n = 0; j < 5; j++)	/* Extra-P's order: x fastest */
+				for (i = 0; i < 5; i++, n++) {
+					x[2 * n] = (double)(2u << i), x[2 * n + 1] = (double)(2u << j);
+					y[n] = plus ? 200 + 10 * xp_f(ex, x[2 * n]) + 20 * xp_f(ey, x[2 * n + 1])
+						    : 200 + 10 * xp_f(ex, x[2 * n]) * xp_f(ey, x[2 * n + 1]);
+				}
+			assert_int_equal(ka_pmnf_multi(x, y, 25, &m), 0);
+			assert_approx(200, m.constant);
+			if (!plus) {
+				assert_int_equal(m.nterms, 1);
+				assert_int_equal(m.t[0].nfactors, 2);
+				assert_factor(&m.t[0].f[0], 0, ex);
+				assert_factor(&m.t[0].f[1], 1, ey);
+				assert_approx(10, m.t[0].coef);
+			} else {
+				assert_int_equal(m.nterms, 2);
+				assert_int_equal(m.t[0].nfactors, 1);
+				assert_int_equal(m.t[1].nfactors, 1);
+				assert_factor(&m.t[0].f[0], 0, ex);
+				assert_factor(&m.t[1].f[0], 1, ey);
+				assert_approx(10, m.t[0].coef);
+				assert_approx(20, m.t[1].coef);
+			}
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_pair_recovered),
+		cmocka_unit_test(test_extrap_single_parameter_cases),
+		cmocka_unit_test(test_extrap_two_parameter_cases),
 		cmocka_unit_test(test_noisy_functions),
 		cmocka_unit_test(test_constant_stands),
 		cmocka_unit_test(test_hand_computed_loo),
