@@ -6,7 +6,9 @@
  * model of a stored series needs. Extra-P 4.2.5 was measured at 77 ms and
  * 21 ms on this kind of machine (model only, after warm-up); the goal is
  * 20x faster. The baseline in this process is the sort alone, so the ratio
- * shows what the modeling adds to reading the runs.
+ * shows what the modeling adds to reading the runs. Last, every region of
+ * 100 series (goal: under 1 s): 16 regions a series, each with its own
+ * function, measured at p = 1, 2, ..., 512 with 5 repetitions.
  */
 #include <math.h>
 #include <stdio.h>
@@ -116,6 +118,53 @@ static void timed(const struct sample *s, size_t n, int dims, struct sample *wor
 	       model_ms / median(tb, ROUNDS), text);
 }
 
+#define SERIES 100
+#define REGIONS 16
+#define SP_P 10
+#define SP_REPS 5
+
+/* Every region of SERIES series modelled over p, each reduced from its
+ * runs first; the median of ROUNDS passes over all of them. */
+static void all_regions(struct sample *work)
+{
+	static const char *const names[] = {"p", "n"};
+	size_t n = SP_P * SP_REPS, series, reg, i, r, k, models = 0;
+	struct sample *s = malloc(n * sizeof(*s));
+	double x[SP_P], y[SP_P], w[3 * SP_P], t[ROUNDS], t0, check = 0;
+	struct ka_pmnf_model m;
+	char text[256];
+	int round, num, den, log;
+
+	for (round = 0; round < ROUNDS; round++) {
+		t0 = now_ms();
+		for (series = 0; series < SERIES; series++)
+			for (reg = 0; reg < REGIONS; reg++) {
+				/* region (series, reg): c0 + c * pair(series * REGIONS + reg) */
+				ka_pmnf_pair((int)((series * REGIONS + reg) % KA_PMNF_PAIRS), &num, &den,
+					     &log);
+				for (i = 0, k = 0; i < SP_P; i++)
+					for (r = 0; r < SP_REPS; r++, k++) {
+						double p = (double)(1u << i);
+
+						s[k] = (struct sample){{p, 1}, (1 + 0.1 * (double)reg +
+							0.01 * pow(p, (double)num / den) *
+							pow(log2(p), log)) * (1 + 0.02 * noise())};
+					}
+				k = reduce(s, n, work, x, y, 1);
+				ka_pmnf_single(x, y, k, w, &m);
+				check += m.smape;
+				models += round == 0;
+			}
+		t[round] = now_ms() - t0;
+	}
+	ka_pmnf_format(&m, names, text, sizeof(text));
+	printf("every region of %d series (%zu models of %d p x %d repetitions, runs generated, "
+	       "sorted and averaged each time): %.1f ms (median of %d; goal < 1000 ms); "
+	       "mean cross-validated SMAPE %.3g %% (a checksum of the work)\n  the last: %s\n", SERIES, models, SP_P, SP_REPS,
+	       median(t, ROUNDS), ROUNDS, check / (double)(models * ROUNDS), text);
+	free(s);
+}
+
 int main(void)
 {
 	size_t n1 = 50 * REPS, n2 = 49 * REPS, i, r, k;
@@ -137,6 +186,7 @@ int main(void)
 		}
 	timed(s1, n1, 1, work, "50 p", 77, 4);
 	timed(s2, n2, 2, work, "7 x 7 (p, n)", 21, 1);
+	all_regions(work);
 	free(s1);
 	free(s2);
 	free(work);
