@@ -423,3 +423,58 @@ int ka_fit_power(double *x, double *y, size_t m, double *k, double *c, double *r
 	*r2 = tss > 0 ? 1 - sumsq / tss : 1;
 	return 0;
 }
+
+/* ---- what grid the points form ------------------------------------------------ */
+
+const char *ka_scaling_name(enum ka_scaling s)
+{
+	static const char *const names[] = {"one point", "one p", "strong", "weak", "grid"};
+
+	return names[s];
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static size_t distinct_i64(int64_t *v, size_t n)
+{
+	size_t i, d = 0;
+
+	qsort(v, n, sizeof(*v), cmp_i64);
+	for (i = 0; i < n; i++)
+		d += i == 0 || v[i] != v[i - 1];
+	return d;
+}
+
+enum ka_scaling ka_scaling_kind(const struct ka_obs *obs, size_t nobs, int64_t *work,
+				double *n_per_p)
+{
+	size_t i, np, nn;
+	double r0 = nobs ? obs[0].n / (double)obs[0].p : NAN;
+
+	*n_per_p = r0;
+	for (i = 0; i < nobs; i++) {
+		double r = obs[i].n / (double)obs[i].p;
+
+		if (fabs(r - r0) > 1e-9 * r0)
+			*n_per_p = NAN;
+		work[i] = obs[i].p;
+	}
+	np = distinct_i64(work, nobs);
+	for (i = 0; i < nobs; i++)	/* n as its bits: equal n, equal keys (n > 0) */
+		memcpy(&work[i], &obs[i].n, sizeof(work[i]));
+	nn = distinct_i64(work, nobs);
+	if (nobs <= 1)
+		return KA_SCALING_ONE_POINT;
+	if (np == 1)
+		return KA_SCALING_ONE_P;
+	if (nn == 1)
+		return KA_SCALING_STRONG;
+	if (np == nobs)
+		return KA_SCALING_WEAK;
+	return KA_SCALING_GRID;
+}

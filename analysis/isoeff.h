@@ -128,6 +128,23 @@ int ka_iso_analyze(const struct ka_obs *obs, size_t nobs, const struct ka_iso_op
 int ka_iso_function(const struct ka_obs *obs, size_t nobs, double level, double *n_out,
 		    double *p_out, size_t *m);
 
+/* What grid a series' points form, for what Orii's analyses can say. */
+enum ka_scaling {
+	KA_SCALING_ONE_POINT,	/* one (p, n) */
+	KA_SCALING_ONE_P,	/* several n at one p: nothing grows p */
+	KA_SCALING_STRONG,	/* several p at one n: steps, but no n' for SPS */
+	KA_SCALING_WEAK,	/* one n per p, n differing: no two n at one p */
+	KA_SCALING_GRID,	/* some p with two or more n: the full analysis */
+};
+
+const char *ka_scaling_name(enum ka_scaling s);
+
+/* The grid of nobs distinct (p, n) points, in any order. *n_per_p: n / p
+ * when it is the same for every point (within 1e-9 relative), else NAN.
+ * work: room for nobs int64_t (sorted there, O(nobs log nobs)). */
+enum ka_scaling ka_scaling_kind(const struct ka_obs *obs, size_t nobs, int64_t *work,
+				double *n_per_p);
+
 /* Fit y = c * x^k by least squares on logarithms (GSL): *k, *c and the R^2
  * of the fit. x and y are overwritten with their logarithms. -KA_ENODATA
  * with fewer than 3 points, -KA_EDOM for values <= 0 or not finite. */

@@ -489,6 +489,23 @@ function spsTable(iso) {
     { key: 'uncertain', label: 'verdict' }], rows, { id: 'sps' });
 }
 
+// No SPS triple: why, from the grid the points form, with the weak-scaling
+// efficiency of a weak-scaling series and the runs that would complete it.
+function noSps(scaling) {
+  const out = [message('ok', `No SPS triple in this series. ${scaling ? scaling.explanation : ''}`)];
+  if (scaling && scaling.kind === 'weak') {
+    out.push(el('h3', {}, 'Weak-scaling efficiency τ(p₀)/τ(p)'), dataTable([
+      { key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
+      { key: 'tau', label: 'τ (s)', num: true }, { key: 'efficiency', label: 'efficiency', num: true }],
+    scaling.weak_efficiency, { id: 'weak' }));
+  }
+  if (scaling && scaling.to_complete.length) {
+    out.push(el('p', { class: 'explain', id: 'to-complete' }, 'Runs that would complete the grid: ' +
+      scaling.to_complete.map((x) => `(p = ${x.p}, n = ${fmt(x.n)})`).join(', ') + '.'));
+  }
+  return el('div', {}, ...out);
+}
+
 function stepsTable(iso) {
   const rows = iso.steps.map((s) => ({ n: s.n, from_p: s.from_p, to_p: s.to_p, region: s.region,
     slope: s.slope, uncertain: s.uncertain ? 'uncertain' : '' }));
@@ -554,7 +571,7 @@ async function series(params) {
   const runsBox = el('div', {}, el('p', { class: 'muted' }, 'Loading runs…'));
   drawn.then(() => api(`/api/v1/analysis/isoefficiency?${q}&points=false&max_pairs=2000`)).then((r) => {
     if (!r.ok) { spsBox.replaceChildren(message('error', errorText(r.body))); return; }
-    spsBox.replaceChildren(r.body.sps.length ? spsTable(r.body) : message('ok', 'No SPS triple in this series.'));
+    spsBox.replaceChildren(r.body.sps.length ? spsTable(r.body) : noSps(r.body.scaling));
     stepsBox.replaceChildren(el('h2', {}, 'C1, C2 and C3 steps'),
       el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
         `changes by at most ${fmt(r.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),

@@ -804,6 +804,52 @@ def model_of_a_stored_series():
     expect(s == 400 and b["field"] == "system", f"no system -> 400 ({b})")
 
 
+@test
+def weak_scaling_is_recognised_and_explained():
+    k, t = Shared.k, Shared.token
+    import math
+    ps = (1, 2, 4, 8, 16)
+    runs = [run(system="weak-it", application="cg", p=p, n=1000.0 * p, tau=10 + 0.5 * math.log2(p), chi=0.5 * math.log2(p))
+            for p in ps]
+    runs += [run(system="strong-it", application="cg", p=p, n=500.0, tau=8.0 / p + 1, chi=1.0) for p in (1, 2, 4, 8)]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=weak-it&application=cg")
+    sc = b["scaling"]
+    expect(s == 200 and b["sps"] == [] and sc["kind"] == "weak" and sc["n_per_p"] == 1000.0,
+           f"one n per p, n = 1000 p: weak scaling ({s} {b.get('scaling')})")
+    expect([(x["p"], x["n"]) for x in sc["to_complete"]] == [(1, 2000.0), (2, 4000.0), (4, 8000.0), (8, 16000.0)],
+           f"the next p's problem at each p completes a triple ({sc['to_complete']})")
+    eff = [x["efficiency"] for x in sc["weak_efficiency"]]
+    expect(all(abs(e - 10 / (10 + 0.5 * math.log2(p))) < 1e-12 for e, p in zip(eff, ps)) and len(eff) == 5,
+           f"weak-scaling efficiency tau(1)/tau(p) ({eff})")
+    expect("Weak scaling" in sc["explanation"] and "SPS identification needs two or more n" in sc["explanation"],
+           f"said in words ({sc['explanation']})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=weak-it&application=cg")
+    expect(s == 200 and g["scaling"] == "weak" and "n" not in g and g["points"] == 5
+           and g["terms"][0]["factors"] == [{"parameter": "p", "exponent": 0.0, "log_exponent": 1}]
+           and abs(g["constant"] - 10) < 1e-9 and abs(g["terms"][0]["coefficient"] - 0.5) < 1e-9,
+           f"the weak series modelled over p with every run: 10 + 0.5 log2(p) ({s} {g.get('function')})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=strong-it&application=cg")
+    sc = b["scaling"]
+    expect(s == 200 and sc["kind"] == "strong" and [(x["p"], x["n"]) for x in sc["to_complete"]] == [(1, 1000.0), (2, 1000.0)]
+           and sc["n_per_p"] is None and sc["weak_efficiency"] == [],
+           f"one n: strong scaling, a larger n at the first two p suggested ({sc})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=strong-it&application=cg")
+    expect(s == 200 and g["scaling"] == "strong" and g["n"] == 500, f"strong: over p at n=500 ({g.get('scaling')})")
+    ensure_sp2()
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md")
+    expect(b["scaling"]["kind"] == "grid" and b["scaling"]["to_complete"] == [], f"SP2: a grid ({b['scaling']})")
+    # eps = (n/100) / (p + n/100): each level is reached at p proportional to n
+    grid = [run(system="isofn-it", application="cg", p=p, n=n, tau=2.0, chi=2.0 * p / (p + n / 100))
+            for n in (1000.0, 2000.0, 4000.0) for p in (2, 4, 8, 16, 32)]
+    s, b, _ = k.request("POST", "/api/v1/runs", grid, token=t)
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=isofn-it&application=cg&levels=0.7")
+    f = b["isoefficiency_functions"][0]
+    expect(s == 200 and abs(f["exponent"] - 1) < 0.05 and "fitted to 3 points" in f["warning"]
+           and "cannot pin it down" in f["warning"], f"an exponent from 3 points carries a warning ({s} {f})")
+
+
 OUT = os.path.join(ROOT, "tests", "out", "reports")
 
 

@@ -187,16 +187,26 @@ static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const doubl
 
 	for (l = 0; l < nlevels; l++) {
 		json_t *pts = json_array(), *f;
-		double k, c, r2;
+		double k, c, r2, plo, phi;
 
 		ka_iso_function(obs, nobs, levels[l], ns, ps, &m);
 		for (i = 0; i < m; i++)
 			json_array_append_new(pts, json_pack("{s:f,s:f}", "n", ns[i], "p", ps[i]));
 		f = json_pack("{s:f,s:o}", "efficiency", levels[l], "points", pts);
 		/* n ~ p^k: how n must grow with p to hold the efficiency */
+		for (i = 0, plo = INFINITY, phi = 0; i < m; i++)
+			plo = fmin(plo, ps[i]), phi = fmax(phi, ps[i]);
 		if (ka_fit_power(ps, ns, m, &k, &c, &r2) == 0) {
 			json_object_set_new(f, "exponent", json_real(k));
 			json_object_set_new(f, "r2", json_real(r2));
+			/* a power law through a few close p says little (k = 30 from p = 10..24) */
+			if (m < 5 || phi / plo < 8)
+				json_object_set_new(
+					f, "warning",
+					json_sprintf("the exponent is fitted to %zu points over p = %.4g to "
+						     "%.4g (a factor of %.3g); fewer than 5 points or less "
+						     "than a factor of 8 cannot pin it down", m, plo, phi,
+						     phi / plo));
 		} else {
 			json_object_set_new(f, "exponent", json_null());
 			json_object_set_new(f, "r2", json_null());
@@ -206,6 +216,98 @@ static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const doubl
 	free(ns);
 	free(ps);
 	return a;
+}
+
+/* ---- what grid the points form, said in words ------------------------------- */
+
+#define SCALING_LIST_MAX 1000	/* weak-scaling efficiencies listed */
+#define SCALING_TODO_MAX 16	/* runs suggested to complete the grid */
+
+struct pnt {
+	int64_t p;
+	double n, tau;
+};
+
+static int by_p(const void *a, const void *b)
+{
+	const struct pnt *x = a, *y = b;
+
+	return x->p < y->p ? -1 : x->p > y->p;
+}
+
+static void todo(json_t *a, int64_t p, double n)
+{
+	if (json_array_size(a) < SCALING_TODO_MAX)
+		json_array_append_new(a, json_pack("{s:I,s:f}", "p", (json_int_t)p, "n", n));
+}
+
+/* {"kind", "explanation", "n_per_p", "weak_efficiency", "to_complete"}:
+ * which of Orii's analyses the points support, and which runs would let
+ * them say more. */
+static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
+{
+	struct pnt *q = xmalloc((nobs ? nobs : 1) * sizeof(*q));
+	int64_t *w = xmalloc((nobs ? nobs : 1) * sizeof(*w));
+	json_t *o, *suggest = json_array(), *weak = json_array();
+	enum ka_scaling kind;
+	double npp;
+	char text[640];
+	size_t i;
+
+	kind = ka_scaling_kind(obs, nobs, w, &npp);
+	for (i = 0; i < nobs; i++)
+		q[i] = (struct pnt){obs[i].p, obs[i].n, obs[i].tau};
+	qsort(q, nobs, sizeof(*q), by_p);
+	switch (kind) {
+	case KA_SCALING_WEAK:
+		for (i = 0; i < nobs && i < SCALING_LIST_MAX; i++)
+			json_array_append_new(weak, json_pack("{s:I,s:f,s:f,s:f}", "p", (json_int_t)q[i].p,
+							      "n", q[i].n, "tau", q[i].tau, "efficiency",
+							      q[0].tau / q[i].tau));
+		for (i = 0; i + 1 < nobs; i++)
+			todo(suggest, q[i].p, q[i + 1].n);
+		snprintf(text, sizeof(text),
+			 "Weak scaling: one n per p (%s). Orii's SPS identification needs two or more n "
+			 "at one p, and the C1/C2/C3 steps two or more p at one n; this series has "
+			 "neither, so its weak-scaling efficiency tau(p0)/tau(p) stands in for them. A "
+			 "run at p = %lld with n = %g (the next p's problem) would make a strong-scaling "
+			 "triple with the runs there; to_complete lists one such run per step.",
+			 isnan(npp) ? "n changes with p" : "n proportional to p", (long long)q[0].p,
+			 q[1].n);
+		break;
+	case KA_SCALING_STRONG:
+		todo(suggest, q[0].p, 2 * q[0].n);
+		todo(suggest, q[1].p, 2 * q[0].n);
+		snprintf(text, sizeof(text),
+			 "Strong scaling at one n = %g: the C1/C2/C3 steps compare its p, but SPS "
+			 "identification needs a larger problem n' at the same p. Runs at n' = %g at p = "
+			 "%lld and %lld would let it test one.", q[0].n, 2 * q[0].n, (long long)q[0].p,
+			 (long long)q[1].p);
+		break;
+	case KA_SCALING_ONE_P:
+		for (i = 0; i < nobs; i++)
+			todo(suggest, 2 * q[i].p, q[i].n);
+		snprintf(text, sizeof(text),
+			 "Every run is at p = %lld: nothing grows p, so there are no steps and no SPS. "
+			 "Runs at p = %lld at the same n would start the analysis.", (long long)q[0].p,
+			 (long long)(2 * q[0].p));
+		break;
+	case KA_SCALING_ONE_POINT:
+		todo(suggest, 2 * q[0].p, q[0].n);
+		todo(suggest, q[0].p, 2 * q[0].n);
+		snprintf(text, sizeof(text), "One (p, n) point: measure more p at this n, and more n.");
+		break;
+	default:
+		snprintf(text, sizeof(text), "A strong-scaling grid (two or more n at some p): "
+			 "Orii's analyses apply.");
+		break;
+	}
+	o = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", ka_scaling_name(kind), "explanation", text,
+		      "n_per_p", kind == KA_SCALING_WEAK ? jnum(npp) : json_null(), "weak_efficiency",
+		      weak, "to_complete", suggest);
+	free(q);
+	free(w);
+	return o;
 }
 
 /* A yes/no query parameter: "true" or "false", def when absent. */
@@ -323,6 +425,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
 			 "other_frequencies", series_other_frequencies(&sd));
 	json_object_set_new(body, "skipped", json_pack("{s:I}", "no_chi", (json_int_t)sd.no_chi));
+	json_object_set_new(body, "scaling", scaling_json(obs, nobs));
 	/* how many there are, listed or not (max_pairs bounds the lists) */
 	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
 						      "candidates", (json_int_t)out.ncand, "not_sps",

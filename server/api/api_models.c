@@ -604,6 +604,31 @@ static double busiest(struct obsv *o, size_t nv, const char *name, json_t *list)
 	return best;
 }
 
+static int cmp_free_first(const void *a, const void *b)
+{
+	const struct obsv *u = a, *v = b;
+
+	if (u->x[1] != v->x[1])
+		return u->x[1] < v->x[1] ? -1 : 1;
+	return u->x[0] < v->x[0] ? -1 : u->x[0] > v->x[0];
+}
+
+/* Weak scaling along the modelled parameter: each of its values was run
+ * at one value of the fixed one, and those differ (n grown with p). */
+static bool one_fixed_each(struct obsv *o, size_t nv)
+{
+	size_t i;
+	bool varies = false;
+
+	qsort(o, nv, sizeof(*o), cmp_free_first);
+	for (i = 1; i < nv; i++) {
+		if (o[i].x[1] == o[i - 1].x[1] && o[i].x[0] != o[i - 1].x[0])
+			return false;
+		varies = varies || o[i].x[0] != o[0].x[0];
+	}
+	return varies;
+}
+
 /* The number at key: absent leaves *out NAN. */
 static int query_positive(struct req *rq, const char *key, double *out, struct kerr *err)
 {
@@ -668,6 +693,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	bool is_p[KA_PMNF_PARAMS] = {true, false};
 	json_t *extra, *list = NULL;
 	const char *fixed_name = NULL;
+	bool weak = false;
 	struct kerr err;
 
 	kerr_clear(&err);
@@ -721,7 +747,12 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 			   req_query(rq, "metric") ? req_query(rq, "metric") : "tau");
 		goto fail;
 	}
-	if (md.nparams == 1) {
+	if (md.nparams == 1 && isnan(is_p[0] ? fixed_n : fixed_p) && one_fixed_each(o, nv)) {
+		/* weak scaling: every run, over the modelled parameter */
+		for (i = 0; i < nv; i++)
+			o[i] = (struct obsv){{o[i].x[1], 0}, o[i].v};
+		weak = true;
+	} else if (md.nparams == 1) {
 		double want = is_p[0] ? fixed_n : fixed_p;
 		size_t kept = 0;
 
@@ -747,6 +778,8 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
 			  req_query(rq, "metric") ? req_query(rq, "metric") : "tau", "frequency_mhz",
 			  jnum(freq), "skipped", "no_value", (json_int_t)skipped);
+	json_object_set_new(extra, "scaling", json_string(weak ? "weak" : md.nparams == 2 ? "grid" :
+									 "strong"));
 	if (fixed_name) {
 		char key[16];
 

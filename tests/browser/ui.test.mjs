@@ -351,3 +351,17 @@ test('static files come with their types, caching and a strict CSP', async () =>
   assert.match(csp, /default-src 'self'/);
   assert.doesNotMatch(csp, /unsafe-inline/);
 });
+
+test('a weak-scaling series says why it has no SPS triple and which runs would complete it', async () => {
+  await post([1, 2, 4, 8].map((p) => ({ system: 'WEAK', application: 'cg', p, n: 1000 * p, tau: 10 + p / 10,
+    chi: p / 10 })));
+  await page.goto(`${url}/series?system=WEAK&application=cg`);
+  await page.locator('#to-complete').waitFor();
+  assert.match(await page.locator('#to-complete').innerText(),
+    /\(p = 1, n = 2000\), \(p = 2, n = 4000\), \(p = 4, n = 8000\)\./);
+  assert.match(await page.locator('.message', { hasText: 'No SPS triple' }).innerText(),
+    /Weak scaling: one n per p \(n proportional to p\)/);
+  assert.equal(await page.locator('#weak tbody tr').count(), 4);
+  assert.match(await page.locator('#weak tbody tr').last().innerText(), /8\s+8000\s+10\.8\s+0\.93/);
+  await shot('weak-scaling');
+});
