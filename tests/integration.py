@@ -850,6 +850,31 @@ def weak_scaling_is_recognised_and_explained():
            and "cannot pin it down" in f["warning"], f"an exponent from 3 points carries a warning ({s} {f})")
 
 
+@test
+def tolerance_auto_comes_from_the_spread_of_repeated_runs():
+    k, t = Shared.k, Shared.token
+    runs = [run(system="SP2-noisy", application="md", p=p, n=n, tau=tau * f, chi=(1 - e) * tau * f)
+            for p, n, tau, e in SP2 for f in (0.98, 1.0, 1.02)]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-noisy&application=md&tolerance=auto&points=false")
+    # each point: eps from 1 - 1.02 chi / (0.98 tau) to 1 - 0.98 chi / (1.02 tau); half of it is
+    # (chi/tau) (1.02/0.98 - 0.98/1.02) / 2, and the median chi/tau of the 8 points is (0.55 + 0.6) / 2
+    want = 0.575 * (1.02 / 0.98 - 0.98 / 1.02) / 2
+    expect(s == 200 and abs(b["tolerance"] - want) < 1e-12 and abs(b["c2_rtol"] - 0.04) < 1e-12,
+           f"tolerance {want} and c2_rtol 0.04 from the spread ({s} {b.get('tolerance')} {b.get('c2_rtol')})")
+    expect(b["tolerance_auto"] == {"repeated_points": 8, "source": "the median spread of the points with two or more runs"},
+           f"says where they came from ({b.get('tolerance_auto')})")
+    ensure_sp2()
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&tolerance=auto")
+    expect(s == 200 and b["tolerance"] == 1e-9 and b["c2_rtol"] == 0.02 and b["tolerance_auto"]["repeated_points"] == 0,
+           f"no repeated runs: the defaults, and it says so ({b.get('tolerance_auto')})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&tolerance=auto&c2_rtol=0.1")
+    expect(s == 400 and b["field"] == "c2_rtol", f"auto and c2_rtol together: 400 ({b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&tolerance=autox")
+    expect(s == 400 and b["field"] == "tolerance", f"a bad tolerance is named ({b})")
+
+
 OUT = os.path.join(ROOT, "tests", "out", "reports")
 
 

@@ -1,5 +1,7 @@
 /* Analyses of HTTP API v1: isoefficiency (Orii) and energy (Kimura et al.). */
 #include <errno.h>
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -378,6 +380,40 @@ out:
 	return 0;
 }
 
+/* tolerance=auto: the tolerances from the measured spread of the points
+ * with two or more runs. The SPS tolerance on eps is the median half-width
+ * of their efficiency spread (efficiency_min … max); c2_rtol the median
+ * relative spread of their tau ((tau_max − tau_min) / tau), so a step whose
+ * tau changes by no more than the runs of one point differ is C2. Without
+ * repeated points the defaults stand, and the answer says so. */
+static json_t *auto_tolerance(const struct ka_obs *obs, size_t nobs, struct ka_iso_opts *opts)
+{
+	double *eps = xmalloc((nobs ? nobs : 1) * sizeof(double));
+	double *tau = xmalloc((nobs ? nobs : 1) * sizeof(double));
+	size_t i, m = 0;
+	json_t *o;
+
+	for (i = 0; i < nobs; i++)
+		if (obs[i].count > 1) {
+			eps[m] = (obs[i].eps_hi - obs[i].eps_lo) / 2;
+			tau[m++] = (obs[i].tau_hi - obs[i].tau_lo) / obs[i].tau;
+		}
+	if (m == 0) {
+		o = json_pack("{s:I,s:s}", "repeated_points", (json_int_t)0, "source",
+			      "no point has two or more runs: the default tolerances stand");
+	} else {
+		gsl_sort(eps, 1, m);
+		gsl_sort(tau, 1, m);
+		opts->tol = fmax(gsl_stats_median_from_sorted_data(eps, 1, m), KA_ISO_TOL_DEFAULT);
+		opts->c2_rtol = gsl_stats_median_from_sorted_data(tau, 1, m);
+		o = json_pack("{s:I,s:s}", "repeated_points", (json_int_t)m, "source",
+			      "the median spread of the points with two or more runs");
+	}
+	free(eps);
+	free(tau);
+	return o;
+}
+
 static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
@@ -390,11 +426,15 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	struct kerr err;
 	struct ka_obs *obs = NULL;
 	void *work = NULL;
-	json_t *body;
-	bool with_points;
+	json_t *body, *tol_auto;
+	bool with_points, is_auto;
 
 	kerr_clear(&err);
-	if (query_num(rq, "tolerance", 0, 1, &opts.tol, &err) ||
+	is_auto = req_query(rq, "tolerance") && !strcmp(req_query(rq, "tolerance"), "auto");
+	if ((!is_auto && query_num(rq, "tolerance", 0, 1, &opts.tol, &err)) ||
+	    (is_auto && req_query(rq, "c2_rtol") &&
+	     kerr_field(&err, 400, "c2_rtol", "tolerance=auto sets c2_rtol from the spread too; "
+			"give one or the other")) ||
 	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
 	    query_num(rq, "max_pairs", 1, ISO_LIST_MAX, &max_pairs, &err) ||
@@ -410,6 +450,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 			    "series %s has runs at one point only", series_label(&sd));
 		goto out;
 	}
+	tol_auto = is_auto ? auto_tolerance(obs, nobs, &opts) : NULL;
 	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),
 			       json_array(), json_array(), (size_t)max_pairs, 0, 0, 0};
 	ka_iso_analyze(obs, nobs, &opts, work, wsize,
@@ -426,6 +467,8 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 			 "other_frequencies", series_other_frequencies(&sd));
 	json_object_set_new(body, "skipped", json_pack("{s:I}", "no_chi", (json_int_t)sd.no_chi));
 	json_object_set_new(body, "scaling", scaling_json(obs, nobs));
+	if (tol_auto)
+		json_object_set_new(body, "tolerance_auto", tol_auto);
 	/* how many there are, listed or not (max_pairs bounds the lists) */
 	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
 						      "candidates", (json_int_t)out.ncand, "not_sps",
