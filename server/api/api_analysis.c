@@ -273,7 +273,7 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 			 "at one p, and the C1/C2/C3 steps two or more p at one n; this series has "
 			 "neither, so its weak-scaling efficiency tau(p0)/tau(p) stands in for them. A "
 			 "run at p = %lld with n = %g (the next p's problem) would make a strong-scaling "
-			 "triple with the runs there; to_complete lists one such run per step.",
+			 "triple with the runs there; one such run per step is listed.",
 			 isnan(npp) ? "n changes with p" : "n proportional to p", (long long)q[0].p,
 			 q[1].n);
 		break;
