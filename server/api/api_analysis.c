@@ -18,12 +18,6 @@
 #define ENERGY_P_MAX 16384	/* node counts of one energy what-if */
 #define ENERGY_CELLS_MAX 200000	/* regions x node counts: the shares in one answer */
 
-/* A number for JSON: null when it is not finite (a slope of a vertical step). */
-static json_t *jnum(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
 static json_t *pn(const struct ka_obs *o)
 {
 	return json_pack("{s:I,s:o}", "p", (json_int_t)o->p, "n", json_real(o->n));
@@ -135,7 +129,7 @@ static void o_step(const struct ka_step *s, void *ctx)
 			      json_pack("{s:f,s:I,s:I,s:s,s:o,s:b}", "n", o->obs[s->from].n, "from_p",
 					(json_int_t)o->obs[s->from].p, "to_p",
 					(json_int_t)o->obs[s->to].p, "region", ka_cclass_name(s->cls),
-					"slope", jnum(s->slope), "uncertain", s->uncertain));
+					"slope", json_finite(s->slope), "uncertain", s->uncertain));
 }
 
 static void o_boundary(size_t i, void *ctx)
@@ -223,7 +217,7 @@ static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const doubl
 /* ---- what grid the points form, said in words ------------------------------- */
 
 #define SCALING_LIST_MAX 1000	/* weak-scaling efficiencies listed */
-#define SCALING_TODO_MAX 16	/* runs suggested to complete the grid */
+#define SCALING_SUGGEST_MAX 16	/* runs suggested to complete the grid */
 
 struct pnt {
 	int64_t p;
@@ -237,9 +231,10 @@ static int by_p(const void *a, const void *b)
 	return x->p < y->p ? -1 : x->p > y->p;
 }
 
-static void todo(json_t *a, int64_t p, double n)
+/* One more run {p, n} that would complete the grid, while there is room. */
+static void suggest_run(json_t *a, int64_t p, double n)
 {
-	if (json_array_size(a) < SCALING_TODO_MAX)
+	if (json_array_size(a) < SCALING_SUGGEST_MAX)
 		json_array_append_new(a, json_pack("{s:I,s:f}", "p", (json_int_t)p, "n", n));
 }
 
@@ -257,9 +252,11 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 	size_t i;
 
 	kind = ka_scaling_kind(obs, nobs, w, &npp);
-	for (i = 0; i < nobs; i++)
-		q[i] = (struct pnt){obs[i].p, obs[i].n, obs[i].tau};
-	qsort(q, nobs, sizeof(*q), by_p);
+	if (kind != KA_SCALING_GRID) {	/* a grid needs no suggestions: no sort */
+		for (i = 0; i < nobs; i++)
+			q[i] = (struct pnt){obs[i].p, obs[i].n, obs[i].tau};
+		qsort(q, nobs, sizeof(*q), by_p);
+	}
 	switch (kind) {
 	case KA_SCALING_WEAK:
 		for (i = 0; i < nobs && i < SCALING_LIST_MAX; i++)
@@ -267,7 +264,7 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 							      "n", q[i].n, "tau", q[i].tau, "efficiency",
 							      q[0].tau / q[i].tau));
 		for (i = 0; i + 1 < nobs; i++)
-			todo(suggest, q[i].p, q[i + 1].n);
+			suggest_run(suggest, q[i].p, q[i + 1].n);
 		snprintf(text, sizeof(text),
 			 "Weak scaling: one n per p (%s). Orii's SPS identification needs two or more n "
 			 "at one p, and the C1/C2/C3 steps two or more p at one n; this series has "
@@ -278,8 +275,8 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 			 q[1].n);
 		break;
 	case KA_SCALING_STRONG:
-		todo(suggest, q[0].p, 2 * q[0].n);
-		todo(suggest, q[1].p, 2 * q[0].n);
+		suggest_run(suggest, q[0].p, 2 * q[0].n);
+		suggest_run(suggest, q[1].p, 2 * q[0].n);
 		snprintf(text, sizeof(text),
 			 "Strong scaling at one n = %g: the C1/C2/C3 steps compare its p, but SPS "
 			 "identification needs a larger problem n' at the same p. Runs at n' = %g at p = "
@@ -288,15 +285,15 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 		break;
 	case KA_SCALING_ONE_P:
 		for (i = 0; i < nobs; i++)
-			todo(suggest, 2 * q[i].p, q[i].n);
+			suggest_run(suggest, 2 * q[i].p, q[i].n);
 		snprintf(text, sizeof(text),
 			 "Every run is at p = %lld: nothing grows p, so there are no steps and no SPS. "
 			 "Runs at p = %lld at the same n would start the analysis.", (long long)q[0].p,
 			 (long long)(2 * q[0].p));
 		break;
 	case KA_SCALING_ONE_POINT:
-		todo(suggest, 2 * q[0].p, q[0].n);
-		todo(suggest, q[0].p, 2 * q[0].n);
+		suggest_run(suggest, 2 * q[0].p, q[0].n);
+		suggest_run(suggest, q[0].p, 2 * q[0].n);
 		snprintf(text, sizeof(text), "One (p, n) point: measure more p at this n, and more n.");
 		break;
 	default:
@@ -305,7 +302,7 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 		break;
 	}
 	o = json_pack("{s:s,s:s,s:o,s:o,s:o}", "kind", ka_scaling_name(kind), "explanation", text,
-		      "n_per_p", kind == KA_SCALING_WEAK ? jnum(npp) : json_null(), "weak_efficiency",
+		      "n_per_p", kind == KA_SCALING_WEAK ? json_finite(npp) : json_null(), "weak_efficiency",
 		      weak, "to_complete", suggest);
 	free(q);
 	free(w);
@@ -370,7 +367,7 @@ static int get_points(void *app, struct req *rq, struct resp *rs)
 	}
 	resp_json(rs, 200,
 		  json_pack("{s:o,s:o,s:[s,s,s,s,s,s,s],s:o,s:{s:I}}", "series", series_json(&sd),
-			    "frequency_mhz", jnum(sd.frequency_mhz), "columns", "id", "count", "p",
+			    "frequency_mhz", json_finite(sd.frequency_mhz), "columns", "id", "count", "p",
 			    "n", "tau", "chi", "efficiency", "points", rows, "skipped", "no_chi",
 			    (json_int_t)sd.no_chi));
 out:
@@ -458,7 +455,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 						&out});
 	/* points=false: the lists without the points (a large series) */
 	body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
-			 series_json(&sd), "frequency_mhz", jnum(sd.frequency_mhz), "tolerance",
+			 series_json(&sd), "frequency_mhz", json_finite(sd.frequency_mhz), "tolerance",
 			 opts.tol, "c2_rtol", opts.c2_rtol, "points",
 			 with_points ? points_json(obs, nobs, sd.runs) : NULL, "sps", out.sps,
 			 "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
@@ -564,21 +561,15 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 					   "power_opt_w", "time_std_s"};
 	struct ka_region_model *m = NULL;
 	const char **names = NULL;
-	json_t *root, *jp, *jr, *out_regions;
+	json_t *root = req_json_object(rq, rs), *jp, *jr, *out_regions;
 	double *ps = NULL, f_std;
 	size_t np, nr = 0, i, j;
 	json_error_t je;
-	const char *body;
-	size_t len;
 	char field[64];
 
 	(void)app;
-	body = req_body(rq, &len);
-	root = json_loadb(body, len, 0, &je);
-	if (!root) {
-		resp_errorf(rs, 400, "the body is not valid JSON: %s (line %d)", je.text, je.line);
+	if (!root)
 		return 0;
-	}
 	if (json_unpack_ex(root, &je, JSON_STRICT, "{s:F,s:o,s:o}", "f_std", &f_std, "p", &jp,
 			   "regions", &jr)) {
 		resp_errorf(rs, 400, "the body must be {\"f_std\": MHz, \"p\": [...], \"regions\": "

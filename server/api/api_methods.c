@@ -137,8 +137,8 @@ static json_t *fit_quality(const double *fs, const double *r, size_t nf, const s
 	if (ka_fit_quality(pred, r, nf, &pr, &r2))
 		o = json_null();
 	else
-		o = json_pack("{s:o,s:o}", "pearson_r", isfinite(pr) ? json_real(pr) : json_null(), "r2",
-			      isfinite(r2) ? json_real(r2) : json_null());
+		o = json_pack("{s:o,s:o}", "pearson_r", json_finite(pr), "r2",
+			      json_finite(r2));
 	free(pred);
 	return o;
 }
@@ -604,17 +604,12 @@ static int rates_of(json_t *rows, const char *key, json_t *names, bool need_powe
 	return 0;
 }
 
-/* A number, or null where it is not finite (t of an exact fit is infinite). */
-static json_t *finite_or_null(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
 
 /* One row of the regression table. */
 static json_t *term(const char *counter, double coef, double se, double t, double p)
 {
 	return json_pack("{s:s,s:f,s:f,s:o,s:f}", "counter", counter, "coefficient", coef, "se", se,
-			 "t", finite_or_null(t), "p_value", p);
+			 "t", json_finite(t), "p_value", p);
 }
 
 static int post_power_model(void *app, struct req *rq, struct resp *rs)
@@ -673,7 +668,7 @@ static int post_power_model(void *app, struct req *rq, struct resp *rs)
 	for (j = 0; j < m.ndropped; j++)	/* as each was when it was dropped */
 		json_array_append_new(dropped, json_pack("{s:s,s:o,s:f}", "counter",
 							 json_string_value(json_array_get(names, m.dropped[j])),
-							 "t", finite_or_null(m.t[m.dropped[j]]),
+							 "t", json_finite(m.t[m.dropped[j]]),
 							 "p_value", m.pvalue[m.dropped[j]]));
 	out = json_pack("{s:f,s:o,s:o,s:o,s:o,s:o,s:f,s:f,s:f,s:I,s:I,s:f}", "intercept", m.intercept,
 			"coefficients", coef, "p_values", pv, "terms", terms, "kept", kept, "dropped",

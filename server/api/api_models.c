@@ -54,11 +54,6 @@ struct model_data {
 	bool repeated;		/* every point has two or more values */
 };
 
-static json_t *jnum(double x)
-{
-	return isfinite(x) ? json_real(x) : json_null();
-}
-
 static int cmp_obsv(const void *a, const void *b)
 {
 	const struct obsv *u = a, *v = b;
@@ -197,9 +192,9 @@ static void put_value(json_t *o, const struct ka_pmnf_model *mdl, const struct b
 {
 	double v = ka_pmnf_eval(mdl, x), h = b->cov ? b->q * ka_pmnf_se(mdl, b->cov, x) : NAN;
 
-	json_object_set_new(o, "model", jnum(v));
-	json_object_set_new(o, "low", jnum(v - h));
-	json_object_set_new(o, "high", jnum(v + h));
+	json_object_set_new(o, "model", json_finite(v));
+	json_object_set_new(o, "low", json_finite(v - h));
+	json_object_set_new(o, "high", json_finite(v + h));
 }
 
 static json_t *coords_json(const double *x, int nparams)
@@ -229,7 +224,7 @@ static json_t *terms_json(const struct model_data *md, const struct ka_pmnf_mode
 						   "log_exponent", fa->log));
 		}
 		json_array_append_new(terms, json_pack("{s:o,s:o}", "coefficient",
-						       jnum(mdl->t[t].coef), "factors", factors));
+						       json_finite(mdl->t[t].coef), "factors", factors));
 	}
 	return terms;
 }
@@ -336,8 +331,8 @@ static json_t *model_json(const struct model_data *md, const struct ka_pmnf_mode
 		json_array_append_new(preds, o);
 	}
 	body = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:f,s:s,s:o}", "function", text,
-			 "constant", jnum(mdl->constant), "terms", terms_json(md, mdl), "rss",
-			 jnum(mdl->rss), "smape", jnum(mdl->smape), "adj_r2", jnum(mdl->adj_r2),
+			 "constant", json_finite(mdl->constant), "terms", terms_json(md, mdl), "rss",
+			 json_finite(mdl->rss), "smape", json_finite(mdl->smape), "adj_r2", json_finite(mdl->adj_r2),
 			 "points", (json_int_t)mdl->points, "dof", (json_int_t)mdl->dof,
 			 "parameters", params, "measurements", meas, "confidence", MODEL_CONFIDENCE,
 			 "band_from", b.from, "predictions", preds);
@@ -524,7 +519,7 @@ struct metric {
 
 static int parse_metric(const char *s, struct metric *m, struct kerr *err)
 {
-	if (!s || !strcmp(s, "tau"))
+	if (!strcmp(s, "tau"))
 		m->kind = M_TAU;
 	else if (!strcmp(s, "chi"))
 		m->kind = M_CHI;
@@ -687,6 +682,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	struct series_data sd = {0};
 	struct model_data md = {0};
 	struct metric metric = {M_TAU, NULL};
+	const char *metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
 	struct obsv *o = NULL;
 	double *pred = NULL, fixed_n, fixed_p, freq, chosen = NAN;
 	size_t i, nv = 0, npred = 0, skipped = 0;
@@ -697,7 +693,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	struct kerr err;
 
 	kerr_clear(&err);
-	if (parse_metric(req_query(rq, "metric"), &metric, &err) ||
+	if (parse_metric(metric_name, &metric, &err) ||
 	    parse_parameters(req_query(rq, "parameters"), &md, is_p, &err) ||
 	    query_positive(rq, "n", &fixed_n, &err) || query_positive(rq, "p", &fixed_p, &err) ||
 	    query_predict(rq, md.nparams, &pred, &npred, &err))
@@ -743,8 +739,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 		kerr_field(&err, metric.kind == M_REGION ? 404 : BAD, "metric",
 			   "no run of series %s%s carries %s%s", series_label(&sd),
 			   isnan(freq) ? "" : " at this frequency", metric.kind == M_REGION ?
-			   "region " : "", metric.kind == M_REGION ? metric.region :
-			   req_query(rq, "metric") ? req_query(rq, "metric") : "tau");
+			   "region " : "", metric.kind == M_REGION ? metric.region : metric_name);
 		goto fail;
 	}
 	if (md.nparams == 1 && isnan(is_p[0] ? fixed_n : fixed_p) && one_fixed_each(o, nv)) {
@@ -776,8 +771,8 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	if (group_points(o, nv, &md, "series", &err))
 		goto fail;
 	extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
-			  req_query(rq, "metric") ? req_query(rq, "metric") : "tau", "frequency_mhz",
-			  jnum(freq), "skipped", "no_value", (json_int_t)skipped);
+			  metric_name, "frequency_mhz",
+			  json_finite(freq), "skipped", "no_value", (json_int_t)skipped);
 	json_object_set_new(extra, "scaling", json_string(weak ? "weak" : md.nparams == 2 ? "grid" :
 									 "strong"));
 	if (fixed_name) {

@@ -168,6 +168,10 @@ struct resp *req_resp(struct req *rq);
  * 200. The text is written into a bounded buffer, never past the cap. */
 void resp_json(struct resp *rs, int status, json_t *body);
 
+/* x as a JSON number, or null when it is not finite (jansson refuses
+ * NaN and infinities; an answer must still be written). */
+json_t *json_finite(double x);
+
 /* Fill rs with {"error", "field", "index"} from err (status err->code). */
 void resp_error(struct resp *rs, const struct kerr *err);
 

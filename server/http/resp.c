@@ -1,5 +1,6 @@
 /* Answers a handler fills: JSON bodies, bounded, and errors. No MHD here,
  * so handlers can be driven without a server (tests/fuzz/fuzz_api.c). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -171,4 +172,9 @@ json_t *req_json_object(struct req *rq, struct resp *rs)
 		root = NULL;
 	}
 	return root;
+}
+
+json_t *json_finite(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
 }
