@@ -537,6 +537,107 @@ double ka_pmnf_se(const struct ka_pmnf_model *mdl, const double *cov, const doub
 	return v > 0 ? sqrt(v) : 0;
 }
 
+/* ---- the models in Orii's method ------------------------------------------ */
+
+#define SCAN_STEPS 256		/* geometric steps of a scan over a range */
+#define REFINE_STEPS 80		/* bisection / golden-section steps on the log */
+
+static double at_pn(const struct ka_pmnf_model *m, double p, double n)
+{
+	double x[KA_PMNF_PARAMS] = {p, n};
+
+	return ka_pmnf_eval(m, x);
+}
+
+/* (1 - level) W - level To: above 0 when eps > level (W + To > 0). */
+static double iso_gap(const struct ka_pmnf_model *w, const struct ka_pmnf_model *o, double p,
+		      double level, double logn)
+{
+	double n = exp(logn);
+
+	return (1 - level) * at_pn(w, p, n) - level * at_pn(o, p, n);
+}
+
+int ka_pmnf_iso_n(const struct ka_pmnf_model *work, const struct ka_pmnf_model *overhead,
+		  double p, double level, double nlo, double nhi, double *n)
+{
+	double a = log(nlo), b, ga, gb, step;
+	int i;
+
+	if (!(level > 0 && level < 1) || !(p > 0) || !(nlo > 0) || !(nhi > nlo) || !isfinite(nhi))
+		return -KA_EDOM;
+	step = (log(nhi) - a) / SCAN_STEPS;
+	ga = iso_gap(work, overhead, p, level, a);
+	for (i = 1; i <= SCAN_STEPS; i++, a = b, ga = gb) {
+		b = log(nlo) + i * step;
+		gb = iso_gap(work, overhead, p, level, b);
+		if ((ga < 0) != (gb < 0))
+			break;
+	}
+	if (i > SCAN_STEPS || !isfinite(ga) || !isfinite(gb))
+		return -KA_ENODATA;
+	for (i = 0; i < REFINE_STEPS; i++) {
+		double c = (a + b) / 2, gc = iso_gap(work, overhead, p, level, c);
+
+		if ((gc < 0) == (ga < 0))
+			a = c, ga = gc;
+		else
+			b = c;
+	}
+	*n = exp((a + b) / 2);
+	return 0;
+}
+
+static double tau_at(const struct ka_pmnf_model *r, double n, double logp)
+{
+	double p = exp(logp);
+
+	return at_pn(r, p, n) / p;
+}
+
+int ka_pmnf_tau_turn(const struct ka_pmnf_model *r, double n, double plo, double phi, double *p)
+{
+	const double golden = (sqrt(5.0) - 1) / 2;
+	double lo = log(plo), step, prev, cur, a, b, c, d, fc, fd;
+	int i;
+
+	if (!(plo > 0) || !(phi > plo) || !isfinite(phi) || (r->nparams == 2 && !(n > 0)))
+		return -KA_EDOM;
+	step = (log(phi) - lo) / SCAN_STEPS;
+	prev = tau_at(r, n, lo);
+	for (i = 1; i <= SCAN_STEPS; i++, prev = cur) {
+		cur = tau_at(r, n, lo + i * step);
+		if (cur > prev)
+			break;
+	}
+	if (i > SCAN_STEPS)
+		return -KA_ENODATA;
+	if (i == 1) {
+		*p = plo;
+		return 0;
+	}
+	/* the minimum lies between steps i - 2 and i */
+	a = lo + (i - 2) * step;
+	b = lo + i * step;
+	c = b - golden * (b - a);
+	d = a + golden * (b - a);
+	fc = tau_at(r, n, c);
+	fd = tau_at(r, n, d);
+	for (i = 0; i < REFINE_STEPS; i++) {
+		if (fc <= fd) {
+			b = d, d = c, fd = fc;
+			c = b - golden * (b - a);
+			fc = tau_at(r, n, c);
+		} else {
+			a = c, c = d, fc = fd;
+			d = a + golden * (b - a);
+			fd = tau_at(r, n, d);
+		}
+	}
+	*p = exp((a + b) / 2);
+	return 0;
+}
+
 /* ---- text ------------------------------------------------------------------ */
 
 static size_t put(char *buf, size_t size, size_t len, const char *fmt, ...)

@@ -71,6 +71,27 @@ double ka_pmnf_term_eval(const struct ka_pmnf_term *t, const double *x);
 void ka_pmnf_format(const struct ka_pmnf_model *mdl, const char *const *names, char *buf,
 		    size_t size);
 
+/* ---- the models in Orii's method ------------------------------------------
+ * Over (p, n) (parameter 0 is p, 1 is n) a model of the work W = p * gamma
+ * and one of the overhead To = p * chi give the efficiency eps = W / (W +
+ * To), and a model of the resource R = p * tau gives tau = R / p. Extra-P's
+ * exponents are never negative, so these products, which grow with p, are
+ * what it models well; gamma and tau themselves shrink like 1/p. */
+
+/* The problem size n in [nlo, nhi] at which the efficiency at p reaches
+ * level (0 < level < 1): the first n, scanning upwards, where (1 - level) W
+ * - level To changes sign, refined by bisection on log n. -KA_ENODATA when
+ * it does not change sign in the range; -KA_EDOM for bad arguments. */
+int ka_pmnf_iso_n(const struct ka_pmnf_model *work, const struct ka_pmnf_model *overhead,
+		  double p, double level, double nlo, double nhi, double *n);
+
+/* Where tau = R(p, n) / p stops falling as p grows from plo to phi: the
+ * first local minimum (C1 turning into C2/C3), from a geometric scan
+ * refined by golden section on log p. r has one parameter (p; n ignored)
+ * or two. *p = plo when tau rises from the start. -KA_ENODATA when tau
+ * falls over the whole range; -KA_EDOM for bad arguments. */
+int ka_pmnf_tau_turn(const struct ka_pmnf_model *r, double n, double plo, double phi, double *p);
+
 /* The least-squares coefficients' covariance for a confidence band: the
  * model's columns (1 and each term without its coefficient) at the m
  * points, with var[i] the variance of point i's mean (its repetitions'

@@ -375,6 +375,87 @@ static void test_extrap_two_parameter_cases(void **state)
 		}
 }
 
+/* A model built by hand: constant c0 and up to two terms of one factor. */
+static struct ka_pmnf_model hand(int nparams, double c0, int nterms, const double *coef,
+				 const int (*f)[4])
+{
+	struct ka_pmnf_model m = {.nparams = nparams, .constant = c0, .nterms = nterms};
+	int t;
+
+	for (t = 0; t < nterms; t++) {
+		m.t[t].coef = coef[t];
+		m.t[t].nfactors = 1;
+		m.t[t].f[0] = (struct ka_pmnf_factor){f[t][0], f[t][1], f[t][2], f[t][3]};
+	}
+	return m;
+}
+
+/* W = n and To = p log2 p: eps = n / (n + p log2 p) = level gives n =
+ * level / (1 - level) p log2 p: 384 at p = 64 for 0.5, 256 at p = 16 for
+ * 0.8. Without overhead eps is 1 everywhere: no n reaches a level below. */
+static void test_isoefficiency_from_models(void **state)
+{
+	static const int n1[][4] = {{1, 1, 1, 0}}, plogp[][4] = {{0, 1, 1, 1}};
+	const double one = 1;
+	struct ka_pmnf_model w = hand(2, 0, 1, &one, n1), o = hand(2, 0, 1, &one, plogp);
+	struct ka_pmnf_model none = hand(2, 0, 0, NULL, NULL);
+	double n;
+
+	(void)state;
+	assert_int_equal(ka_pmnf_iso_n(&w, &o, 64, 0.5, 1, 1e6, &n), 0);
+	assert_true(fabs(n - 384) < 1e-9 * 384);
+	assert_int_equal(ka_pmnf_iso_n(&w, &o, 16, 0.8, 1, 1e6, &n), 0);
+	assert_true(fabs(n - 256) < 1e-9 * 256);
+	assert_int_equal(ka_pmnf_iso_n(&w, &o, 64, 0.5, 1000, 1e6, &n), -KA_ENODATA);
+	assert_int_equal(ka_pmnf_iso_n(&w, &none, 64, 0.5, 1, 1e6, &n), -KA_ENODATA);
+	assert_int_equal(ka_pmnf_iso_n(&w, &o, 64, 1.0, 1, 1e6, &n), -KA_EDOM);
+	assert_int_equal(ka_pmnf_iso_n(&w, &o, 64, 0.5, 10, 1, &n), -KA_EDOM);
+}
+
+/* The same from models fitted to exact runs on a 5 x 5 grid: W = 10 + 3 n
+ * and To = 1 + 0.5 p^(3/2) meet at level 0.5 where 3 n + 10 = 1 + 0.5
+ * p^(3/2): n = 82.333... at p = 64, outside the measured p (extrapolated). */
+static void test_isoefficiency_from_fitted_models(void **state)
+{
+	double x[50], yw[25], yo[25], n;
+	struct ka_pmnf_model w, o;
+	size_t i, j, k;
+
+	(void)state;
+	for (i = 0, k = 0; i < 5; i++)
+		for (j = 0; j < 5; j++, k++) {
+			double p = (double)(2u << i), nn = (double)(64u << j);
+
+			x[2 * k] = p, x[2 * k + 1] = nn;
+			yw[k] = 10 + 3 * nn;
+			yo[k] = 1 + 0.5 * p * sqrt(p);
+		}
+	assert_int_equal(ka_pmnf_multi(x, yw, 25, &w), 0);
+	assert_int_equal(ka_pmnf_multi(x, yo, 25, &o), 0);
+	assert_int_equal(ka_pmnf_iso_n(&w, &o, 64, 0.5, 1, 1e6, &n), 0);
+	assert_true(fabs(n - 247.0 / 3) < 1e-6 * n);
+}
+
+/* R = p tau = 100 + p^2: tau = 100 / p + p is least at p = 10. R = 100 n
+ * + p^2 over (p, n): at n = 4, tau = 400 / p + p is least at p = 20. */
+static void test_tau_turn(void **state)
+{
+	static const int p2[][4] = {{0, 2, 1, 0}}, np2[][4] = {{1, 1, 1, 0}, {0, 2, 1, 0}};
+	const double one = 1, c2[] = {100, 1};
+	struct ka_pmnf_model r1 = hand(1, 100, 1, &one, p2), r2 = hand(2, 0, 2, c2, np2);
+	double p;
+
+	(void)state;
+	assert_int_equal(ka_pmnf_tau_turn(&r1, NAN, 1, 4096, &p), 0);
+	assert_true(fabs(p - 10) < 1e-6);
+	assert_int_equal(ka_pmnf_tau_turn(&r2, 4, 1, 4096, &p), 0);
+	assert_true(fabs(p - 20) < 1e-6);
+	assert_int_equal(ka_pmnf_tau_turn(&r1, NAN, 50, 4096, &p), 0);	/* rising from the start */
+	assert_true(p == 50);
+	assert_int_equal(ka_pmnf_tau_turn(&r1, NAN, 1, 5, &p), -KA_ENODATA);	/* falling */
+	assert_int_equal(ka_pmnf_tau_turn(&r2, 0, 1, 4096, &p), -KA_EDOM);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +469,9 @@ int main(void)
 		cmocka_unit_test(test_two_parameters),
 		cmocka_unit_test(test_diagonal_is_constant),
 		cmocka_unit_test(test_band),
+		cmocka_unit_test(test_isoefficiency_from_models),
+		cmocka_unit_test(test_isoefficiency_from_fitted_models),
+		cmocka_unit_test(test_tau_turn),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
