@@ -161,6 +161,7 @@ const RATIO = { isoefficiency: 0.66, efficiency: 0.5, energy: 0.56, 'energy-shar
 // Chromium takes ~0.5 s to show an SVG of 10^4 markers, 7 s for 10^5, and
 // a PNG of either in ~0.15 s (make bench).
 const SVG_POINTS_MAX = 5000;
+const MODEL_REGIONS_MAX = 16;	// regions modelled on a series page
 const HIT_PX = 10;
 
 function viewParam(v) {
@@ -515,6 +516,71 @@ function stepsTable(iso) {
     { key: 'slope', label: 'dχ/dτ', num: true }, { key: 'uncertain', label: 'verdict' }], rows, { id: 'steps' });
 }
 
+// Extra-P's scaling models of a series: a row per metric (τ, χ, γ and each
+// region the runs carry) with its function, fit and warnings; the chart of
+// the chosen row (measured medians with their spread, the model, its band
+// and the extrapolation) and the isoefficiency function from the models.
+function modelsSection(q, runs) {
+  const regions = [...new Set(runs.flatMap((r) => (r.regions || []).map((g) => g.name)))].slice(0, MODEL_REGIONS_MAX);
+  const metrics = [['tau', 'τ'], ['chi', 'χ'], ['gamma', 'γ'], ...regions.map((g) => [`region:${g}`, `region ${g}`])];
+  const resource = el('input', { type: 'checkbox', id: 'model-resource', checked: true });
+  const tableBox = el('div', {}, el('p', { class: 'muted' }, 'Modelling…'));
+  const chartBox = el('div', { class: 'charts' });
+  let chosen = 'tau';
+  const chartQuery = () => {
+    const c = new URLSearchParams(q);
+    c.set('metric', chosen);
+    if (resource.checked) c.set('resource', 'true');
+    return c;
+  };
+  function drawCharts() {
+    const label = (metrics.find(([m]) => m === chosen) || [chosen, chosen])[1];
+    chartBox.replaceChildren(liveChart('model', chartQuery(), `scaling model of ${label}`, []),
+      liveChart('isoefficiency-function', q, 'isoefficiency function: measured and from the models', []));
+  }
+  async function load() {
+    tableBox.replaceChildren(el('p', { class: 'muted' }, 'Modelling…'));
+    const rows = await Promise.all(metrics.map(async ([m, label]) => {
+      const c = new URLSearchParams(q);
+      c.set('metric', m);
+      if (resource.checked) c.set('resource', 'true');
+      const r = await api(`/api/v1/analysis/model?${c}`);
+      if (!r.ok) return { key: m, metric: label, function: errorText(r.body) };
+      const b = r.body;
+      return { key: m, metric: label, function: b.function, smape: b.smape, adj_r2: b.adj_r2, points: b.points,
+        at: b.n !== undefined ? `n = ${fmt(b.n)}` : b.scaling, band: b.band_from, warnings: b.warnings.join(' ') };
+    }));
+    tableBox.replaceChildren(dataTable([
+      { key: 'metric', label: 'metric', cell: (r) => el('button', { type: 'button', class: 'linkish',
+        'data-metric': r.key, onclick: () => { chosen = r.key; drawCharts(); } }, r.metric) },
+      { key: 'function', label: 'model' }, { key: 'smape', label: 'SMAPE (%)', num: true },
+      { key: 'adj_r2', label: 'adj. R²', num: true }, { key: 'points', label: 'points', num: true },
+      { key: 'at', label: 'runs' }, { key: 'band', label: 'band from' }, { key: 'warnings', label: 'warnings' }],
+    rows, { id: 'models', download: 'models' }));
+  }
+  resource.addEventListener('change', () => { load(); drawCharts(); });
+  load();
+  drawCharts();
+  return el('div', {},
+    el('p', { class: 'explain' }, 'Performance models in Extra-P’s normal form, c₀ + Σ cₖ·pⁱ·log₂(p)ʲ, chosen by ' +
+      'cross-validation over the runs at the n with the most points. Extra-P’s exponents are never negative, so a ' +
+      'time that falls like 1/p is modelled as p × time (the resource) and divided by p again. Click a metric to ' +
+      'draw it.'),
+    el('label', { for: 'model-resource' }, resource, ' model p × time (resource), as for strong scaling'),
+    tableBox, chartBox);
+}
+
+// Where the models say τ stops falling (C1 turning into C3), per n.
+function turnsTable(models) {
+  if (!models || !models.c1_c3) return el('p', { class: 'muted' }, models && models.skipped ? `No models: ${models.skipped}` : '');
+  return el('div', {}, el('h3', {}, 'Where τ stops falling, from the models'),
+    dataTable([{ key: 'n', label: 'n', num: true }, { key: 'p', label: 'p', num: true },
+      { key: 'tau', label: 'τ (s)', num: true }, { key: 'tau_low', label: 'τ low', num: true },
+      { key: 'tau_high', label: 'τ high', num: true },
+      { key: 'extrapolated', label: '', cell: (r) => r.note || (r.extrapolated ? 'extrapolated' : 'measured range') }],
+    models.c1_c3, { id: 'c1c3-model' }));
+}
+
 // The newest runs of a series, at most max of them.
 async function runsPage(q, max) {
   const out = [];
@@ -575,9 +641,13 @@ async function series(params) {
     stepsBox.replaceChildren(el('h2', {}, 'C1, C2 and C3 steps'),
       el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
         `changes by at most ${fmt(r.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
-      stepsTable(r.body));
+      stepsTable(r.body), turnsTable(r.body.models));
   });
-  drawn.then(() => runsPage(q, 1000)).then(({ runs, more }) => runsBox.replaceChildren(runsTable(runs, name, more, info.runs)));
+  const modelsBox = el('div', { id: 'models-section' }, el('p', { class: 'muted' }, 'Modelling…'));
+  drawn.then(() => runsPage(q, 1000)).then(({ runs, more }) => {
+    runsBox.replaceChildren(runsTable(runs, name, more, info.runs));
+    modelsBox.replaceChildren(modelsSection(q, runs));
+  });
   return [el('h1', {}, name),
     el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…'),
       el('span', { class: 'muted' }, `${info.runs} runs · hover a point for its figures, click it for its run`)),
@@ -586,7 +656,7 @@ async function series(params) {
     el('p', { class: 'explain' }, 'A base run (p, n) and a larger problem n′ at the same p identify a ' +
       'scalable parallel system when raising p at n′ brings the efficiency back down to the base’s: the ' +
       'isoefficiency holds as both grow (Orii).'),
-    spsBox, stepsBox, el('h2', {}, 'Runs'), runsBox];
+    spsBox, stepsBox, el('h2', {}, 'Scaling models'), modelsBox, el('h2', {}, 'Runs'), runsBox];
 }
 
 async function compare(params) {

@@ -1,5 +1,6 @@
 #include "analysis_data.h"
 
+#include <errno.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
@@ -602,4 +603,60 @@ json_t *energy_measured_json(const struct series_data *sd, const struct energy_m
 	free(ps);
 	free(de);
 	return out;
+}
+
+/* ---- query parameters and pooling the analyses share --------------------- */
+
+/* A comma-separated list of numbers in [lo, hi]: at most max of them. */
+int query_list(struct req *rq, const char *key, double lo, double hi, double *out,
+	       size_t max, size_t *n, struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	char *end;
+
+	if (!s)
+		return 0;
+	*n = 0;
+	while (*s) {
+		errno = 0;
+		out[*n] = strtod(s, &end);
+		if (end == s || errno || !(out[*n] >= lo && out[*n] <= hi) || (*end && *end != ','))
+			return kerr_field(err, 400, key,
+					  "%s must be a comma-separated list of numbers from %g to %g",
+					  key, lo, hi);
+		if (++*n == max && *end)
+			return kerr_field(err, 400, key, "%s takes at most %zu values", key, max);
+		s = *end ? end + 1 : end;
+	}
+	if (*n == 0)
+		return kerr_field(err, 400, key, "%s is empty", key);
+	return 0;
+}
+
+/* A yes/no query parameter: "true" or "false", def when absent. */
+int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+
+	*out = def;
+	if (!s)
+		return 0;
+	if (strcmp(s, "true") && strcmp(s, "false"))
+		return kerr_field(err, 400, key, "%s must be true or false", key);
+	*out = !strcmp(s, "true");
+	return 0;
+}
+
+/* The series' runs pooled into (p, n) points, into *obs (malloc'd; free
+ * it) and the work space the analysis needs (*work, *wsize). */
+int series_pool(const struct series_data *sd, struct ka_obs **obs, size_t *nobs, void **work,
+		size_t *wsize, struct kerr *err)
+{
+	*obs = xmalloc((sd->nruns ? sd->nruns : 1) * sizeof(**obs));
+	*wsize = ka_iso_work(sd->nruns) > ka_pool_work(sd->nruns) ? ka_iso_work(sd->nruns) :
+								    ka_pool_work(sd->nruns);
+	*work = xmalloc(*wsize ? *wsize : 1);
+	if (ka_pool(sd->runs, sd->nruns, *obs, nobs, *work, *wsize))
+		return kerr_set(err, 500, "a stored run of this series is out of domain");
+	return 0;
 }

@@ -88,6 +88,19 @@ bool series_same_frequency(double run_freq, double f);
 /* The frequencies SERIES_ONE_FREQUENCY left out; a new reference. */
 json_t *series_other_frequencies(const struct series_data *sd);
 
+/* The series' runs[] pooled into (p, n) points, into *obs (malloc'd; the
+ * caller frees it) and the work space Orii's analysis needs (*work, *wsize). */
+int series_pool(const struct series_data *sd, struct ka_obs **obs, size_t *nobs, void **work,
+		size_t *wsize, struct kerr *err);
+
+/* A comma-separated list of numbers in [lo, hi], at most max, into out
+ * (*n of them); absent leaves out and *n alone. 400 naming key. */
+int query_list(struct req *rq, const char *key, double lo, double hi, double *out, size_t max,
+	       size_t *n, struct kerr *err);
+
+/* A yes/no query parameter: "true" or "false", def when absent. */
+int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err);
+
 /* Kimura's per-region parameters, fitted from a series' runs. */
 struct energy_model {
 	double f_std;		/* in: NAN to take the highest run frequency */

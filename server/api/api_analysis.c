@@ -11,6 +11,7 @@
 #include "energy.h"
 #include "isoeff.h"
 #include "karted.h"
+#include "models.h"
 #include "xalloc.h"
 
 #define LEVELS_MAX 32
@@ -39,32 +40,6 @@ static int query_num(struct req *rq, const char *key, double lo, double hi, doub
 		return kerr_field(err, 400, key, "%s must be a number from %g to %g (got '%.40s')", key,
 				  lo, hi, s);
 	*out = v;
-	return 0;
-}
-
-/* A comma-separated list of numbers in [lo, hi]: at most max of them. */
-static int query_list(struct req *rq, const char *key, double lo, double hi, double *out,
-		      size_t max, size_t *n, struct kerr *err)
-{
-	const char *s = req_query(rq, key);
-	char *end;
-
-	if (!s)
-		return 0;
-	*n = 0;
-	while (*s) {
-		errno = 0;
-		out[*n] = strtod(s, &end);
-		if (end == s || errno || !(out[*n] >= lo && out[*n] <= hi) || (*end && *end != ','))
-			return kerr_field(err, 400, key,
-					  "%s must be a comma-separated list of numbers from %g to %g",
-					  key, lo, hi);
-		if (++*n == max && *end)
-			return kerr_field(err, 400, key, "%s takes at most %zu values", key, max);
-		s = *end ? end + 1 : end;
-	}
-	if (*n == 0)
-		return kerr_field(err, 400, key, "%s is empty", key);
 	return 0;
 }
 
@@ -309,34 +284,6 @@ static json_t *scaling_json(const struct ka_obs *obs, size_t nobs)
 	return o;
 }
 
-/* A yes/no query parameter: "true" or "false", def when absent. */
-static int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err)
-{
-	const char *s = req_query(rq, key);
-
-	*out = def;
-	if (!s)
-		return 0;
-	if (strcmp(s, "true") && strcmp(s, "false"))
-		return kerr_field(err, 400, key, "%s must be true or false", key);
-	*out = !strcmp(s, "true");
-	return 0;
-}
-
-/* The series' runs pooled into (p, n) points, into *obs (malloc'd; free
- * it) and the work space the analysis needs (*work, *wsize). */
-static int pool_series(const struct series_data *sd, struct ka_obs **obs, size_t *nobs, void **work,
-		       size_t *wsize, struct kerr *err)
-{
-	*obs = xmalloc((sd->nruns ? sd->nruns : 1) * sizeof(**obs));
-	*wsize = ka_iso_work(sd->nruns) > ka_pool_work(sd->nruns) ? ka_iso_work(sd->nruns) :
-								    ka_pool_work(sd->nruns);
-	*work = xmalloc(*wsize ? *wsize : 1);
-	if (ka_pool(sd->runs, sd->nruns, *obs, nobs, *work, *wsize))
-		return kerr_set(err, 500, "a stored run of this series is out of domain");
-	return 0;
-}
-
 /* ---- GET /api/v1/analysis/points --------------------------------------------
  * The pooled (p, n) points of a series as compact rows, without the pair
  * walk: what a browser needs to find a chart's markers under the pointer,
@@ -353,7 +300,7 @@ static int get_points(void *app, struct req *rq, struct resp *rs)
 
 	kerr_clear(&err);
 	if (series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
-	    pool_series(&sd, &obs, &nobs, &work, &wsize, &err)) {
+	    series_pool(&sd, &obs, &nobs, &work, &wsize, &err)) {
 		resp_error(rs, &err);
 		goto out;
 	}
@@ -423,8 +370,8 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	struct kerr err;
 	struct ka_obs *obs = NULL;
 	void *work = NULL;
-	json_t *body, *tol_auto;
-	bool with_points, is_auto;
+	json_t *body, *tol_auto, *models = NULL;
+	bool with_points, with_models, is_auto;
 
 	kerr_clear(&err);
 	is_auto = req_query(rq, "tolerance") && !strcmp(req_query(rq, "tolerance"), "auto");
@@ -436,8 +383,9 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
 	    query_num(rq, "max_pairs", 1, ISO_LIST_MAX, &max_pairs, &err) ||
 	    query_bool(rq, "points", true, &with_points, &err) ||
+	    query_bool(rq, "models", true, &with_models, &err) ||
 	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
-	    pool_series(&sd, &obs, &nobs, &work, &wsize, &err)) {
+	    series_pool(&sd, &obs, &nobs, &work, &wsize, &err)) {
 		resp_error(rs, &err);
 		goto out;
 	}
@@ -445,6 +393,11 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 		resp_errorf(rs, 400,
 			    "the isoefficiency analysis needs runs at two or more (p, n) points; "
 			    "series %s has runs at one point only", series_label(&sd));
+		goto out;
+	}
+	if (with_models &&
+	    !(models = iso_models_json(rq, &sd, obs, nobs, levels, nlevels, &err))) {
+		resp_error(rs, &err);
 		goto out;
 	}
 	tol_auto = is_auto ? auto_tolerance(obs, nobs, &opts) : NULL;
@@ -466,6 +419,8 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	json_object_set_new(body, "scaling", scaling_json(obs, nobs));
 	if (tol_auto)
 		json_object_set_new(body, "tolerance_auto", tol_auto);
+	if (models)
+		json_object_set_new(body, "models", models);
 	/* how many there are, listed or not (max_pairs bounds the lists) */
 	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
 						      "candidates", (json_int_t)out.ncand, "not_sps",

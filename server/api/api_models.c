@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "analysis_data.h"
 #include "karted.h"
+#include "models.h"
 #include "pmnf.h"
 #include "xalloc.h"
 
@@ -52,7 +54,15 @@ struct model_data {
 	size_t *reps;
 	size_t nvalues;		/* the sum of reps */
 	bool repeated;		/* every point has two or more values */
+	int resource;		/* k + 1: the values were multiplied by parameter k (p), so
+				 * the answer divides by it again; 0: as measured */
 };
+
+/* What the answer divides a value at x by: p for a resource model, else 1. */
+static double per(const struct model_data *md, const double *x)
+{
+	return md->resource ? x[md->resource - 1] : 1;
+}
 
 static int cmp_obsv(const void *a, const void *b)
 {
@@ -188,9 +198,10 @@ static void model_band(const struct model_data *md, const struct ka_pmnf_model *
 
 /* The model's value at x with its band: {"value", "low", "high"} into o. */
 static void put_value(json_t *o, const struct ka_pmnf_model *mdl, const struct band *b,
-		      const double *x)
+		      const double *x, double d)
 {
-	double v = ka_pmnf_eval(mdl, x), h = b->cov ? b->q * ka_pmnf_se(mdl, b->cov, x) : NAN;
+	double v = ka_pmnf_eval(mdl, x) / d;
+	double h = b->cov ? b->q * ka_pmnf_se(mdl, b->cov, x) / d : NAN;
 
 	json_object_set_new(o, "model", json_finite(v));
 	json_object_set_new(o, "low", json_finite(v - h));
@@ -290,31 +301,80 @@ static void warnings_json(json_t *w, const struct model_data *md, const struct k
 						      "alone", MODEL_FAR));
 }
 
-/* The whole answer for md's model; pred: npred coordinates to predict at. */
-static json_t *model_json(const struct model_data *md, const struct ka_pmnf_model *mdl,
-			  const double *pred, size_t npred)
+/* A model with the points it was fitted to and its band. */
+struct fitted {
+	struct model_data md;
+	struct ka_pmnf_model mdl;
+	struct band b;
+};
+
+static void fitted_free(struct fitted *f)
 {
+	model_data_free(&f->md);
+	free(f->b.cov);
+	f->b.cov = NULL;
+}
+
+/* Fit f->md (grouped) and work out the band. */
+static int fit(struct fitted *f, struct kerr *err)
+{
+	f->b.cov = NULL;
+	if (model_fit(&f->md, &f->mdl, err))
+		return -1;
+	model_band(&f->md, &f->mdl, &f->b);
+	return 0;
+}
+
+/* The model's value at x and the half-width of its band (NAN: none). */
+static double model_at(const struct fitted *f, const double *x, double *half)
+{
+	*half = f->b.cov ? f->b.q * ka_pmnf_se(&f->mdl, f->b.cov, x) : NAN;
+	return ka_pmnf_eval(&f->mdl, x);
+}
+
+/* The function as text; a resource model's as "(...) / p". */
+static void model_text(const struct model_data *md, const struct ka_pmnf_model *mdl, char *text,
+		       size_t size)
+{
+	ka_pmnf_format(mdl, md->names, text + 1, size - 1);
+	if (md->resource) {
+		text[0] = '(';
+		snprintf(text + strlen(text), size - strlen(text), ") / %s",
+			 md->names[md->resource - 1]);
+	} else {
+		memmove(text, text + 1, strlen(text + 1) + 1);
+	}
+}
+
+/* The answer for f's model: the model, its fit figures and warnings; with
+ * with_points also each point's spread beside the model, and the
+ * predictions at npred coordinates pred. */
+static json_t *model_json(const struct fitted *f, const double *pred, size_t npred,
+			  bool with_points)
+{
+	const struct model_data *md = &f->md;
+	const struct ka_pmnf_model *mdl = &f->mdl;
 	char text[1024];
 	json_t *body, *meas = json_array(), *preds = json_array(), *params = json_array(), *o;
 	struct ranges rg;
-	struct band b;
 	bool far = false;
 	size_t i;
 	int k;
 
-	ka_pmnf_format(mdl, md->names, text, sizeof(text));
-	model_band(md, mdl, &b);
+	model_text(md, mdl, text, sizeof(text));
 	param_ranges(md, &rg);
 	for (k = 0; k < md->nparams; k++)
 		json_array_append_new(params, json_string(md->names[k]));
-	for (i = 0; i < md->m; i++) {
+	for (i = 0; with_points && i < md->m; i++) {
 		const double *x = md->x + i * (size_t)md->nparams;
+
+		double d = per(md, x);
 
 		o = json_pack("{s:o,s:I,s:f,s:f,s:f,s:f,s:f}", "coordinates",
 			      coords_json(x, md->nparams), "repetitions", (json_int_t)md->reps[i],
-			      "mean", md->mean[i], "median", md->median[i], "sd", md->sd[i], "min",
-			      md->lo[i], "max", md->hi[i]);
-		put_value(o, mdl, &b, x);
+			      "mean", md->mean[i] / d, "median", md->median[i] / d, "sd",
+			      md->sd[i] / d, "min", md->lo[i] / d, "max", md->hi[i] / d);
+		put_value(o, mdl, &f->b, x, d);
 		json_array_append_new(meas, o);
 	}
 	for (i = 0; i < npred; i++) {
@@ -327,37 +387,42 @@ static json_t *model_json(const struct model_data *md, const struct ka_pmnf_mode
 		}
 		o = json_pack("{s:o,s:b}", "coordinates", coords_json(x, md->nparams), "extrapolated",
 			      beyond);
-		put_value(o, mdl, &b, x);
+		put_value(o, mdl, &f->b, x, per(md, x));
 		json_array_append_new(preds, o);
 	}
-	body = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:o,s:f,s:s,s:o}", "function", text,
+	body = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:f,s:s}", "function", text,
 			 "constant", json_finite(mdl->constant), "terms", terms_json(md, mdl), "rss",
-			 json_finite(mdl->rss), "smape", json_finite(mdl->smape), "adj_r2", json_finite(mdl->adj_r2),
-			 "points", (json_int_t)mdl->points, "dof", (json_int_t)mdl->dof,
-			 "parameters", params, "measurements", meas, "confidence", MODEL_CONFIDENCE,
-			 "band_from", b.from, "predictions", preds);
+			 json_finite(mdl->rss), "smape", json_finite(mdl->smape), "adj_r2",
+			 json_finite(mdl->adj_r2), "points", (json_int_t)mdl->points, "dof",
+			 (json_int_t)mdl->dof, "parameters", params, "confidence", MODEL_CONFIDENCE,
+			 "band_from", f->b.from);
+	if (with_points) {
+		json_object_set_new(body, "measurements", meas);
+		json_object_set_new(body, "predictions", preds);
+	} else {
+		json_decref(meas);
+		json_decref(preds);
+	}
 	o = json_array();
-	warnings_json(o, md, mdl, &rg, &b, far);
+	warnings_json(o, md, mdl, &rg, &f->b, far);
 	json_object_set_new(body, "warnings", o);
-	free(b.cov);
 	return body;
 }
 
-/* Model md and answer it (200), or the error. */
-static void answer_model(struct resp *rs, struct model_data *md, const double *pred, size_t npred,
+/* Model f->md and answer it (200), or the error. */
+static void answer_model(struct resp *rs, struct fitted *f, const double *pred, size_t npred,
 			 json_t *extra)
 {
-	struct ka_pmnf_model mdl;
 	struct kerr err;
 	json_t *body;
 
 	kerr_clear(&err);
-	if (model_fit(md, &mdl, &err)) {
+	if (fit(f, &err)) {
 		resp_error(rs, &err);
 		json_decref(extra);
 		return;
 	}
-	body = model_json(md, &mdl, pred, npred);
+	body = model_json(f, pred, npred, true);
 	if (extra)
 		json_object_update_new(body, extra);
 	resp_json(rs, 200, body);
@@ -416,7 +481,7 @@ static int post_coords(json_t *jc, int nparams, double *x, struct resp *rs, cons
 static int post_model(void *app, struct req *rq, struct resp *rs)
 {
 	json_t *root = req_json_object(rq, rs), *jpar, *jpts, *jpred = NULL, *pt;
-	struct model_data md = {0};
+	struct fitted f = {0};
 	struct obsv *o = NULL;
 	double *pred = NULL;
 	size_t npts, nv = 0, npred = 0, i, j;
@@ -434,7 +499,7 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 			    "optional \"predict\": [[1024], ...]: %s", je.text);
 		goto out;
 	}
-	if (post_parameters(jpar, &md, rs))
+	if (post_parameters(jpar, &f.md, rs))
 		goto out;
 	npts = json_array_size(jpts);
 	if (!json_is_array(jpts) || npts == 0) {
@@ -467,7 +532,7 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 		double x[KA_PMNF_PARAMS] = {0};
 
 		snprintf(field, sizeof(field), "points[%zu].coordinates", i);
-		if (post_coords(json_object_get(pt, "coordinates"), md.nparams, x, rs, field, (long)i))
+		if (post_coords(json_object_get(pt, "coordinates"), f.md.nparams, x, rs, field, (long)i))
 			goto out;
 		for (j = 0; j < json_array_size(jv); j++, nv++) {
 			memcpy(o[nv].x, x, sizeof(x));
@@ -486,22 +551,22 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 					  "coordinates, e.g. [[1024], [4096]]", MODEL_PREDICT_MAX);
 			goto out;
 		}
-		pred = xmalloc((npred ? npred : 1) * (size_t)md.nparams * sizeof(double));
+		pred = xmalloc((npred ? npred : 1) * (size_t)f.md.nparams * sizeof(double));
 		for (i = 0; i < npred; i++) {
 			snprintf(field, sizeof(field), "predict[%zu]", i);
-			if (post_coords(json_array_get(jpred, i), md.nparams,
-					pred + i * (size_t)md.nparams, rs, field, (long)i))
+			if (post_coords(json_array_get(jpred, i), f.md.nparams,
+					pred + i * (size_t)f.md.nparams, rs, field, (long)i))
 				goto out;
 		}
 	}
 	kerr_clear(&err);
-	if (group_points(o, nv, &md, "points", &err)) {
+	if (group_points(o, nv, &f.md, "points", &err)) {
 		resp_error(rs, &err);
 		goto out;
 	}
-	answer_model(rs, &md, pred, npred, NULL);
+	answer_model(rs, &f, pred, npred, NULL);
 out:
-	model_data_free(&md);
+	fitted_free(&f);
 	free(o);
 	free(pred);
 	json_decref(root);
@@ -676,46 +741,57 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
 	return 0;
 }
 
-static int get_model(void *app, struct req *rq, struct resp *rs)
+/* The runs of a stored series' metric grouped for a one- or two-
+ * parameter model, as the query asks (metric, parameters, n, p,
+ * frequency_mhz): what GET /api/v1/analysis/model and the model report
+ * share. *extra gets the answer's fields about the series. */
+static int series_model(struct karted *k, struct req *rq, const char *sys, const char *app,
+			const char *var, struct model_data *md, json_t **extra, struct kerr *err)
 {
-	struct karted *k = app;
 	struct series_data sd = {0};
-	struct model_data md = {0};
 	struct metric metric = {M_TAU, NULL};
 	const char *metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
 	struct obsv *o = NULL;
-	double *pred = NULL, fixed_n, fixed_p, freq, chosen = NAN;
-	size_t i, nv = 0, npred = 0, skipped = 0;
+	double fixed_n, fixed_p, freq, chosen = NAN;
+	size_t i, nv = 0, skipped = 0;
 	bool is_p[KA_PMNF_PARAMS] = {true, false};
-	json_t *extra, *list = NULL;
+	json_t *list = NULL;
 	const char *fixed_name = NULL;
-	bool weak = false;
-	struct kerr err;
+	bool weak = false, resource;
+	int rc = -1;
 
-	kerr_clear(&err);
-	if (parse_metric(metric_name, &metric, &err) ||
-	    parse_parameters(req_query(rq, "parameters"), &md, is_p, &err) ||
-	    query_positive(rq, "n", &fixed_n, &err) || query_positive(rq, "p", &fixed_p, &err) ||
-	    query_predict(rq, md.nparams, &pred, &npred, &err))
-		goto fail;
-	if (md.nparams == 2 && (!isnan(fixed_n) || !isnan(fixed_p))) {
-		kerr_field(&err, BAD, isnan(fixed_n) ? "p" : "n", "parameters=p,n models every run; "
+	*extra = NULL;
+	if (parse_metric(metric_name, &metric, err) ||
+	    parse_parameters(req_query(rq, "parameters"), md, is_p, err) ||
+	    query_positive(rq, "n", &fixed_n, err) || query_positive(rq, "p", &fixed_p, err) ||
+	    query_bool(rq, "resource", false, &resource, err))
+		goto out;
+	if (resource && md->nparams == 1 && !is_p[0]) {
+		kerr_field(err, BAD, "resource", "resource=true models p times the metric, so "
+			   "parameters must include p");
+		goto out;
+	}
+	if (resource)	/* which parameter is p, plus one */
+		md->resource = md->nparams == 2 && is_p[1] ? 2 : 1;
+	if (md->nparams == 2 && (!isnan(fixed_n) || !isnan(fixed_p))) {
+		kerr_field(err, BAD, isnan(fixed_n) ? "p" : "n", "parameters=p,n models every run; "
 			   "n= and p= choose the runs of one-parameter models");
-		goto fail;
+		goto out;
 	}
-	if (md.nparams == 1 && !isnan(is_p[0] ? fixed_p : fixed_n)) {
-		kerr_field(&err, BAD, is_p[0] ? "p" : "n", "parameters=%s models over %s; choose "
-			   "the runs with %s= instead", md.names[0], md.names[0],
+	if (md->nparams == 1 && !isnan(is_p[0] ? fixed_p : fixed_n)) {
+		kerr_field(err, BAD, is_p[0] ? "p" : "n", "parameters=%s models over %s; choose "
+			   "the runs with %s= instead", md->names[0], md->names[0],
 			   is_p[0] ? "n" : "p");
-		goto fail;
+		goto out;
 	}
-	if (series_load(k, rq, metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd,
-			&err) ||
-	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &freq, &err))
-		goto fail;
+	if (series_load_named(k, sys, app, var, req_query(rq, "frequency_mhz"),
+			      metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd,
+			      err) ||
+	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &freq, err))
+		goto out;
 	/* the runs at this frequency that carry the metric: x[0] the fixed
 	 * parameter and x[1] the modelled one for one parameter */
-	o = xmalloc(sd.nall * sizeof(*o));
+	o = xmalloc((sd.nall ? sd.nall : 1) * sizeof(*o));
 	for (i = 0; i < sd.nall; i++) {
 		const struct series_run *r = &sd.all[i];
 		double v;
@@ -727,7 +803,9 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 			skipped++;
 			continue;
 		}
-		if (md.nparams == 2)
+		if (resource)
+			v *= (double)r->p;
+		if (md->nparams == 2)
 			o[nv] = (struct obsv){{is_p[0] ? (double)r->p : r->n,
 					       is_p[1] ? (double)r->p : r->n}, v};
 		else
@@ -736,18 +814,18 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 		nv++;
 	}
 	if (nv == 0) {
-		kerr_field(&err, metric.kind == M_REGION ? 404 : BAD, "metric",
+		kerr_field(err, metric.kind == M_REGION ? 404 : BAD, "metric",
 			   "no run of series %s%s carries %s%s", series_label(&sd),
 			   isnan(freq) ? "" : " at this frequency", metric.kind == M_REGION ?
 			   "region " : "", metric.kind == M_REGION ? metric.region : metric_name);
-		goto fail;
+		goto out;
 	}
-	if (md.nparams == 1 && isnan(is_p[0] ? fixed_n : fixed_p) && one_fixed_each(o, nv)) {
+	if (md->nparams == 1 && isnan(is_p[0] ? fixed_n : fixed_p) && one_fixed_each(o, nv)) {
 		/* weak scaling: every run, over the modelled parameter */
 		for (i = 0; i < nv; i++)
 			o[i] = (struct obsv){{o[i].x[1], 0}, o[i].v};
 		weak = true;
-	} else if (md.nparams == 1) {
+	} else if (md->nparams == 1) {
 		double want = is_p[0] ? fixed_n : fixed_p;
 		size_t kept = 0;
 
@@ -760,39 +838,430 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 			if (o[i].x[0] == chosen)
 				o[kept++] = (struct obsv){{o[i].x[1], 0}, o[i].v};
 		if (kept == 0) {
-			kerr_field(&err, 404, fixed_name, "series %s has no %s runs at %s=%g (%s_values "
+			kerr_field(err, 404, fixed_name, "series %s has no %s runs at %s=%g (%s_values "
 				   "in GET /api/v1/analysis/model lists them)", series_label(&sd),
 				   metric.kind == M_REGION ? metric.region : "such", fixed_name, want,
 				   fixed_name);
-			goto fail;
+			goto out;
 		}
 		nv = kept;
 	}
-	if (group_points(o, nv, &md, "series", &err))
-		goto fail;
-	extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
-			  metric_name, "frequency_mhz",
-			  json_finite(freq), "skipped", "no_value", (json_int_t)skipped);
-	json_object_set_new(extra, "scaling", json_string(weak ? "weak" : md.nparams == 2 ? "grid" :
-									 "strong"));
+	if (group_points(o, nv, md, "series", err))
+		goto out;
+	*extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
+			   metric_name, "frequency_mhz", json_finite(freq), "skipped", "no_value",
+			   (json_int_t)skipped);
+	json_object_set_new(*extra, "scaling",
+			    json_string(weak ? "weak" : md->nparams == 2 ? "grid" : "strong"));
+	json_object_set_new(*extra, "resource", json_boolean(resource));
 	if (fixed_name) {
 		char key[16];
 
-		json_object_set_new(extra, fixed_name, json_real(chosen));
+		json_object_set_new(*extra, fixed_name, json_real(chosen));
 		snprintf(key, sizeof(key), "%s_values", fixed_name);
-		json_object_set(extra, key, list);
+		json_object_set(*extra, key, list);
 	}
-	answer_model(rs, &md, pred, npred, extra);
-	goto out;
-fail:
-	resp_error(rs, &err);
+	rc = 0;
 out:
 	json_decref(list);
-	model_data_free(&md);
 	series_free(&sd);
 	free(o);
+	return rc;
+}
+
+static int get_model(void *app, struct req *rq, struct resp *rs)
+{
+	struct fitted f = {0};
+	double *pred = NULL;
+	size_t npred = 0;
+	json_t *extra;
+	struct kerr err;
+
+	kerr_clear(&err);
+	/* predict's form depends on parameters, which series_model checks */
+	if (series_model(app, rq, req_query(rq, "system"), req_query(rq, "application"),
+			 req_query(rq, "variant"), &f.md, &extra, &err) ||
+	    query_predict(rq, f.md.nparams, &pred, &npred, &err)) {
+		json_decref(extra);
+		resp_error(rs, &err);
+	} else {
+		answer_model(rs, &f, pred, npred, extra);
+	}
+	fitted_free(&f);
 	free(pred);
 	return 0;
+}
+
+/* ---- the models in Orii's method ---------------------------------------------------
+ * Extra-P's exponents are never negative, so karte models what grows with
+ * p: the work W = p·gamma, the overhead To = p·chi and the resource R =
+ * p·tau, each over (p, n) for a grid or over p for one n. Then eps = W /
+ * (W + To) and tau = R / p (analysis/pmnf.h). */
+
+#define ISO_CURVE_POINTS 33	/* p values of a predicted isoefficiency function */
+#define ISO_P_BEYOND 4.0	/* it runs this far past the largest measured p */
+#define ISO_N_BELOW 16.0	/* the n searched: the smallest measured / this ... */
+#define ISO_N_ABOVE 1e4		/* ... to the largest measured * this */
+#define TURN_P_BEYOND 1024.0	/* where tau stops falling, sought this far past */
+
+enum { Q_WORK, Q_OVERHEAD, Q_RESOURCE, Q_COUNT };
+
+struct iso_fit {
+	int nparams;		/* 2: a grid over (p, n); 1: one n, over p */
+	double n1;		/* nparams 1: that n */
+	struct fitted f[Q_COUNT];
+	double plo, phi, nlo, nhi;	/* the measured ranges */
+};
+
+static void iso_fit_free(struct iso_fit *q)
+{
+	int k;
+
+	for (k = 0; k < Q_COUNT; k++)
+		fitted_free(&q->f[k]);
+}
+
+/* The three models of sd's runs: 0; 1 with *why when the series' points
+ * cannot carry them; -1 with err. */
+static int iso_fit(const struct series_data *sd, const struct ka_obs *obs, size_t nobs,
+		   struct iso_fit *q, const char **why, struct kerr *err)
+{
+	int64_t *w;
+	double npp;
+	enum ka_scaling kind;
+	struct obsv *o;
+	size_t i;
+	int k;
+
+	if (nobs > MODEL_POINTS_MAX) {
+		*why = "the series has more than 1000 (p, n) points, more than one model fits; "
+		       "model a part of it with GET /api/v1/analysis/model";
+		return 1;
+	}
+	w = xmalloc((nobs ? nobs : 1) * sizeof(*w));
+	kind = ka_scaling_kind(obs, nobs, w, &npp);
+	free(w);
+	if (kind != KA_SCALING_GRID && kind != KA_SCALING_STRONG) {
+		*why = "the models of work and overhead need runs at several p for some n (a "
+		       "strong-scaling line or grid); this series has none";
+		return 1;
+	}
+	q->nparams = kind == KA_SCALING_GRID ? 2 : 1;
+	q->n1 = obs[0].n;
+	q->plo = q->nlo = INFINITY;
+	q->phi = q->nhi = 0;
+	for (i = 0; i < nobs; i++) {
+		q->plo = fmin(q->plo, (double)obs[i].p), q->phi = fmax(q->phi, (double)obs[i].p);
+		q->nlo = fmin(q->nlo, obs[i].n), q->nhi = fmax(q->nhi, obs[i].n);
+	}
+	o = xmalloc(sd->nruns * sizeof(*o));
+	for (k = 0; k < Q_COUNT; k++) {
+		struct model_data *md = &q->f[k].md;
+
+		md->nparams = q->nparams;
+		md->names[0] = "p";
+		md->names[1] = "n";
+		for (i = 0; i < sd->nruns; i++) {
+			const struct ka_run *r = &sd->runs[i];
+			double p = (double)r->p;
+
+			o[i] = (struct obsv){{p, q->nparams == 2 ? r->n : 0},
+					     k == Q_WORK ? p * (r->tau - r->chi) :
+					     k == Q_OVERHEAD ? p * r->chi : p * r->tau};
+		}
+		if (group_points(o, sd->nruns, md, "series", err) || fit(&q->f[k], err)) {
+			free(o);
+			return -1;
+		}
+	}
+	free(o);
+	return 0;
+}
+
+/* The isoefficiency function the models predict at level: up to
+ * ISO_CURVE_POINTS p from the smallest measured to ISO_P_BEYOND times the
+ * largest, with the n each needs (where one is found); their number. */
+static size_t iso_curve(const struct iso_fit *q, double level, double *p, double *n)
+{
+	double lo = log(q->plo), hi = log(ISO_P_BEYOND * q->phi);
+	size_t i, m = 0;
+
+	for (i = 0; i < ISO_CURVE_POINTS; i++) {
+		double pp = exp(lo + (hi - lo) * (double)i / (ISO_CURVE_POINTS - 1));
+
+		if (ka_pmnf_iso_n(&q->f[Q_WORK].mdl, &q->f[Q_OVERHEAD].mdl, pp, level,
+				  q->nlo / ISO_N_BELOW, q->nhi * ISO_N_ABOVE, &n[m]) == 0)
+			p[m++] = pp;
+	}
+	return m;
+}
+
+static bool outside(const struct iso_fit *q, double p, double n)
+{
+	return p < q->plo || p > q->phi || (q->nparams == 2 && (n < q->nlo || n > q->nhi));
+}
+
+static json_t *iso_functions_json(const struct iso_fit *q, const double *levels, size_t nlevels)
+{
+	double p[ISO_CURVE_POINTS], n[ISO_CURVE_POINTS], lp[ISO_CURVE_POINTS], ln[ISO_CURVE_POINTS];
+	json_t *a = json_array();
+	size_t l, i, m, inside;
+
+	for (l = 0; q->nparams == 2 && l < nlevels; l++) {
+		json_t *pts = json_array(), *f;
+		double k, c, r2;
+
+		m = iso_curve(q, levels[l], p, n);
+		for (i = 0, inside = 0; i < m; i++) {
+			json_array_append_new(pts, json_pack("{s:f,s:f,s:b}", "p", p[i], "n", n[i],
+							     "extrapolated", outside(q, p[i], n[i])));
+			if (p[i] <= q->phi)
+				lp[inside] = p[i], ln[inside++] = n[i];
+		}
+		f = json_pack("{s:f,s:o}", "efficiency", levels[l], "points", pts);
+		/* n ~ p^k over the measured p, as the empirical function's exponent */
+		if (ka_fit_power(lp, ln, inside, &k, &c, &r2) == 0)
+			json_object_update_new(f, json_pack("{s:f,s:f}", "exponent", k, "r2", r2));
+		json_array_append_new(a, f);
+	}
+	return a;
+}
+
+/* tau = R / p at (p, n) with its band. */
+static void put_tau(json_t *o, const struct iso_fit *q, double p, double n)
+{
+	double x[KA_PMNF_PARAMS] = {p, n}, h, r = model_at(&q->f[Q_RESOURCE], x, &h);
+
+	json_object_update_new(o, json_pack("{s:o,s:o,s:o}", "tau", json_finite(r / p), "tau_low",
+					    json_finite((r - h) / p), "tau_high",
+					    json_finite((r + h) / p)));
+}
+
+/* For each n (at most MODEL_LISTED_MAX), where the resource model says tau
+ * stops falling: the p where C1 turns into C2/C3. */
+static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, size_t nobs)
+{
+	json_t *a = json_array(), *o;
+	size_t i, listed = 0;
+
+	for (i = 0; i < nobs && listed < MODEL_LISTED_MAX; i++) {
+		double n = obs[i].n, p;
+
+		if (i > 0 && (obs[i - 1].n == n || q->nparams == 1))
+			continue;	/* obs is sorted by (n, p) */
+		listed++;
+		if (ka_pmnf_tau_turn(&q->f[Q_RESOURCE].mdl, n, q->plo, TURN_P_BEYOND * q->phi,
+				     &p)) {
+			json_array_append_new(a, json_pack("{s:f,s:n,s:s}", "n", n, "p", "note",
+							   "tau still falls at 1024 times the largest "
+							   "measured p: C1 throughout"));
+			continue;
+		}
+		o = json_pack("{s:f,s:f,s:b}", "n", n, "p", p, "extrapolated", p > q->phi);
+		put_tau(o, q, p, n);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+/* tau, eps and their bands at the asked coordinates. The efficiency's band
+ * combines the work's and the overhead's as if their errors were
+ * independent (first order): h_eps = sqrt((To h_W)^2 + (W h_To)^2) / (W + To)^2. */
+static json_t *iso_predictions_json(const struct iso_fit *q, const double *pred, size_t npred)
+{
+	json_t *a = json_array(), *o;
+	size_t i;
+
+	for (i = 0; i < npred; i++) {
+		double p = pred[i * (size_t)q->nparams];
+		double n = q->nparams == 2 ? pred[i * 2 + 1] : q->n1;
+		double x[KA_PMNF_PARAMS] = {p, n}, hw, ho;
+		double wv = model_at(&q->f[Q_WORK], x, &hw), ov = model_at(&q->f[Q_OVERHEAD], x, &ho);
+		double eps = wv / (wv + ov), he = hypot(ov * hw, wv * ho) / ((wv + ov) * (wv + ov));
+
+		o = json_pack("{s:f,s:f,s:b,s:o,s:o,s:o}", "p", p, "n", n, "extrapolated",
+			      outside(q, p, n), "efficiency", json_finite(eps), "efficiency_low",
+			      json_finite(eps - he), "efficiency_high", json_finite(eps + he));
+		put_tau(o, q, p, n);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *iso_models_json(struct req *rq, const struct series_data *sd, const struct ka_obs *obs,
+			size_t nobs, const double *levels, size_t nlevels, struct kerr *err)
+{
+	struct iso_fit q = {0};
+	const char *why = NULL;
+	double *pred = NULL;
+	size_t npred = 0;
+	json_t *out = NULL;
+	int rc = iso_fit(sd, obs, nobs, &q, &why, err);
+
+	if (rc > 0)
+		out = json_pack("{s:s}", "skipped", why);
+	if (rc || query_predict(rq, q.nparams, &pred, &npred, err))
+		goto out;
+	out = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s}", "parameters",
+			q.nparams == 2 ? json_pack("[s,s]", "p", "n") : json_pack("[s]", "p"),
+			"work", model_json(&q.f[Q_WORK], NULL, 0, false), "overhead",
+			model_json(&q.f[Q_OVERHEAD], NULL, 0, false), "resource",
+			model_json(&q.f[Q_RESOURCE], NULL, 0, false), "isoefficiency_functions",
+			iso_functions_json(&q, levels, nlevels), "c1_c3", turns_json(&q, obs, nobs),
+			"predictions", iso_predictions_json(&q, pred, npred), "explanation",
+			"work = p·γ, overhead = p·χ and resource = p·τ are modelled (they grow with p, "
+			"as Extra-P's terms do); ε = work / (work + overhead) and τ = resource / p");
+	if (q.nparams == 1)
+		json_object_set_new(out, "n", json_real(q.n1));
+out:
+	iso_fit_free(&q);
+	free(pred);
+	return out;
+}
+
+/* ---- what the reports draw -------------------------------------------------------- */
+
+#define PLOT_CURVE_POINTS 97	/* the model's curve in a report */
+
+static const char *axis_title(const char *name)
+{
+	return name[0] == 'p' ? "p, processors" : "n, problem size";
+}
+
+int model_plot_load(struct karted *k, struct req *rq, const char *sys, const char *app,
+		    const char *var, struct model_plot *mp, struct kerr *err)
+{
+	struct fitted f = {0};
+	json_t *extra = NULL;
+	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
+	double max_x, lo, hi, *d;
+	size_t i, m, nc = PLOT_CURVE_POINTS;
+	int rc = -1;
+
+	memset(mp, 0, sizeof(*mp));
+	if (query_positive(rq, "max_x", &max_x, err) ||
+	    series_model(k, rq, sys, app, var, &f.md, &extra, err))
+		goto out;
+	if (f.md.nparams != 1) {
+		kerr_field(err, BAD, "parameters", "the model report draws one parameter: "
+			   "parameters=p (the default) or parameters=n");
+		goto out;
+	}
+	if (fit(&f, err))
+		goto out;
+	m = f.md.m;
+	lo = f.md.x[0];
+	hi = f.md.x[m - 1];
+	max_x = isnan(max_x) ? MODEL_FAR * hi : fmax(max_x, hi);
+	d = mp->mem = xmalloc((4 * m + 4 * nc) * sizeof(double));
+	for (i = 0; i < m; i++) {
+		double by = per(&f.md, &f.md.x[i]);
+
+		d[i] = f.md.x[i];
+		d[m + i] = f.md.median[i] / by;
+		d[2 * m + i] = f.md.lo[i] / by;
+		d[3 * m + i] = f.md.hi[i] / by;
+	}
+	d += 4 * m;
+	for (i = 0; i < nc; i++) {
+		double x = lo == max_x ? lo : exp(log(lo) + (log(max_x) - log(lo)) * (double)i /
+						  (double)(nc - 1)), h;
+		double v = model_at(&f, &x, &h) / per(&f.md, &x);
+
+		h /= per(&f.md, &x);
+		d[i] = x;
+		d[nc + i] = v;
+		d[2 * nc + i] = v - h > 0 ? v - h : NAN;	/* a log axis */
+		d[3 * nc + i] = v + h;
+	}
+	model_text(&f.md, &f.mdl, mp->function, sizeof(mp->function));
+	snprintf(mp->name, sizeof(mp->name), "%s:%s%s%s", sys, app, var && *var ? ":" : "",
+		 var && *var ? var : "");
+	snprintf(mp->axis[0], sizeof(mp->axis[0]), "%s", axis_title(f.md.names[0]));
+	if (!strncmp(metric, "region:", 7))
+		snprintf(mp->axis[1], sizeof(mp->axis[1]), "time in region %.128s (s)", metric + 7);
+	else
+		snprintf(mp->axis[1], sizeof(mp->axis[1]), "%s (s)", !strcmp(metric, "chi") ? "χ" :
+			 !strcmp(metric, "gamma") ? "γ" : "τ");
+	mp->rm = (struct report_model){mp->name, mp->function, mp->mem, mp->mem + m,
+				       mp->mem + 2 * m, mp->mem + 3 * m, m, d, d + nc,
+				       d + 2 * nc, d + 3 * nc, nc, hi};
+	rc = 0;
+out:
+	json_decref(extra);
+	fitted_free(&f);
+	return rc;
+}
+
+void model_plot_free(struct model_plot *mp)
+{
+	free(mp->mem);
+	mp->mem = NULL;
+}
+
+int iso_plot_load(struct karted *k, struct req *rq, const char *sys, const char *app,
+		  const char *var, struct iso_plot *ip, struct kerr *err)
+{
+	struct series_data sd = {0};
+	struct iso_fit q = {0};
+	struct ka_obs *obs = NULL;
+	void *work = NULL;
+	size_t nobs, wsize, nl = 4, nn, i, l;
+	const char *why = NULL;
+	double *d;
+	int rc = -1, fitted_rc;
+
+	memset(ip, 0, sizeof(*ip));
+	for (l = 0; l < nl; l++)
+		ip->level[l] = 0.2 * (double)(l + 1);
+	if (query_list(rq, "levels", 0, 1, ip->level, REPORT_LEVELS_MAX, &nl, err) ||
+	    series_load_named(k, sys, app, var, req_query(rq, "frequency_mhz"),
+			      SERIES_ONE_FREQUENCY, &sd, err) ||
+	    series_pool(&sd, &obs, &nobs, &work, &wsize, err))
+		goto out;
+	fitted_rc = iso_fit(&sd, obs, nobs, &q, &why, err);
+	if (fitted_rc < 0)
+		goto out;
+	for (i = 0, nn = 0; i < nobs; i++)
+		nn += i == 0 || obs[i].n != obs[i - 1].n;
+	d = ip->mem = xmalloc(nl * 2 * (nn + ISO_CURVE_POINTS) * sizeof(double));
+	for (l = 0; l < nl; l++, d += 2 * (nn + ISO_CURVE_POINTS)) {
+		ka_iso_function(obs, nobs, ip->level[l], d + nn, d, &ip->ri.ne[l]);
+		ip->ri.ep[l] = d;
+		ip->ri.en[l] = d + nn;
+		ip->ri.mp[l] = d + 2 * nn;
+		ip->ri.mn[l] = d + 2 * nn + ISO_CURVE_POINTS;
+		if (fitted_rc == 0 && q.nparams == 2)
+			ip->ri.nm[l] = iso_curve(&q, ip->level[l], d + 2 * nn,
+						 d + 2 * nn + ISO_CURVE_POINTS);
+	}
+	snprintf(ip->name, sizeof(ip->name), "%s", series_label(&sd));
+	if (why)
+		snprintf(ip->note, sizeof(ip->note), "no models: %s", why);
+	else if (q.nparams == 1)
+		snprintf(ip->note, sizeof(ip->note), "one n only: no isoefficiency function to "
+			 "predict");
+	else
+		snprintf(ip->note, sizeof(ip->note), "lines: ε = W / (W + To) from the models of "
+			 "the work W = p·γ and the overhead To = p·χ; dashed beyond the measured p");
+	ip->ri.name = ip->name;
+	ip->ri.nlevels = nl;
+	ip->ri.level = ip->level;
+	ip->ri.p_measured = q.phi;
+	ip->ri.note = ip->note;
+	rc = 0;
+out:
+	iso_fit_free(&q);
+	series_free(&sd);
+	free(obs);
+	free(work);
+	return rc;
+}
+
+void iso_plot_free(struct iso_plot *ip)
+{
+	free(ip->mem);
+	ip->mem = NULL;
 }
 
 const struct route api_model_routes[] = {

@@ -7,6 +7,7 @@
 
 #include "analysis_data.h"
 #include "karted.h"
+#include "models.h"
 #include "report.h"
 #include "xalloc.h"
 
@@ -225,6 +226,56 @@ void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
 	report_free(rep);
 }
 
+/* GET /api/v1/reports/model.{fmt} (one metric's model of up to SERIES_MAX
+ * series, overlaid) and isoefficiency-function.{fmt} (one series). */
+static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool iso,
+			 struct series_names *names, const struct report_opts *o,
+			 enum chart_format fmt)
+{
+	const char *sys = req_query(rq, "system"), *app = req_query(rq, "application");
+	const char *var = req_query(rq, "variant");
+	struct model_plot *mp;
+	struct report_model *rm;
+	struct iso_plot ip = {0};
+	size_t i, ns = names->n ? names->n : 1;
+	struct kerr err;
+
+	kerr_clear(&err);
+	if (iso) {
+		if (names->n > 1)
+			kerr_field(&err, 400, "series", "the isoefficiency-function report draws one "
+				   "series");
+		else if ((!names->n || !split_series(names->spec[0], &sys, &app, &var, &err)) &&
+			 !iso_plot_load(k, rq, sys, app, var, &ip, &err))
+			report_respond(rs, report_build_isofunction(&ip.ri, o), fmt);
+		if (err.code)
+			resp_error(rs, &err);
+		iso_plot_free(&ip);
+		return;
+	}
+	mp = xcalloc(ns, sizeof(*mp));
+	rm = xcalloc(ns, sizeof(*rm));
+	for (i = 0; i < ns; i++) {
+		if ((names->n && split_series(names->spec[i], &sys, &app, &var, &err)) ||
+		    model_plot_load(k, rq, sys, app, var, &mp[i], &err)) {
+			if (ns > 1)
+				err.index = (long)i;
+			resp_error(rs, &err);
+			goto out;
+		}
+		rm[i] = mp[i].rm;
+	}
+	report_respond(rs, report_build_model(rm, ns, mp[0].axis[0], mp[0].axis[1],
+					      "shaded: 95 % confidence band of the model; whiskers: "
+					      "min–max of the runs; dashed: beyond the measured range",
+					      o), fmt);
+out:
+	for (i = 0; i < ns; i++)
+		model_plot_free(&mp[i]);
+	free(mp);
+	free(rm);
+}
+
 static int get_report(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
@@ -238,15 +289,19 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	char what[64], *dot;
 	struct kerr err;
 	size_t i, ns;
+	bool models;
 
 	kerr_clear(&err);
 	snprintf(what, sizeof(what), "%s", req_param(rq));
 	dot = strrchr(what, '.');
-	if (!dot || report_kind_parse((*dot = '\0', what), &kind) || chart_format_parse(dot + 1, &fmt)) {
+	if (dot)
+		*dot = '\0';
+	models = !strcmp(what, "model") || !strcmp(what, "isoefficiency-function");
+	if (!dot || (!models && report_kind_parse(what, &kind)) || chart_format_parse(dot + 1, &fmt)) {
 		resp_errorf(rs, 404,
-			    "there is no report %.60s: reports are isoefficiency, efficiency, energy "
-			    "and energy-shares, each as .svg, .png or .pdf (powercap and trace take "
-			    "their data by POST)", req_param(rq));
+			    "there is no report %.60s: reports are isoefficiency, efficiency, energy, "
+			    "energy-shares, model and isoefficiency-function, each as .svg, .png or "
+			    ".pdf (powercap and trace take their data by POST)", req_param(rq));
 		return 0;
 	}
 	if (parse_opts(rq, &o, &err)) {
@@ -257,6 +312,10 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	if (names.too_many) {
 		kerr_field(&err, 400, "series", "at most %d series can be overlaid", SERIES_MAX);
 		resp_error(rs, &err);
+		return 0;
+	}
+	if (models) {
+		model_report(k, rq, rs, what[0] == 'i', &names, &o, fmt);
 		return 0;
 	}
 	ns = names.n ? names.n : 1;

@@ -202,7 +202,9 @@ static void log_ticks(double lo, double hi, struct ticks *t)
 	for (k = k0; k <= k1 && t->nmajor < 60; k++) {
 		for (m = 1; m <= 9; m++) {
 			double v = m * pow(10, k);
-			bool major = m == 1 || (span <= 2.5 && (m == labelled[1] || m == labelled[2]));
+			/* under three decades a power of ten alone may label only two
+			 * ticks: 2 and 5 are labelled too */
+			bool major = m == 1 || (span < 3 && (m == labelled[1] || m == labelled[2]));
 
 			if (v < lo * (1 - 1e-9) || v > hi * (1 + 1e-9))
 				continue;

@@ -1113,6 +1113,133 @@ struct report *report_build_trace(const struct report_trace *in, const struct re
 	return r;
 }
 
+/* ---- scaling models ------------------------------------------------------------- */
+
+/* A line through x[from .. to) (NAN y breaks it). */
+static void line_part(struct report *r, const double *x, const double *y, size_t from, size_t to,
+		      struct rgb c, enum chart_dash dash)
+{
+	struct chart_layer *l;
+
+	if (to <= from + 1)
+		return;
+	l = layer(r, 0, LAYER_LINE);
+	l->x = x + from;
+	l->y = y + from;
+	l->n = to - from;
+	l->color = c;
+	l->size = 1.8;
+	l->dash = dash;
+}
+
+/* Solid up to xm, dashed beyond (sharing the point where they meet). */
+static void measured_then_beyond(struct report *r, const double *x, const double *y, size_t n,
+				 double xm, struct rgb c)
+{
+	size_t k;
+
+	for (k = 0; k < n && x[k] <= xm * (1 + 1e-12); k++)
+		;
+	line_part(r, x, y, 0, k, c, DASH_SOLID);
+	line_part(r, x, y, k ? k - 1 : 0, n, c, DASH_DASHED);
+}
+
+struct report *report_build_model(const struct report_model *s, size_t ns, const char *xtitle,
+				  const char *ytitle, const char *note, const struct report_opts *o)
+{
+	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
+						   MARK_DIAMOND};
+	struct report *r = report_new(o, "scaling model", 1);
+	size_t i, k;
+	bool any = false;
+
+	if (ns == 1)
+		snprintf(r->title, sizeof(r->title), "scaling model: %s", s[0].name);
+	else
+		snprintf(r->title, sizeof(r->title), "scaling models: %zu series", ns);
+	r->panels[0].x = axis(xtitle, true, NAN, NAN);
+	r->panels[0].y = axis(ytitle, true, NAN, NAN);
+	r->panels[0].note = note;
+	for (i = 0; i < ns; i++) {
+		struct rgb c = chart_palette(i);
+		struct chart_layer *l;
+		double *wx = doubles(r, 3 * s[i].m), *wy = doubles(r, 3 * s[i].m);
+
+		any = any || s[i].m > 0;
+		/* the band first, under everything */
+		l = layer(r, 0, LAYER_AREA);
+		l->x = s[i].cx;
+		l->y = s[i].chigh;
+		l->y0 = s[i].clow;
+		l->n = s[i].nc;
+		l->color = c;
+		l->alpha = 0.15;
+		measured_then_beyond(r, s[i].cx, s[i].cy, s[i].nc, s[i].x_measured, c);
+		/* the spread of each point: a whisker from min to max */
+		for (k = 0; k < s[i].m; k++) {
+			wx[3 * k] = wx[3 * k + 1] = s[i].x[k];
+			wy[3 * k] = s[i].lo[k];
+			wy[3 * k + 1] = s[i].hi[k];
+			wx[3 * k + 2] = wy[3 * k + 2] = NAN;
+		}
+		l = layer(r, 0, LAYER_LINE);
+		l->x = wx;
+		l->y = wy;
+		l->n = 3 * s[i].m;
+		l->color = c;
+		l->size = 1.2;
+		l = layer(r, 0, LAYER_MARKERS);
+		l->x = s[i].x;
+		l->y = s[i].median;
+		l->n = s[i].m;
+		l->color = c;
+		l->marker = shapes[i % 4];
+		l->size = 3.5;
+		legend(r, 0, ns == 1 ? str(r, "%s", s[i].function) :
+		       str(r, "%s: %s", s[i].name, s[i].function), c, shapes[i % 4], DASH_SOLID);
+	}
+	if (!any)
+		r->panels[0].placeholder = "no runs to model";
+	apply_view(r, o);
+	report_seal(r);
+	return r;
+}
+
+struct report *report_build_isofunction(const struct report_isofunction *in,
+					const struct report_opts *o)
+{
+	struct report *r = report_new(o, "isoefficiency function", 1);
+	size_t l, total = 0;
+
+	snprintf(r->title, sizeof(r->title), "isoefficiency function: %s", in->name);
+	r->panels[0].x = axis("p, processors", true, NAN, NAN);
+	r->panels[0].y = axis("n, problem size", true, NAN, NAN);
+	r->panels[0].note = in->note;
+	for (l = 0; l < in->nlevels && l < REPORT_LEVELS_MAX; l++) {
+		struct rgb c = chart_palette(l);
+		struct chart_layer *m;
+		char num[32];
+
+		total += in->ne[l] + in->nm[l];
+		measured_then_beyond(r, in->mp[l], in->mn[l], in->nm[l], in->p_measured, c);
+		m = layer(r, 0, LAYER_MARKERS);
+		m->x = in->ep[l];
+		m->y = in->en[l];
+		m->n = in->ne[l];
+		m->color = c;
+		m->marker = MARK_DIAMOND;
+		m->size = 4;
+		chart_number(in->level[l], num, sizeof(num));
+		legend(r, 0, str(r, "ε = %s", num), c, MARK_DIAMOND, DASH_SOLID);
+	}
+	legend(r, 0, "◆ measured (Orii), line: from the models", GREY, MARK_COUNT, DASH_SOLID);
+	if (total == 0)
+		r->panels[0].placeholder = "no efficiency level is reached in the runs or the models";
+	apply_view(r, o);
+	report_seal(r);
+	return r;
+}
+
 const struct chart_spec *report_spec(const struct report *r)
 {
 	return &r->spec;

@@ -93,6 +93,44 @@ struct report_trace {
 
 struct report *report_build_trace(const struct report_trace *in, const struct report_opts *o);
 
+/* Scaling models (Extra-P's normal form) of one metric over one parameter:
+ * each series' measured medians with their min-max spread, the model and
+ * its confidence band along cx (dashed beyond the largest measured x), and
+ * the function as text in the legend. Several series overlay. */
+struct report_model {
+	const char *name, *function;
+	const double *x, *median, *lo, *hi;	/* the measured points */
+	size_t m;
+	const double *cx, *cy, *clow, *chigh;	/* the model and its band (NAN: none) */
+	size_t nc;
+	double x_measured;			/* the largest measured x */
+};
+
+struct report *report_build_model(const struct report_model *s, size_t ns, const char *xtitle,
+				  const char *ytitle, const char *note,
+				  const struct report_opts *o);
+
+/* The isoefficiency function n(p) at a few efficiency levels: where eps
+ * falls to each level in the measured runs (Orii, interpolated) as markers,
+ * and the function predicted from the models of work and overhead as lines,
+ * dashed beyond the measured p. */
+#define REPORT_LEVELS_MAX 8
+
+struct report_isofunction {
+	const char *name;
+	size_t nlevels;
+	const double *level;
+	const double *ep[REPORT_LEVELS_MAX], *en[REPORT_LEVELS_MAX];	/* measured */
+	size_t ne[REPORT_LEVELS_MAX];
+	const double *mp[REPORT_LEVELS_MAX], *mn[REPORT_LEVELS_MAX];	/* from the models */
+	size_t nm[REPORT_LEVELS_MAX];
+	double p_measured;		/* the largest measured p */
+	const char *note;
+};
+
+struct report *report_build_isofunction(const struct report_isofunction *in,
+					const struct report_opts *o);
+
 /* Build the chart of kind for series s[0..ns). Never fails for lack of
  * data: an empty series draws a labelled placeholder. */
 struct report *report_build(enum report_kind kind, struct report_series *s, size_t ns,

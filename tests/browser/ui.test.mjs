@@ -365,3 +365,43 @@ test('a weak-scaling series says why it has no SPS triple and which runs would c
   assert.match(await page.locator('#weak tbody tr').last().innerText(), /8\s+8000\s+10\.8\s+0\.93/);
   await shot('weak-scaling');
 });
+
+test('a series page models every metric and region, draws the chosen model and the isoefficiency function', async () => {
+  // tau = 2n/p + 5 sqrt(p) exactly: work p·γ = 2n, overhead p·χ = 5 p^(3/2)
+  const runs = [];
+  for (const p of [1, 2, 4, 8, 16, 32, 64]) {
+    for (const n of [1000, 2000, 4000, 8000, 16000]) {
+      const g = 2 * n / p, c = 5 * Math.sqrt(p);
+      runs.push({ system: 'MODEL', application: 'cg', p, n, tau: g + c, chi: c,
+        regions: [{ name: 'solve', time_s: g }, { name: 'halo', time_s: c }] });
+    }
+  }
+  await post(runs);
+  await page.goto(`${url}/series?system=MODEL&application=cg`);
+  await page.locator('#models tbody tr').first().waitFor();
+  const rows = page.locator('#models tbody tr');
+  assert.equal(await rows.count(), 5);	// τ, χ, γ, region solve, region halo
+  const text = await page.locator('#models').innerText();
+  assert.match(text, /τ\s+\(32000 \+ 5 \* p\^\(3\/2\)\) \/ p/);
+  assert.match(text, /region halo\s+\([^)]*5 \* p\^\(3\/2\)\) \/ p/);
+  assert.match(text, /γ\s+\(32000\) \/ p/);
+  // where τ stops falling at n = 1000: dτ/dp = 0 at p^(3/2) = 800, p = 86.18
+  await page.locator('#c1c3-model tbody tr').first().waitFor();
+  const turn = await page.locator('#c1c3-model tbody tr').first().innerText();
+  assert.match(turn, /^1000\s+86\.18/);
+  assert.match(turn, /extrapolated/);
+  const modelFig = page.locator('figure[data-kind="model"]');
+  await page.waitForFunction(() => document.querySelector('figure[data-kind="model"]')?.dataset.ready === 'yes' &&
+    document.querySelector('figure[data-kind="isoefficiency-function"]')?.dataset.ready === 'yes');
+  assert.match(await modelFig.locator('figcaption').innerText(), /scaling model of τ/);
+  await page.locator('#models button[data-metric="region:halo"]').click();
+  await page.waitForFunction(() => document.querySelector('figure[data-kind="model"] figcaption')
+    ?.textContent.includes('region halo') && document.querySelector('figure[data-kind="model"]').dataset.ready === 'yes');
+  const frame = JSON.parse(await modelFig.getAttribute('data-frame'));
+  assert.ok(frame.panels[0].x.log && frame.panels[0].x.max > 64 * 3, 'the model is drawn past the measured p');
+  await page.locator('#models-section').screenshot({ path: path.join(out, 'models.png') });
+  // without the resource form, τ gets Extra-P's own (poorer) model
+  await page.locator('#model-resource').uncheck();
+  await page.waitForFunction(() => !document.getElementById('models')?.innerText.includes('(32000'));
+  assert.doesNotMatch(await page.locator('#models tbody tr').first().innerText(), /\/ p/);
+});
