@@ -804,6 +804,122 @@ def model_of_a_stored_series():
     expect(s == 400 and b["field"] == "system", f"no system -> 400 ({b})")
 
 
+def isomodel_runs(system, ps=(1, 2, 4, 8, 16, 32, 64), ns=(1000.0, 2000.0, 4000.0, 8000.0, 16000.0)):
+    """tau = 2n/p + 5 sqrt(p) with +-2 % repetitions: work p*gamma = 2n and
+    overhead p*chi = 5 p^(3/2) exactly in the mean."""
+    import math
+    return [run(system=system, application="cg", p=p, n=n, tau=(2 * n / p + 5 * math.sqrt(p)) * f,
+                chi=5 * math.sqrt(p) * f)
+            for p in ps for n in ns for f in (0.98, 1.0, 1.02)]
+
+
+@test
+def models_join_the_isoefficiency_method():
+    k, t = Shared.k, Shared.token
+    import math
+    s, b, _ = k.request("POST", "/api/v1/runs", isomodel_runs("isomodel-it"), token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    base = "/api/v1/analysis/isoefficiency?system=isomodel-it&application=cg&points=false"
+    s, b, _ = k.request("GET", base + "&levels=0.8&predict=256:4096,8:1000")
+    m = b.get("models", {})
+    expect(s == 200 and m.get("parameters") == ["p", "n"], f"a grid: models over (p, n) ({s} {m.get('skipped')})")
+    w, o = m["work"], m["overhead"]
+    expect(w["terms"][0]["factors"] == [{"parameter": "n", "exponent": 1.0, "log_exponent": 0}]
+           and abs(w["terms"][0]["coefficient"] - 2) < 1e-9 and abs(w["constant"]) < 1e-6,
+           f"work p*gamma = 2 n ({w['function']})")
+    expect(o["terms"][0]["factors"] == [{"parameter": "p", "exponent": 1.5, "log_exponent": 0}]
+           and abs(o["terms"][0]["coefficient"] - 5) < 1e-9, f"overhead p*chi = 5 p^(3/2) ({o['function']})")
+    expect(m["resource"]["points"] == 35 and w["band_from"] == "repetitions", "resource model and band from repetitions")
+    # eps = 0.8 where 0.2 * 2n = 0.8 * 5 p^(3/2): n = 10 p^(3/2), 5120 at p = 64
+    f = m["isoefficiency_functions"][0]
+    at64 = [q for q in f["points"] if abs(q["p"] - 64) < 1e-6]
+    expect(f["efficiency"] == 0.8 and len(at64) == 1 and abs(at64[0]["n"] - 5120) < 1e-6 * 5120
+           and at64[0]["extrapolated"] is False, f"n(64) = 5120 at eps 0.8 ({at64})")
+    beyond = [q for q in f["points"] if q["p"] > 64]
+    expect(beyond and all(q["extrapolated"] for q in beyond) and abs(beyond[-1]["p"] - 256) < 1e-6
+           and abs(beyond[-1]["n"] - 10 * 256 ** 1.5) < 1e-6 * 40960, f"extrapolated to 4 x the largest p ({beyond[-1:]})")
+    expect(abs(f["exponent"] - 1.5) < 1e-9 and abs(f["r2"] - 1) < 1e-9, f"n ~ p^(3/2) ({f.get('exponent')})")
+    # tau = 2n/p + 5 sqrt(p) is least where p^(3/2) = 0.8 n: p = 800^(2/3) at n = 1000
+    c = m["c1_c3"]
+    pt = 800 ** (2 / 3)
+    expect(len(c) == 5 and c[0]["n"] == 1000 and abs(c[0]["p"] - pt) < 1e-6 * pt and c[0]["extrapolated"] is True
+           and abs(c[0]["tau"] - (2000 / pt + 5 * math.sqrt(pt))) < 1e-6 and c[0]["tau_low"] < c[0]["tau"] < c[0]["tau_high"],
+           f"C1 turns into C3 at p = 86.18 for n = 1000 ({c[:1]})")
+    p1, p2 = m["predictions"]
+    expect(p1["p"] == 256 and p1["n"] == 4096 and p1["extrapolated"] is True
+           and abs(p1["efficiency"] - 8192 / (8192 + 5 * 4096)) < 1e-9 and abs(p1["tau"] - 112) < 1e-6
+           and p1["efficiency_low"] < p1["efficiency"] < p1["efficiency_high"] and p1["tau_low"] < 112 < p1["tau_high"],
+           f"at (256, 4096): eps 0.2857, tau 112, with bands ({p1})")
+    expect(p2["extrapolated"] is False and abs(p2["tau"] - (250 + 5 * math.sqrt(8))) < 1e-6
+           and abs(p2["efficiency"] - 2000 / (2000 + 5 * 8 ** 1.5)) < 1e-9, f"at (8, 1000), inside the grid ({p2})")
+    s, b, _ = k.request("GET", base + "&models=false")
+    expect(s == 200 and "models" not in b, "models=false leaves them out")
+    for q, field in [("&predict=256", "predict"), ("&models=maybe", "models")]:
+        s, b, _ = k.request("GET", base + q)
+        expect(s == 400 and b.get("field") == field, f"{q} -> 400 {field} ({s} {b})")
+    # one n: models over p, where tau stops falling, no function of n
+    s, b, _ = k.request("POST", "/api/v1/runs", isomodel_runs("isomodel-strong", ns=(1000.0,)), token=t)
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=isomodel-strong&application=cg&points=false&predict=128")
+    m = b.get("models", {})
+    expect(s == 200 and m.get("parameters") == ["p"] and m["n"] == 1000 and m["isoefficiency_functions"] == []
+           and len(m["c1_c3"]) == 1 and abs(m["c1_c3"][0]["p"] - pt) < 1e-6 * pt
+           and abs(m["predictions"][0]["tau"] - (2000 / 128 + 5 * math.sqrt(128))) < 1e-6,
+           f"strong scaling: over p at n = 1000 ({s} {m.get('c1_c3')} {m.get('predictions')})")
+    # weak scaling: no models here, and it says why
+    k.request("POST", "/api/v1/runs", [run(system="isomodel-weak", application="cg", p=p, n=100.0 * p, tau=2.0, chi=0.1 * p)
+                                       for p in (1, 2, 4)], token=t)
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=isomodel-weak&application=cg")
+    expect(s == 200 and "strong-scaling" in b["models"].get("skipped", ""), f"weak: skipped with a reason ({b.get('models')})")
+    # GET model with resource=true: p*tau modelled, divided by p again
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=isomodel-it&application=cg&n=1000&resource=true&predict=128")
+    expect(s == 200 and g["resource"] is True and g["function"] == "(2000 + 5 * p^(3/2)) / p"
+           and abs(g["measurements"][0]["median"] - 2005) < 1e-9 and abs(g["measurements"][-1]["median"] - (2000 / 64 + 40)) < 1e-9
+           and abs(g["predictions"][0]["model"] - (2000 / 128 + 5 * math.sqrt(128))) < 1e-9,
+           f"resource model of tau ({s} {g.get('function')} {g.get('measurements', [{}])[0]})")
+    for q, field in [("&resource=true&parameters=n&p=4", "resource"), ("&resource=yes", "resource")]:
+        s, b, _ = k.request("GET", "/api/v1/analysis/model?system=isomodel-it&application=cg" + q)
+        expect(s == 400 and b.get("field") == field, f"{q} -> 400 {field} ({s} {b})")
+
+
+@test
+def model_reports_draw_the_model_and_the_isoefficiency_function():
+    k, t = Shared.k, Shared.token
+    os.makedirs(OUT, exist_ok=True)
+    for name in ("isomodel-rep", "isomodel-rep2"):
+        s, b, _ = k.request("POST", "/api/v1/runs", isomodel_runs(name), token=t)
+        expect(s == 201, f"posted {name}")
+    for path, tag in [("model.{}?system=isomodel-rep&application=cg&resource=true", "model"),
+                      ("model.{}?series=isomodel-rep:cg&series=isomodel-rep2:cg&metric=chi", "model-compare"),
+                      ("isoefficiency-function.{}?system=isomodel-rep&application=cg&levels=0.5,0.8", "isoefficiency-function")]:
+        for fmt in ("svg", "png", "pdf"):
+            s, b, h = k.request("GET", "/api/v1/reports/" + path.format(fmt) + "&width=640&height=480")
+            expect(s == 200, f"{path.format(fmt)} -> 200 ({s} {b if isinstance(b, dict) else ''})")
+            if fmt == "svg":
+                svg_ok(b, path)
+                frame = json.loads(h["X-Karte-Frame"])["panels"][0]
+                expect(frame["drawn"] if "drawn" in frame else True, "drawn")
+                # the model runs on to 4 times the largest measured p (64)
+                expect(frame["x"]["log"] and frame["x"]["max"] >= 256, f"x reaches 256 ({frame['x']})")
+            elif fmt == "png":
+                expect(png_size(b) == (640, 480), f"{tag}: PNG of the asked size")
+                with open(os.path.join(OUT, f"{tag}.png"), "wb") as f:
+                    f.write(b)
+            else:
+                expect(b[:5] == b"%PDF-", f"{tag}: a PDF")
+    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=isomodel-rep&application=cg&max_x=4096")
+    expect(s == 200 and json.loads(h["X-Karte-Frame"])["panels"][0]["x"]["max"] >= 4096, "max_x extends the curve")
+    for path, status, field in [
+            ("model.svg?system=isomodel-rep&application=cg&parameters=p,n", 400, "parameters"),
+            ("model.svg?system=isomodel-rep&application=cg&metric=region:none", 404, "metric"),
+            ("model.svg?system=isomodel-rep&application=cg&max_x=-1", 400, "max_x"),
+            ("model.svg?series=isomodel-rep:cg&series=nobody:cg", 404, None),
+            ("isoefficiency-function.svg?series=isomodel-rep:cg&series=isomodel-rep2:cg", 400, "series"),
+            ("isoefficiency-function.svg?system=isomodel-rep&application=cg&levels=2", 400, "levels"),
+            ("models.svg?system=isomodel-rep&application=cg", 404, None)]:
+        s, b, _ = k.request("GET", "/api/v1/reports/" + path)
+        expect(s == status and (field is None or b.get("field") == field), f"{path} -> {status} {field} ({s} {b})")
+
+
 @test
 def weak_scaling_is_recognised_and_explained():
     k, t = Shared.k, Shared.token

@@ -266,8 +266,8 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 		rm[i] = mp[i].rm;
 	}
 	report_respond(rs, report_build_model(rm, ns, mp[0].axis[0], mp[0].axis[1],
-					      "shaded: 95 % confidence band of the model; whiskers: "
-					      "min–max of the runs; dashed: beyond the measured range",
+					      "shaded: 95 % band; whiskers: min–max of the runs; "
+					      "dashed: extrapolated",
 					      o), fmt);
 out:
 	for (i = 0; i < ns; i++)

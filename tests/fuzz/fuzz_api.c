@@ -44,6 +44,8 @@ static const struct target targets[] = {
 	{api_analysis_routes, "GET", "/api/v1/analysis/points", NULL},
 	{api_model_routes, "POST", "/api/v1/analysis/model", NULL},
 	{api_model_routes, "GET", "/api/v1/analysis/model", NULL},
+	{api_report_routes, "GET", "/api/v1/reports/{}", "model.svg"},
+	{api_report_routes, "GET", "/api/v1/reports/{}", "isoefficiency-function.svg"},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
