@@ -921,6 +921,45 @@ def model_reports_draw_the_model_and_the_isoefficiency_function():
 
 
 @test
+def label_filters_select_runs_analyses_and_reports():
+    k, t = Shared.k, Shared.token
+    sp2 = [(10, 39200.0, 20, 0.552), (16, 39200.0, 16, 0.45), (24, 39200.0, 14, 0.334),
+           (10, 80000.0, 40, 0.62), (16, 80000.0, 32, 0.5), (24, 80000.0, 25, 0.4)]
+    runs = [run(system="label-it", application="md", p=p, n=n, tau=tau * f, chi=(1 - e) * tau * f,
+                labels={"commit": c, "cc": "gcc"})
+            for c, f in (("a1", 1.0), ("b2", 1.2)) for p, n, tau, e in sp2]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=label-it&label.commit=b2&limit=4")
+    expect(s == 200 and len(b["runs"]) == 4 and all(r["labels"]["commit"] == "b2" for r in b["runs"]) and b["next"],
+           f"a page of 4 b2 runs ({s} {b})")
+    s, b2, _ = k.request("GET", "/api/v1/runs?system=label-it&label.commit=b2&limit=4&after=" + b["next"])
+    expect(s == 200 and len(b2["runs"]) == 2 and b2["next"] is None and all(r["tau"] > 14 for r in b2["runs"]),
+           f"the last 2 b2 runs, then no next ({s} {b2})")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=label-it&label.commit=a1&label.cc=gcc")
+    expect(s == 200 and len(b["runs"]) == 6, "two labels, both must match")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=label-it&label.commit=a1&label.cc=clang")
+    expect(s == 200 and b["runs"] == [], "no run has both")
+    s, b, _ = k.request("GET", "/api/v1/runs?system=label-it&format=csv&label.commit=a1")
+    expect(s == 200 and b.decode().count("\n") == 7, f"CSV: header and 6 runs ({b[:200]})")
+    # the analyses see only the runs with the label: Orii's SP2 figures for a1
+    s, a, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=label-it&application=md&label.commit=a1&points=false")
+    expect(s == 200 and a["series"]["labels"] == {"commit": "a1"} and len(a["steps"]) == 4
+           and a["counts"]["sps"] >= 1, f"isoefficiency of commit a1 ({s} {a.get('series')} {a.get('counts')})")
+    s, m, _ = k.request("GET", "/api/v1/analysis/model?system=label-it&application=md&label.commit=b2&n=39200")
+    expect(s == 200 and m["points"] == 3 and abs(m["measurements"][0]["mean"] - 24) < 1e-9,
+           f"model of commit b2: tau 1.2 x 20 at p = 10 ({s} {m.get('measurements', [{}])[0]})")
+    s, b, h = k.request("GET", "/api/v1/reports/efficiency.svg?system=label-it&application=md&label.commit=b2")
+    expect(s == 200 and h["Content-Type"] == "image/svg+xml", "a report of one label value")
+    for q, status, field in [("label.commit=zz", 404, None), ("label.=x", 400, "label."),
+                             ("label." + "k" * 65 + "=x", 400, "label." + "k" * 65),
+                             ("label.a=1&label.b=2&label.c=3&label.d=4&label.e=5", 400, "label.e")]:
+        s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=label-it&application=md&" + q)
+        # a field name is cut to 63 bytes in the answer
+        expect(s == status and (field is None or b.get("field") == field[:63]), f"{q[:40]} -> {status} ({s} {b})")
+
+
+@test
 def weak_scaling_is_recognised_and_explained():
     k, t = Shared.k, Shared.token
     import math

@@ -162,9 +162,40 @@ static double iso_pairs(const struct ka_run *runs, size_t n)
 	return pairs;
 }
 
+struct label_query {
+	struct label_set *ls;
+	struct kerr *err;
+	int rc;
+};
+
+static void label_param(const char *key, const char *value, void *ctx)
+{
+	struct label_query *q = ctx;
+	const char *k = key + 6;
+
+	if (q->rc || strncmp(key, "label.", 6))
+		return;
+	if (!*k || strlen(k) > RUN_LABEL_MAX || strlen(value) > RUN_LABEL_VAL_MAX)
+		q->rc = kerr_field(q->err, BAD, key, "label.KEY=VALUE takes a key of 1 to %d bytes "
+				   "and a value of at most %d", RUN_LABEL_MAX, RUN_LABEL_VAL_MAX);
+	else if (q->ls->n == RUN_FILTER_LABELS_MAX)
+		q->rc = kerr_field(q->err, BAD, key, "at most %d label filters", RUN_FILTER_LABELS_MAX);
+	else
+		q->ls->eq[q->ls->n++] = (struct label_eq){k, value};
+}
+
+int query_labels(struct req *rq, struct label_set *ls, struct kerr *err)
+{
+	struct label_query q = {ls, err, 0};
+
+	ls->n = 0;
+	req_query_all(rq, label_param, &q);
+	return q.rc;
+}
+
 int series_load_named(struct karted *k, const char *system, const char *application,
-		      const char *variant, const char *frequency, unsigned flags,
-		      struct series_data *sd, struct kerr *err)
+		      const char *variant, const char *frequency, const struct label_set *labels,
+		      unsigned flags, struct series_data *sd, struct kerr *err)
 {
 	struct run_filter f = {0};
 	struct loader l = {0};
@@ -195,6 +226,22 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	f.application = application;
 	f.variant = variant;
 	f.oldest_first = true;
+	if (labels && labels->n) {
+		size_t j, len;
+
+		f.labels = labels->eq;
+		f.nlabels = labels->n;
+		sd->labels = json_object();
+		for (j = 0; j < labels->n; j++) {
+			json_object_set_new(sd->labels, labels->eq[j].key,
+					    json_string(labels->eq[j].value));
+			len = strlen(sd->label);
+			snprintf(sd->label + len, sizeof(sd->label) - len, "%s%.60s=%.60s",
+				 j ? ", " : " [", labels->eq[j].key, labels->eq[j].value);
+		}
+		len = strlen(sd->label);
+		snprintf(sd->label + len, sizeof(sd->label) - len, "]");
+	}
 	l.sd = sd;
 	l.flags = flags;
 	st = pool_get(k->readers);
@@ -263,12 +310,24 @@ fail:
 	return -1;
 }
 
+int series_load_in(struct karted *k, struct req *rq, const char *system,
+		   const char *application, const char *variant, unsigned flags,
+		   struct series_data *sd, struct kerr *err)
+{
+	struct label_set ls;
+
+	memset(sd, 0, sizeof(*sd));
+	if (query_labels(rq, &ls, err))
+		return -1;
+	return series_load_named(k, system, application, variant, req_query(rq, "frequency_mhz"),
+				 &ls, flags, sd, err);
+}
+
 int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
 		struct kerr *err)
 {
-	return series_load_named(k, req_query(rq, "system"), req_query(rq, "application"),
-				 req_query(rq, "variant"), req_query(rq, "frequency_mhz"), flags, sd,
-				 err);
+	return series_load_in(k, rq, req_query(rq, "system"), req_query(rq, "application"),
+			      req_query(rq, "variant"), flags, sd, err);
 }
 
 void series_free(struct series_data *sd)
@@ -282,6 +341,7 @@ void series_free(struct series_data *sd)
 	free(sd->all);
 	free(sd->runs);
 	json_decref(sd->others);
+	json_decref(sd->labels);
 	memset(sd, 0, sizeof(*sd));
 }
 
@@ -292,8 +352,12 @@ const char *series_label(const struct series_data *sd)
 
 json_t *series_json(const struct series_data *sd)
 {
-	return json_pack("{s:s,s:s,s:s}", "system", sd->system, "application", sd->application,
-			 "variant", sd->variant);
+	json_t *o = json_pack("{s:s,s:s,s:s}", "system", sd->system, "application",
+			      sd->application, "variant", sd->variant);
+
+	if (sd->labels)
+		json_object_set(o, "labels", sd->labels);
+	return o;
 }
 
 json_t *series_other_frequencies(const struct series_data *sd)

@@ -43,7 +43,8 @@ struct series_data {
 	char system[RUN_NAME_MAX + 1];
 	char application[RUN_NAME_MAX + 1];
 	char variant[RUN_NAME_MAX + 1];
-	char label[3 * RUN_NAME_MAX + 3];	/* series_label() */
+	char label[3 * RUN_NAME_MAX + 3 + 160];	/* series_label(), with label filters */
+	json_t *labels;		/* the label filters {K: V}, or NULL */
 	double frequency_mhz;	/* the frequency runs[] were taken at; NAN: runs without one */
 	struct ka_run *runs;	/* SERIES_ONE_FREQUENCY: the runs with chi */
 	size_t nruns;
@@ -52,6 +53,16 @@ struct series_data {
 	size_t nall;
 	json_t *others;		/* [{frequency_mhz, runs}] of the frequencies left out */
 };
+
+/* The label.K=V parameters of a query: runs whose labels hold each K with
+ * value V. At most RUN_FILTER_LABELS_MAX; 400 naming the parameter for a
+ * key or value out of the run limits. */
+struct label_set {
+	struct label_eq eq[RUN_FILTER_LABELS_MAX];
+	size_t n;
+};
+
+int query_labels(struct req *rq, struct label_set *ls, struct kerr *err);
 
 /* Load the series named by the query (system and application required,
  * variant "" when absent). 400 naming the field, 404 when it has no runs.
@@ -64,11 +75,16 @@ int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_
 		struct kerr *err);
 
 /* The same with the names given (frequency: the frequency_mhz parameter,
- * NULL for the default). */
+ * NULL for the default; labels: the runs with these labels, NULL for all). */
 int series_load_named(struct karted *k, const char *system, const char *application,
-		      const char *variant, const char *frequency, unsigned flags,
-		      struct series_data *sd, struct kerr *err);
+		      const char *variant, const char *frequency, const struct label_set *labels,
+		      unsigned flags, struct series_data *sd, struct kerr *err);
 void series_free(struct series_data *sd);
+
+/* series_load_named with the query's frequency_mhz and label.K=V filters. */
+int series_load_in(struct karted *k, struct req *rq, const char *system,
+		   const char *application, const char *variant, unsigned flags,
+		   struct series_data *sd, struct kerr *err);
 
 /* "system:application[:variant]" for messages and legends. */
 const char *series_label(const struct series_data *sd);

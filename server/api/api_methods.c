@@ -748,7 +748,7 @@ static int post_power_predict(void *app, struct req *rq, struct resp *rs)
 		kerr_clear(&err);
 		if (series_load_named(app, json_string_value(json_object_get(root, "system")),
 				      json_string_value(json_object_get(root, "application")),
-				      json_string_value(json_object_get(root, "variant")), NULL,
+				      json_string_value(json_object_get(root, "variant")), NULL, NULL,
 				      SERIES_WITH_REGIONS, &sd, &err)) {
 			resp_error(rs, &err);
 			goto out;
@@ -949,7 +949,7 @@ static json_t *configs_of_series(void *app, json_t *root, json_t *params, struct
 	kerr_clear(&err);
 	if (series_load_named(app, json_string_value(json_object_get(root, "system")),
 			      json_string_value(json_object_get(root, "application")),
-			      json_string_value(json_object_get(root, "variant")), NULL,
+			      json_string_value(json_object_get(root, "variant")), NULL, NULL,
 			      SERIES_WITH_REGIONS, &sd, &err)) {
 		resp_error(rs, &err);
 		series_free(&sd);

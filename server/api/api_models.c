@@ -784,9 +784,8 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 			   is_p[0] ? "n" : "p");
 		goto out;
 	}
-	if (series_load_named(k, sys, app, var, req_query(rq, "frequency_mhz"),
-			      metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd,
-			      err) ||
+	if (series_load_in(k, rq, sys, app, var,
+			   metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd, err) ||
 	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &freq, err))
 		goto out;
 	/* the runs at this frequency that carry the metric: x[0] the fixed
@@ -1215,8 +1214,7 @@ int iso_plot_load(struct karted *k, struct req *rq, const char *sys, const char 
 	for (l = 0; l < nl; l++)
 		ip->level[l] = 0.2 * (double)(l + 1);
 	if (query_list(rq, "levels", 0, 1, ip->level, REPORT_LEVELS_MAX, &nl, err) ||
-	    series_load_named(k, sys, app, var, req_query(rq, "frequency_mhz"),
-			      SERIES_ONE_FREQUENCY, &sd, err) ||
+	    series_load_in(k, rq, sys, app, var, SERIES_ONE_FREQUENCY, &sd, err) ||
 	    series_pool(&sd, &obs, &nobs, &work, &wsize, err))
 		goto out;
 	fitted_rc = iso_fit(&sd, obs, nobs, &q, &why, err);

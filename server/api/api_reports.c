@@ -173,9 +173,9 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 		var = req_query(rq, "variant");
 	}
 	memset(rs, 0, sizeof(*rs));
-	if (series_load_named(k, sys, app, var, req_query(rq, "frequency_mhz"),
-			      report_needs_runs(kind) ? SERIES_ONE_FREQUENCY : SERIES_WITH_REGIONS,
-			      &l->sd, err))
+	if (series_load_in(k, rq, sys, app, var,
+			   report_needs_runs(kind) ? SERIES_ONE_FREQUENCY : SERIES_WITH_REGIONS,
+			   &l->sd, err))
 		return -1;
 	snprintf(l->name, sizeof(l->name), "%s", series_label(&l->sd));
 	rs->name = l->name;

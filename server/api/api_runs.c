@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "analysis_data.h"
 #include "karted.h"
 #include "token.h"
 #include "xalloc.h"
@@ -409,6 +410,7 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 	struct karted *k = app;
 	struct run_filter f = {0};
 	struct list_ctx c = {0};
+	struct label_set ls;
 	struct kerr err;
 	struct store *st;
 	const char *s;
@@ -416,6 +418,12 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 	int rc;
 
 	kerr_clear(&err);
+	if (query_labels(rq, &ls, &err)) {
+		resp_error(rs, &err);
+		return 0;
+	}
+	f.labels = ls.eq;
+	f.nlabels = ls.n;
 	f.system = req_query(rq, "system");
 	f.application = req_query(rq, "application");
 	f.variant = req_query(rq, "variant");

@@ -5,6 +5,8 @@
  */
 #include "store_impl.h"
 
+#include <jansson.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,10 +178,59 @@ int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *e
 	return st->ops->delete_run(st, id, deleted, err);
 }
 
+/* A walk with label filters: the backend selects by the other fields, and
+ * each run's labels are checked here. */
+struct label_walk {
+	const struct run_filter *f;
+	int (*each)(const struct run *r, void *ctx);
+	void *ctx;
+	int64_t matched;
+};
+
+#define LABEL_WALK_DONE INT_MIN	/* the limit reached: not the caller's stop */
+
+static bool labels_match(const char *labels, const struct label_eq *eq, size_t n)
+{
+	json_t *o;
+	bool ok = true;
+	size_t i;
+
+	if (!labels || !(o = json_loads(labels, 0, NULL)))
+		return false;
+	for (i = 0; ok && i < n; i++) {
+		const char *v = json_string_value(json_object_get(o, eq[i].key));
+
+		ok = v && !strcmp(v, eq[i].value);
+	}
+	json_decref(o);
+	return ok;
+}
+
+static int label_each(const struct run *r, void *ctx)
+{
+	struct label_walk *w = ctx;
+	int rc;
+
+	if (!labels_match(r->labels, w->f->labels, w->f->nlabels))
+		return 0;
+	if ((rc = w->each(r, w->ctx)))
+		return rc;
+	return w->f->limit > 0 && ++w->matched == w->f->limit ? LABEL_WALK_DONE : 0;
+}
+
 int store_each_run(struct store *st, const struct run_filter *f,
 		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
 {
-	return st->ops->each_run(st, f, each, ctx, err);
+	struct run_filter all;
+	struct label_walk w = {f, each, ctx, 0};
+	int rc;
+
+	if (!f->nlabels)
+		return st->ops->each_run(st, f, each, ctx, err);
+	all = *f;
+	all.limit = 0;	/* the matches are counted here */
+	rc = st->ops->each_run(st, &all, label_each, &w, err);
+	return rc == LABEL_WALK_DONE ? 0 : rc;
 }
 
 int store_explain_listing(struct store *st, const struct run_filter *f, char *buf, size_t size,

@@ -81,6 +81,13 @@ int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *er
 /* Delete run id; *deleted false when there was none. */
 int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err);
 
+/* label.K=V: a run matches when its labels hold every key with that value. */
+#define RUN_FILTER_LABELS_MAX 4
+
+struct label_eq {
+	const char *key, *value;
+};
+
 struct run_filter {
 	const char *system;	 /* NULL: any */
 	const char *application; /* NULL: any */
@@ -90,6 +97,8 @@ struct run_filter {
 	int64_t before_id;	 /* 0: from the newest; else runs with id < before_id */
 	int64_t limit;		 /* rows at most; <= 0: no limit */
 	bool oldest_first;	 /* ascending id (analyses) instead of newest first */
+	const struct label_eq *labels;	/* nlabels of them, all must match (checked on */
+	size_t nlabels;			/* each run the SQL selects; limit counts matches) */
 };
 
 /* Call each(run, ctx) for every matching run, newest first (or oldest with
