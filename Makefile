@@ -34,11 +34,11 @@ KARTE_OBJ  := $(BUILD)/server/cli/karte.o $(BUILD)/server/render/chart.o $(BUILD
 
 # libkarte_analysis: pure C, no I/O (analysis/)
 ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis/trace.c \
-                analysis/powermodel.c analysis/pmnf.c
+                analysis/powermodel.c analysis/pmnf.c analysis/history.c
 ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
 GSL_LIBS      = $(shell pkg-config --libs gsl)
 
-TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart test_import test_pmnf
+TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart test_import test_pmnf test_history
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
 # collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)

@@ -1,0 +1,61 @@
+/* Unit tests of analysis/history.c: baselines and verdicts, by hand. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+
+#include "history.h"
+
+/* 10, 11, 9, 10, 12: median 10; deviations 0, 1, 1, 0, 2: MAD 1. */
+static void test_baseline(void **state)
+{
+	const double v[] = {10, 11, 9, 10, 12}, even[] = {1, 2, 3, 10};
+	double work[5];
+	struct ka_baseline b;
+
+	(void)state;
+	assert_int_equal(ka_baseline(v, 5, work, &b), 0);
+	assert_true(b.median == 10 && b.mad == 1 && b.runs == 5);
+	assert_true(v[0] == 10 && v[4] == 12);	/* left as it was */
+	/* median 2.5; deviations 1.5, 0.5, 0.5, 7.5: MAD 1 */
+	assert_int_equal(ka_baseline(even, 4, work, &b), 0);
+	assert_true(b.median == 2.5 && b.mad == 1);
+	assert_int_equal(ka_baseline(v, 0, work, &b), -KA_ENODATA);
+	assert_int_equal(ka_baseline((const double[]){1, NAN}, 2, work, &b), -KA_EDOM);
+}
+
+/* Against median 10, MAD 1: the noise threshold is 3 * 1.4826 = 4.4478,
+ * above the relative 5 % (0.5), so 14.4 is ok and 14.5 a regression; with
+ * MAD 0 the relative threshold rules: 10.51 is a regression, 10.5 is not. */
+static void test_verdicts(void **state)
+{
+	struct ka_thresholds t = KA_THRESHOLDS_DEFAULT;
+	struct ka_baseline b = {10, 1, 5}, flat = {10, 0, 8}, few = {10, 0, 4};
+
+	(void)state;
+	assert_int_equal(ka_verdict(14.4, &b, &t), KA_OK);
+	assert_int_equal(ka_verdict(14.5, &b, &t), KA_REGRESSION);
+	assert_int_equal(ka_verdict(5.5, &b, &t), KA_IMPROVEMENT);
+	assert_int_equal(ka_verdict(5.6, &b, &t), KA_OK);
+	assert_int_equal(ka_verdict(10.51, &flat, &t), KA_REGRESSION);
+	assert_int_equal(ka_verdict(10.5, &flat, &t), KA_OK);
+	assert_int_equal(ka_verdict(9.4, &flat, &t), KA_IMPROVEMENT);
+	assert_int_equal(ka_verdict(100, &few, &t), KA_OK);	/* below min_runs */
+	t.rel = 0.5;	/* a looser relative threshold: 14.5 is within 50 % */
+	assert_int_equal(ka_verdict(14.5, &b, &t), KA_OK);
+	assert_string_equal(ka_verdict_name(KA_REGRESSION), "regression");
+	assert_string_equal(ka_verdict_name(KA_IMPROVEMENT), "improvement");
+	assert_string_equal(ka_verdict_name(KA_OK), "ok");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_verdicts),
+	};
+
+	return cmocka_run_group_tests_name("history", tests, NULL, NULL);
+}
