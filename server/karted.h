@@ -58,6 +58,7 @@ extern const struct route api_routes[];
 extern const struct route api_import_routes[];
 extern const struct route api_analysis_routes[];
 extern const struct route api_model_routes[];
+extern const struct route api_history_routes[];
 extern const struct route api_report_routes[];
 extern const struct route api_method_routes[];
 extern const struct route *const karted_routes[];

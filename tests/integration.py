@@ -960,6 +960,53 @@ def label_filters_select_runs_analyses_and_reports():
 
 
 @test
+def history_of_a_point_with_baselines_and_verdicts():
+    k, t = Shared.k, Shared.token
+    # posted out of order: the history sorts by measured_at
+    taus = [10, 11, 9, 10, 12, 14.5, 5.0]
+    runs = [run(system="history-it", application="cg", p=4, n=100.0, tau=x, chi=0.1,
+                measured_at=f"2026-11-{10 + i:02d}T10:00:00Z", labels={"commit": f"c{i}"}, energy_j=100.0 * x)
+            for i, x in enumerate(taus)]
+    s, b, _ = k.request("POST", "/api/v1/runs", list(reversed(runs)), token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    base = "/api/v1/analysis/history?system=history-it&application=cg&p=4&n=100"
+    s, h, _ = k.request("GET", base)
+    rs = h.get("runs", [])
+    expect(s == 200 and [r["tau"] for r in rs] == taus and [r["measured_at"][:10] for r in rs][0] == "2026-11-10",
+           f"in measured_at order ({s} {h})")
+    # by hand: before 14.5 the runs 10, 11, 9, 10, 12 have median 10 and MAD 1;
+    # 3 * 1.4826 * 1 = 4.45 > 5 % of 10, and 14.5 - 10 = 4.5 exceeds both
+    expect(rs[5]["verdict"] == "regression" and rs[5]["baseline"] == {"median": 10.0, "mad": 1.0, "runs": 5},
+           f"14.5 is a regression ({rs[5]})")
+    # before 5.0: 10, 11, 9, 10, 12, 14.5: median 10.5, deviations .5 .5 1.5 .5 1.5 4: MAD 1
+    expect(rs[6]["verdict"] == "improvement" and rs[6]["baseline"] == {"median": 10.5, "mad": 1.0, "runs": 6},
+           f"5.0 is an improvement ({rs[6]})")
+    expect(all(r["verdict"] == "ok" for r in rs[:5]) and rs[0]["baseline"] is None
+           and h["counts"] == {"ok": 5, "regression": 1, "improvement": 1} and h["thresholds"]["min_runs"] == 5,
+           f"below min_runs everything is ok ({h['counts']})")
+    s, h, _ = k.request("GET", base + "&noise=0&rel=0.2")
+    expect([r["verdict"] for r in h["runs"]][5:] == ["regression", "improvement"], "relative 20 %: still both")
+    s, h, _ = k.request("GET", base + "&rel=0.5")
+    expect(h["counts"] == {"ok": 6, "regression": 0, "improvement": 1}, f"50 %: 14.5 is within, 5.0 is not ({h['counts']})")
+    s, h, _ = k.request("GET", base + "&min_runs=6")
+    expect(h["counts"]["regression"] == 0 and h["counts"]["improvement"] == 1, "min_runs=6: the sixth run is not judged")
+    s, h, _ = k.request("GET", base + "&metric=energy_j&limit=2")
+    expect(s == 200 and [r["energy_j"] for r in h["runs"]] == [1450.0, 500.0] and h["truncated"] is True
+           and h["runs"][0]["verdict"] == "regression", f"energy, the latest 2 ({h})")
+    s, h, _ = k.request("GET", base + "&label.commit=c6")
+    expect(s == 200 and len(h["runs"]) == 1 and h["runs"][0]["tau"] == 5.0, "a label narrows the history")
+    for q, status, field in [("&metric=chi", 400, "metric"), ("&min_runs=0", 400, "min_runs"), ("&rel=-1", 400, "rel"),
+                             ("&limit=0", 400, "limit")]:
+        s, b, _ = k.request("GET", base + q)
+        expect(s == status and b.get("field") == field, f"{q} -> {status} {field} ({s} {b})")
+    for q, status, field in [("system=history-it&application=cg&p=4", 400, "n"),
+                             ("system=history-it&application=cg&p=8&n=100", 404, None),
+                             ("application=cg&p=4&n=100", 400, "system")]:
+        s, b, _ = k.request("GET", "/api/v1/analysis/history?" + q)
+        expect(s == status and (field is None or b.get("field") == field), f"{q} -> {status} ({s} {b})")
+
+
+@test
 def weak_scaling_is_recognised_and_explained():
     k, t = Shared.k, Shared.token
     import math

@@ -671,6 +671,44 @@ json_t *energy_measured_json(const struct series_data *sd, const struct energy_m
 
 /* ---- query parameters and pooling the analyses share --------------------- */
 
+/* A query parameter that is a number in [lo, hi]; absent keeps *out. */
+int query_num(struct req *rq, const char *key, double lo, double hi, double *out,
+	      struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	char *end;
+	double v;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtod(s, &end);
+	if (!*s || *end || errno || !(v >= lo && v <= hi))
+		return kerr_field(err, 400, key, "%s must be a number from %g to %g (got '%.40s')", key,
+				  lo, hi, s);
+	*out = v;
+	return 0;
+}
+
+/* A query parameter that is an integer in [min, max]; absent keeps *out. */
+int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t *out,
+	      struct kerr *err)
+{
+	const char *s = req_query(rq, key);
+	long long v;
+	char *end;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < min || v > max)
+		return kerr_field(err, 400, key, "%s must be an integer from %lld to %lld (got '%.40s')",
+				  key, (long long)min, (long long)max, s);
+	*out = v;
+	return 0;
+}
+
 /* A comma-separated list of numbers in [lo, hi]: at most max of them. */
 int query_list(struct req *rq, const char *key, double lo, double hi, double *out,
 	       size_t max, size_t *n, struct kerr *err)

@@ -109,6 +109,13 @@ json_t *series_other_frequencies(const struct series_data *sd);
 int series_pool(const struct series_data *sd, struct ka_obs **obs, size_t *nobs, void **work,
 		size_t *wsize, struct kerr *err);
 
+/* A query parameter that is a number in [lo, hi] / an integer in [min,
+ * max]; absent keeps *out. 400 naming key. */
+int query_num(struct req *rq, const char *key, double lo, double hi, double *out,
+	      struct kerr *err);
+int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t *out,
+	      struct kerr *err);
+
 /* A comma-separated list of numbers in [lo, hi], at most max, into out
  * (*n of them); absent leaves out and *n alone. 400 naming key. */
 int query_list(struct req *rq, const char *key, double lo, double hi, double *out, size_t max,

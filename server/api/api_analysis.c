@@ -24,25 +24,6 @@ static json_t *pn(const struct ka_obs *o)
 	return json_pack("{s:I,s:o}", "p", (json_int_t)o->p, "n", json_real(o->n));
 }
 
-/* A query parameter that is a number in [lo, hi]; absent keeps *out. */
-static int query_num(struct req *rq, const char *key, double lo, double hi, double *out,
-		     struct kerr *err)
-{
-	const char *s = req_query(rq, key);
-	char *end;
-	double v;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= lo && v <= hi))
-		return kerr_field(err, 400, key, "%s must be a number from %g to %g (got '%.40s')", key,
-				  lo, hi, s);
-	*out = v;
-	return 0;
-}
-
 /* ---- GET /api/v1/analysis/isoefficiency ---------------------------------- */
 
 struct iso_out {

@@ -218,24 +218,6 @@ static int get_run(void *app, struct req *rq, struct resp *rs)
 }
 
 /* Parse an integer query parameter in [min, max]; absent leaves *out. */
-static int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t *out,
-		     struct kerr *err)
-{
-	const char *s = req_query(rq, key);
-	long long v;
-	char *end;
-
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return kerr_field(err, 400, key, "%s must be an integer from %lld to %lld (got '%.40s')",
-				  key, (long long)min, (long long)max, s);
-	*out = v;
-	return 0;
-}
-
 struct list_ctx {
 	json_t *runs;
 	int64_t limit, last_id;
