@@ -141,7 +141,7 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
              $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
 FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c server/store/pg.c \
-                server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_methods.c \
+                server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/api_methods.c \
                 server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
                 server/api/api_runs.c server/store/writer.c server/core/token.c $(ANALYSIS_SRC)
 

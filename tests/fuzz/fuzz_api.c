@@ -46,6 +46,7 @@ static const struct target targets[] = {
 	{api_model_routes, "GET", "/api/v1/analysis/model", NULL},
 	{api_report_routes, "GET", "/api/v1/reports/{}", "model.svg"},
 	{api_report_routes, "GET", "/api/v1/reports/{}", "isoefficiency-function.svg"},
+	{api_history_routes, "GET", "/api/v1/analysis/history", NULL},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

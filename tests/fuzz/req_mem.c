@@ -120,6 +120,15 @@ void req_query_each(const struct req *rq, const char *key,
 			each(rq->vals[i], ctx);
 }
 
+void req_query_all(const struct req *rq, void (*each)(const char *key, const char *value, void *ctx),
+		   void *ctx)
+{
+	size_t i;
+
+	for (i = 0; i < rq->nargs; i++)
+		each(rq->keys[i], rq->vals[i], ctx);
+}
+
 const char *req_body(const struct req *rq, size_t *len)
 {
 	*len = rq->len;
