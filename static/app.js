@@ -527,24 +527,21 @@ function modelsSection(q, runs) {
   const tableBox = el('div', {}, el('p', { class: 'muted' }, 'Modelling…'));
   const chartBox = el('div', { class: 'charts' });
   let chosen = 'tau';
-  const chartQuery = () => {
+  const queryFor = (metric) => {
     const c = new URLSearchParams(q);
-    c.set('metric', chosen);
+    c.set('metric', metric);
     if (resource.checked) c.set('resource', 'true');
     return c;
   };
   function drawCharts() {
     const label = (metrics.find(([m]) => m === chosen) || [chosen, chosen])[1];
-    chartBox.replaceChildren(liveChart('model', chartQuery(), `scaling model of ${label}`, []),
+    chartBox.replaceChildren(liveChart('model', queryFor(chosen), `scaling model of ${label}`, []),
       liveChart('isoefficiency-function', q, 'isoefficiency function: measured and from the models', []));
   }
   async function load() {
     tableBox.replaceChildren(el('p', { class: 'muted' }, 'Modelling…'));
     const rows = await Promise.all(metrics.map(async ([m, label]) => {
-      const c = new URLSearchParams(q);
-      c.set('metric', m);
-      if (resource.checked) c.set('resource', 'true');
-      const r = await api(`/api/v1/analysis/model?${c}`);
+      const r = await api(`/api/v1/analysis/model?${queryFor(m)}`);
       if (!r.ok) return { key: m, metric: label, function: errorText(r.body) };
       const b = r.body;
       return { key: m, metric: label, function: b.function, smape: b.smape, adj_r2: b.adj_r2, points: b.points,

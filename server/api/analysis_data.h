@@ -20,6 +20,10 @@
 #define SERIES_RUNS_MAX 1000000
 #define ISO_PAIRS_MAX 20000000.0
 
+/* "system:application:variant [k=v, ...]": the names and room for the
+ * label filters (cut short beyond it). */
+#define SERIES_LABEL_SIZE (3 * RUN_NAME_MAX + 3 + 160)
+
 enum series_flags {
 	SERIES_ONE_FREQUENCY = 1 << 0,	/* runs[] holds the runs of one frequency */
 	SERIES_WITH_REGIONS = 1 << 1,	/* all[] holds every run with its regions */
@@ -43,7 +47,7 @@ struct series_data {
 	char system[RUN_NAME_MAX + 1];
 	char application[RUN_NAME_MAX + 1];
 	char variant[RUN_NAME_MAX + 1];
-	char label[3 * RUN_NAME_MAX + 3 + 160];	/* series_label(), with label filters */
+	char label[SERIES_LABEL_SIZE];	/* series_label() */
 	json_t *labels;		/* the label filters {K: V}, or NULL */
 	double frequency_mhz;	/* the frequency runs[] were taken at; NAN: runs without one */
 	struct ka_run *runs;	/* SERIES_ONE_FREQUENCY: the runs with chi */

@@ -1,5 +1,4 @@
 /* Analyses of HTTP API v1: isoefficiency (Orii) and energy (Kimura et al.). */
-#include <errno.h>
 #include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>

@@ -68,8 +68,8 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 	struct label_set ls;
 	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
 	int64_t min_runs = (int64_t)t.min_runs, limit = HISTORY_LIST_DEFAULT;
-	double window[HISTORY_WINDOW], work[HISTORY_WINDOW];
-	size_t i, first, counts[3] = {0};
+	double work[HISTORY_WINDOW], *seen = NULL;
+	size_t i, first, nseen = 0, counts[3] = {0};
 	json_t *runs, *body;
 	struct store *st;
 	struct kerr err;
@@ -122,19 +122,19 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 	qsort(h.r, h.n, sizeof(*h.r), by_time);
 	runs = json_array();
 	first = h.n > (size_t)limit ? h.n - (size_t)limit : 0;
+	seen = xmalloc(h.n * sizeof(*seen));	/* the values so far, in order */
 	for (i = 0; i < h.n; i++) {
 		struct ka_baseline b = {NAN, NAN, 0};
-		size_t j, m = 0;
+		/* the latest HISTORY_WINDOW earlier runs that carry the metric */
+		size_t m = nseen < HISTORY_WINDOW ? nseen : HISTORY_WINDOW;
 		enum ka_verdict v;
 		json_t *o;
 
-		/* the latest HISTORY_WINDOW earlier runs that carry the metric */
-		for (j = i; j-- > 0 && m < HISTORY_WINDOW;)
-			if (isfinite(h.r[j].v))
-				window[m++] = h.r[j].v;
 		if (m)
-			ka_baseline(window, m, work, &b);
+			ka_baseline(seen + nseen - m, m, work, &b);
 		v = isfinite(h.r[i].v) ? ka_verdict(h.r[i].v, &b, &t) : KA_OK;
+		if (isfinite(h.r[i].v))
+			seen[nseen++] = h.r[i].v;
 		if (i < first)
 			continue;
 		counts[v]++;
@@ -163,6 +163,7 @@ out:
 	for (i = 0; i < h.n; i++)
 		free(h.r[i].when);
 	free(h.r);
+	free(seen);
 	return 0;
 }
 

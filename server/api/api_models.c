@@ -9,8 +9,8 @@
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
-#include <stdint.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -196,18 +196,6 @@ static void model_band(const struct model_data *md, const struct ka_pmnf_model *
 	}
 }
 
-/* The model's value at x with its band: {"value", "low", "high"} into o. */
-static void put_value(json_t *o, const struct ka_pmnf_model *mdl, const struct band *b,
-		      const double *x, double d)
-{
-	double v = ka_pmnf_eval(mdl, x) / d;
-	double h = b->cov ? b->q * ka_pmnf_se(mdl, b->cov, x) / d : NAN;
-
-	json_object_set_new(o, "model", json_finite(v));
-	json_object_set_new(o, "low", json_finite(v - h));
-	json_object_set_new(o, "high", json_finite(v + h));
-}
-
 static json_t *coords_json(const double *x, int nparams)
 {
 	json_t *a = json_array();
@@ -332,18 +320,29 @@ static double model_at(const struct fitted *f, const double *x, double *half)
 	return ka_pmnf_eval(&f->mdl, x);
 }
 
+/* {"model", "low", "high"} at x into o, in the metric's units (a resource
+ * model's divided by p). */
+static void put_value(json_t *o, const struct fitted *f, const double *x)
+{
+	double d = per(&f->md, x), h, v = model_at(f, x, &h) / d;
+
+	h /= d;
+	json_object_set_new(o, "model", json_finite(v));
+	json_object_set_new(o, "low", json_finite(v - h));
+	json_object_set_new(o, "high", json_finite(v + h));
+}
+
 /* The function as text; a resource model's as "(...) / p". */
 static void model_text(const struct model_data *md, const struct ka_pmnf_model *mdl, char *text,
 		       size_t size)
 {
-	ka_pmnf_format(mdl, md->names, text + 1, size - 1);
-	if (md->resource) {
-		text[0] = '(';
-		snprintf(text + strlen(text), size - strlen(text), ") / %s",
-			 md->names[md->resource - 1]);
-	} else {
-		memmove(text, text + 1, strlen(text + 1) + 1);
-	}
+	char fn[960];	/* room for "(" fn ") / p" in the callers' 1024 */
+
+	ka_pmnf_format(mdl, md->names, fn, sizeof(fn));
+	if (md->resource)
+		snprintf(text, size, "(%s) / p", fn);	/* resource is always over p */
+	else
+		snprintf(text, size, "%s", fn);
 }
 
 /* The answer for f's model: the model, its fit figures and warnings; with
@@ -367,14 +366,13 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 		json_array_append_new(params, json_string(md->names[k]));
 	for (i = 0; with_points && i < md->m; i++) {
 		const double *x = md->x + i * (size_t)md->nparams;
-
 		double d = per(md, x);
 
 		o = json_pack("{s:o,s:I,s:f,s:f,s:f,s:f,s:f}", "coordinates",
 			      coords_json(x, md->nparams), "repetitions", (json_int_t)md->reps[i],
 			      "mean", md->mean[i] / d, "median", md->median[i] / d, "sd",
 			      md->sd[i] / d, "min", md->lo[i] / d, "max", md->hi[i] / d);
-		put_value(o, mdl, &f->b, x, d);
+		put_value(o, f, x);
 		json_array_append_new(meas, o);
 	}
 	for (i = 0; i < npred; i++) {
@@ -387,7 +385,7 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 		}
 		o = json_pack("{s:o,s:b}", "coordinates", coords_json(x, md->nparams), "extrapolated",
 			      beyond);
-		put_value(o, mdl, &f->b, x, per(md, x));
+		put_value(o, f, x);
 		json_array_append_new(preds, o);
 	}
 	body = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:f,s:s}", "function", text,
@@ -743,10 +741,12 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
 
 /* The runs of a stored series' metric grouped for a one- or two-
  * parameter model, as the query asks (metric, parameters, n, p,
- * frequency_mhz): what GET /api/v1/analysis/model and the model report
- * share. *extra gets the answer's fields about the series. */
+ * frequency_mhz, label.K=V): what GET /api/v1/analysis/model and the model
+ * report share. *extra gets the answer's fields about the series; name,
+ * when not NULL, its series_label(). */
 static int series_model(struct karted *k, struct req *rq, const char *sys, const char *app,
-			const char *var, struct model_data *md, json_t **extra, struct kerr *err)
+			const char *var, struct model_data *md, json_t **extra, char *name,
+			size_t name_size, struct kerr *err)
 {
 	struct series_data sd = {0};
 	struct metric metric = {M_TAU, NULL};
@@ -847,6 +847,8 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 	}
 	if (group_points(o, nv, md, "series", err))
 		goto out;
+	if (name)
+		snprintf(name, name_size, "%s", series_label(&sd));
 	*extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
 			   metric_name, "frequency_mhz", json_finite(freq), "skipped", "no_value",
 			   (json_int_t)skipped);
@@ -879,7 +881,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	kerr_clear(&err);
 	/* predict's form depends on parameters, which series_model checks */
 	if (series_model(app, rq, req_query(rq, "system"), req_query(rq, "application"),
-			 req_query(rq, "variant"), &f.md, &extra, &err) ||
+			 req_query(rq, "variant"), &f.md, &extra, NULL, 0, &err) ||
 	    query_predict(rq, f.md.nparams, &pred, &npred, &err)) {
 		json_decref(extra);
 		resp_error(rs, &err);
@@ -1139,7 +1141,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 
 	memset(mp, 0, sizeof(*mp));
 	if (query_positive(rq, "max_x", &max_x, err) ||
-	    series_model(k, rq, sys, app, var, &f.md, &extra, err))
+	    series_model(k, rq, sys, app, var, &f.md, &extra, mp->name, sizeof(mp->name), err))
 		goto out;
 	if (f.md.nparams != 1) {
 		kerr_field(err, BAD, "parameters", "the model report draws one parameter: "
@@ -1165,17 +1167,15 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	for (i = 0; i < nc; i++) {
 		double x = lo == max_x ? lo : exp(log(lo) + (log(max_x) - log(lo)) * (double)i /
 						  (double)(nc - 1)), h;
-		double v = model_at(&f, &x, &h) / per(&f.md, &x);
+		double by = per(&f.md, &x), v = model_at(&f, &x, &h) / by;
 
-		h /= per(&f.md, &x);
+		h /= by;
 		d[i] = x;
 		d[nc + i] = v;
 		d[2 * nc + i] = v - h > 0 ? v - h : NAN;	/* a log axis */
 		d[3 * nc + i] = v + h;
 	}
 	model_text(&f.md, &f.mdl, mp->function, sizeof(mp->function));
-	snprintf(mp->name, sizeof(mp->name), "%s:%s%s%s", sys, app, var && *var ? ":" : "",
-		 var && *var ? var : "");
 	snprintf(mp->axis[0], sizeof(mp->axis[0]), "%s", axis_title(f.md.names[0]));
 	if (!strncmp(metric, "region:", 7))
 		snprintf(mp->axis[1], sizeof(mp->axis[1]), "time in region %.128s (s)", metric + 7);

@@ -245,8 +245,9 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 		if (names->n > 1)
 			kerr_field(&err, 400, "series", "the isoefficiency-function report draws one "
 				   "series");
-		else if ((!names->n || !split_series(names->spec[0], &sys, &app, &var, &err)) &&
-			 !iso_plot_load(k, rq, sys, app, var, &ip, &err))
+		else if (names->n)
+			split_series(names->spec[0], &sys, &app, &var, &err);
+		if (!err.code && !iso_plot_load(k, rq, sys, app, var, &ip, &err))
 			report_respond(rs, report_build_isofunction(&ip.ri, o), fmt);
 		if (err.code)
 			resp_error(rs, &err);

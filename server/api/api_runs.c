@@ -217,7 +217,6 @@ static int get_run(void *app, struct req *rq, struct resp *rs)
 	return 0;
 }
 
-/* Parse an integer query parameter in [min, max]; absent leaves *out. */
 struct list_ctx {
 	json_t *runs;
 	int64_t limit, last_id;

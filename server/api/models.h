@@ -25,7 +25,7 @@ json_t *iso_models_json(struct req *rq, const struct series_data *sd, const stru
 /* One series of the model report, with the memory behind it. */
 struct model_plot {
 	struct report_model rm;
-	char name[3 * RUN_NAME_MAX + 3];
+	char name[SERIES_LABEL_SIZE];
 	char function[1024];
 	char axis[2][160];		/* x and y titles */
 	double *mem;
@@ -43,7 +43,7 @@ void model_plot_free(struct model_plot *mp);
 struct iso_plot {
 	struct report_isofunction ri;
 	double level[REPORT_LEVELS_MAX];
-	char name[3 * RUN_NAME_MAX + 3];
+	char name[SERIES_LABEL_SIZE];
 	char note[256];
 	double *mem;
 };

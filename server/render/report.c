@@ -1115,33 +1115,19 @@ struct report *report_build_trace(const struct report_trace *in, const struct re
 
 /* ---- scaling models ------------------------------------------------------------- */
 
-/* A line through x[from .. to) (NAN y breaks it). */
-static void line_part(struct report *r, const double *x, const double *y, size_t from, size_t to,
-		      struct rgb c, enum chart_dash dash)
-{
-	struct chart_layer *l;
-
-	if (to <= from + 1)
-		return;
-	l = layer(r, 0, LAYER_LINE);
-	l->x = x + from;
-	l->y = y + from;
-	l->n = to - from;
-	l->color = c;
-	l->size = 1.8;
-	l->dash = dash;
-}
-
 /* Solid up to xm, dashed beyond (sharing the point where they meet). */
 static void measured_then_beyond(struct report *r, const double *x, const double *y, size_t n,
 				 double xm, struct rgb c)
 {
-	size_t k;
+	size_t k, from;
 
 	for (k = 0; k < n && x[k] <= xm * (1 + 1e-12); k++)
 		;
-	line_part(r, x, y, 0, k, c, DASH_SOLID);
-	line_part(r, x, y, k ? k - 1 : 0, n, c, DASH_DASHED);
+	from = k ? k - 1 : 0;
+	if (k > 1)
+		curve(r, 0, x, y, k, c, DASH_SOLID, NULL, false);
+	if (n > from + 1)
+		curve(r, 0, x + from, y + from, n - from, c, DASH_DASHED, NULL, false);
 }
 
 struct report *report_build_model(const struct report_model *s, size_t ns, const char *xtitle,
