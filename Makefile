@@ -20,7 +20,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP $(SERVER_INC) -Ia
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 
-SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c server/store/pg.c server/core/token.c \
+SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c server/core/token.c \
               server/store/writer.c server/store/checkpointer.c server/store/copy.c server/http/http.c server/http/resp.c server/http/pool.c server/api/api_runs.c \
               server/api/api_static.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/analysis_data.c \
               server/render/chart.c server/render/report.c server/api/api_reports.c server/api/api_methods.c \
@@ -140,7 +140,7 @@ FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=al
              -D_GNU_SOURCE $(SERVER_INC) -Ianalysis -Icollectors -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
-FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/sqlite.c server/store/pg.c \
+FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c \
                 server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/api_methods.c \
                 server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
                 server/api/api_runs.c server/store/writer.c server/core/token.c $(ANALYSIS_SRC)

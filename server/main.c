@@ -470,7 +470,8 @@ static int cmd_copy(const struct opts *o)
 {
 	static const char *const what[STORE_TABLES] = {
 		[T_SERIES] = "series", [T_FLOOR] = "id floor", [T_TOKENS] = "tokens",
-		[T_PVT] = "power variation rows", [T_IMPORTS] = "imports", [T_RUNS] = "runs",
+		[T_PVT] = "power variation rows", [T_IMPORTS] = "imports", [T_ALERTS] = "alerts",
+		[T_RUNS] = "runs",
 	};
 	struct store_copy_result res;
 	struct kerr err;

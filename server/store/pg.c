@@ -136,6 +136,7 @@ struct pg {
 	bool prepared[S_COUNT];
 	bool list_prepared[2][LIST_VARIANTS];
 	bool dump_prepared[STORE_TABLES];
+	const char *queries[QUERY_CACHE];	/* store_query's texts prepared, as q0, q1, ... */
 };
 
 static int db_error(struct pg *st, struct kerr *err, const char *what)
@@ -184,6 +185,7 @@ static void forget_prepared(struct pg *st)
 	memset(st->prepared, 0, sizeof(st->prepared));
 	memset(st->list_prepared, 0, sizeof(st->list_prepared));
 	memset(st->dump_prepared, 0, sizeof(st->dump_prepared));
+	memset(st->queries, 0, sizeof(st->queries));
 }
 
 static int session_setup(struct pg *st, struct kerr *err)
@@ -442,17 +444,12 @@ static void pg_close(struct store *base)
 static int pg_begin(struct store *base, struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
-	struct timespec ts;
-	struct tm tm;
 
 	if (st->in_tx)	/* a failed commit nobody rolled back */
 		pg_rollback(base);
 	if (alive(st, err))
 		return -1;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	store_utc_now(st->now, sizeof(st->now));
 	tx_forget(st);
 	st->in_tx = true;
 	return 0;
@@ -1395,12 +1392,12 @@ static int pg_load(struct store *base, enum store_table t, const char *const *v,
 	PQclear(res);
 	if (!res)
 		return -1;
-	if (t != T_SERIES)
+	if (t != T_SERIES && t != T_ALERTS)
 		return 0;
-	/* new series made later must not take a copied id */
-	res = expect(st, PQexec(st->conn, "SELECT setval(pg_get_serial_sequence('series', 'id'), "
-				"(SELECT max(id) FROM series))"),
-		     PGRES_TUPLES_OK, err, "storing a copied series");
+	/* new series and alerts made later must not take a copied id */
+	snprintf(sql, sizeof(sql), "SELECT setval(pg_get_serial_sequence('%s', 'id'), "
+		 "(SELECT max(id) FROM %s))", d->name, d->name);
+	res = expect(st, PQexec(st->conn, sql), PGRES_TUPLES_OK, err, "storing a copied row");
 	PQclear(res);
 	return res ? 0 : -1;
 }
@@ -1415,6 +1412,49 @@ static int64_t pg_count(struct store *base, enum store_table t, struct kerr *err
 		return -1;
 	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[t].name);
 	return one_i64(st, sql, &n, err, "counting a table") ? -1 : n;
+}
+
+static int pg_query(struct store *base, const char *sql, const char *types,
+		    const char *const *params, int (*row)(const char *const *v, int ncol, void *ctx),
+		    void *ctx, long *changed, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	int i, r, ncol, nrows, nparams = (int)strlen(types), stop = 0;
+	const char *v[16];
+	char name[16];
+	PGresult *res;
+
+	if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
+		return -1;
+	for (i = 0; i < QUERY_CACHE && st->queries[i] && st->queries[i] != sql; i++)
+		;
+	if (i < QUERY_CACHE) {
+		snprintf(name, sizeof(name), "q%d", i);
+		if (!st->queries[i]) {
+			if (prepare(st, name, sql, nparams, err))
+				return -1;
+			st->queries[i] = sql;
+		}
+		res = PQexecPrepared(st->conn, name, nparams, params, NULL, NULL, 0);
+	} else {
+		res = PQexecParams(st->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	}
+	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
+		res = expect(st, res, PGRES_COMMAND_OK, err, "querying");
+		if (!res)
+			return -1;
+	}
+	if (changed)
+		*changed = atol(PQcmdTuples(res));
+	ncol = PQnfields(res) < 16 ? PQnfields(res) : 16;
+	nrows = PQntuples(res);
+	for (r = 0; r < nrows && !stop && row; r++) {
+		for (i = 0; i < ncol; i++)
+			v[i] = PQgetisnull(res, r, i) ? NULL : PQgetvalue(res, r, i);
+		stop = row(v, ncol, ctx);
+	}
+	PQclear(res);
+	return stop;
 }
 
 const struct store_ops store_pg_ops = {
@@ -1442,4 +1482,5 @@ const struct store_ops store_pg_ops = {
 	.dump = pg_dump,
 	.load = pg_load,
 	.count = pg_count,
+	.query = pg_query,
 };

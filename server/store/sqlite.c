@@ -80,6 +80,10 @@ struct sq {
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
 	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
 	sqlite3_stmt *dump[STORE_TABLES], *load[STORE_TABLES], *count[STORE_TABLES];
+	struct {
+		const char *sql;	/* store_query's text, by address */
+		sqlite3_stmt *s;
+	} queries[QUERY_CACHE];
 };
 
 static int db_error(struct sq *st, struct kerr *err, const char *what)
@@ -265,6 +269,8 @@ static void sq_close(struct store *base)
 	series_cache_forget(&st->last);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
+	for (i = 0; i < QUERY_CACHE; i++)
+		sqlite3_finalize(st->queries[i].s);
 	for (i = 0; i < STORE_TABLES; i++) {
 		sqlite3_finalize(st->dump[i]);
 		sqlite3_finalize(st->load[i]);
@@ -280,13 +286,8 @@ static void sq_close(struct store *base)
 static int sq_begin(struct store *base, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
-	struct timespec ts;
-	struct tm tm;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(st->now, sizeof(st->now), "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	store_utc_now(st->now, sizeof(st->now));
 	st->next_id = 0;
 	return exec_stmt(st, S_BEGIN, err, "beginning a transaction");
 }
@@ -986,6 +987,92 @@ static int64_t sq_count(struct store *base, enum store_table t, struct kerr *err
 	return n;
 }
 
+/* store_query: the statement of sql, prepared once (or each time when
+ * the cache is full). *owned tells the caller to finalize it. */
+static sqlite3_stmt *query_stmt(struct sq *st, const char *sql, bool *owned, struct kerr *err)
+{
+	size_t i;
+
+	*owned = false;
+	for (i = 0; i < QUERY_CACHE && st->queries[i].sql; i++) {
+		if (st->queries[i].sql == sql) {
+			sqlite3_reset(st->queries[i].s);
+			sqlite3_clear_bindings(st->queries[i].s);
+			return st->queries[i].s;
+		}
+	}
+	if (i == QUERY_CACHE) {
+		*owned = true;
+		return prepare(st, sql, err);
+	}
+	st->queries[i].s = prepare(st, sql, err);
+	if (st->queries[i].s)
+		st->queries[i].sql = sql;
+	return st->queries[i].s;
+}
+
+static int sq_query(struct store *base, const char *sql, const char *types,
+		    const char *const *params, int (*row)(const char *const *v, int ncol, void *ctx),
+		    void *ctx, long *changed, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	char num[16][32];
+	const char *v[16];
+	sqlite3_stmt *s;
+	bool owned;
+	int i, ncol, rc, stop = 0;
+
+	s = query_stmt(st, sql, &owned, err);
+	if (!s)
+		return -1;
+	for (i = 0; types[i]; i++) {
+		char name[16];
+		int at;
+
+		snprintf(name, sizeof(name), "$%d", i + 1);	/* SQLite numbers them as met */
+		at = sqlite3_bind_parameter_index(s, name);
+		if (!at)
+			continue;
+		if (!params[i])
+			sqlite3_bind_null(s, at);
+		else if (types[i] == 'i')
+			sqlite3_bind_int64(s, at, strtoll(params[i], NULL, 10));
+		else if (types[i] == 'r')
+			sqlite3_bind_double(s, at, strtod(params[i], NULL));
+		else
+			sqlite3_bind_text(s, at, params[i], -1, SQLITE_STATIC);
+	}
+	ncol = sqlite3_column_count(s);
+	if (ncol > 16)
+		ncol = 16;
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		for (i = 0; i < ncol; i++) {
+			int t = sqlite3_column_type(s, i);
+
+			if (t == SQLITE_NULL) {
+				v[i] = NULL;
+			} else if (t == SQLITE_FLOAT) {
+				snprintf(num[i], sizeof(num[i]), "%.17g", sqlite3_column_double(s, i));
+				v[i] = num[i];
+			} else {
+				v[i] = (const char *)sqlite3_column_text(s, i);
+			}
+		}
+		stop = row ? row(v, ncol, ctx) : 0;
+		if (stop)
+			break;
+	}
+	if (!stop && rc != SQLITE_DONE)
+		db_error(st, err, "querying");
+	else if (changed)
+		*changed = sqlite3_changes(st->db);
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	if (owned)
+		sqlite3_finalize(s);
+	return stop ? stop : rc == SQLITE_DONE ? 0 : -1;
+}
+
 const struct store_ops store_sqlite_ops = {
 	.name = "sqlite",
 	.close = sq_close,
@@ -1011,4 +1098,5 @@ const struct store_ops store_sqlite_ops = {
 	.dump = sq_dump,
 	.load = sq_load,
 	.count = sq_count,
+	.query = sq_query,
 };

@@ -10,18 +10,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "schema.h"
 #include "xalloc.h"
 
 const struct store_table_desc store_tables[STORE_TABLES] = {
-	[T_SERIES] = {"series", "id, system, application, variant, runs, last_run_id, last_run_at",
-		      "itttiit", "id"},
+	[T_SERIES] = {"series", "id, system, application, variant, runs, last_run_id, last_run_at, "
+		      "thresholds", "itttiitt", "id"},
 	[T_FLOOR] = {"run_id_floor", "high", "i", "high"},
 	[T_TOKENS] = {"tokens", "name, hash, created_at, revoked_at", "tttt", "name"},
 	[T_PVT] = {"power_variation", "system, module, ratio_max, ratio_min, measured_at", "tirrt",
 		   "system, module"},
 	[T_IMPORTS] = {"imports", "hash, first_id, runs, created_at", "tiit", "hash"},
+	[T_ALERTS] = {"alerts", "id, run_id, series_id, p, n, regressions, created_at, "
+		      "acknowledged_at, acknowledged_by", "iiiirtttt", "id"},
 	[T_RUNS] = {"runs",
 		    "id, series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, energy_j, "
 		    "measured_at, idempotency_key, regions, labels, created_at",
@@ -175,7 +178,32 @@ int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *er
 
 int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *err)
 {
-	return st->ops->delete_run(st, id, deleted, err);
+	static const char sql[] = "DELETE FROM alerts WHERE run_id = $1";
+	char a[24];
+	const char *params[1] = {a};
+
+	if (st->ops->delete_run(st, id, deleted, err))
+		return -1;
+	snprintf(a, sizeof(a), "%lld", (long long)id);	/* its alerts go with it */
+	return *deleted ? store_query(st, sql, "i", params, NULL, NULL, NULL, err) : 0;
+}
+
+void store_utc_now(char *buf, size_t size)
+{
+	struct timespec ts;
+	struct tm tm;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+}
+
+int store_query(struct store *st, const char *sql, const char *types, const char *const *params,
+		int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
+		struct kerr *err)
+{
+	return st->ops->query(st, sql, types, params, row, ctx, changed, err);
 }
 
 /* A walk with label filters: the backend selects by the other fields, and

@@ -10,6 +10,7 @@
 #define KARTE_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "kerr.h"
@@ -153,7 +154,7 @@ int store_each_token(struct store *st,
 
 /* Moving a database between backends (karted copy, copy.c): every table as
  * rows of text values (NULL for SQL NULL) in store_tables' column order. */
-enum store_table { T_SERIES, T_FLOOR, T_TOKENS, T_PVT, T_IMPORTS, T_RUNS, STORE_TABLES };
+enum store_table { T_SERIES, T_FLOOR, T_TOKENS, T_PVT, T_IMPORTS, T_ALERTS, T_RUNS, STORE_TABLES };
 
 /* Call row(v, ctx) for table t's rows in key order; for T_RUNS only ids
  * above after_id, at most limit (<= 0: all). Stops when row returns non-0
@@ -168,6 +169,81 @@ int store_load(struct store *st, enum store_table t, const char *const *v, struc
 
 /* How many rows table t has; -1 with err. */
 int64_t store_count(struct store *st, enum store_table t, struct kerr *err);
+
+/* Now in UTC as karted writes times: 2026-11-24T10:00:00.123Z. */
+void store_utc_now(char *buf, size_t size);
+
+/* One statement with parameters, the same text on both backends: $1, $2,
+ * ... (bound by name on SQLite), and CAST(... AS ...) rather than ::. types has a letter per parameter: 'i'
+ * integer, 'r' double, 't' text; a NULL parameter is SQL NULL. Each row
+ * goes to row(v, ncol, ctx) as text (doubles as %.17g, NULL as NULL),
+ * borrowed for the call; row returning non-zero stops and is returned. A
+ * write inside store_begin/store_commit joins that transaction. sql must
+ * be a string constant: its address keys the statement cache. *changed
+ * (may be NULL) gets the rows a write changed. */
+int store_query(struct store *st, const char *sql, const char *types, const char *const *params,
+		int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
+		struct kerr *err);
+
+/* ---- History and regressions (alerts.c) ---- */
+
+/* Thresholds of a regression: relative to the median, multiples of the
+ * MAD scaled to a normal sigma, and the earlier runs a verdict needs. */
+struct store_thresholds {
+	double rel, noise;
+	int64_t min_runs;
+	bool set;		/* stored for the series (else karted's defaults) */
+};
+
+/* The thresholds of a series: *t (with set false and t untouched where
+ * the series has none). 1 found, 0 no such series, -1 with err. */
+int store_thresholds_get(struct store *st, const char *system, const char *application,
+			 const char *variant, struct store_thresholds *t, struct kerr *err);
+
+/* Store thresholds for a series (NULL: back to the defaults); 0, or -1
+ * with err->code 404 when there is no such series. In a transaction. */
+int store_thresholds_put(struct store *st, const char *system, const char *application,
+			 const char *variant, const struct store_thresholds *t, struct kerr *err);
+
+/* The runs of run id's point (series, p, n) before it in time order
+ * (measured_at, or created_at without one, then id), the latest first, at
+ * most limit, each to each() as store_each_run gives them. */
+int store_point_before(struct store *st, int64_t id, int64_t limit,
+		       int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
+
+struct store_alert {
+	int64_t id, run_id;
+	const char *system, *application, *variant;
+	int64_t p;
+	double n;
+	const char *regressions;	/* JSON array text */
+	const char *created_at, *acknowledged_at, *acknowledged_by;	/* the last two may be NULL */
+	const char *measured_at;	/* the run's, may be NULL */
+};
+
+/* Store an alert on run_id (its series, p and n taken from the run) in the
+ * open transaction; *id and created_at (the transaction's time, room for
+ * 32 bytes) are filled. */
+int store_alert_put(struct store *st, int64_t run_id, const char *regressions, int64_t *id,
+		    char created_at[32], struct kerr *err);
+
+struct alert_filter {
+	const char *system, *application, *variant;	/* NULL: any */
+	const char *since;	/* created_at >= since (canonical UTC text), NULL: any */
+	int acknowledged;	/* -1 any, 0 open ones, 1 acknowledged ones */
+	int64_t id;		/* > 0: only this alert */
+	int64_t before_id;	/* > 0: ids below it (paging) */
+	int64_t limit;		/* > 0 */
+};
+
+/* Alerts matching f, newest first, each to each(a, ctx) (borrowed). */
+int store_each_alert(struct store *st, const struct alert_filter *f,
+		     int (*each)(const struct store_alert *a, void *ctx), void *ctx, struct kerr *err);
+
+/* Acknowledge alert id as by (in a transaction); *found false when there
+ * is none, *already true when it was acknowledged before (kept as it was). */
+int store_alert_ack(struct store *st, int64_t id, const char *by, bool *found, bool *already,
+		    struct kerr *err);
 
 /* Whether the --db string names a PostgreSQL database (postgresql:// or
  * postgres://), and the string to show for it: the password replaced. */

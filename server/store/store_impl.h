@@ -47,7 +47,13 @@ struct store_ops {
 		    int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err);
 	int (*load)(struct store *st, enum store_table t, const char *const *v, struct kerr *err);
 	int64_t (*count)(struct store *st, enum store_table t, struct kerr *err);
+	int (*query)(struct store *st, const char *sql, const char *types, const char *const *params,
+		     int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
+		     struct kerr *err);
 };
+
+/* Statements store_query prepared, by the address of their text. */
+#define QUERY_CACHE 24
 
 struct store {
 	const struct store_ops *ops;

@@ -1,0 +1,239 @@
+/*
+ * alerts: what history and regressions keep in the database (schema 7),
+ * written once for both backends on store_query: a series' thresholds, the
+ * earlier runs of a point, and alerts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "store.h"
+
+#define SERIES_IS "(SELECT id FROM series WHERE system = $1 AND application = $2 AND variant = $3)"
+
+static const char *i64(char buf[24], int64_t v)
+{
+	snprintf(buf, 24, "%lld", (long long)v);
+	return buf;
+}
+
+struct thr_ctx {
+	struct store_thresholds *t;
+	int found;
+};
+
+static int thr_row(const char *const *v, int ncol, void *ctx)
+{
+	struct thr_ctx *c = ctx;
+	json_t *o;
+
+	(void)ncol;
+	c->found = 1;
+	if (!v[0] || !(o = json_loads(v[0], 0, NULL)))
+		return 0;
+	c->t->rel = json_number_value(json_object_get(o, "rel"));
+	c->t->noise = json_number_value(json_object_get(o, "noise"));
+	c->t->min_runs = json_integer_value(json_object_get(o, "min_runs"));
+	c->t->set = true;
+	json_decref(o);
+	return 0;
+}
+
+int store_thresholds_get(struct store *st, const char *system, const char *application,
+			 const char *variant, struct store_thresholds *t, struct kerr *err)
+{
+	static const char sql[] = "SELECT thresholds FROM series WHERE system = $1 AND "
+				  "application = $2 AND variant = $3";
+	const char *params[3] = {system, application, variant};
+	struct thr_ctx c = {t, 0};
+
+	t->set = false;
+	if (store_query(st, sql, "ttt", params, thr_row, &c, NULL, err) < 0)
+		return -1;
+	return c.found;
+}
+
+int store_thresholds_put(struct store *st, const char *system, const char *application,
+			 const char *variant, const struct store_thresholds *t, struct kerr *err)
+{
+	static const char sql[] = "UPDATE series SET thresholds = $4 WHERE system = $1 AND "
+				  "application = $2 AND variant = $3";
+	char text[160];
+	const char *params[4] = {system, application, variant, t ? text : NULL};
+	long changed = 0;
+
+	if (t)
+		snprintf(text, sizeof(text), "{\"rel\": %.17g, \"noise\": %.17g, \"min_runs\": %lld}",
+			 t->rel, t->noise, (long long)t->min_runs);
+	if (store_query(st, sql, "tttt", params, NULL, NULL, &changed, err) < 0)
+		return -1;
+	if (changed == 0)
+		return kerr_set(err, 404, "there is no series %s:%s%s%s", system, application,
+				*variant ? ":" : "", variant);
+	return 0;
+}
+
+struct before_ctx {
+	int (*each)(const struct run *r, void *ctx);
+	void *ctx;
+};
+
+/* A row of STORE_RUN_COLUMNS as text into a borrowed run. */
+static int before_row(const char *const *v, int ncol, void *ctx)
+{
+	struct before_ctx *c = ctx;
+	struct run r;
+
+	(void)ncol;
+	memset(&r, 0, sizeof(r));
+	r.id = strtoll(v[0], NULL, 10);
+	r.system = (char *)v[1];
+	r.application = (char *)v[2];
+	r.variant = (char *)v[3];
+	r.p = strtoll(v[4], NULL, 10);
+	r.n = strtod(v[5], NULL);
+	r.tau = strtod(v[6], NULL);
+	if (v[11]) {
+		r.has |= RUN_HAS_ENERGY;
+		r.energy_j = strtod(v[11], NULL);
+	}
+	r.measured_at = (char *)v[12];
+	r.regions = (char *)v[14];
+	r.labels = (char *)v[15];
+	return c->each(&r, c->ctx);
+}
+
+int store_point_before(struct store *st, int64_t id, int64_t limit,
+		       int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
+{
+	/* (time, id) below the run's, on the index runs_point, newest first */
+	static const char sql[] =
+		"SELECT r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, NULL, NULL, NULL, "
+		"NULL, r.energy_j, r.measured_at, NULL, r.regions, r.labels"
+		" FROM runs q JOIN runs r ON r.series_id = q.series_id AND r.p = q.p AND r.n = q.n"
+		" JOIN series s ON s.id = r.series_id"
+		" WHERE q.id = $1 AND (coalesce(r.measured_at, r.created_at), r.id) <"
+		" (coalesce(q.measured_at, q.created_at), q.id)"
+		" ORDER BY coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT $2";
+	char a[24], b[24];
+	const char *params[2] = {i64(a, id), i64(b, limit)};
+	struct before_ctx c = {each, ctx};
+
+	return store_query(st, sql, "ii", params, before_row, &c, NULL, err);
+}
+
+struct one_ctx {
+	int64_t id;
+	char *text;
+	size_t size;
+};
+
+static int one_row(const char *const *v, int ncol, void *ctx)
+{
+	struct one_ctx *c = ctx;
+
+	(void)ncol;
+	c->id = strtoll(v[0], NULL, 10);
+	if (c->text)
+		snprintf(c->text, c->size, "%s", v[1] ? v[1] : "");
+	return 0;
+}
+
+int store_alert_put(struct store *st, int64_t run_id, const char *regressions, int64_t *id,
+		    char created_at[32], struct kerr *err)
+{
+	static const char sql[] =
+		"INSERT INTO alerts (run_id, series_id, p, n, regressions, created_at) "
+		"SELECT id, series_id, p, n, $2, $3 FROM runs WHERE id = $1 RETURNING id, created_at";
+	char a[24];
+	const char *params[3] = {i64(a, run_id), regressions, NULL};
+	struct one_ctx c = {0, created_at, 32};
+
+	store_utc_now(created_at, 32);
+	params[2] = created_at;
+	if (store_query(st, sql, "itt", params, one_row, &c, NULL, err) < 0)
+		return -1;
+	if (c.id == 0)
+		return kerr_set(err, 404, "there is no run with id %lld", (long long)run_id);
+	*id = c.id;
+	return 0;
+}
+
+static int alert_row(const char *const *v, int ncol, void *ctx)
+{
+	struct {
+		int (*each)(const struct store_alert *a, void *ctx);
+		void *ctx;
+	} *c = ctx;
+	struct store_alert a = {
+		.id = strtoll(v[0], NULL, 10),
+		.run_id = strtoll(v[1], NULL, 10),
+		.system = v[2],
+		.application = v[3],
+		.variant = v[4],
+		.p = strtoll(v[5], NULL, 10),
+		.n = strtod(v[6], NULL),
+		.regressions = v[7],
+		.created_at = v[8],
+		.acknowledged_at = v[9],
+		.acknowledged_by = v[10],
+		.measured_at = v[11],
+	};
+
+	(void)ncol;
+	return c->each(&a, c->ctx);
+}
+
+int store_each_alert(struct store *st, const struct alert_filter *f,
+		     int (*each)(const struct store_alert *a, void *ctx), void *ctx, struct kerr *err)
+{
+	/* alerts are few beside runs: newest first by id, filters as parameters */
+	static const char sql[] =
+		"SELECT a.id, a.run_id, s.system, s.application, s.variant, a.p, a.n, a.regressions, "
+		"a.created_at, a.acknowledged_at, a.acknowledged_by, r.measured_at"
+		" FROM alerts a JOIN series s ON s.id = a.series_id LEFT JOIN runs r ON r.id = a.run_id"
+		" WHERE (CAST($1 AS TEXT) IS NULL OR s.system = $1)"
+		" AND (CAST($2 AS TEXT) IS NULL OR s.application = $2)"
+		" AND (CAST($3 AS TEXT) IS NULL OR s.variant = $3)"
+		" AND (CAST($4 AS TEXT) IS NULL OR a.created_at >= $4)"
+		" AND ($5 < 0 OR (a.acknowledged_at IS NOT NULL) = ($5 = 1))"
+		" AND ($6 = 0 OR a.id = $6) AND ($7 = 0 OR a.id < $7)"
+		" ORDER BY a.id DESC LIMIT $8";
+	char n5[24], n6[24], n7[24], n8[24];
+	const char *params[8] = {f->system, f->application, f->variant, f->since,
+				 i64(n5, f->acknowledged), i64(n6, f->id), i64(n7, f->before_id),
+				 i64(n8, f->limit)};
+	struct {
+		int (*each)(const struct store_alert *a, void *ctx);
+		void *ctx;
+	} c = {each, ctx};
+
+	return store_query(st, sql, "ttttiiii", params, alert_row, &c, NULL, err);
+}
+
+int store_alert_ack(struct store *st, int64_t id, const char *by, bool *found, bool *already,
+		    struct kerr *err)
+{
+	static const char sql[] =
+		"UPDATE alerts SET acknowledged_at = $2, acknowledged_by = $3 WHERE id = $1 AND "
+		"acknowledged_at IS NULL";
+	static const char exists[] = "SELECT id, NULL FROM alerts WHERE id = $1";
+	char a[24], now[32];
+	const char *params[3] = {i64(a, id), now, by};
+	struct one_ctx c = {0, NULL, 0};
+	long changed = 0;
+
+	store_utc_now(now, sizeof(now));
+	if (store_query(st, sql, "itt", params, NULL, NULL, &changed, err) < 0)
+		return -1;
+	*already = false;
+	*found = changed > 0;
+	if (*found)
+		return 0;
+	if (store_query(st, exists, "i", params, one_row, &c, NULL, err) < 0)
+		return -1;
+	*found = *already = c.id != 0;
+	return 0;
+}
