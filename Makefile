@@ -3,7 +3,7 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson yajl sqlite3 libpq nettle gsl cairo pangocairo pixman-1
+PKGS    := libmicrohttpd jansson yajl sqlite3 libpq nettle gsl cairo pangocairo pixman-1 libcurl
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -23,6 +23,7 @@ LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c server/core/token.c \
               server/store/writer.c server/store/checkpointer.c server/store/copy.c server/http/http.c server/http/resp.c server/http/pool.c server/api/api_runs.c \
               server/api/api_static.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/analysis_data.c \
+              server/api/api_alerts.c server/api/watch.c server/api/webhook.c \
               server/render/chart.c server/render/report.c server/api/api_reports.c server/api/api_methods.c \
               server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c \
               server/api/api_import.c

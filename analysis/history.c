@@ -1,7 +1,6 @@
 /* history: baselines and verdicts of a point's runs over time. */
 #include "history.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <string.h>
@@ -15,13 +14,12 @@ int ka_baseline(const double *v, size_t n, double *work, struct ka_baseline *out
 	for (i = 0; i < n; i++)
 		if (!isfinite(v[i]))
 			return -KA_EDOM;
+	/* quickselect (gsl_stats_median reorders work): O(n), on every run stored */
 	memcpy(work, v, n * sizeof(double));
-	gsl_sort(work, 1, n);
-	out->median = gsl_stats_median_from_sorted_data(work, 1, n);
+	out->median = gsl_stats_median(work, 1, n);
 	for (i = 0; i < n; i++)
 		work[i] = fabs(v[i] - out->median);
-	gsl_sort(work, 1, n);
-	out->mad = gsl_stats_median_from_sorted_data(work, 1, n);
+	out->mad = gsl_stats_median(work, 1, n);
 	out->runs = n;
 	return 0;
 }

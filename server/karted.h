@@ -11,6 +11,7 @@
 #include "http.h"
 #include "report.h"
 #include "store.h"
+#include "watch.h"
 #include "writer.h"
 
 struct pool;
@@ -33,6 +34,7 @@ struct karted {
 	struct pool *readers;
 	const char *static_dir;	/* NULL: no static files */
 	bool read_token;
+	struct watch watch;	/* regressions on ingest, alerts */
 };
 
 /* A request whose work the writer does; the job comes first, so a done()
@@ -59,6 +61,7 @@ extern const struct route api_import_routes[];
 extern const struct route api_analysis_routes[];
 extern const struct route api_model_routes[];
 extern const struct route api_history_routes[];
+extern const struct route api_alert_routes[];
 extern const struct route api_report_routes[];
 extern const struct route api_method_routes[];
 extern const struct route *const karted_routes[];

@@ -15,6 +15,7 @@
 #include "checkpointer.h"
 #include "copy.h"
 #include "karted.h"
+#include "webhook.h"
 #include "version.h"
 #include "token.h"
 
@@ -62,6 +63,12 @@ static const char usage[] =
 	"  --request-timeout S   a whole request (headers and body) must arrive within S\n"
 	"                        seconds, however slowly it trickles; idle connections\n"
 	"                        close after S too        KARTE_REQUEST_TIMEOUT (60)\n"
+	"  --regression-check on|off  hold each POSTed run against the earlier runs of\n"
+	"                        its point and store regressions as alerts\n"
+	"                                                   KARTE_REGRESSION_CHECK (on)\n"
+	"  --alert-webhook URL   POST each alert as JSON to URL (http or https),\n"
+	"                        from a thread, retried 5 times with backoff\n"
+	"                                                   KARTE_ALERT_WEBHOOK\n"
 	"  --no-first-token      do not create a token on the first start\n"
 	"  --version             print the version\n"
 	"  -h, --help            this text\n"
@@ -93,6 +100,8 @@ struct opts {
 	unsigned request_timeout_s;
 	size_t body_memory;
 	size_t max_import;
+	const char *alert_webhook;	/* NULL: none */
+	bool regression_check;
 };
 
 static const char *env_or(const char *name, const char *fallback)
@@ -114,6 +123,16 @@ static int parse_unsigned(const char *what, const char *s, unsigned long long ma
 			max, s);
 		return -1;
 	}
+	return 0;
+}
+
+static int parse_on_off(const char *what, const char *s, bool *on)
+{
+	if (strcmp(s, "on") && strcmp(s, "off")) {
+		fprintf(stderr, "karted: %s must be 'on' or 'off' (got '%s')\n", what, s);
+		return -1;
+	}
+	*on = !strcmp(s, "on");
 	return 0;
 }
 
@@ -223,6 +242,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"request-timeout", required_argument, NULL, 'T'},
 		{"max-body-memory", required_argument, NULL, 'M'},
 		{"max-import-body", required_argument, NULL, 'I'},
+		{"alert-webhook", required_argument, NULL, 'W'},
+		{"regression-check", required_argument, NULL, 'R'},
 		{"from", required_argument, NULL, 'f'},
 		{"to", required_argument, NULL, 't'},
 		{"chunk", required_argument, NULL, 'c'},
@@ -241,6 +262,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
 	o->chunk = 10000;
+	o->alert_webhook = getenv("KARTE_ALERT_WEBHOOK") && *getenv("KARTE_ALERT_WEBHOOK") ?
+			   getenv("KARTE_ALERT_WEBHOOK") : NULL;
+	o->regression_check = true;
+	if (getenv("KARTE_REGRESSION_CHECK") &&
+	    parse_on_off("KARTE_REGRESSION_CHECK", getenv("KARTE_REGRESSION_CHECK"),
+			 &o->regression_check))
+		return -1;
 	for (i = 0; i < N_COUNT; i++)
 		if (getenv(nums[i].env) && set_num(o, i, nums[i].env, getenv(nums[i].env)))
 			return -1;
@@ -299,6 +327,13 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'I':
 			if (set_num(o, N_MAX_IMPORT, "--max-import-body", optarg))
+				return -1;
+			break;
+		case 'W':
+			o->alert_webhook = optarg;
+			break;
+		case 'R':
+			if (parse_on_off("--regression-check", optarg, &o->regression_check))
 				return -1;
 			break;
 		case 'f':
@@ -450,8 +485,8 @@ static void first_start_token(const char *db)
 }
 
 const struct route *const karted_routes[] = {api_routes, api_import_routes, api_analysis_routes,
-					     api_model_routes, api_history_routes, api_report_routes,
-					     api_method_routes, NULL};
+					     api_model_routes, api_history_routes, api_alert_routes,
+					     api_report_routes, api_method_routes, NULL};
 
 /* The host part of ADDR:PORT as a browser would use it. */
 static const char *shown_host(const char *listen, char *buf, size_t size)
@@ -548,9 +583,13 @@ static int cmd_serve(const struct opts *o)
 		if (!ckpt)
 			goto out;
 	}
+	k.watch.enabled = o->regression_check;
+	if (o->alert_webhook && !(k.watch.hook = webhook_open(o->alert_webhook, &err)))
+		goto out;
 	k.writer = writer_open(st, &err);
 	if (!k.writer)
 		goto out;
+	writer_after(k.writer, watch_batch, &k.watch);
 	st = NULL;	/* the writer owns it */
 	k.read_token = o->read_token;
 	k.static_dir = (!stat(o->static_dir, &sb) && S_ISDIR(sb.st_mode)) ? o->static_dir : NULL;
@@ -593,6 +632,7 @@ out:
 	pool_close(k.readers);
 	checkpointer_stop(ckpt);
 	writer_close(k.writer);	/* commits what is queued, closes its store */
+	webhook_close(k.watch.hook);	/* after the writer: it may still send */
 	store_close(st);
 	if (sigfd >= 0)
 		close(sigfd);

@@ -94,18 +94,41 @@ static void post_done(struct wjob *job)
 	if (job->rc) {
 		resp_error(rs, &job->err);
 	} else {
-		/* {"ids":[...]} written directly: this is the hot path of a POST */
-		rs->body = xmalloc(16 + 21 * job->batch.count);
+		/* {"ids":[...],"verdicts":[...],"alerts":[...]} written directly:
+		 * this is the hot path of a POST */
+		size_t i, alerts = job->alerts ? strlen(job->alerts) : 2;
+
+		rs->body = xmalloc(48 + 40 * job->batch.count + alerts);
 		memcpy(rs->body, "{\"ids\":[", 8);
 		len = 8 + resp_put_ids(rs->body + 8, job->ids, job->batch.count);
-		memcpy(rs->body + len, "]}", 3);
-		rs->len = len + 2;
+		if (job->verdicts) {
+			memcpy(rs->body + len, "],\"verdicts\":[", 14);
+			len += 14;
+			for (i = 0; i < job->batch.count; i++) {
+				const char *v = watch_verdict_name(job->verdicts[i]);
+
+				if (i)
+					rs->body[len++] = ',';
+				if (v)
+					len += (size_t)sprintf(rs->body + len, "\"%s\"", v);
+				else
+					len += (size_t)sprintf(rs->body + len, "null");
+			}
+		}
+		memcpy(rs->body + len, "],\"alerts\":", 11);
+		len += 11;
+		memcpy(rs->body + len, job->alerts ? job->alerts : "[]", alerts);
+		len += alerts;
+		memcpy(rs->body + len, "}", 2);
+		rs->len = len + 1;
 		rs->content_type = "application/json";
 		/* 201 when something was created; 200 when every run was a repeat */
 		rs->status = job->fresh ? 201 : 200;
 	}
 	run_batch_free(&job->batch);
 	free(job->ids);
+	free(job->verdicts);
+	free(job->alerts);
 	http_resume(w->rq);
 	free(w);
 }
@@ -144,6 +167,8 @@ static int post_runs(void *app, struct req *rq, struct resp *rs)
 		return 0;
 	}
 	w->job.ids = xcalloc(w->job.batch.count, sizeof(*w->job.ids));
+	if (w->k->watch.enabled)	/* held against their baselines after the commit */
+		w->job.verdicts = xcalloc(w->job.batch.count, 1);
 	req_defer(rq, write_req_submit, w);
 	return HTTP_PENDING;
 }

@@ -65,7 +65,11 @@ struct http {
 	struct conn *conns;	/* every open connection, newest first */
 	size_t body_bytes;	/* bytes of request bodies held now (loop thread) */
 	double next_sweep;	/* monotonic */
+	struct http_metrics m;	/* loop thread */
 };
+
+const double http_latency_le[HTTP_LATENCY_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+						     0.1,   0.25,   0.5,   1,    2.5,   10};
 
 struct req {
 	struct MHD_Connection *conn;
@@ -86,6 +90,7 @@ struct req {
 	bool over_budget;	/* its body would pass the body budget: 503 */
 	struct conn *cn;	/* its connection, NULL once completed */
 	double queued_at;	/* monotonic, when it entered the slow queue */
+	double started;		/* monotonic, when its headers were read */
 	bool resumed;
 	bool orphaned;		/* the connection closed while pending: freed on resume */
 	void (*start)(void *arg);
@@ -212,6 +217,26 @@ void http_resume(struct req *rq)
 		rq->resumed = true;	/* MHD calls the handler again; it sends rq->rs then */
 }
 
+static void count(struct http_metrics *m, int status, double took)
+{
+	size_t b;
+
+	m->by_class[status >= 100 && status < 600 ? status / 100 : 0]++;
+	for (b = 0; b < HTTP_LATENCY_BUCKETS && took > http_latency_le[b]; b++)
+		;
+	m->latency[b]++;
+	m->latency_sum += took;
+}
+
+void req_http_metrics(const struct req *rq, struct http_metrics *out)
+{
+	*out = rq->h->m;
+	out->active = rq->h->active;
+	pthread_mutex_lock(&rq->h->w.lock);
+	out->slow_queued = rq->h->w.queued;
+	pthread_mutex_unlock(&rq->h->w.lock);
+}
+
 static enum MHD_Result send_resp(struct req *rq)
 {
 	struct resp *rs = &rq->rs;
@@ -260,6 +285,7 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
 	}
 	rq->answered = true;
+	count(&rq->h->m, rs->status, mono_s() - rq->started);
 	if (rs->status >= 500)
 		fprintf(stderr, "karted: %s %s -> %d\n", rq->method, rq->path, rs->status);
 	ret = MHD_queue_response(rq->conn, (unsigned)rs->status, r);
@@ -463,7 +489,7 @@ static bool early_answer(struct req *rq)
 		return true;
 	}
 
-	if (strncmp(rq->path, "/api/", 5) && h->cfg.serve_static) {
+	if (strncmp(rq->path, "/api/", 5) && strcmp(rq->path, "/metrics") && h->cfg.serve_static) {
 		if (strcmp(rq->method, "GET") && strcmp(rq->method, "HEAD")) {
 			snprintf(rs->allow, sizeof(rs->allow), "GET, HEAD");
 			resp_errorf(rs, 405, "%s is not allowed here; use GET", rq->method);
@@ -570,6 +596,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 			MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 
 		rq = xcalloc(1, sizeof(*rq));
+		rq->started = mono_s();
 		rq->conn = conn;
 		rq->h = h;
 		rq->method = method;

@@ -20,6 +20,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -135,6 +136,21 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms);
 void http_stop(struct http *h);
 
 /* Accessors for handlers. */
+/* What karted's own /metrics shows of HTTP: answers by status class and
+ * their latency (from the headers read to the answer queued), counted on
+ * the event loop since start; latency[b] counts those within
+ * http_latency_le[b] and above the bucket before, the last one the rest. */
+#define HTTP_LATENCY_BUCKETS 12
+extern const double http_latency_le[HTTP_LATENCY_BUCKETS];
+struct http_metrics {
+	uint64_t by_class[6];	/* [status / 100] */
+	uint64_t latency[HTTP_LATENCY_BUCKETS + 1];
+	double latency_sum;
+	int active;		/* requests in progress */
+	unsigned slow_queued;	/* analyses waiting for a worker */
+};
+void req_http_metrics(const struct req *rq, struct http_metrics *out);	/* loop thread */
+
 const char *req_method(const struct req *rq);
 const char *req_path(const struct req *rq);
 const char *req_param(const struct req *rq);		/* the {} segment, or NULL */

@@ -213,15 +213,15 @@ int store_each_alert(struct store *st, const struct alert_filter *f,
 	return store_query(st, sql, "ttttiiii", params, alert_row, &c, NULL, err);
 }
 
-int store_alert_ack(struct store *st, int64_t id, const char *by, bool *found, bool *already,
-		    struct kerr *err)
+int store_alert_ack(struct store *st, int64_t id, const char *token_hash, bool *found,
+		    bool *already, struct kerr *err)
 {
 	static const char sql[] =
-		"UPDATE alerts SET acknowledged_at = $2, acknowledged_by = $3 WHERE id = $1 AND "
-		"acknowledged_at IS NULL";
+		"UPDATE alerts SET acknowledged_at = $2, acknowledged_by = coalesce((SELECT name FROM "
+		"tokens WHERE hash = $3), 'a token') WHERE id = $1 AND acknowledged_at IS NULL";
 	static const char exists[] = "SELECT id, NULL FROM alerts WHERE id = $1";
 	char a[24], now[32];
-	const char *params[3] = {i64(a, id), now, by};
+	const char *params[3] = {i64(a, id), now, token_hash};
 	struct one_ctx c = {0, NULL, 0};
 	long changed = 0;
 

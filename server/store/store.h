@@ -240,10 +240,11 @@ struct alert_filter {
 int store_each_alert(struct store *st, const struct alert_filter *f,
 		     int (*each)(const struct store_alert *a, void *ctx), void *ctx, struct kerr *err);
 
-/* Acknowledge alert id as by (in a transaction); *found false when there
- * is none, *already true when it was acknowledged before (kept as it was). */
-int store_alert_ack(struct store *st, int64_t id, const char *by, bool *found, bool *already,
-		    struct kerr *err);
+/* Acknowledge alert id by the token whose hash is token_hash (its name is
+ * kept), in a transaction; *found false when there is none, *already true
+ * when it was acknowledged before (kept as it was). */
+int store_alert_ack(struct store *st, int64_t id, const char *token_hash, bool *found,
+		    bool *already, struct kerr *err);
 
 /* Whether the --db string names a PostgreSQL database (postgresql:// or
  * postgres://), and the string to show for it: the password replaced. */

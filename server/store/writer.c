@@ -36,9 +36,12 @@ struct writer {
 	pthread_cond_t cond;
 	int wake_fd;
 	bool stopping, busy;
+	uint64_t queued;	/* jobs in head..tail, under lock */
 	atomic_bool has_done;	/* done is not empty */
 	atomic_bool loop_sleeps;	/* the loop sleeps in poll: write wake_fd */
 	uint64_t busy_ns, commits;	/* under lock */
+	void (*after)(struct store *st, struct wjob *jobs, void *ctx);
+	void *after_ctx;
 	struct writer_stats stats;	/* loop thread only */
 };
 
@@ -71,6 +74,8 @@ static int do_runs(struct store *st, struct wjob *job)
 			return -1;
 		}
 		job->fresh += !existed;
+		if (job->verdicts)
+			job->verdicts[i] = existed ? WJOB_REPEAT : WJOB_NEW;
 	}
 	if (job->import_hash && job->batch.count) {
 		/* one job's new runs take consecutive ids (the writer is alone) */
@@ -89,6 +94,8 @@ static int do_job(struct store *st, struct wjob *job)
 		return store_delete_run(st, job->id, &job->deleted, &job->err);
 	if (job->kind == WJOB_PVT)
 		return store_pvt_put(st, job->pvt_system, job->pvt, job->npvt, &job->err);
+	if (job->kind == WJOB_CALL)
+		return job->call(st, job);
 	return do_runs(st, job);
 }
 
@@ -180,11 +187,14 @@ static void *writer_main(void *arg)
 		jobs = w->head;
 		last = w->tail;
 		w->head = w->tail = NULL;
+		w->queued = 0;
 		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		writer_run_batch(w->st, jobs);
+		if (w->after)
+			w->after(w->st, jobs, w->after_ctx);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		jobs = split_direct(jobs, &direct, &last);
 
@@ -241,6 +251,13 @@ fail:
 	return NULL;
 }
 
+void writer_after(struct writer *w, void (*after)(struct store *st, struct wjob *jobs, void *ctx),
+		  void *ctx)
+{
+	w->after = after;
+	w->after_ctx = ctx;
+}
+
 bool writer_has_done(struct writer *w)
 {
 	return atomic_load(&w->has_done);
@@ -267,6 +284,7 @@ void writer_submit(struct writer *w, struct wjob *job)
 	else
 		w->head = job;
 	w->tail = job;
+	w->queued++;
 	idle = !w->busy;
 	pthread_mutex_unlock(&w->lock);
 	/* idle: start a batch now. Signalled after the unlock, so the woken
@@ -288,11 +306,14 @@ size_t writer_turn(struct writer *w, bool *waiting)
 	*waiting = w->busy || w->head;
 	w->stats.busy_ns = w->busy_ns;
 	w->stats.commits = w->commits;
+	w->stats.queued = w->queued;
 	pthread_mutex_unlock(&w->lock);
 	for (j = done; j; j = next) {
 		next = j->next;	/* done() may free j */
 		j->next = NULL;
 		w->stats.jobs++;
+		if (j->kind == WJOB_RUNS && !j->rc)
+			w->stats.runs += j->fresh;
 		j->done(j);
 		count++;
 	}

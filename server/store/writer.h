@@ -19,7 +19,7 @@
 #include "run.h"
 #include "store.h"
 
-enum wjob_kind { WJOB_RUNS, WJOB_DELETE, WJOB_PVT };
+enum wjob_kind { WJOB_RUNS, WJOB_DELETE, WJOB_PVT, WJOB_CALL };
 
 struct wjob {
 	enum wjob_kind kind;
@@ -29,11 +29,18 @@ struct wjob {
 	size_t fresh;		/* WJOB_RUNS: out, how many were new (not idempotent repeats) */
 	const char *import_hash; /* WJOB_RUNS of an import, or NULL: a repeat of that hash
 				  * answers the first import's ids and stores nothing */
+	unsigned char *verdicts; /* WJOB_RUNS, NULL or room for batch.count from the creator:
+				  * each run's WJOB_* mark below, then the after hook's */
+	char *alerts;		/* WJOB_RUNS: out, the after hook's alerts as a JSON array
+				 * text, or NULL (the creator frees it) */
 	int64_t id;		/* WJOB_DELETE: in */
 	bool deleted;		/* WJOB_DELETE: out */
 	char *pvt_system;	/* WJOB_PVT: in, the table of this system ... */
 	struct pvt_row *pvt;	/* ... replaced by these rows (creator frees both) */
 	size_t npvt;
+	int (*call)(struct store *st, struct wjob *job); /* WJOB_CALL: run in the transaction,
+							 * 0 or -1 with job->err */
+	void *arg;		/* WJOB_CALL: the call's, the creator's */
 	int rc;			/* out: 0 or -1 with err */
 	struct kerr err;
 	void (*done)(struct wjob *job); /* called after the commit; may free the job */
@@ -43,12 +50,25 @@ struct wjob {
 	struct wjob *next;	/* queue link, the writer's */
 };
 
+/* verdicts[i]: WJOB_NEW for a run stored by this job, WJOB_REPEAT for an
+ * idempotent repeat; the after hook may replace WJOB_NEW with its own
+ * verdict (any other value). */
+enum { WJOB_NEW = 0, WJOB_REPEAT = 1 };
+
 struct writer;
+
+/* Call after(st, jobs, ctx) on the writer thread after each batch is
+ * committed and before its jobs are answered (their rc tells which were
+ * stored). Set once, before the first job is submitted. */
+void writer_after(struct writer *w, void (*after)(struct store *st, struct wjob *jobs, void *ctx),
+		  void *ctx);
 
 struct writer_stats {
 	uint64_t commits;	/* batches committed (or tried) */
 	uint64_t jobs;		/* requests they carried */
 	uint64_t busy_ns;	/* time the writer spent running them */
+	uint64_t runs;		/* new runs stored (repeats not counted) */
+	uint64_t queued;	/* jobs waiting for the writer now */
 };
 
 /* Counters since start, for /api/v1/health. */

@@ -1,0 +1,367 @@
+/*
+ * watch: regressions on ingest (see watch.h). A batch's runs of one point
+ * usually come in time order, so the window of earlier values is read from
+ * the database once per point and batch, then carried from run to run.
+ */
+#include "watch.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "history.h"
+#include "webhook.h"
+#include "xalloc.h"
+
+struct region_e {
+	char *name;
+	double e;
+};
+
+/* One run as a baseline sees it. */
+struct entry {
+	double tau, energy;	/* energy NAN when the run has none */
+	struct region_e *reg;	/* regions with energy_j, the first WATCH_REGIONS_SEEN */
+	size_t nreg;
+};
+
+/* The earlier runs of the point last checked, oldest first. */
+struct window {
+	bool loaded;
+	char *system, *application, *variant;
+	int64_t p;
+	double n;
+	char *last_measured;	/* the last run checked: its measured_at (NULL: none) */
+	struct ka_thresholds t;
+	struct entry e[WATCH_WINDOW];
+	size_t count;
+};
+
+static void entry_clear(struct entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nreg; i++)
+		free(e->reg[i].name);
+	free(e->reg);
+	memset(e, 0, sizeof(*e));
+}
+
+static void window_clear(struct window *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->count; i++)
+		entry_clear(&w->e[i]);
+	free(w->system);
+	free(w->application);
+	free(w->variant);
+	free(w->last_measured);
+	memset(w, 0, sizeof(*w));
+}
+
+/* An entry of run r: its regions with energy parsed from their text. */
+static void entry_of(const struct run *r, struct entry *e, size_t max_regions)
+{
+	json_t *a, *x;
+	size_t i;
+
+	memset(e, 0, sizeof(*e));
+	e->tau = r->tau;
+	e->energy = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
+	if (!r->regions || strlen(r->regions) > WATCH_REGIONS_TEXT)
+		return;
+	a = json_loads(r->regions, 0, NULL);
+	json_array_foreach(a, i, x) {
+		json_t *en = json_object_get(x, "energy_j");
+		const char *name = json_string_value(json_object_get(x, "name"));
+
+		if (e->nreg == max_regions)
+			break;
+		if (!name || !json_is_number(en))
+			continue;
+		if (!e->reg)
+			e->reg = xmalloc(max_regions * sizeof(*e->reg));
+		e->reg[e->nreg++] = (struct region_e){xstrdup(name), json_number_value(en)};
+	}
+	json_decref(a);
+}
+
+/* Append e (taken over) to the window, dropping the oldest when full. */
+static void window_push(struct window *w, struct entry *e)
+{
+	if (w->count == WATCH_WINDOW) {
+		entry_clear(&w->e[0]);
+		memmove(w->e, w->e + 1, (WATCH_WINDOW - 1) * sizeof(w->e[0]));
+		w->count--;
+	}
+	w->e[w->count++] = *e;
+	memset(e, 0, sizeof(*e));
+}
+
+static int take_before(const struct run *r, void *ctx)
+{
+	struct window *w = ctx;
+
+	/* newest first: filled from the back, moved to the front after */
+	entry_of(r, &w->e[WATCH_WINDOW - 1 - w->count], WATCH_REGIONS_SEEN);
+	w->count++;
+	return 0;
+}
+
+static bool same_point(const struct window *w, const struct run *r)
+{
+	return w->loaded && w->p == r->p && w->n == r->n && !strcmp(w->system, r->system) &&
+	       !strcmp(w->application, r->application) && !strcmp(w->variant, r->variant);
+}
+
+/* The window for run r (stored as id): carried on when r follows the run
+ * checked last at the same point, else read. */
+static int window_for(struct store *st, struct window *w, const struct run *r, int64_t id,
+		      struct kerr *err)
+{
+	struct store_thresholds t;
+	bool after;
+
+	if (same_point(w, r)) {	/* ids grow; time must not go back */
+		after = r->measured_at ? w->last_measured && strcmp(r->measured_at,
+								     w->last_measured) >= 0 :
+					 !w->last_measured;
+		if (after)
+			return 0;
+	}
+	window_clear(w);
+	w->system = xstrdup(r->system);
+	w->application = xstrdup(r->application);
+	w->variant = xstrdup(r->variant);
+	w->p = r->p;
+	w->n = r->n;
+	w->t = (struct ka_thresholds)KA_THRESHOLDS_DEFAULT;
+	if (store_thresholds_get(st, r->system, r->application, r->variant, &t, err) < 0)
+		return -1;
+	if (t.set) {
+		w->t.rel = t.rel;
+		w->t.noise = t.noise;
+		w->t.min_runs = (size_t)t.min_runs;
+	}
+	if (store_point_before(st, id, WATCH_WINDOW, take_before, w, err) < 0)
+		return -1;
+	memmove(w->e, w->e + WATCH_WINDOW - w->count, w->count * sizeof(w->e[0]));
+	w->loaded = true;
+	return 0;
+}
+
+/* One metric: x against the window's values of it; a regression is added
+ * to regs. Returns the verdict. */
+static enum ka_verdict check(const struct window *w, const char *metric, const char *region,
+			     double x, double *vals, size_t nvals, json_t *regs)
+{
+	double work[WATCH_WINDOW];
+	struct ka_baseline b;
+	enum ka_verdict v;
+	json_t *o;
+
+	if (!isfinite(x) || nvals < w->t.min_runs || ka_baseline(vals, nvals, work, &b))
+		return KA_OK;
+	v = ka_verdict(x, &b, &w->t);
+	if (v != KA_REGRESSION)
+		return v;
+	o = json_pack("{s:s,s:f,s:f,s:f,s:I,s:o}", "metric", metric, "value", x, "median", b.median,
+		      "mad", b.mad, "runs", (json_int_t)b.runs, "change",
+		      b.median != 0 ? json_real((x - b.median) / fabs(b.median)) : json_null());
+	if (region)
+		json_object_set_new(o, "region", json_string(region));
+	json_array_append_new(regs, o);
+	return v;
+}
+
+/* Hold run r against the window: its verdict, the regressions into regs. */
+static enum ka_verdict check_run(const struct window *w, const struct entry *now, json_t *regs)
+{
+	double vals[WATCH_WINDOW];
+	size_t i, j, k, n;
+	enum ka_verdict v, worst;
+
+	for (i = 0; i < w->count; i++)
+		vals[i] = w->e[i].tau;
+	worst = check(w, "tau", NULL, now->tau, vals, w->count, regs);
+	if (isfinite(now->energy)) {
+		for (i = n = 0; i < w->count; i++)
+			if (isfinite(w->e[i].energy))
+				vals[n++] = w->e[i].energy;
+		v = check(w, "energy_j", NULL, now->energy, vals, n, regs);
+		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
+	}
+	for (k = 0; k < now->nreg && k < WATCH_REGIONS; k++) {
+		for (i = n = 0; i < w->count; i++)
+			for (j = 0; j < w->e[i].nreg; j++)
+				if (!strcmp(w->e[i].reg[j].name, now->reg[k].name)) {
+					vals[n++] = w->e[i].reg[j].e;
+					break;
+				}
+		v = check(w, "energy_j", now->reg[k].name, now->reg[k].e, vals, n, regs);
+		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
+	}
+	return worst;
+}
+
+/* A regression found in a batch, waiting for its alert to be stored. */
+struct found {
+	struct wjob *job;
+	size_t i;
+	json_t *regs;
+};
+
+/* Store the alerts of found[0..n) in one transaction and give each job the
+ * answer's array; 0 or -1 (nothing stored, the jobs get none). */
+static int store_alerts(struct store *st, struct watch *wt, struct found *found, size_t n)
+{
+	struct kerr err;
+	json_t **per_job = xcalloc(n, sizeof(*per_job));
+	size_t i, j;
+	int rc = -1;
+
+	kerr_clear(&err);
+	if (store_begin(st, &err))
+		goto out;
+	for (i = 0; i < n; i++) {
+		const struct run *r = &found[i].job->batch.runs[found[i].i];
+		int64_t run_id = found[i].job->ids[found[i].i], id;
+		char *text = json_dumps(found[i].regs, KARTE_JSON_FLAGS), created[32];
+		json_t *a;
+
+		rc = store_alert_put(st, run_id, text, &id, created, &err);
+		free(text);
+		if (rc) {
+			store_rollback(st);
+			goto out;
+		}
+		a = alert_json(&(struct store_alert){id, run_id, r->system, r->application, r->variant,
+						     r->p, r->n, NULL, created, NULL, NULL,
+						     r->measured_at}, found[i].regs);
+		for (j = 0; j < i && found[j].job != found[i].job; j++)
+			;
+		if (!per_job[j])
+			per_job[j] = json_array();
+		json_array_append_new(per_job[j], a);
+	}
+	if (store_commit(st, &err)) {
+		store_rollback(st);
+		goto out;
+	}
+	rc = 0;
+	for (i = 0; i < n; i++) {
+		size_t k;
+		json_t *x;
+
+		if (!per_job[i])
+			continue;
+		found[i].job->alerts = json_dumps(per_job[i], KARTE_JSON_FLAGS);
+		atomic_fetch_add(&wt->alerts, json_array_size(per_job[i]));
+		json_array_foreach(per_job[i], k, x)
+			if (wt->hook)
+				webhook_send(wt->hook, x);
+	}
+out:
+	if (rc)
+		fprintf(stderr, "karted: storing %zu alerts failed: %s\n", n, err.msg);
+	for (i = 0; i < n; i++)
+		json_decref(per_job[i]);
+	free(per_job);
+	return rc;
+}
+
+void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
+{
+	struct watch *wt = ctx;
+	struct window w;
+	struct found *found = NULL;
+	size_t i, nfound = 0, cap = 0;
+	struct wjob *j;
+	struct kerr err;
+
+	if (!wt->enabled)
+		return;
+	memset(&w, 0, sizeof(w));
+	kerr_clear(&err);
+	for (j = jobs; j; j = j->next) {
+		if (j->kind != WJOB_RUNS || j->rc || !j->verdicts)
+			continue;
+		for (i = 0; i < j->batch.count; i++) {
+			const struct run *r = &j->batch.runs[i];
+			struct entry now;
+			json_t *regs;
+			enum ka_verdict v;
+
+			if (j->verdicts[i] != WJOB_NEW)
+				continue;
+			if (window_for(st, &w, r, j->ids[i], &err)) {
+				fprintf(stderr, "karted: checking run %lld: %s\n", (long long)j->ids[i],
+					err.msg);
+				window_clear(&w);
+				goto out;
+			}
+			entry_of(r, &now, WATCH_REGIONS_SEEN);
+			regs = json_array();
+			v = check_run(&w, &now, regs);
+			j->verdicts[i] = (unsigned char)(WATCH_OK + v);
+			atomic_fetch_add(&wt->checked, 1);
+			if (v == KA_REGRESSION) {
+				if (nfound == cap) {
+					cap = cap ? 2 * cap : 8;
+					found = xrealloc(found, cap * sizeof(*found));
+				}
+				found[nfound++] = (struct found){j, i, regs};
+			} else {
+				json_decref(regs);
+			}
+			free(w.last_measured);
+			w.last_measured = r->measured_at ? xstrdup(r->measured_at) : NULL;
+			window_push(&w, &now);
+		}
+	}
+out:
+	window_clear(&w);
+	if (nfound)
+		store_alerts(st, wt, found, nfound);
+	for (i = 0; i < nfound; i++)
+		json_decref(found[i].regs);
+	free(found);
+}
+
+json_t *alert_json(const struct store_alert *a, json_t *regs)
+{
+	json_t *first, *o;
+
+	if (!regs)
+		regs = json_loads(a->regressions ? a->regressions : "[]", 0, NULL);
+	else
+		json_incref(regs);
+	if (!json_is_array(regs)) {
+		json_decref(regs);
+		regs = json_array();
+	}
+	first = json_array_get(regs, 0);
+	o = json_pack("{s:I,s:s,s:s,s:s,s:I,s:f,s:I,s:s,s:o,s:O,s:O,s:{s:O,s:O,s:O},s:o,s:b,s:o,s:o}",
+		      "id", (json_int_t)a->id, "system", a->system, "application", a->application,
+		      "variant", a->variant, "p", (json_int_t)a->p, "n", a->n, "run_id",
+		      (json_int_t)a->run_id, "created_at", a->created_at, "measured_at",
+		      a->measured_at ? json_string(a->measured_at) : json_null(), "metric",
+		      json_object_get(first, "metric"), "value", json_object_get(first, "value"),
+		      "baseline", "median", json_object_get(first, "median"), "mad",
+		      json_object_get(first, "mad"), "runs", json_object_get(first, "runs"),
+		      "regressions", regs, "acknowledged", a->acknowledged_at != NULL,
+		      "acknowledged_at",
+		      a->acknowledged_at ? json_string(a->acknowledged_at) : json_null(),
+		      "acknowledged_by",
+		      a->acknowledged_by ? json_string(a->acknowledged_by) : json_null());
+	return o;
+}
+
+const char *watch_verdict_name(unsigned char v)
+{
+	return v < WATCH_OK ? NULL : ka_verdict_name((enum ka_verdict)(v - WATCH_OK));
+}
