@@ -1007,6 +1007,193 @@ def history_of_a_point_with_baselines_and_verdicts():
 
 
 @test
+def regressions_on_ingest_make_alerts():
+    k, t = Shared.k, Shared.token
+    sysname = "ingest-it"
+
+    def post(tau, energy=None, region=None, measured=None, **kw):
+        r = run(system=sysname, application="cg", p=8, n=500.0, tau=tau, **kw)
+        if energy is not None:
+            r["energy_j"] = energy
+        if region is not None:
+            r["regions"] = [{"name": "halo", "time_s": 1.0, "energy_j": region}]
+        if measured:
+            r["measured_at"] = measured
+        s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
+        expect(s == (200 if b.get("verdicts") == [None] else 201), f"posted ({s} {b})")
+        return b
+
+    # by hand, as in the history test: after 10, 11, 9, 10, 12 (median 10,
+    # MAD 1) 14.5 exceeds both 5 % of 10 and 3 * 1.4826 * 1 = 4.45
+    answers = [post(x, energy=100.0 * x, region=10.0) for x in (10, 11, 9, 10, 12)]
+    expect(all(a["verdicts"] == ["ok"] and a["alerts"] == [] for a in answers),
+           f"below min_runs and within the thresholds: ok, no alerts ({answers})")
+    b = post(14.5, energy=1450.0, region=10.0)
+    expect(b["verdicts"] == ["regression"] and len(b["alerts"]) == 1, f"14.5 is a regression with an alert ({b})")
+    a = b["alerts"][0]
+    expect(a["run_id"] == b["ids"][0] and (a["system"], a["application"], a["variant"], a["p"], a["n"])
+           == (sysname, "cg", "", 8, 500.0) and a["metric"] == "tau" and a["value"] == 14.5
+           and a["baseline"] == {"median": 10.0, "mad": 1.0, "runs": 5} and a["acknowledged"] is False,
+           f"the alert names the run, its point and the baseline ({a})")
+    metrics = {(x["metric"], x.get("region")) for x in a["regressions"]}
+    expect(metrics == {("tau", None), ("energy_j", None)},
+           f"tau and energy_j regressed; the region's energy (10 as before) did not ({a['regressions']})")
+    expect(abs(a["regressions"][0]["change"] - 0.45) < 1e-12, f"change (14.5 - 10) / 10 ({a['regressions'][0]})")
+    b = post(5.0, energy=500.0, region=10.0)
+    expect(b["verdicts"] == ["improvement"] and b["alerts"] == [], f"5.0 is an improvement, no alert ({b})")
+    # the region alone: tau and energy_j as before, the halo's energy doubled
+    b = post(10.0, energy=1000.0, region=20.0)
+    expect(b["verdicts"] == ["regression"] and [(x["metric"], x.get("region")) for x in b["alerts"][0]["regressions"]]
+           == [("energy_j", "halo")], f"a region's energy alone makes an alert ({b})")
+    # an idempotent repeat is not judged again
+    b1 = post(30.0, idempotency_key="ingest-it-key")
+    b2 = post(30.0, idempotency_key="ingest-it-key")
+    expect(b1["verdicts"] == ["regression"] and b2["verdicts"] == [None] and b2["alerts"] == [] and b2["ids"] == b1["ids"],
+           f"a repeat gets its id and no verdict ({b1} {b2})")
+
+    s, lst, _ = k.request("GET", f"/api/v1/alerts?system={sysname}")
+    ids = [x["run_id"] for x in lst["alerts"]]
+    expect(s == 200 and len(ids) == 3 and ids == sorted(ids, reverse=True) and lst["next"] is None,
+           f"three alerts, newest first ({s} {lst})")
+    s, pg, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&limit=2")
+    s2, pg2, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&limit=2&after={pg['next']}")
+    expect([x["id"] for x in pg["alerts"] + pg2["alerts"]] == [x["id"] for x in lst["alerts"]] and pg2["next"] is None,
+           f"pages of 2 ({pg} {pg2})")
+    s, later, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&since=2999-01-01")
+    s2, earlier, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&since=2000-01-01T00:00:00%2B09:00")
+    expect(later["alerts"] == [] and len(earlier["alerts"]) == 3, "since: the alert's creation time")
+    newest = lst["alerts"][0]
+    s, same, _ = k.request("GET", "/api/v1/alerts?since=" + newest["created_at"])
+    expect(newest["id"] in [x["id"] for x in same["alerts"]], "since equal to created_at includes the alert")
+
+    # acknowledged with a token; the token's name is kept
+    aid = lst["alerts"][-1]["id"]
+    s, b, _ = k.request("POST", f"/api/v1/alerts/{aid}/ack")
+    expect(s == 401, f"acknowledging needs a token ({s})")
+    s, b, _ = k.request("POST", f"/api/v1/alerts/{aid}/ack", token=t)
+    expect(s == 200 and b["acknowledged"] is True and b["acknowledged_by"] and b["acknowledged_at"],
+           f"acknowledged ({s} {b})")
+    s, b2, _ = k.request("POST", f"/api/v1/alerts/{aid}/ack", token=t)
+    expect(s == 200 and b2["acknowledged_at"] == b["acknowledged_at"], "a second acknowledgement keeps the first")
+    s, b, _ = k.request("POST", "/api/v1/alerts/999999/ack", token=t)
+    expect(s == 404, f"no such alert ({s} {b})")
+    s, op, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&acknowledged=false")
+    expect(len(op["alerts"]) == 2 and aid not in [x["id"] for x in op["alerts"]], "open alerts only")
+
+    # the Atom feed
+    s, feed, h = k.request("GET", f"/api/v1/alerts?system={sysname}&format=atom")
+    import xml.etree.ElementTree as ET
+    root = ET.fromstring(feed)
+    ns = {"a": "http://www.w3.org/2005/Atom"}
+    entries = root.findall("a:entry", ns)
+    expect(s == 200 and h.get("Content-Type", "").startswith("application/atom+xml") and len(entries) == 3
+           and entries[-1].find("a:title", ns).text.startswith("tau regression of ingest-it:cg at p=8, n=500: +45.0 %"),
+           f"an Atom entry per alert ({s} {feed[:300]})")
+
+    # thresholds per series: 50 % relative keeps 14.5 ok from now on
+    q = f"/api/v1/series/thresholds?system={sysname}&application=cg"
+    s, th, _ = k.request("GET", q)
+    expect(s == 200 and th["set"] is False and th["thresholds"] == {"rel": 0.05, "noise": 3.0, "min_runs": 5},
+           f"the defaults ({th})")
+    s, th, _ = k.request("PUT", q, {"rel": 2.0, "min_runs": 3}, token=t)
+    expect(s == 200 and th["set"] is True and th["thresholds"] == {"rel": 2.0, "noise": 3.0, "min_runs": 3}, f"set ({s} {th})")
+    b = post(25.0)
+    expect(b["verdicts"] == ["ok"] and b["alerts"] == [], f"within 200 %: ok ({b})")
+    s, h2, _ = k.request("GET", f"/api/v1/analysis/history?system={sysname}&application=cg&p=8&n=500")
+    expect(h2["thresholds"]["rel"] == 2.0 and h2["thresholds"]["min_runs"] == 3, f"history uses them too ({h2['thresholds']})")
+    for body, field in [({"rel": -1}, "rel"), ({"min_runs": 0}, "min_runs"), ({"min_runs": 2.5}, "min_runs"),
+                        ({"noise": "x"}, "noise"), ({"window": 3}, "window")]:
+        s, e, _ = k.request("PUT", q, body, token=t)
+        expect(s == 400 and e.get("field") == field, f"{body} -> 400 {field} ({s} {e})")
+    s, e, _ = k.request("PUT", "/api/v1/series/thresholds?system=nope&application=cg", {"rel": 1}, token=t)
+    expect(s == 404, f"no such series ({s} {e})")
+    s, th, _ = k.request("DELETE", q, token=t)
+    expect(s == 200 and th["set"] is False, f"back to the defaults ({th})")
+    for qq, field in [("format=xml", "format"), ("since=yesterday", "since"), ("limit=0", "limit"),
+                      ("acknowledged=maybe", "acknowledged")]:
+        s, e, _ = k.request("GET", "/api/v1/alerts?" + qq)
+        expect(s == 400 and e.get("field") == field, f"{qq} -> 400 {field} ({s} {e})")
+
+    # karted's own counters, in Prometheus' text format
+    s, m, h = k.request("GET", "/metrics")
+    text = m.decode() if isinstance(m, bytes) else str(m)
+    vals = dict(re.findall(r"^(karte_[a-z_]+(?:\{[^}]*\})?) (\S+)$", text, re.M))
+    expect(s == 200 and h.get("Content-Type", "").startswith("text/plain; version=0.0.4")
+           and float(vals["karte_alerts_total"]) >= 3 and float(vals["karte_runs_stored_total"]) >= 10
+           and float(vals['karte_http_requests_total{code="2xx"}']) > 10
+           and vals['karte_http_request_duration_seconds_bucket{le="+Inf"}'] == vals["karte_http_request_duration_seconds_count"]
+           and "# TYPE karte_http_request_duration_seconds histogram" in text and "karte_write_queue_depth" in vals,
+           f"the counters ({s} {text[:400]})")
+
+
+@sqlite_only
+@test
+def alert_webhook_posts_each_alert_with_retries():
+    """A real HTTP receiver on loopback: it fails the first attempt (503),
+    then takes the alert; while it holds a request, ingest goes on."""
+    import http.server
+    got, hold = [], threading.Event()
+    calls = {"n": 0}
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self):
+            calls["n"] += 1
+            body = self.rfile.read(int(self.headers["Content-Length"]))
+            if calls["n"] == 1:
+                self.send_response(503)
+                self.end_headers()
+                return
+            hold.wait(20)  # the receiver is slow: karted must not wait for it
+            got.append((self.headers.get("Content-Type"), json.loads(body)))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{srv.server_address[1]}/hook"
+    k = Karted(Shared.binary, args=["--alert-webhook", url]).start()
+    try:
+        def post(tau):
+            s, b, _ = k.request("POST", "/api/v1/runs", run(system="hook-it", tau=tau), token=k.first_token, timeout=5)
+            expect(s == 201, f"posted ({s} {b})")
+            return b
+
+        for x in (10, 11, 9, 10, 12):
+            post(x)
+        b = post(20.0)
+        expect(len(b["alerts"]) == 1, f"an alert ({b})")
+        deadline = time.time() + 10
+        while calls["n"] < 2 and time.time() < deadline:
+            time.sleep(0.05)
+        expect(calls["n"] == 2, f"retried after the 503 ({calls})")
+        # the receiver holds the second attempt: ingest is not delayed
+        t0 = time.time()
+        for x in (10, 10, 10):
+            post(x)
+        expect(time.time() - t0 < 4, "POSTs answered while the webhook waits")
+        hold.set()
+        while not got and time.time() < deadline + 10:
+            time.sleep(0.05)
+        expect(len(got) == 1 and got[0][0] == "application/json" and got[0][1]["run_id"] == b["ids"][0]
+               and got[0][1]["id"] == b["alerts"][0]["id"] and got[0][1]["metric"] == "tau",
+               f"one JSON POST carrying the alert with its run_id ({got})")
+        s, m, _ = k.request("GET", "/metrics")
+        text = m.decode() if isinstance(m, bytes) else str(m)
+        expect('karte_alert_webhook_total{outcome="sent"} 1' in text and "karte_alert_webhook_retries_total 1" in text,
+               f"counted ({text[-600:]})")
+    finally:
+        hold.set()
+        k.stop()
+        srv.shutdown()
+    s = subprocess.run([Shared.binary, "serve", "--alert-webhook", "ftp://x", "--db", "/nonexistent/x.db"],
+                       capture_output=True, text=True, timeout=10)
+    expect(s.returncode != 0 and "http:// or https://" in s.stderr, f"a bad URL is refused ({s.returncode} {s.stderr})")
+
+
+@test
 def weak_scaling_is_recognised_and_explained():
     k, t = Shared.k, Shared.token
     import math

@@ -63,6 +63,7 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
 	struct ka_thresholds t = KA_THRESHOLDS_DEFAULT;
+	struct store_thresholds own;
 	struct run_filter f = {0};
 	struct hload h = {0};
 	struct label_set ls;
@@ -90,6 +91,18 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 		goto fail;
 	}
 	h.energy = metric[0] == 'e';
+	/* the series' own thresholds (PUT /api/v1/series/thresholds), then the query's */
+	st = pool_get(k->readers);
+	rc = store_thresholds_get(st, f.system, f.application, f.variant, &own, &err);
+	pool_put(k->readers, st);
+	if (rc < 0)
+		goto fail;
+	if (own.set) {
+		t.rel = own.rel;
+		t.noise = own.noise;
+		t.min_runs = (size_t)own.min_runs;
+		min_runs = own.min_runs;
+	}
 	if (query_int(rq, "p", 1, 1000000000, &f.p, &err) || query_num(rq, "n", 0, 1e300, &f.n, &err) ||
 	    query_int(rq, "min_runs", 1, HISTORY_WINDOW, &min_runs, &err) ||
 	    query_num(rq, "rel", 0, 10, &t.rel, &err) || query_num(rq, "noise", 0, 100, &t.noise, &err) ||
