@@ -144,7 +144,8 @@ FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
 FUZZ_API_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c \
                 server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/api_methods.c \
                 server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
-                server/api/api_runs.c server/store/writer.c server/core/token.c $(ANALYSIS_SRC)
+                server/api/api_runs.c server/store/writer.c server/core/token.c server/api/watch.c \
+                server/api/webhook.c server/api/api_alerts.c $(ANALYSIS_SRC)
 
 build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c server/core/run.h
 	@mkdir -p $(dir $@)
@@ -152,7 +153,7 @@ build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/utf8.c 
 
 build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_mem.c $(FUZZ_API_SRC) $(BUILD)/server/schema_sql.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcurl
 
 build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c server/render/chart.c server/render/report.c \
                        server/cli/otf2in.c server/core/xalloc.c server/core/kerr.c $(ANALYSIS_SRC)

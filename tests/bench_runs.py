@@ -11,6 +11,10 @@ measured in the same run on the same machine.
                     beside bare prepared inserts of the same rows into the
                     same indexed table (tests/bench/bare_sqlite.c), ROUNDS
                     times in turn.
+  regression check  single-run POST to karted holding each run against its
+                    point's baseline (the default) beside the same karted
+                    with --regression-check off, both up and loaded in turn
+                    by wrk as above: the check's cost (target: >= 95 %).
   JSON-lines import an Extra-P JSON-lines file of IMPORT_LINES lines (a run
                     each) through POST /api/v1/import, beside bulk NDJSON of
                     as many runs (bodies of RUNS_PER_BODY) into a fresh karted,
@@ -145,7 +149,7 @@ def bare_sqlite(binary, rows, batch):
     return float(out.stdout.split()[1])
 
 
-def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, extra):
+def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, extra, target=50):
     """ROUNDS rounds of the baseline then karted; each round's ratio is
     karted over the baseline measured just before it. Prints every round and
     the medians (rates and ratio)."""
@@ -159,7 +163,7 @@ def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, ext
               flush=True)
     print(f"  karted {what} {statistics.median(ours):.0f} {unit}, {base_name} "
           f"{statistics.median(bare):.0f} {base_unit} (medians); median ratio {100 * statistics.median(ratios):.1f}%;"
-          f" target >= 50%")
+          f" target >= {target}%")
 
 
 def single_run(a, karted, mhd):
@@ -183,6 +187,26 @@ def single_run(a, karted, mhd):
     print(f"  mean group commit: {(h1['write_requests'] - h0['write_requests']) / commits:.1f} requests")
 
 
+def check_cost(a, karted):
+    """The ingest check's cost: karted with it against karted without."""
+    off = Karted(karted, args=["--regression-check", "off"]).start()
+    on = Karted(karted).start()
+    try:
+        for k in (off, on):  # warm-up; the point has its baseline from here on
+            wrk(k.url + "/api/v1/runs", k.first_token, 1, a.conns)
+        _, b, _ = on.request("POST", "/api/v1/runs", RUN, token=on.first_token)
+        if b.get("verdicts") != ["ok"]:
+            raise RuntimeError(f"the check did not run: {b}")
+        paired(a.rounds, "single-run POST with the check", "without", "req/s", "req/s",
+               lambda: wrk(off.url + "/api/v1/runs", off.first_token, a.seconds, a.conns),
+               lambda: (wrk(on.url + "/api/v1/runs", on.first_token, a.seconds, a.conns), None),
+               lambda b, o, _: f"check off {b:9.0f} req/s   check on {o:9.0f} req/s",
+               lambda _: "", target=95)
+    finally:
+        on.stop()
+        off.stop()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
@@ -193,15 +217,21 @@ def main():
     ap.add_argument("--runs-per-body", type=int, default=10000)
     ap.add_argument("--import-lines", type=int, default=1000000)
     ap.add_argument("--import-rounds", type=int, default=3)
-    ap.add_argument("--only", choices=["import"], help="only the import comparison")
+    ap.add_argument("--only", choices=["import", "check"], help="only the import comparison, or only "
+                    "the regression check's cost")
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
 
     if a.only == "import":
         return import_only(a, karted)
+    if a.only == "check":
+        return check_cost(a, karted)
     print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds "
           f"(both servers up, loaded in turn)")
     single_run(a, karted, os.path.join(a.build, "bench", "bare_mhd"))
+    print(f"regression check: wrk -t1 -c{a.conns} -d{a.seconds}s, {a.rounds} rounds, karted with and "
+          f"without --regression-check")
+    check_cost(a, karted)
     print(f"bulk NDJSON: {a.bodies} bodies of {a.runs_per_body} runs; bare prepared inserts in "
           f"transactions of {a.runs_per_body}; {a.rounds} rounds")
     sq = os.path.join(a.build, "bench", "bare_sqlite")

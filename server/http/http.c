@@ -68,8 +68,6 @@ struct http {
 	struct http_metrics m;	/* loop thread */
 };
 
-const double http_latency_le[HTTP_LATENCY_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
-						     0.1,   0.25,   0.5,   1,    2.5,   10};
 
 struct req {
 	struct MHD_Connection *conn;

@@ -174,6 +174,9 @@ json_t *req_json_object(struct req *rq, struct resp *rs)
 	return root;
 }
 
+const double http_latency_le[HTTP_LATENCY_BUCKETS] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+						     0.1,   0.25,   0.5,   1,    2.5,   10};
+
 json_t *json_finite(double x)
 {
 	return isfinite(x) ? json_real(x) : json_null();

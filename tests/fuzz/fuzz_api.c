@@ -47,6 +47,8 @@ static const struct target targets[] = {
 	{api_report_routes, "GET", "/api/v1/reports/{}", "model.svg"},
 	{api_report_routes, "GET", "/api/v1/reports/{}", "isoefficiency-function.svg"},
 	{api_history_routes, "GET", "/api/v1/analysis/history", NULL},
+	{api_alert_routes, "GET", "/api/v1/alerts", NULL},
+	{api_alert_routes, "GET", "/api/v1/series/thresholds", NULL},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 

@@ -99,6 +99,11 @@ const char *req_param(const struct req *rq) { return rq->param; }
 const char *req_header(const struct req *rq, const char *name) { (void)rq; (void)name; return NULL; }
 bool req_is_ndjson(const struct req *rq) { (void)rq; return false; }
 struct resp *req_resp(struct req *rq) { return &rq->rs; }
+void req_http_metrics(const struct req *rq, struct http_metrics *out)
+{
+	(void)rq;
+	memset(out, 0, sizeof(*out));
+}
 
 const char *req_query(const struct req *rq, const char *key)
 {
