@@ -633,6 +633,7 @@ out:
 	checkpointer_stop(ckpt);
 	writer_close(k.writer);	/* commits what is queued, closes its store */
 	webhook_close(k.watch.hook);	/* after the writer: it may still send */
+	watch_free(&k.watch);
 	store_close(st);
 	if (sigfd >= 0)
 		close(sigfd);

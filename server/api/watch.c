@@ -28,9 +28,14 @@ struct entry {
 	size_t nreg;
 };
 
-/* The earlier runs of the point last checked, oldest first. */
+/* The earlier runs of a point, oldest first, up to the run checked last
+ * there (last_id). Kept across batches: a batch's first run at the point
+ * uses it only when the run just before it is still last_id (nobody else,
+ * such as another instance on the same PostgreSQL, added or removed one). */
 struct window {
 	bool loaded;
+	int64_t last_id;	/* the last run checked */
+	unsigned batch;		/* the batch that last read or verified it */
 	char *system, *application, *variant;
 	int64_t p;
 	double n;
@@ -118,20 +123,32 @@ static bool same_point(const struct window *w, const struct run *r)
 	       !strcmp(w->application, r->application) && !strcmp(w->variant, r->variant);
 }
 
-/* The window for run r (stored as id): carried on when r follows the run
- * checked last at the same point, else read. */
-static int window_for(struct store *st, struct window *w, const struct run *r, int64_t id,
-		      struct kerr *err)
+/* The window for run r (stored as id): a cached one when r follows the
+ * run checked last at its point, else read from the database. */
+static struct window *window_for(struct store *st, struct watch *wt, const struct run *r,
+				 int64_t id, struct kerr *err)
 {
 	struct store_thresholds t;
-	bool after;
+	struct window *w = NULL;
+	int64_t prev;
+	size_t i;
 
-	if (same_point(w, r)) {	/* ids grow; time must not go back */
-		after = r->measured_at ? w->last_measured && strcmp(r->measured_at,
-								     w->last_measured) >= 0 :
-					 !w->last_measured;
-		if (after)
-			return 0;
+	for (i = 0; i < WATCH_CACHE && !w; i++)
+		if (same_point(&wt->cache[i], r))
+			w = &wt->cache[i];
+	if (w && w->batch == wt->batch) {	/* checked in this batch: time must not go back */
+		if (r->measured_at ? w->last_measured && strcmp(r->measured_at, w->last_measured) >= 0 :
+				     !w->last_measured)
+			return w;
+	} else if (w) {		/* from an earlier batch: is it still whole? */
+		if (store_point_prev(st, id, &prev, err))
+			return NULL;
+		if (prev == w->last_id) {
+			w->batch = wt->batch;
+			return w;
+		}
+	} else {
+		w = &wt->cache[wt->evict++ % WATCH_CACHE];
 	}
 	window_clear(w);
 	w->system = xstrdup(r->system);
@@ -141,17 +158,18 @@ static int window_for(struct store *st, struct window *w, const struct run *r, i
 	w->n = r->n;
 	w->t = (struct ka_thresholds)KA_THRESHOLDS_DEFAULT;
 	if (store_thresholds_get(st, r->system, r->application, r->variant, &t, err) < 0)
-		return -1;
+		return NULL;
 	if (t.set) {
 		w->t.rel = t.rel;
 		w->t.noise = t.noise;
 		w->t.min_runs = (size_t)t.min_runs;
 	}
 	if (store_point_before(st, id, WATCH_WINDOW, take_before, w, err) < 0)
-		return -1;
+		return NULL;
 	memmove(w->e, w->e + WATCH_WINDOW - w->count, w->count * sizeof(w->e[0]));
 	w->loaded = true;
-	return 0;
+	w->batch = wt->batch;
+	return w;
 }
 
 /* One metric: x against the window's values of it; a regression is added
@@ -277,15 +295,22 @@ out:
 void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 {
 	struct watch *wt = ctx;
-	struct window w;
 	struct found *found = NULL;
 	size_t i, nfound = 0, cap = 0;
+	struct window *w;
 	struct wjob *j;
 	struct kerr err;
 
 	if (!wt->enabled)
 		return;
-	memset(&w, 0, sizeof(w));
+	if (!wt->cache)
+		wt->cache = xcalloc(WATCH_CACHE, sizeof(*wt->cache));
+	wt->batch++;
+	/* deletes, imports and new thresholds change windows: read them anew */
+	for (j = jobs; j; j = j->next)
+		if (j->kind != WJOB_RUNS || j->import_hash)
+			for (i = 0; i < WATCH_CACHE; i++)
+				window_clear(&wt->cache[i]);
 	kerr_clear(&err);
 	for (j = jobs; j; j = j->next) {
 		if (j->kind != WJOB_RUNS || j->rc || !j->verdicts)
@@ -298,15 +323,16 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 
 			if (j->verdicts[i] != WJOB_NEW)
 				continue;
-			if (window_for(st, &w, r, j->ids[i], &err)) {
+			w = window_for(st, wt, r, j->ids[i], &err);
+			if (!w) {
 				fprintf(stderr, "karted: checking run %lld: %s\n", (long long)j->ids[i],
 					err.msg);
-				window_clear(&w);
+				watch_free(wt);
 				goto out;
 			}
 			entry_of(r, &now, WATCH_REGIONS_SEEN);
 			regs = json_array();
-			v = check_run(&w, &now, regs);
+			v = check_run(w, &now, regs);
 			j->verdicts[i] = (unsigned char)(WATCH_OK + v);
 			atomic_fetch_add(&wt->checked, 1);
 			if (v == KA_REGRESSION) {
@@ -318,18 +344,30 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 			} else {
 				json_decref(regs);
 			}
-			free(w.last_measured);
-			w.last_measured = r->measured_at ? xstrdup(r->measured_at) : NULL;
-			window_push(&w, &now);
+			free(w->last_measured);
+			w->last_measured = r->measured_at ? xstrdup(r->measured_at) : NULL;
+			w->last_id = j->ids[i];
+			window_push(w, &now);
 		}
 	}
 out:
-	window_clear(&w);
 	if (nfound)
 		store_alerts(st, wt, found, nfound);
 	for (i = 0; i < nfound; i++)
 		json_decref(found[i].regs);
 	free(found);
+}
+
+void watch_free(struct watch *wt)
+{
+	size_t i;
+
+	if (!wt->cache)
+		return;
+	for (i = 0; i < WATCH_CACHE; i++)
+		window_clear(&wt->cache[i]);
+	free(wt->cache);
+	wt->cache = NULL;
 }
 
 json_t *alert_json(const struct store_alert *a, json_t *regs)

@@ -27,14 +27,22 @@
 /* verdicts[i] of a checked run: WATCH_OK + enum ka_verdict. */
 #define WATCH_OK 2
 
+#define WATCH_CACHE 16		/* points whose windows the writer keeps */
+
 struct webhook;
+struct window;
 
 struct watch {
 	bool enabled;			/* --regression-check on (the default) */
 	struct webhook *hook;		/* --alert-webhook, or NULL */
 	atomic_uint_fast64_t alerts;	/* made since start */
 	atomic_uint_fast64_t checked;	/* runs checked since start */
+	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
+	unsigned evict, batch;
 };
+
+/* Let go of the cached windows (at the end). */
+void watch_free(struct watch *wt);
 
 /* The writer's after hook (writer_after) with a struct watch as ctx. */
 void watch_batch(struct store *st, struct wjob *jobs, void *ctx);

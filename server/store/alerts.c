@@ -124,6 +124,27 @@ int store_point_before(struct store *st, int64_t id, int64_t limit,
 	return store_query(st, sql, "ii", params, before_row, &c, NULL, err);
 }
 
+static int id_row(const char *const *v, int ncol, void *ctx)
+{
+	(void)ncol;
+	*(int64_t *)ctx = strtoll(v[0], NULL, 10);
+	return 0;
+}
+
+int store_point_prev(struct store *st, int64_t id, int64_t *prev, struct kerr *err)
+{
+	static const char sql[] =
+		"SELECT r.id FROM runs q JOIN runs r ON r.series_id = q.series_id AND r.p = q.p AND "
+		"r.n = q.n WHERE q.id = $1 AND (coalesce(r.measured_at, r.created_at), r.id) <"
+		" (coalesce(q.measured_at, q.created_at), q.id)"
+		" ORDER BY coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT 1";
+	char a[24];
+	const char *params[1] = {i64(a, id)};
+
+	*prev = 0;
+	return store_query(st, sql, "i", params, id_row, prev, NULL, err) < 0 ? -1 : 0;
+}
+
 struct one_ctx {
 	int64_t id;
 	char *text;

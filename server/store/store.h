@@ -211,6 +211,9 @@ int store_thresholds_put(struct store *st, const char *system, const char *appli
 int store_point_before(struct store *st, int64_t id, int64_t limit,
 		       int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
 
+/* The id of the run just before run id at its point in that order, or 0. */
+int store_point_prev(struct store *st, int64_t id, int64_t *prev, struct kerr *err);
+
 struct store_alert {
 	int64_t id, run_id;
 	const char *system, *application, *variant;
