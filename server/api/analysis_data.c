@@ -762,3 +762,15 @@ int series_pool(const struct series_data *sd, struct ka_obs **obs, size_t *nobs,
 		return kerr_set(err, 500, "a stored run of this series is out of domain");
 	return 0;
 }
+
+int query_series(struct req *rq, const char **system, const char **application,
+		 const char **variant, struct kerr *err)
+{
+	*system = req_query(rq, "system");
+	*application = req_query(rq, "application");
+	*variant = req_query(rq, "variant") ? req_query(rq, "variant") : "";
+	if (!*system || !**system || !*application || !**application)
+		return kerr_field(err, 400, *system && **system ? "application" : "system",
+				  "system and application (and variant) select the series");
+	return 0;
+}

@@ -68,6 +68,11 @@ struct label_set {
 
 int query_labels(struct req *rq, struct label_set *ls, struct kerr *err);
 
+/* system=&application=&variant= naming one series (variant "" when left
+ * out); -1 with a 400 naming the one missing. */
+int query_series(struct req *rq, const char **system, const char **application,
+		 const char **variant, struct kerr *err);
+
 /* Load the series named by the query (system and application required,
  * variant "" when absent). 400 naming the field, 404 when it has no runs.
  * SERIES_ONE_FREQUENCY keeps only runs with chi (Orii's analyses need it) and

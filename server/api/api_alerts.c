@@ -329,18 +329,6 @@ static json_t *thresholds_json(const char *system, const char *application, cons
 			 (json_int_t)d.min_runs);
 }
 
-static int series_query(struct req *rq, const char **system, const char **application,
-			const char **variant, struct kerr *err)
-{
-	*system = req_query(rq, "system");
-	*application = req_query(rq, "application");
-	*variant = req_query(rq, "variant") ? req_query(rq, "variant") : "";
-	if (!*system || !**system || !*application || !**application)
-		return kerr_field(err, 400, *system && **system ? "application" : "system",
-				  "system and application (and variant) choose the series");
-	return 0;
-}
-
 static int get_thresholds(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
@@ -351,7 +339,7 @@ static int get_thresholds(void *app, struct req *rq, struct resp *rs)
 	int found;
 
 	kerr_clear(&err);
-	if (series_query(rq, &system, &application, &variant, &err)) {
+	if (query_series(rq, &system, &application, &variant, &err)) {
 		resp_error(rs, &err);
 		return 0;
 	}
@@ -422,7 +410,7 @@ static int put_thresholds(void *app, struct req *rq, struct resp *rs)
 	struct kerr err;
 
 	kerr_clear(&err);
-	if (series_query(rq, &system, &application, &variant, &err))
+	if (query_series(rq, &system, &application, &variant, &err))
 		goto fail;
 	if (!reset) {
 		body = req_json_object(rq, rs);

@@ -77,15 +77,9 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 	int rc;
 
 	kerr_clear(&err);
-	f.system = req_query(rq, "system");
-	f.application = req_query(rq, "application");
-	f.variant = req_query(rq, "variant") ? req_query(rq, "variant") : "";
 	f.n = -1;
-	if (!f.system || !*f.system || !f.application || !*f.application) {
-		kerr_field(&err, 400, f.system && *f.system ? "application" : "system",
-			   "system and application select the series");
+	if (query_series(rq, &f.system, &f.application, &f.variant, &err))
 		goto fail;
-	}
 	if (strcmp(metric, "tau") && strcmp(metric, "energy_j")) {
 		kerr_field(&err, 400, "metric", "metric must be tau or energy_j");
 		goto fail;
