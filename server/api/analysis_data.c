@@ -311,23 +311,23 @@ fail:
 }
 
 int series_load_in(struct karted *k, struct req *rq, const char *system,
-		   const char *application, const char *variant, unsigned flags,
-		   struct series_data *sd, struct kerr *err)
+		   const char *application, const char *variant, const struct label_set *ls,
+		   unsigned flags, struct series_data *sd, struct kerr *err)
 {
-	struct label_set ls;
+	struct label_set own;
 
 	memset(sd, 0, sizeof(*sd));
-	if (query_labels(rq, &ls, err))
+	if (!ls && query_labels(rq, &own, err))
 		return -1;
 	return series_load_named(k, system, application, variant, req_query(rq, "frequency_mhz"),
-				 &ls, flags, sd, err);
+				 ls ? ls : &own, flags, sd, err);
 }
 
 int series_load(struct karted *k, struct req *rq, unsigned flags, struct series_data *sd,
 		struct kerr *err)
 {
 	return series_load_in(k, rq, req_query(rq, "system"), req_query(rq, "application"),
-			      req_query(rq, "variant"), flags, sd, err);
+			      req_query(rq, "variant"), NULL, flags, sd, err);
 }
 
 void series_free(struct series_data *sd)

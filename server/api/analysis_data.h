@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "energy.h"
+#include "history.h"
 #include "isoeff.h"
 #include "karted.h"
 
@@ -90,10 +91,11 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		      unsigned flags, struct series_data *sd, struct kerr *err);
 void series_free(struct series_data *sd);
 
-/* series_load_named with the query's frequency_mhz and label.K=V filters. */
+/* series_load_named with the query's frequency_mhz and the label filters
+ * ls (NULL: the query's label.K=V). */
 int series_load_in(struct karted *k, struct req *rq, const char *system,
-		   const char *application, const char *variant, unsigned flags,
-		   struct series_data *sd, struct kerr *err);
+		   const char *application, const char *variant, const struct label_set *ls,
+		   unsigned flags, struct series_data *sd, struct kerr *err);
 
 /* "system:application[:variant]" for messages and legends. */
 const char *series_label(const struct series_data *sd);
@@ -132,6 +134,54 @@ int query_list(struct req *rq, const char *key, double lo, double hi, double *ou
 
 /* A yes/no query parameter: "true" or "false", def when absent. */
 int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err);
+
+/* One (p, n) point of a series over time (GET /api/v1/analysis/history
+ * and the history report): its runs in (measured_at, id) order, each held
+ * against the latest HISTORY_WINDOW runs before it. */
+#define HISTORY_RUNS_MAX 100000	/* runs of one point read */
+#define HISTORY_WINDOW 100	/* previous runs a baseline takes, the latest */
+
+struct history_run {
+	int64_t id;
+	char *when;		/* measured_at, or created_at without one */
+	bool measured;
+	double v;		/* the metric; NAN when the run lacks it */
+	char *group;		/* by=KEY: the run's value of label KEY, or NULL */
+	size_t gi;		/* its index in groups[] (SIZE_MAX: none) */
+	struct ka_baseline b;	/* of the runs before (b.runs 0: none) */
+	enum ka_verdict verdict;
+};
+
+struct history {
+	const char *system, *application, *variant;	/* borrowed from the query */
+	const char *metric;	/* "tau" or "energy_j" */
+	const char *by;		/* a label key, or NULL for time order */
+	bool energy;
+	int64_t p;
+	double n;
+	struct ka_thresholds t;	/* the series' own, then the query's */
+	struct history_run *runs;
+	size_t nruns, cap;
+	size_t first;		/* runs before it are left out of the answer (limit) */
+	size_t counts[3];	/* verdicts of the runs answered, by enum ka_verdict */
+	const char **groups;	/* by: the label's values in the order of their first run */
+	size_t ngroups;
+};
+
+/* The history the query asks for: system, application, variant, p, n,
+ * metric, by, min_runs, rel, noise, limit, label.K=V. 400 naming the field,
+ * 404 for a point without runs, 413 past HISTORY_RUNS_MAX. history_free
+ * after, also after a failure. */
+int history_load(struct karted *k, struct req *rq, struct history *h, struct kerr *err);
+void history_free(struct history *h);
+
+/* The labels of a series' runs: {"series", "runs", "labels": [{"key",
+ * "values": [{"value", "runs", "first", "last"}] in the order of first
+ * (measured_at, else created_at), "more"}], "more_keys"}; at most 64 keys and
+ * the 1000 most recent values of each. only: that key alone, or NULL. 404
+ * for a series without runs. */
+int series_labels(struct karted *k, const char *system, const char *application,
+		  const char *variant, const char *only, json_t **out, struct kerr *err);
 
 /* Kimura's per-region parameters, fitted from a series' runs. */
 struct energy_model {

@@ -745,7 +745,7 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
  * report share. *extra gets the answer's fields about the series; name,
  * when not NULL, its series_label(). */
 static int series_model(struct karted *k, struct req *rq, const char *sys, const char *app,
-			const char *var, struct model_data *md, json_t **extra, char *name,
+			const char *var, const struct label_set *ls, struct model_data *md, json_t **extra, char *name,
 			size_t name_size, struct kerr *err)
 {
 	struct series_data sd = {0};
@@ -784,7 +784,7 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 			   is_p[0] ? "n" : "p");
 		goto out;
 	}
-	if (series_load_in(k, rq, sys, app, var,
+	if (series_load_in(k, rq, sys, app, var, ls,
 			   metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd, err) ||
 	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &freq, err))
 		goto out;
@@ -881,7 +881,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	kerr_clear(&err);
 	/* predict's form depends on parameters, which series_model checks */
 	if (series_model(app, rq, req_query(rq, "system"), req_query(rq, "application"),
-			 req_query(rq, "variant"), &f.md, &extra, NULL, 0, &err) ||
+			 req_query(rq, "variant"), NULL, &f.md, &extra, NULL, 0, &err) ||
 	    query_predict(rq, f.md.nparams, &pred, &npred, &err)) {
 		json_decref(extra);
 		resp_error(rs, &err);
@@ -1130,7 +1130,8 @@ static const char *axis_title(const char *name)
 }
 
 int model_plot_load(struct karted *k, struct req *rq, const char *sys, const char *app,
-		    const char *var, struct model_plot *mp, struct kerr *err)
+		    const char *var, const struct label_set *ls, struct model_plot *mp,
+		    struct kerr *err)
 {
 	struct fitted f = {0};
 	json_t *extra = NULL;
@@ -1141,7 +1142,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 
 	memset(mp, 0, sizeof(*mp));
 	if (query_positive(rq, "max_x", &max_x, err) ||
-	    series_model(k, rq, sys, app, var, &f.md, &extra, mp->name, sizeof(mp->name), err))
+	    series_model(k, rq, sys, app, var, ls, &f.md, &extra, mp->name, sizeof(mp->name), err))
 		goto out;
 	if (f.md.nparams != 1) {
 		kerr_field(err, BAD, "parameters", "the model report draws one parameter: "
@@ -1214,7 +1215,7 @@ int iso_plot_load(struct karted *k, struct req *rq, const char *sys, const char 
 	for (l = 0; l < nl; l++)
 		ip->level[l] = 0.2 * (double)(l + 1);
 	if (query_list(rq, "levels", 0, 1, ip->level, REPORT_LEVELS_MAX, &nl, err) ||
-	    series_load_in(k, rq, sys, app, var, SERIES_ONE_FREQUENCY, &sd, err) ||
+	    series_load_in(k, rq, sys, app, var, NULL, SERIES_ONE_FREQUENCY, &sd, err) ||
 	    series_pool(&sd, &obs, &nobs, &work, &wsize, err))
 		goto out;
 	fitted_rc = iso_fit(&sd, obs, nobs, &q, &why, err);

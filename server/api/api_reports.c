@@ -159,7 +159,8 @@ bad:
 }
 
 static int load_one(struct karted *k, struct req *rq, enum report_kind kind, char *spec,
-		    struct loaded *l, struct report_series *rs, struct kerr *err)
+		    const struct label_set *ls, struct loaded *l, struct report_series *rs,
+		    struct kerr *err)
 {
 	const char *sys = NULL, *app = NULL, *var = NULL, *fs;
 	char *end;
@@ -173,7 +174,7 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 		var = req_query(rq, "variant");
 	}
 	memset(rs, 0, sizeof(*rs));
-	if (series_load_in(k, rq, sys, app, var,
+	if (series_load_in(k, rq, sys, app, var, ls,
 			   report_needs_runs(kind) ? SERIES_ONE_FREQUENCY : SERIES_WITH_REGIONS,
 			   &l->sd, err))
 		return -1;
@@ -204,6 +205,75 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 	return 0;
 }
 
+/* What a report overlays: each series= (or the one system=&application=)
+ * for each value of the one label key given more than once (label.commit=A
+ * &label.commit=B: the runs of A beside those of B), at most SERIES_MAX. */
+struct items {
+	size_t n;
+	char spec[SERIES_MAX][3 * RUN_NAME_MAX + 3];	/* "" for the query's series */
+	struct label_set ls[SERIES_MAX];
+};
+
+static int report_items(struct req *rq, const struct series_names *names, struct items *it,
+			struct kerr *err)
+{
+	struct label_set all, base = {.n = 0};
+	const char *key = NULL, *vals[RUN_FILTER_LABELS_MAX];
+	size_t i, j, nv = 0, ns = names->n ? names->n : 1;
+
+	if (query_labels(rq, &all, err))
+		return -1;
+	/* the key given with two different values, and the filters besides it */
+	for (i = 0; i < all.n && !key; i++)
+		for (j = i + 1; j < all.n; j++)
+			if (!strcmp(all.eq[i].key, all.eq[j].key) &&
+			    strcmp(all.eq[i].value, all.eq[j].value)) {
+				key = all.eq[i].key;
+				break;
+			}
+	for (i = 0; i < all.n; i++) {
+		bool dup = false;
+
+		if (key && strcmp(all.eq[i].key, key)) {
+			for (j = 0; j < i; j++)
+				if (!strcmp(all.eq[j].key, all.eq[i].key)) {
+					if (strcmp(all.eq[j].value, all.eq[i].value))
+						return kerr_field(err, 400, "label", "two values can "
+								  "be compared for one label key at "
+								  "a time (label.%.64s and label.%.64s "
+								  "are both repeated)", key,
+								  all.eq[i].key);
+					dup = true;
+				}
+			if (!dup)
+				base.eq[base.n++] = all.eq[i];
+		} else if (key) {
+			for (j = 0; j < nv; j++)
+				dup |= !strcmp(vals[j], all.eq[i].value);
+			if (!dup)
+				vals[nv++] = all.eq[i].value;
+		} else {
+			base.eq[base.n++] = all.eq[i];
+		}
+	}
+	if (!key)
+		nv = 1;
+	if (ns * nv > SERIES_MAX)
+		return kerr_field(err, 400, key ? "label" : "series", "at most %d series can be "
+				  "overlaid (%zu series x %zu label values asked for)", SERIES_MAX,
+				  ns, nv);
+	it->n = 0;
+	for (i = 0; i < ns; i++)
+		for (j = 0; j < nv; j++, it->n++) {
+			snprintf(it->spec[it->n], sizeof(it->spec[0]), "%s",
+				 names->n ? names->spec[i] : "");
+			it->ls[it->n] = base;
+			if (key)
+				it->ls[it->n].eq[it->ls[it->n].n++] = (struct label_eq){key, vals[j]};
+		}
+	return 0;
+}
+
 /* The chart as the answer, with X-Karte-Frame: where each panel's data
  * went (chart_frames_json), so a browser can map pointer and data. */
 void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
@@ -229,7 +299,7 @@ void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
 /* GET /api/v1/reports/model.{fmt} (one metric's model of up to SERIES_MAX
  * series, overlaid) and isoefficiency-function.{fmt} (one series). */
 static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool iso,
-			 struct series_names *names, const struct report_opts *o,
+			 struct items *it, const char *measured_title, const struct report_opts *o,
 			 enum chart_format fmt)
 {
 	const char *sys = req_query(rq, "system"), *app = req_query(rq, "application");
@@ -237,16 +307,16 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 	struct model_plot *mp;
 	struct report_model *rm;
 	struct iso_plot ip = {0};
-	size_t i, ns = names->n ? names->n : 1;
+	size_t i;
 	struct kerr err;
 
 	kerr_clear(&err);
 	if (iso) {
-		if (names->n > 1)
+		if (it->n > 1)
 			kerr_field(&err, 400, "series", "the isoefficiency-function report draws one "
 				   "series");
-		else if (names->n)
-			split_series(names->spec[0], &sys, &app, &var, &err);
+		else if (*it->spec[0])
+			split_series(it->spec[0], &sys, &app, &var, &err);
 		if (!err.code && !iso_plot_load(k, rq, sys, app, var, &ip, &err))
 			report_respond(rs, report_build_isofunction(&ip.ri, o), fmt);
 		if (err.code)
@@ -254,27 +324,175 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 		iso_plot_free(&ip);
 		return;
 	}
-	mp = xcalloc(ns, sizeof(*mp));
-	rm = xcalloc(ns, sizeof(*rm));
-	for (i = 0; i < ns; i++) {
-		if ((names->n && split_series(names->spec[i], &sys, &app, &var, &err)) ||
-		    model_plot_load(k, rq, sys, app, var, &mp[i], &err)) {
-			if (ns > 1)
+	mp = xcalloc(it->n, sizeof(*mp));
+	rm = xcalloc(it->n, sizeof(*rm));
+	for (i = 0; i < it->n; i++) {
+		if ((*it->spec[i] && split_series(it->spec[i], &sys, &app, &var, &err)) ||
+		    model_plot_load(k, rq, sys, app, var, &it->ls[i], &mp[i], &err)) {
+			if (it->n > 1)
 				err.index = (long)i;
 			resp_error(rs, &err);
 			goto out;
 		}
 		rm[i] = mp[i].rm;
+		if (measured_title) {	/* the measured curve alone */
+			rm[i].nc = 0;
+			rm[i].function = NULL;
+		}
 	}
-	report_respond(rs, report_build_model(rm, ns, mp[0].axis[0], mp[0].axis[1],
-					      "shaded: 95 % band; whiskers: min–max of the runs; "
-					      "dashed: extrapolated",
-					      o), fmt);
+	report_respond(rs, report_build_model(rm, it->n, measured_title, mp[0].axis[0],
+					      mp[0].axis[1], measured_title ?
+					      "markers: median of the runs at each p; whiskers: "
+					      "min–max" : "shaded: 95 % band; whiskers: min–max of "
+					      "the runs; dashed: extrapolated", o), fmt);
 out:
-	for (i = 0; i < ns; i++)
+	for (i = 0; i < it->n; i++)
 		model_plot_free(&mp[i]);
 	free(mp);
 	free(rm);
+}
+
+/* GET /api/v1/reports/history.{fmt}: one point's metric over time (or over
+ * a label's values, by=commit) with the band a run must leave to be a
+ * regression or an improvement, and each verdict. */
+static void history_report(struct karted *k, struct req *rq, struct resp *rs,
+			   const struct report_opts *o, enum chart_format fmt)
+{
+	struct report_history in = {0};
+	struct history h;
+	size_t i, m = 0, cap, *seen = NULL, *count = NULL;
+	int *verdict;
+	char title[SERIES_LABEL_SIZE + 96], xtitle[160];
+	double *d;
+	struct kerr err;
+
+	kerr_clear(&err);
+	if (history_load(k, rq, &h, &err)) {
+		resp_error(rs, &err);
+		history_free(&h);
+		return;
+	}
+	cap = h.nruns - h.first;
+	d = xmalloc(5 * cap * sizeof(double));
+	in.verdict = verdict = xmalloc(cap * sizeof(*verdict));
+	if (h.by) {	/* the runs of one value spread over [x - 0.3, x + 0.3], in time order */
+		seen = xcalloc(h.ngroups, sizeof(*seen));
+		count = xcalloc(h.ngroups, sizeof(*count));
+		for (i = h.first; i < h.nruns; i++)
+			if (h.runs[i].gi != SIZE_MAX)
+				count[h.runs[i].gi]++;
+	}
+	for (i = h.first; i < h.nruns; i++) {
+		const struct history_run *x = &h.runs[i];
+		double by = fmax(h.t.rel * fabs(x->b.median), h.t.noise * KA_MAD_SIGMA * x->b.mad);
+		bool judged = x->b.runs >= h.t.min_runs;
+
+		if (!isfinite(x->v) || (h.by && x->gi == SIZE_MAX))
+			continue;
+		d[m] = !h.by ? (double)(i + 1) :
+		       (double)(x->gi + 1) - 0.3 +
+		       0.6 * ((double)seen[x->gi]++ + 0.5) / (double)count[x->gi];
+		d[cap + m] = x->v;
+		d[2 * cap + m] = judged ? x->b.median : NAN;
+		d[3 * cap + m] = judged ? x->b.median - by : NAN;
+		d[4 * cap + m] = judged ? x->b.median + by : NAN;
+		verdict[m] = judged ? (int)x->verdict : -1;
+		m++;
+	}
+	in.n = m;
+	in.x = d;
+	in.y = d + cap;
+	in.median = d + 2 * cap;
+	in.lo = d + 3 * cap;
+	in.hi = d + 4 * cap;
+	in.groups = h.groups;
+	in.ngroups = h.by ? h.ngroups : 0;
+	snprintf(title, sizeof(title), "%s:%s%s%s at p = %lld, n = %g", h.system, h.application,
+		 *h.variant ? ":" : "", h.variant, (long long)h.p, h.n);
+	if (h.by)
+		snprintf(xtitle, sizeof(xtitle), "label %.64s, in the order of its first run", h.by);
+	else
+		snprintf(xtitle, sizeof(xtitle), "run, in measured_at order%s",
+			 h.first ? " (the latest asked for)" : "");
+	in.title = title;
+	in.ytitle = h.energy ? "energy (J)" : "τ (s)";
+	in.xtitle = xtitle;
+	in.t = h.t;
+	report_respond(rs, report_build_history(&in, o), fmt);
+	free(d);
+	free(verdict);
+	free(seen);
+	free(count);
+	history_free(&h);
+}
+
+/* GET /api/v1/reports/scaling-history.{fmt}: the p-tau model of one value
+ * of a label (by=, default commit; value=, default the latest) beside the
+ * value before it, in the order of their first runs. */
+static void scaling_history(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+			    const struct report_opts *o, enum chart_format fmt)
+{
+	const char *sys, *app, *var, *by = req_query(rq, "by") ? req_query(rq, "by") : "commit";
+	const char *want = req_query(rq, "value");
+	json_t *labels = NULL, *vals;
+	struct label_set base;
+	char title[3 * RUN_NAME_MAX + 220];
+	size_t i, at = 0, nv;
+	struct kerr err;
+
+	kerr_clear(&err);
+	if (query_series(rq, &sys, &app, &var, &err))
+		goto fail;
+	if (it->n > 1 || *it->spec[0]) {
+		kerr_field(&err, 400, "series", "scaling-history draws one series (system=, "
+			   "application=, variant=) at two values of by=%.64s", by);
+		goto fail;
+	}
+	if (!*by || strlen(by) > RUN_LABEL_MAX) {
+		kerr_field(&err, 400, "by", "by must be a label key of 1 to %d bytes", RUN_LABEL_MAX);
+		goto fail;
+	}
+	if (series_labels(k, sys, app, var, by, &labels, &err))
+		goto fail;
+	vals = json_object_get(json_array_get(json_object_get(labels, "labels"), 0), "values");
+	if (!(nv = json_array_size(vals))) {
+		kerr_field(&err, 404, "by", "no run of series %s:%s%s%s has the label %.64s", sys,
+			   app, *var ? ":" : "", var, by);
+		goto fail;
+	}
+	at = nv - 1;
+	if (want) {
+		for (at = 0; at < nv; at++)
+			if (!strcmp(want, json_string_value(json_object_get(json_array_get(vals, at),
+									   "value"))))
+				break;
+		if (at == nv) {
+			kerr_field(&err, 404, "value", "no run of this series has the label "
+				   "%.64s=%.64s", by, want);
+			goto fail;
+		}
+	}
+	/* the value before, then this one (the older drawn first), each with
+	 * the query's other label filters */
+	base = it->ls[0];
+	if (base.n == RUN_FILTER_LABELS_MAX)
+		base.n--;
+	it->n = 0;
+	for (i = at ? at - 1 : at; i <= at; i++, it->n++) {
+		it->spec[it->n][0] = '\0';
+		it->ls[it->n] = base;
+		it->ls[it->n].eq[it->ls[it->n].n++] = (struct label_eq){
+			by, json_string_value(json_object_get(json_array_get(vals, i), "value"))};
+	}
+	snprintf(title, sizeof(title), "scaling history: %s:%s%s%s, %.64s %.40s%s%.40s", sys, app,
+		 *var ? ":" : "", var, by, it->ls[0].eq[base.n].value, it->n > 1 ? " → " : "",
+		 it->n > 1 ? it->ls[1].eq[base.n].value : " (no earlier value)");
+	model_report(k, rq, rs, false, it, title, o, fmt);
+	json_decref(labels);
+	return;
+fail:
+	json_decref(labels);
+	resp_error(rs, &err);
 }
 
 static int get_report(void *app, struct req *rq, struct resp *rs)
@@ -282,6 +500,7 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	struct karted *k = app;
 	static struct series_names none;
 	struct series_names names = none;
+	struct items *it = NULL;
 	struct loaded *l = NULL;
 	struct report_series *rsr = NULL;
 	struct report_opts o;
@@ -289,8 +508,8 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	enum chart_format fmt;
 	char what[64], *dot;
 	struct kerr err;
-	size_t i, ns;
-	bool models;
+	size_t i;
+	bool models, history, scaling;
 
 	kerr_clear(&err);
 	snprintf(what, sizeof(what), "%s", req_param(rq));
@@ -298,43 +517,58 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	if (dot)
 		*dot = '\0';
 	models = !strcmp(what, "model") || !strcmp(what, "isoefficiency-function");
-	if (!dot || (!models && report_kind_parse(what, &kind)) || chart_format_parse(dot + 1, &fmt)) {
+	history = !strcmp(what, "history");
+	scaling = !strcmp(what, "scaling-history");
+	if (!dot || (!models && !history && !scaling && report_kind_parse(what, &kind)) ||
+	    chart_format_parse(dot + 1, &fmt)) {
 		resp_errorf(rs, 404,
 			    "there is no report %.60s: reports are isoefficiency, efficiency, energy, "
-			    "energy-shares, model and isoefficiency-function, each as .svg, .png or "
-			    ".pdf (powercap and trace take their data by POST)", req_param(rq));
+			    "energy-shares, model, isoefficiency-function, history and "
+			    "scaling-history, each as .svg, .png or .pdf (powercap and trace take "
+			    "their data by POST)", req_param(rq));
 		return 0;
 	}
 	if (parse_opts(rq, &o, &err)) {
 		resp_error(rs, &err);
 		return 0;
 	}
-	req_query_each(rq, "series", add_series, &names);
-	if (names.too_many) {
-		kerr_field(&err, 400, "series", "at most %d series can be overlaid", SERIES_MAX);
-		resp_error(rs, &err);
+	if (history) {
+		history_report(k, rq, rs, &o, fmt);
 		return 0;
+	}
+	req_query_each(rq, "series", add_series, &names);
+	it = xmalloc(sizeof(*it));
+	if (names.too_many)
+		kerr_field(&err, 400, "series", "at most %d series can be overlaid", SERIES_MAX);
+	if (err.code || report_items(rq, &names, it, &err)) {
+		resp_error(rs, &err);
+		goto out;
+	}
+	if (scaling) {
+		scaling_history(k, rq, rs, it, &o, fmt);
+		goto out;
 	}
 	if (models) {
-		model_report(k, rq, rs, what[0] == 'i', &names, &o, fmt);
-		return 0;
+		model_report(k, rq, rs, what[0] == 'i', it, NULL, &o, fmt);
+		goto out;
 	}
-	ns = names.n ? names.n : 1;
-	l = xcalloc(ns, sizeof(*l));
-	rsr = xcalloc(ns, sizeof(*rsr));
-	for (i = 0; i < ns; i++)
-		if (load_one(k, rq, kind, names.n ? names.spec[i] : NULL, &l[i], &rsr[i], &err)) {
-			if (ns > 1)
+	l = xcalloc(it->n, sizeof(*l));
+	rsr = xcalloc(it->n, sizeof(*rsr));
+	for (i = 0; i < it->n; i++)
+		if (load_one(k, rq, kind, *it->spec[i] ? it->spec[i] : NULL, &it->ls[i], &l[i],
+			     &rsr[i], &err)) {
+			if (it->n > 1)
 				err.index = (long)i;
 			resp_error(rs, &err);
 			goto out;
 		}
-	report_respond(rs, report_build(kind, rsr, ns, &o), fmt);
+	report_respond(rs, report_build(kind, rsr, it->n, &o), fmt);
 out:
-	for (i = 0; i < ns; i++)
+	for (i = 0; l && i < it->n; i++)
 		loaded_free(&l[i]);
 	free(l);
 	free(rsr);
+	free(it);
 	return 0;
 }
 

@@ -35,7 +35,8 @@ struct model_plot {
  * frequency_mhz, max_x) of the series sys:app:var, drawn out to max_x (or
  * four times the largest measured value). */
 int model_plot_load(struct karted *k, struct req *rq, const char *sys, const char *app,
-		    const char *var, struct model_plot *mp, struct kerr *err);
+		    const char *var, const struct label_set *ls, struct model_plot *mp,
+		    struct kerr *err);
 void model_plot_free(struct model_plot *mp);
 
 /* The isoefficiency-function report of one series (levels=, default 0.2,

@@ -867,14 +867,20 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 			    bool x_axis, double other, double span0, double span1)
 {
 	struct ticks t;
+	const char *name[64];	/* at_text: each major tick's label */
+	double room = 0;	/* at_text: px between ticks, the most a label takes */
 	char buf[48];
 	size_t i;
 
 	if (ax->nat) {	/* the values asked for (e.g. the measured p), and no minor ticks */
 		t.nmajor = t.nminor = 0;
 		for (i = 0; i < ax->nat && t.nmajor < 64; i++)
-			if (usable(s, ax->at[i]) && ax->at[i] >= s->lo && ax->at[i] <= s->hi)
+			if (usable(s, ax->at[i]) && ax->at[i] >= s->lo && ax->at[i] <= s->hi) {
+				name[t.nmajor] = ax->at_text ? ax->at_text[i] : NULL;
 				t.major[t.nmajor++] = ax->at[i];
+			}
+		if (ax->at_text && t.nmajor > 1)
+			room = fabs(map(s, t.major[1]) - map(s, t.major[0])) - 4;
 	} else if (s->log) {
 		log_ticks(s->lo, s->hi, &t);
 		if (t.nmajor < 3)	/* under half a decade: nice linear steps read better */
@@ -907,7 +913,10 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 		}
 		cairo_stroke(cr);
 		chart_number(t.major[i], buf, sizeof(buf));
-		if (x_axis)
+		if (x_axis && ax->nat && ax->at_text)
+			text(cr, name[i] ? name[i] : "", v, other + 7, A_CENTER, false, TEXT_PT * 0.85,
+			     false, room > 8 ? room : 0, 0, INK);
+		else if (x_axis)
 			text(cr, buf, v, other + 7, A_CENTER, false, TEXT_PT, false, 0, 0, INK);
 		else
 			text(cr, buf, other - 8, v, A_RIGHT, true, TEXT_PT, false, 0, 0, INK);

@@ -63,6 +63,7 @@ struct chart_axis {
 	double min, max;	/* NAN: from the data */
 	const double *at;	/* the labelled ticks (e.g. the measured p), borrowed; */
 	size_t nat;		/* 0: nice values chosen here */
+	const char *const *at_text;	/* nat labels for at[] instead of numbers, or NULL */
 };
 
 struct chart_legend {

@@ -246,7 +246,7 @@ static size_t pick(struct report *r, const struct pooled *p, bool by_p, int64_t 
 /* An axis with nice ticks chosen by the chart. */
 static struct chart_axis axis(const char *title, bool log, double min, double max)
 {
-	return (struct chart_axis){title, log, min, max, NULL, 0};
+	return (struct chart_axis){title, log, min, max, NULL, 0, NULL};
 }
 
 /* The view asked for (a zoomed part of the plane) over the fitted axes. */
@@ -1130,8 +1130,9 @@ static void measured_then_beyond(struct report *r, const double *x, const double
 		curve(r, 0, x + from, y + from, n - from, c, DASH_DASHED, NULL, false);
 }
 
-struct report *report_build_model(const struct report_model *s, size_t ns, const char *xtitle,
-				  const char *ytitle, const char *note, const struct report_opts *o)
+struct report *report_build_model(const struct report_model *s, size_t ns, const char *title,
+				  const char *xtitle, const char *ytitle, const char *note,
+				  const struct report_opts *o)
 {
 	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
 						   MARK_DIAMOND};
@@ -1139,7 +1140,9 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 	size_t i, k;
 	bool any = false;
 
-	if (ns == 1)
+	if (title)
+		snprintf(r->title, sizeof(r->title), "%s", title);
+	else if (ns == 1)
 		snprintf(r->title, sizeof(r->title), "scaling model: %s", s[0].name);
 	else
 		snprintf(r->title, sizeof(r->title), "scaling models: %zu series", ns);
@@ -1161,6 +1164,15 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 		l->color = c;
 		l->alpha = 0.15;
 		measured_then_beyond(r, s[i].cx, s[i].cy, s[i].nc, s[i].x_measured, c);
+		if (!s[i].function) {	/* measured alone: the medians joined */
+			l = layer(r, 0, LAYER_LINE);
+			l->x = s[i].x;
+			l->y = s[i].median;
+			l->n = s[i].m;
+			l->color = c;
+			l->size = 1.5;
+			l->dash = i % 2 ? DASH_DASHED : DASH_SOLID;
+		}
 		/* the spread of each point: a whisker from min to max */
 		for (k = 0; k < s[i].m; k++) {
 			wx[3 * k] = wx[3 * k + 1] = s[i].x[k];
@@ -1181,8 +1193,12 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 		l->color = c;
 		l->marker = shapes[i % 4];
 		l->size = 3.5;
-		legend(r, 0, ns == 1 ? str(r, "%s", s[i].function) :
-		       str(r, "%s: %s", s[i].name, s[i].function), c, shapes[i % 4], DASH_SOLID);
+		if (!s[i].function)
+			legend(r, 0, str(r, "%s", s[i].name), c, shapes[i % 4], DASH_SOLID);
+		else
+			legend(r, 0, ns == 1 ? str(r, "%s", s[i].function) :
+			       str(r, "%s: %s", s[i].name, s[i].function), c, shapes[i % 4],
+			       DASH_SOLID);
 	}
 	if (!any)
 		r->panels[0].placeholder = "no runs to model";
@@ -1221,6 +1237,84 @@ struct report *report_build_isofunction(const struct report_isofunction *in,
 	legend(r, 0, "◆ measured (Orii), line: from the models", GREY, MARK_COUNT, DASH_SOLID);
 	if (total == 0)
 		r->panels[0].placeholder = "no efficiency level is reached in the runs or the models";
+	apply_view(r, o);
+	report_seal(r);
+	return r;
+}
+
+struct report *report_build_history(const struct report_history *in, const struct report_opts *o)
+{
+	static const char *const names[3] = {"ok", "regression", "improvement"};
+	static const enum chart_marker shapes[3] = {MARK_CIRCLE, MARK_TRIANGLE, MARK_DIAMOND};
+	const struct rgb colors[3] = {chart_palette(0), chart_palette(1), chart_palette(2)};
+	struct report *r = report_new(o, "history", 1);
+	struct chart_layer *l;
+	size_t i, v, step, nat, count[4] = {0};
+	char rel[32], noise[32];
+
+	snprintf(r->title, sizeof(r->title), "history: %s", in->title);
+	r->panels[0].x = axis(in->xtitle, false, 0.5, NAN);
+	r->panels[0].y = axis(in->ytitle, false, NAN, NAN);
+	if (in->ngroups) {	/* a tick at each label value, or at every step-th */
+		double *at = doubles(r, in->ngroups);
+		const char **text = keep(r, xcalloc(in->ngroups, sizeof(*text)));
+
+		step = (in->ngroups + 11) / 12;
+		for (i = nat = 0; i < in->ngroups; i += step, nat++) {
+			at[nat] = (double)(i + 1);
+			text[nat] = in->groups[i];
+		}
+		r->panels[0].x = axis(in->xtitle, false, 0.5, (double)in->ngroups + 0.5);
+		r->panels[0].x.at = at;
+		r->panels[0].x.nat = nat;
+		r->panels[0].x.at_text = text;
+	} else if (in->n) {
+		r->panels[0].x.max = in->x[in->n - 1] + 0.5;
+	}
+	/* the band: within it a run is ok; then the median it is held against */
+	l = layer(r, 0, LAYER_AREA);
+	l->x = in->x;
+	l->y = in->hi;
+	l->y0 = in->lo;
+	l->n = in->n;
+	l->color = GREY;
+	l->alpha = 0.25;
+	l = layer(r, 0, LAYER_LINE);
+	l->x = in->x;
+	l->y = in->median;
+	l->n = in->n;
+	l->color = GREY;
+	l->size = 1.5;
+	l->dash = DASH_DASHED;
+	for (v = 0; v < 4; v++) {	/* the runs, by verdict (3: not judged) */
+		double *x = doubles(r, in->n), *y = doubles(r, in->n);
+
+		for (i = 0; i < in->n; i++)
+			if ((in->verdict[i] < 0 ? 3 : (size_t)in->verdict[i]) == v) {
+				x[count[v]] = in->x[i];
+				y[count[v]++] = in->y[i];
+			}
+		l = layer(r, 0, LAYER_MARKERS);
+		l->x = x;
+		l->y = y;
+		l->n = count[v];
+		l->color = v == 3 ? GREY : colors[v];
+		l->marker = v == 3 ? MARK_RING : shapes[v];
+		l->size = v == 0 || v == 3 ? 3.5 : 5;
+	}
+	chart_number(in->t.rel * 100, rel, sizeof(rel));
+	chart_number(in->t.noise, noise, sizeof(noise));
+	legend(r, 0, str(r, "baseline: median of the runs before (up to 100)"), GREY, MARK_COUNT,
+	       DASH_DASHED);
+	legend(r, 0, str(r, "ok band: ± max(%s %%, %s × 1.4826 MAD)", rel, noise), GREY,
+	       MARK_SQUARE, DASH_SOLID);
+	for (v = 0; v < 3; v++)
+		legend(r, 0, str(r, "%s (%zu)", names[v], count[v]), colors[v], shapes[v], DASH_SOLID);
+	legend(r, 0, str(r, "fewer than %zu runs before (%zu)", in->t.min_runs, count[3]), GREY,
+	       MARK_RING, DASH_SOLID);
+	if (!in->n)
+		r->panels[0].placeholder = "no run of this point carries the metric";
+	r->panels[0].note = "each run against the median and MAD of the runs of its point before it";
 	apply_view(r, o);
 	report_seal(r);
 	return r;

@@ -12,6 +12,7 @@
 
 #include "chart.h"
 #include "energy.h"
+#include "history.h"
 #include "isoeff.h"
 
 /* One series' inputs; what a report does not use may be empty. */
@@ -96,7 +97,9 @@ struct report *report_build_trace(const struct report_trace *in, const struct re
 /* Scaling models (Extra-P's normal form) of one metric over one parameter:
  * each series' measured medians with their min-max spread, the model and
  * its confidence band along cx (dashed beyond the largest measured x), and
- * the function as text in the legend. Several series overlay. */
+ * the function as text in the legend. Several series overlay. A series
+ * with nc = 0 and no function is drawn as measured: its medians joined by
+ * a line. title: NULL for "scaling model(s)". */
 struct report_model {
 	const char *name, *function;
 	const double *x, *median, *lo, *hi;	/* the measured points */
@@ -106,8 +109,8 @@ struct report_model {
 	double x_measured;			/* the largest measured x */
 };
 
-struct report *report_build_model(const struct report_model *s, size_t ns, const char *xtitle,
-				  const char *ytitle, const char *note,
+struct report *report_build_model(const struct report_model *s, size_t ns, const char *title,
+				  const char *xtitle, const char *ytitle, const char *note,
 				  const struct report_opts *o);
 
 /* The isoefficiency function n(p) at a few efficiency levels: where eps
@@ -130,6 +133,23 @@ struct report_isofunction {
 
 struct report *report_build_isofunction(const struct report_isofunction *in,
 					const struct report_opts *o);
+
+/* A point's history (GET /api/v1/reports/history): each run's metric at x
+ * (its place in time, or its label value's), the band around the baseline
+ * median a run must leave to be judged a regression or an improvement, and
+ * the verdicts in colour and shape. */
+struct report_history {
+	const char *title, *xtitle, *ytitle;
+	const double *x, *y;		/* the runs */
+	const double *median, *lo, *hi;	/* each run's baseline and band; NAN: none */
+	const int *verdict;		/* enum ka_verdict, -1: too few runs before */
+	size_t n;
+	const char *const *groups;	/* ngroups label values at x = 1, 2, ...; or none */
+	size_t ngroups;
+	struct ka_thresholds t;
+};
+
+struct report *report_build_history(const struct report_history *in, const struct report_opts *o);
 
 /* Build the chart of kind for series s[0..ns). Never fails for lack of
  * data: an empty series draws a labelled placeholder. */
