@@ -44,6 +44,16 @@ function seriesQuery(s) {
   return q;
 }
 
+// The label.K=V filters of a page's URL, as [[key, value], ...].
+function labelFilters(params) {
+  return [...params.entries()].filter(([k]) => k.startsWith('label.') && k.length > 6);
+}
+
+// "system:application [k=v, ...]" as the server's legends name them.
+function labelled(name, filters) {
+  return filters.length ? `${name} [${filters.map(([k, v]) => `${k.slice(6)}=${v}`).join(', ')}]` : name;
+}
+
 function parseSeries(spec) {
   const [system, application, ...rest] = spec.split(':');
   return { system, application, variant: rest.join(':') };
@@ -156,7 +166,8 @@ function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
 // paper's. One renderer, no chart library: what the page shows is what
 // the PDF prints.
 
-const RATIO = { isoefficiency: 0.66, efficiency: 0.5, energy: 0.56, 'energy-shares': 0.56 };
+const RATIO = { isoefficiency: 0.66, efficiency: 0.5, energy: 0.56, 'energy-shares': 0.56, history: 0.6,
+  'scaling-history': 0.66, model: 0.66 };
 // Beyond this many runs a chart comes as a PNG at the screen's pixel ratio:
 // Chromium takes ~0.5 s to show an SVG of 10^4 markers, 7 s for 10^5, and
 // a PNG of either in ~0.15 s (make bench).
@@ -197,6 +208,7 @@ function zoomAxis(ax, lo, hi, c, f, d) {
 }
 
 function pointText(pt) {
+  if (pt.text) return pt.text;
   const lines = [];
   if (pt.series) lines.push(pt.series);
   lines.push(`p = ${pt.p}, n = ${fmt(pt.n)}`);
@@ -415,8 +427,10 @@ function pointsTable(points, name) {
 }
 
 // The pooled (p, n) points of a series, for hover: [{p, n, tau, chi, ...}].
-async function seriesPoints(s) {
-  const r = await api(`/api/v1/analysis/points?${seriesQuery(s)}`);
+async function seriesPoints(s, labels = []) {
+  const q = seriesQuery(s);
+  for (const [k, v] of labels) q.append(k, v);
+  const r = await api(`/api/v1/analysis/points?${q}`);
   if (!r.ok) return { points: [], error: errorText(r.body) };
   const c = r.body.columns;
   return { points: r.body.points.map((row) => Object.fromEntries(c.map((k, i) => [k, row[i]]))) };
@@ -611,8 +625,10 @@ async function series(params) {
   const s = { system: params.get('system') || '', application: params.get('application') || '',
     variant: params.get('variant') || '' };
   const name = seriesName(s);
-  document.title = `karte — ${name}`;
+  const filters = labelFilters(params);
+  document.title = `karte — ${labelled(name, filters)}`;
   const q = seriesQuery(s);
+  for (const [k, v] of filters) q.append(k, v);
   const cat = await api('/api/v1/series');
   const info = cat.ok ? cat.body.series.find((x) => seriesName(x) === name) : null;
   if (!info) return [el('h1', {}, name), message('error', `There are no runs of series ${name}.`)];
@@ -641,24 +657,248 @@ async function series(params) {
       stepsTable(r.body), turnsTable(r.body.models));
   });
   const modelsBox = el('div', { id: 'models-section' }, el('p', { class: 'muted' }, 'Modelling…'));
+  const historyBox = el('div', { id: 'history-section' }, el('p', { class: 'muted' }, 'Loading runs…'));
   drawn.then(() => runsPage(q, 1000)).then(({ runs, more }) => {
     runsBox.replaceChildren(runsTable(runs, name, more, info.runs));
     modelsBox.replaceChildren(modelsSection(q, runs));
+    historyBox.replaceChildren(historyLinks(s, filters, runs));
   });
-  return [el('h1', {}, name),
+  const labelsBox = el('div', { id: 'labels-section' });
+  api(`/api/v1/series/labels?${seriesQuery(s)}`).then((r) => {
+    if (r.ok) labelsBox.replaceChildren(labelControls(s, filters, r.body.labels));
+  });
+  return [el('h1', {}, labelled(name, filters)),
     el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…'),
-      el('span', { class: 'muted' }, `${info.runs} runs · hover a point for its figures, click it for its run`)),
+      el('span', { class: 'muted' }, `${info.runs} runs${filters.length ? ' in the series (the charts: those with the labels)' : ''}` +
+        ' · hover a point for its figures, click it for its run')),
+    labelsBox,
     el('div', { class: 'charts' }, iso, eff, energy),
     el('h2', {}, 'Scalable parallel systems'),
     el('p', { class: 'explain' }, 'A base run (p, n) and a larger problem n′ at the same p identify a ' +
       'scalable parallel system when raising p at n′ brings the efficiency back down to the base’s: the ' +
       'isoefficiency holds as both grow (Orii).'),
-    spsBox, stepsBox, el('h2', {}, 'Scaling models'), modelsBox, el('h2', {}, 'Runs'), runsBox];
+    spsBox, stepsBox, el('h2', {}, 'Scaling models'), modelsBox,
+    el('h2', {}, 'History'), historyBox, el('h2', {}, 'Runs'), runsBox];
+}
+
+// The labels a series' runs carry (commit, compiler, ...): each a filter of
+// the whole page and a side-by-side comparison of two of its values.
+function labelControls(s, filters, labels) {
+  if (!labels.length) return el('p', { class: 'muted' }, 'The runs carry no labels (e.g. commit, compiler) to filter by.');
+  const name = seriesName(s);
+  const active = new Map(filters.map(([k, v]) => [k.slice(6), v]));
+  const rows = labels.map((l) => {
+    const id = `label-${l.key}`;
+    const pick = el('select', { id, 'data-label': l.key },
+      el('option', { value: '' }, 'all runs'),
+      l.values.map((v) => el('option', { value: v.value, selected: active.get(l.key) === v.value },
+        `${v.value} (${v.runs} run${v.runs === 1 ? '' : 's'})`)));
+    pick.addEventListener('change', () => {
+      const q = seriesQuery(s);
+      for (const [k, v] of filters) if (k !== `label.${l.key}`) q.append(k, v);
+      if (pick.value) q.set(`label.${l.key}`, pick.value);
+      go(`/series?${q}`);
+    });
+    const parts = [el('label', { for: id }, `${l.key} `), pick];
+    if (l.values.length >= 2) {
+      const n = l.values.length;
+      const a = el('select', { 'aria-label': `${l.key}: first value`, 'data-compare': 'a' },
+        l.values.map((v, i) => el('option', { value: v.value, selected: i === n - 2 }, v.value)));
+      const b = el('select', { 'aria-label': `${l.key}: second value`, 'data-compare': 'b' },
+        l.values.map((v, i) => el('option', { value: v.value, selected: i === n - 1 }, v.value)));
+      const btn = el('button', { type: 'button', class: 'secondary' }, 'Side by side');
+      btn.addEventListener('click', () => {
+        const q = new URLSearchParams({ series: name });
+        q.append(`label.${l.key}`, a.value);
+        q.append(`label.${l.key}`, b.value);
+        go(`/compare?${q}`);
+      });
+      parts.push(el('span', { class: 'muted' }, ' compare '), a, el('span', { class: 'muted' }, ' with '), b, ' ', btn);
+    }
+    if (l.more) parts.push(el('span', { class: 'muted' }, ' (the 1000 most recent values)'));
+    return el('div', { class: 'toolbar label-row', 'data-key': l.key }, ...parts);
+  });
+  return el('fieldset', { class: 'labels' }, el('legend', {}, 'Labels'), ...rows);
+}
+
+// Each (p, n) point of the runs, linked to its history over time.
+function historyLinks(s, filters, runs) {
+  const points = new Map();
+  for (const r of runs) {
+    const key = `${r.p}|${r.n}`;
+    points.set(key, { p: r.p, n: r.n, runs: (points.get(key)?.runs || 0) + 1 });
+  }
+  const rows = [...points.values()].sort((a, b) => a.p - b.p || a.n - b.n);
+  if (!rows.length) return el('p', { class: 'muted' }, 'No runs.');
+  const href = (r) => {
+    const q = seriesQuery(s);
+    q.set('p', r.p);
+    q.set('n', r.n);
+    for (const [k, v] of filters) q.append(k, v);
+    return `/history?${q}`;
+  };
+  return el('div', {}, el('p', { class: 'explain' }, 'Each run of a point held against the median and MAD of ' +
+    'the runs before it: a regression or an improvement when it leaves the band.'),
+  el('ul', { class: 'points', id: 'history-points' }, rows.slice(0, 200).map((r) =>
+    el('li', {}, link(href(r), `p = ${r.p}, n = ${fmt(r.n)}`), el('span', { class: 'muted' }, ` ${r.runs} run${r.runs === 1 ? '' : 's'}`)))));
+}
+
+// /history?system&application[&variant]&p&n[&by][&metric][&label.K=V]: one
+// point over time with its baseline band and verdicts, and the p–τ curve
+// of the latest commit beside the one before it.
+async function historyPage(params) {
+  const s = { system: params.get('system') || '', application: params.get('application') || '',
+    variant: params.get('variant') || '' };
+  const name = seriesName(s);
+  const filters = labelFilters(params);
+  const p = params.get('p'), n = params.get('n'), by = params.get('by') || '', metric = params.get('metric') || 'tau';
+  document.title = `karte — history of ${name}`;
+  const q = seriesQuery(s);
+  q.set('p', p || '');
+  q.set('n', n || '');
+  if (by) q.set('by', by);
+  if (metric !== 'tau') q.set('metric', metric);
+  for (const [k, v] of filters) q.append(k, v);
+  const [h, lb] = await Promise.all([api(`/api/v1/analysis/history?${q}`), api(`/api/v1/series/labels?${seriesQuery(s)}`)]);
+  const head = [el('h1', {}, `History of ${labelled(name, filters)} at p = ${p}, n = ${n}`),
+    el('p', {}, 'Series ', link(`/series?${seriesQuery(s)}`, name))];
+  if (!h.ok) return [...head, message('error', errorText(h.body))];
+  const keys = lb.ok ? lb.body.labels : [];
+  const set = (key, value) => {
+    const u = new URLSearchParams(q);
+    if (value) u.set(key, value); else u.delete(key);
+    return `/history?${u}`;
+  };
+  const axisPick = el('select', { id: 'history-by' }, el('option', { value: '' }, 'time (measured_at)'),
+    keys.map((l) => el('option', { value: l.key, selected: l.key === by }, `label ${l.key}`)));
+  axisPick.addEventListener('change', () => go(set('by', axisPick.value)));
+  const metricPick = el('select', { id: 'history-metric' },
+    el('option', { value: 'tau', selected: metric === 'tau' }, 'τ'),
+    el('option', { value: 'energy_j', selected: metric === 'energy_j' }, 'energy'));
+  metricPick.addEventListener('change', () => go(set('metric', metricPick.value === 'tau' ? '' : metricPick.value)));
+  const runs = h.body.runs;
+  const unit = metric === 'tau' ? 's' : 'J';
+  const text = (r) => [`run ${r.id}${r.group ? ` · ${by} ${r.group}` : ''}`, r.measured_at,
+    `${metric === 'tau' ? 'τ' : 'E'} = ${fmt(r[metric])} ${unit}: ${r.verdict ?? 'no value'}`,
+    r.baseline ? `baseline ${fmt(r.baseline.median)} ± MAD ${fmt(r.baseline.mad)} (${r.baseline.runs} runs)` : 'no runs before'];
+  // hover: x is the run's place in time (with by=, the server spreads a value's runs)
+  const points = by ? [] : runs.filter((r) => r[metric] !== null)
+    .map((r, i) => ({ panel: 0, x: i + 1, y: r[metric], id: r.id, text: text(r) }));
+  const c = h.body.counts, t = h.body.thresholds;
+  const out = [...head,
+    el('div', { class: 'toolbar' }, el('label', { for: 'history-by' }, 'Across '), axisPick,
+      el('label', { for: 'history-metric' }, ' metric '), metricPick,
+      el('span', { class: 'muted' }, `${runs.length} runs · ${c.regression} regression${c.regression === 1 ? '' : 's'}, ` +
+        `${c.improvement} improvement${c.improvement === 1 ? '' : 's'} · thresholds ${fmt(t.rel * 100)} % and ` +
+        `${fmt(t.noise)} × 1.4826 MAD after ${t.min_runs} runs`)),
+    el('div', { class: 'charts' }, liveChart('history', q, `${metric === 'tau' ? 'τ' : 'energy'} over ${by ? `label ${by}` : 'time'}`, points))];
+  const rows = runs.map((r) => ({ id: r.id, measured_at: r.measured_at, group: r.group ?? '', value: r[metric],
+    verdict: r.verdict ?? '', median: r.baseline?.median ?? null, mad: r.baseline?.mad ?? null }));
+  const cols = [{ key: 'id', label: 'run', num: true, cell: (r) => link(`/runs/${r.id}`, String(r.id)) },
+    { key: 'measured_at', label: 'measured' }];
+  if (by) cols.push({ key: 'group', label: by });
+  cols.push({ key: 'value', label: `${metric === 'tau' ? 'τ' : 'E'} (${unit})`, num: true },
+    { key: 'verdict', label: 'verdict', cell: (r) => el('span', { class: `verdict ${r.verdict}` }, r.verdict) },
+    { key: 'median', label: 'baseline median', num: true }, { key: 'mad', label: 'MAD', num: true });
+  out.push(el('h2', {}, 'Runs and verdicts'), dataTable(cols, rows.reverse(), { id: 'history', download: `${name.replaceAll(':', '_')}-history` }));
+  // the scaling curve of one label value beside the one before it
+  const lab = keys.find((l) => l.key === (by || 'commit'));
+  if (lab && lab.values.length) {
+    const sq = seriesQuery(s);
+    sq.set('by', lab.key);
+    const value = params.get('value') || lab.values[lab.values.length - 1].value;
+    sq.set('value', value);
+    const pick = el('select', { id: 'scaling-value' }, lab.values.map((v) => el('option', { value: v.value, selected: v.value === value }, v.value)));
+    pick.addEventListener('change', () => go(set('value', pick.value)));
+    out.push(el('h2', {}, `Scaling across ${lab.key}`),
+      el('p', { class: 'explain' }, `τ over p at the busiest n for one ${lab.key} beside the one before it (in the order of their first runs).`),
+      el('div', { class: 'toolbar' }, el('label', { for: 'scaling-value' }, `${lab.key} `), pick),
+      el('div', { class: 'charts' }, liveChart('scaling-history', sq, `p–τ: ${lab.key} ${value} and the one before`, [])));
+  }
+  return out;
+}
+
+// /alerts: the regressions found on ingest, newest first, each linked to
+// its run and to its point's history; acknowledged with a write token.
+async function alertsPage(params) {
+  document.title = 'karte — alerts';
+  const q = new URLSearchParams();
+  for (const k of ['system', 'application', 'variant', 'acknowledged', 'after']) if (params.get(k)) q.set(k, params.get(k));
+  q.set('limit', '100');
+  const r = await api(`/api/v1/alerts?${q}`);
+  const out = [el('h1', {}, 'Alerts'),
+    el('p', { class: 'explain' }, 'A run posted to /api/v1/runs is held against the median and MAD of the earlier runs of its ' +
+      '(p, n) point; a regression of τ, energy or a region\'s energy makes an alert. ',
+    el('a', { href: `/api/v1/alerts?format=atom${q.get('system') ? `&system=${encodeURIComponent(q.get('system'))}` : ''}` }, 'Atom feed'))];
+  if (!r.ok) return [...out, message('error', errorText(r.body))];
+  const unacked = new URLSearchParams(q);
+  unacked.delete('after');
+  unacked.delete('limit');
+  if (params.get('acknowledged') === 'false') unacked.delete('acknowledged'); else unacked.set('acknowledged', 'false');
+  out.push(el('div', { class: 'toolbar' }, link(`/alerts?${unacked}`,
+    params.get('acknowledged') === 'false' ? 'Show all alerts' : 'Show unacknowledged only')));
+  if (!r.body.alerts.length) return [...out, message('ok', 'No alerts: no run has left its baseline.')];
+  const status = el('div');
+  const tok = tokenInput();
+  const ack = async (a, btn) => {
+    const t = document.getElementById('token').value.trim();
+    sessionStorage.setItem(TOKEN_KEY, t);
+    const d = await api(`/api/v1/alerts/${a.id}/ack`, { method: 'POST', headers: { Authorization: `Bearer ${t}` } });
+    status.replaceChildren(d.ok ? message('ok', `Alert ${a.id} acknowledged.`) : message('error', errorText(d.body)));
+    if (d.ok) btn.replaceWith(el('span', {}, `by ${d.body.acknowledged_by}`));
+  };
+  const rows = r.body.alerts.map((a) => ({ ...a, series: seriesName(a), change: a.regressions?.[0]?.change ?? null,
+    what: a.regressions.map((g) => g.region ? `${g.metric} of ${g.region}` : g.metric).join(', ') }));
+  const histHref = (a) => {
+    const hq = seriesQuery(a);
+    hq.set('p', a.p);
+    hq.set('n', a.n);
+    return `/history?${hq}`;
+  };
+  out.push(el('div', { class: 'toolbar' }, ...tok), status, dataTable([
+    { key: 'created_at', label: 'found' },
+    { key: 'series', label: 'series', cell: (a) => link(`/series?${seriesQuery(a)}`, a.series) },
+    { key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
+    { key: 'what', label: 'regression of' },
+    { key: 'value', label: 'value', num: true }, { key: 'change', label: 'change', num: true,
+      cell: (a) => (a.change === null ? '' : `+${fmt(a.change * 100, 3)} %`) },
+    { key: 'run_id', label: 'run', num: true, cell: (a) => link(`/runs/${a.run_id}`, String(a.run_id)) },
+    { key: 'id', label: 'history', cell: (a) => link(histHref(a), 'history') },
+    { key: 'acknowledged', label: 'acknowledged', cell: (a) => {
+      if (a.acknowledged) return `by ${a.acknowledged_by}`;
+      const b = el('button', { type: 'button', class: 'secondary', 'data-ack': a.id }, 'Acknowledge');
+      b.addEventListener('click', () => ack(a, b));
+      return b;
+    } }], rows, { id: 'alerts', download: 'alerts' }));
+  if (r.body.next) {
+    const nq = new URLSearchParams(q);
+    nq.delete('limit');
+    nq.set('after', r.body.next);
+    out.push(el('div', { class: 'toolbar' }, link(`/alerts?${nq}`, 'Older alerts')));
+  }
+  return out;
+}
+
+// The one label key a URL gives with two or more values, and those values.
+function labelSplit(filters) {
+  const seen = new Map();
+  for (const [k, v] of filters) seen.set(k, [...new Set([...(seen.get(k) || []), v])]);
+  for (const [k, vs] of seen) if (vs.length > 1) return { key: k, values: vs };
+  return null;
 }
 
 async function compare(params) {
   document.title = 'karte — compare';
   const chosen = params.getAll('series');
+  // series x values of one label (label.commit=A&label.commit=B): the
+  // server's reports overlay them in this order
+  const filters = labelFilters(params);
+  const split = labelSplit(filters);
+  const base = filters.filter(([k]) => !split || k !== split.key);
+  const items = chosen.flatMap((c) => (split ? split.values : [null]).map((v) => {
+    const labels = v === null ? base : [...base, [split.key, v]];
+    return { spec: c, labels, name: labelled(c, labels) };
+  }));
   const all = await api('/api/v1/series');
   const picks = el('ul', { class: 'picks' }, (all.ok ? all.body.series : []).map((s) => {
     const n = seriesName(s);
@@ -674,28 +914,35 @@ async function compare(params) {
   const out = [el('h1', {}, 'Compare'),
     el('p', { class: 'explain' }, 'The same application on different systems, or variants on one system: ' +
       'overlaid charts and efficiency and τ at the (p, n) they share.'),
-    el('details', { open: chosen.length < 2 }, el('summary', {}, 'Series'), picks, apply)];
-  if (chosen.length < 2) {
-    out.push(message('ok', 'Pick two or more series.'));
+    el('details', { open: items.length < 2 }, el('summary', {}, 'Series'), picks, apply)];
+  if (items.length < 2) {
+    out.push(message('ok', 'Pick two or more series, or two values of a label (on a series page).'));
     return out;
   }
-  // each series can be hidden from the charts (toggles kept in the URL: hide=NAME)
-  const hidden = new Set(params.getAll('hide').filter((h) => chosen.includes(h)));
-  const loaded = await Promise.all(chosen.map((c) => seriesPoints(parseSeries(c))));
+  if (split) {
+    out.push(el('p', { class: 'muted', id: 'label-compare' },
+      `${split.key.slice(6)}: ${split.values.join(' beside ')} — each value's runs drawn as a series of their own.`));
+  }
+  // each series can be hidden from the charts (toggles kept in the URL:
+  // hide=NAME); values of a label are drawn together
+  const hidden = new Set(split ? [] : params.getAll('hide').filter((h) => chosen.includes(h)));
+  const loaded = await Promise.all(items.map((it) => seriesPoints(parseSeries(it.spec), it.labels)));
   const chartsBox = el('div', { class: 'charts' });
   const drawCharts = () => {
-    const shown = chosen.filter((c) => !hidden.has(c));
+    const shown = items.filter((it) => !hidden.has(it.spec));
     if (!shown.length) { chartsBox.replaceChildren(message('ok', 'Every series is hidden: tick one to draw it.')); return; }
     const q = new URLSearchParams();
-    for (const c of shown) q.append('series', c);
-    const pts = (kind) => shown.flatMap((c) => chartPoints(kind, loaded[chosen.indexOf(c)].points, c));
+    for (const c of new Set(shown.map((it) => it.spec))) q.append('series', c);
+    for (const [k, v] of filters) q.append(k, v);
+    const pts = (kind) => shown.flatMap((it) => chartPoints(kind, loaded[items.indexOf(it)].points, it.name));
     chartsBox.replaceChildren(
       liveChart('isoefficiency', q, 'τ–χ isoefficiency', pts('isoefficiency'),
         { zoomable: true, view: parseView(new URL(location.href).searchParams.get('view')),
           onView: (v) => setParam('view', viewParam(v)) }),
-      liveChart('efficiency', q, 'efficiency and parallel time', pts('efficiency')));
+      liveChart('efficiency', q, 'efficiency and parallel time', pts('efficiency')),
+      liveChart('model', q, 'scaling model of τ over p', []));
   };
-  const toggles = el('fieldset', { class: 'toggles' }, el('legend', {}, 'Shown in the charts'),
+  const toggles = split ? el('div') : el('fieldset', { class: 'toggles' }, el('legend', {}, 'Shown in the charts'),
     chosen.map((c) => {
       const box = el('input', { type: 'checkbox', id: `show-${c}`, checked: !hidden.has(c) });
       box.addEventListener('change', () => {
@@ -712,7 +959,7 @@ async function compare(params) {
   out.push(toggles, chartsBox);
   const byPoint = new Map();
   loaded.forEach((l, i) => {
-    if (l.error) { out.push(message('error', `${chosen[i]}: ${l.error}`)); return; }
+    if (l.error) { out.push(message('error', `${items[i].name}: ${l.error}`)); return; }
     for (const pt of l.points) {
       const key = `${pt.p}|${pt.n}`;
       if (!byPoint.has(key)) byPoint.set(key, { p: pt.p, n: pt.n });
@@ -720,10 +967,10 @@ async function compare(params) {
       byPoint.get(key)[`tau${i}`] = pt.tau;
     }
   });
-  const rows = [...byPoint.values()].filter((r) => chosen.filter((_, i) => r[`eps${i}`] !== undefined).length >= 2);
+  const rows = [...byPoint.values()].filter((r) => items.filter((_, i) => r[`eps${i}`] !== undefined).length >= 2);
   const columns = [{ key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true }];
-  chosen.forEach((c, i) => {
-    columns.push({ key: `eps${i}`, label: `ε ${c}`, num: true }, { key: `tau${i}`, label: `τ ${c} (s)`, num: true });
+  items.forEach((it, i) => {
+    columns.push({ key: `eps${i}`, label: `ε ${it.name}`, num: true }, { key: `tau${i}`, label: `τ ${it.name} (s)`, num: true });
   });
   out.push(el('h2', {}, 'At matching (p, n)'),
     rows.length ? dataTable(columns, rows, { id: 'matching', download: 'compare' })
@@ -1070,6 +1317,8 @@ async function route() {
     else if (url.pathname.startsWith('/runs/')) parts = await runPage(url.pathname.slice(6));
     else if (url.pathname === '/upload') parts = await upload();
     else if (url.pathname === '/methods') parts = await methods();
+    else if (url.pathname === '/history') parts = await historyPage(url.searchParams);
+    else if (url.pathname === '/alerts') parts = await alertsPage(url.searchParams);
     else parts = [el('h1', {}, 'Not found'), message('error', `There is no page ${url.pathname}.`)];
   } catch (e) {
     parts = [message('error', `Cannot load this page: ${e.message}`)];

@@ -1007,6 +1007,115 @@ def history_of_a_point_with_baselines_and_verdicts():
         expect(s == status and (field is None or b.get("field") == field), f"{q} -> {status} ({s} {b})")
 
 
+def marker_counts(svg):
+    """How many times each marker definition is stamped, largest first."""
+    import re
+    from collections import Counter
+    return sorted(Counter(re.findall(rb'<use xlink:href="#(karte-m[^"]*)"', svg)).values(), reverse=True)
+
+
+@test
+def series_labels_history_report_and_label_comparison():
+    k, t = Shared.k, Shared.token
+    sysname = "hrep-it"
+    # p = 4, n = 100 over seven commits, as in the history test: 10, 11, 9,
+    # 10, 12 then 14.5 (a regression) and 5.0 (an improvement)
+    taus = [10, 11, 9, 10, 12, 14.5, 5.0]
+    runs = [run(system=sysname, application="cg", p=4, n=100.0, tau=x, chi=0.1,
+                measured_at=f"2026-11-{10 + i:02d}T10:00:00Z",
+                labels={"commit": f"c{i}", "compiler": "gcc" if i % 2 else "clang"})
+            for i, x in enumerate(taus)]
+    # c5 and c6 also at p = 1, 2, 8: c6 scales worse at p = 8
+    for i, f8 in ((5, 1.0), (6, 1.5)):
+        for p, x in ((1, 40.0), (2, 21.0), (8, 6.0 * f8)):
+            runs.append(run(system=sysname, application="cg", p=p, n=100.0, tau=x, chi=0.1 * p,
+                            measured_at=f"2026-11-{10 + i:02d}T11:00:00Z", labels={"commit": f"c{i}"}))
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201 and len(b["ids"]) == 13, f"posted ({s} {b})")
+    series = f"system={sysname}&application=cg"
+
+    # the labels the series has, values in the order of their first run
+    s, lb, _ = k.request("GET", f"/api/v1/series/labels?{series}")
+    keys = {x["key"]: x for x in lb.get("labels", [])}
+    expect(s == 200 and lb["runs"] == 13 and set(keys) == {"commit", "compiler"} and not lb["more_keys"],
+           f"two keys over 13 runs ({s} {lb})")
+    commits = keys["commit"]["values"]
+    expect([v["value"] for v in commits] == [f"c{i}" for i in range(7)] and
+           [v["runs"] for v in commits] == [1, 1, 1, 1, 1, 4, 4] and
+           commits[5]["first"] == "2026-11-15T10:00:00Z" and commits[5]["last"] == "2026-11-15T11:00:00Z"
+           and not keys["commit"]["more"], f"commits in order with counts and times ({commits})")
+    expect([(v["value"], v["runs"]) for v in keys["compiler"]["values"]] == [("clang", 4), ("gcc", 3)],
+           f"compilers ({keys['compiler']})")
+    for q, status, field in [("application=cg", 400, "system"), (f"system={sysname}&application=nope", 404, None)]:
+        s, b, _ = k.request("GET", "/api/v1/series/labels?" + q)
+        expect(s == status and b.get("field") == field, f"labels {q} -> {status} ({s} {b})")
+
+    # the history report: 7 runs, the first 5 not judged (rings), one
+    # regression, one improvement: three marker kinds stamped 5, 1 and 1 times
+    point = f"{series}&p=4&n=100"
+    s, b, h = k.request("GET", f"/api/v1/reports/history.svg?{point}")
+    svg_ok(b, "history")
+    pan = json.loads(h["X-Karte-Frame"])["panels"][0]
+    expect(s == 200 and marker_counts(b) == [5, 1, 1], f"5 unjudged, 1 regression, 1 improvement ({marker_counts(b)})")
+    expect(pan["x"]["min"] == 0.5 and pan["x"]["max"] == 7.5 and pan["y"]["min"] <= 5.0 and pan["y"]["max"] >= 14.5,
+           f"runs 1..7 across, 5 to 14.5 s up ({pan})")
+    s, b, h = k.request("GET", f"/api/v1/reports/history.svg?{point}&min_runs=3")
+    expect(marker_counts(b) == [3, 2, 1, 1], f"min_runs=3: 3 unjudged, 2 ok, 1 and 1 ({marker_counts(b)})")
+    s, b, h = k.request("GET", f"/api/v1/reports/history.svg?{point}&by=compiler")
+    pan = json.loads(h["X-Karte-Frame"])["panels"][0]
+    expect(s == 200 and pan["x"]["min"] == 0.5 and pan["x"]["max"] == 2.5, f"by=compiler: two values across ({pan})")
+    for fmt in ("png", "pdf"):
+        s, b, h = k.request("GET", f"/api/v1/reports/history.{fmt}?{point}&by=commit")
+        expect(s == 200 and b[:4] in (b"\x89PNG", b"%PDF"), f"history.{fmt}")
+        with open(os.path.join(OUT, f"history-by-commit.{fmt}"), "wb") as fh:
+            fh.write(b)
+    for q, status, field in [(f"{series}&p=4", 400, "n"), (f"{point}&by=", 400, "by"),
+                             (f"{point}&metric=gamma", 400, "metric"), (f"{series}&p=3&n=100", 404, None)]:
+        s, b, _ = k.request("GET", "/api/v1/reports/history.svg?" + q)
+        expect(s == status and b.get("field") == field, f"history report {q} -> {status} ({s} {b})")
+
+    # two values of one label side by side: c5 (4 points) and c6 (4 points),
+    # each point in both panels of the efficiency report; c0 has one point
+    s, b, h = k.request("GET", f"/api/v1/reports/efficiency.svg?{series}&label.commit=c5&label.commit=c6")
+    expect(s == 200 and marker_counts(b) == [4, 4, 4, 4], f"c5 and c6, 4 points in 2 panels each ({marker_counts(b)})")
+    s, b, h = k.request("GET", f"/api/v1/reports/isoefficiency.svg?{series}&label.commit=c0&label.commit=c6")
+    expect(s == 200 and marker_counts(b)[-1] == 1 and sum(marker_counts(b)) >= 5,
+           f"c0's one point beside c6's ({marker_counts(b)})")
+    s, b, _ = k.request("GET", f"/api/v1/reports/model.svg?{series}&label.commit=c5&label.commit=c6&label.commit=c5")
+    expect(s == 200 and marker_counts(b) == [4, 4], f"a repeated value is one series ({marker_counts(b)})")
+    s, b, _ = k.request("GET", f"/api/v1/reports/efficiency.svg?{series}&label.commit=c5&label.commit=nope")
+    expect(s == 404 and b.get("index") == 1, f"a value without runs is named by its index ({s} {b})")
+    s, b, _ = k.request("GET", f"/api/v1/reports/efficiency.svg?{series}&label.commit=c5&label.commit=c6"
+                        "&label.compiler=gcc&label.compiler=clang")
+    expect(s == 400 and b.get("field") == "label", f"two keys repeated -> 400 ({s} {b})")
+    many = "&".join(f"label.commit=c{i}" for i in range(3))
+    s, b, _ = k.request("GET", f"/api/v1/reports/efficiency.svg?{'&'.join([f'series={sysname}:cg'] * 3)}&{many}")
+    expect(s == 400 and b.get("field") == "label", f"3 series x 3 values > 8 -> 400 ({s} {b})")
+
+    # scaling history: c6 beside c5 (the default is the latest value), 4
+    # points each; c0 alone has no earlier value
+    s, b, h = k.request("GET", f"/api/v1/reports/scaling-history.svg?{series}")
+    svg_ok(b, "scaling history")
+    pan = json.loads(h["X-Karte-Frame"])["panels"][0]
+    expect(s == 200 and marker_counts(b) == [4, 4] and pan["x"]["log"] and pan["x"]["min"] <= 1 and pan["x"]["max"] >= 8,
+           f"c5 and c6 over p = 1..8 ({marker_counts(b)} {pan})")
+    s2, b2, h2 = k.request("GET", f"/api/v1/reports/scaling-history.svg?{series}&value=c6&by=commit")
+    expect(s2 == 200 and h2["X-Karte-Frame"] == h["X-Karte-Frame"] and len(b2) == len(b), "value=c6 is the default")
+    s, b, h = k.request("GET", f"/api/v1/reports/scaling-history.png?{series}&value=c6")
+    with open(os.path.join(OUT, "scaling-history.png"), "wb") as fh:
+        fh.write(b)
+    s, b, _ = k.request("GET", f"/api/v1/reports/scaling-history.svg?{series}&value=c0")
+    expect(s == 200 and marker_counts(b) == [1], f"the first value alone ({s} {marker_counts(b) if s == 200 else b})")
+    for q, status, field in [(f"{series}&value=zz", 404, "value"), (f"{series}&by=nokey", 404, "by"),
+                             (f"{series}&series=a:b", 400, "series"), ("application=cg", 400, "system")]:
+        s, b, _ = k.request("GET", "/api/v1/reports/scaling-history.svg?" + q)
+        expect(s == status and b.get("field") == field, f"scaling-history {q} -> {status} ({s} {b})")
+    # the history answers by commit too
+    s, h, _ = k.request("GET", f"/api/v1/analysis/history?{point}&by=commit")
+    expect(h["by"] == "commit" and [r["group"] for r in h["runs"]] == [f"c{i}" for i in range(7)],
+           f"each run's group ({h.get('by')})")
+
+
 @test
 def regressions_on_ingest_make_alerts():
     k, t = Shared.k, Shared.token

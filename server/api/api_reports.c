@@ -389,7 +389,7 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs,
 
 		if (!isfinite(x->v) || (h.by && x->gi == SIZE_MAX))
 			continue;
-		d[m] = !h.by ? (double)(i + 1) :
+		d[m] = !h.by ? (double)(i - h.first + 1) :
 		       (double)(x->gi + 1) - 0.3 +
 		       0.6 * ((double)seen[x->gi]++ + 0.5) / (double)count[x->gi];
 		d[cap + m] = x->v;

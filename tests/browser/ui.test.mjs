@@ -405,3 +405,92 @@ test('a series page models every metric and region, draws the chosen model and t
   await page.waitForFunction(() => !document.getElementById('models')?.innerText.includes('(32000'));
   assert.doesNotMatch(await page.locator('#models tbody tr').first().innerText(), /\/ p/);
 });
+
+test('labels filter a series and compare two commits side by side; history and alerts link runs and charts', async () => {
+  // one point (p = 4, n = 100) over seven commits, posted one by one as CI
+  // would: c5's 14.5 s is a regression against 10, 11, 9, 10, 12 (median
+  // 10, MAD 1), c6's 5.0 s an improvement; c5 and c6 also at p = 1, 2, 8
+  const taus = [10, 11, 9, 10, 12, 14.5, 5.0];
+  let regressionRun = null;
+  for (const [i, tau] of taus.entries()) {
+    const r = await fetch(`${url}/api/v1/runs`, { method: 'POST', headers: { 'Content-Type': 'application/json',
+      Authorization: `Bearer ${token}` }, body: JSON.stringify({ system: 'CI', application: 'stencil', p: 4, n: 100,
+      tau, chi: 0.4, measured_at: `2026-11-${10 + i}T10:00:00Z`, labels: { commit: `c${i}` } }) });
+    const b = await r.json();
+    assert.equal(r.status, 201);
+    assert.equal(b.verdicts[0], i === 5 ? 'regression' : i === 6 ? 'improvement' : 'ok');
+    if (i === 5) regressionRun = b.ids[0];
+  }
+  for (const [i, slow] of [[5, 1], [6, 1.5]]) {
+    await post([[1, 40], [2, 21], [8, 6 * slow]].map(([p, tau]) => ({ system: 'CI', application: 'stencil', p, n: 100,
+      tau, chi: 0.1 * p * tau, measured_at: `2026-11-${10 + i}T11:00:00Z`, labels: { commit: `c${i}` } })));
+  }
+
+  // the series page offers the labels: commit with its seven values
+  await open('/series?system=CI&application=stencil');
+  const row = page.locator('.label-row[data-key="commit"]');
+  await row.waitFor();
+  assert.equal(await row.locator('select[data-label="commit"] option').count(), 8);
+  assert.equal(await row.locator('select[data-compare="a"]').inputValue(), 'c5');
+  assert.equal(await row.locator('select[data-compare="b"]').inputValue(), 'c6');
+  // a filter narrows the whole page to commit c6
+  await row.locator('select[data-label="commit"]').selectOption('c6');
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.includes('label.commit=c6'));
+  assert.match(await page.locator('h1').innerText(), /CI:stencil \[commit=c6\]/);
+  await page.locator('figure[data-kind="efficiency"][data-ready="yes"]').waitFor();
+  assert.match(await page.locator('figure[data-kind="efficiency"] a', { hasText: 'SVG' }).getAttribute('href'),
+    /label\.commit=c6/);
+
+  // side by side: c5 beside c6 in every chart and the matching table
+  await open('/series?system=CI&application=stencil');
+  await row.waitFor();
+  await row.getByRole('button', { name: 'Side by side' }).click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/compare'));
+  assert.equal(new URL(page.url()).searchParams.getAll('label.commit').join(','), 'c5,c6');
+  assert.match(await page.locator('#label-compare').innerText(), /commit: c5 beside c6/);
+  for (const kind of ['isoefficiency', 'efficiency', 'model']) {
+    await page.locator(`figure[data-kind="${kind}"][data-ready="yes"]`).waitFor();
+  }
+  assert.equal(await page.locator('#matching tbody tr').count(), 4);
+  const head = await page.locator('#matching thead').innerText();
+  assert.match(head, /CI:stencil \[commit=c5\]/);
+  assert.match(head, /CI:stencil \[commit=c6\]/);
+  await shot('compare-commits');
+
+  // the history of p = 4, n = 100: seven runs, the verdicts, the band chart
+  await open('/series?system=CI&application=stencil');
+  await page.locator('#history-points a', { hasText: 'p = 4, n = 100' }).click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/history'));
+  await page.locator('figure[data-kind="history"][data-ready="yes"]').waitFor();
+  assert.equal(await page.locator('#history tbody tr').count(), 7);
+  const table = await page.locator('#history').innerText();
+  assert.match(table, new RegExp(`${regressionRun}\\s+2026-11-15T10:00:00Z\\s+14\\.5\\s+regression\\s+10\\s+1`));
+  assert.match(table, /5\s+improvement\s+10\.5\s+1/);
+  await page.locator('figure[data-kind="scaling-history"][data-ready="yes"]').waitFor();
+  assert.match(await page.locator('figure[data-kind="scaling-history"] a', { hasText: 'SVG' }).getAttribute('href'),
+    /scaling-history\.svg\?.*by=commit&value=c6/);
+  await shot('history');
+  // across commits instead of time
+  await page.locator('#history-by').selectOption('commit');
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.includes('by=commit'));
+  await page.locator('figure[data-kind="history"][data-ready="yes"]').waitFor();
+  assert.match(await page.locator('#history thead').innerText(), /commit/);
+
+  // the alerts page: c5's regression, linked to its run and its history,
+  // acknowledged with the token
+  await page.getByRole('link', { name: 'Alerts' }).click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready === '/alerts');
+  const alerts = page.locator('#alerts tbody tr', { hasText: 'CI:stencil' });
+  assert.equal(await alerts.count(), 1);
+  assert.match(await alerts.innerText(), /CI:stencil\s+4\s+100\s+tau\s+14\.5\s+\+45 %/);
+  assert.equal(await alerts.getByRole('link', { name: String(regressionRun) }).getAttribute('href'), `/runs/${regressionRun}`);
+  await shot('alerts');
+  await page.locator('#token').fill(token);
+  await alerts.getByRole('button', { name: 'Acknowledge' }).click();
+  await alerts.getByText(/^by /).waitFor();
+  const acked = await (await fetch(`${url}/api/v1/alerts?system=CI`)).json();
+  assert.equal(acked.alerts[0].acknowledged, true);
+  await alerts.getByRole('link', { name: 'history' }).click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/history'));
+  assert.match(await page.locator('h1').innerText(), /History of CI:stencil at p = 4, n = 100/);
+});
