@@ -49,6 +49,9 @@ static const struct target targets[] = {
 	{api_history_routes, "GET", "/api/v1/analysis/history", NULL},
 	{api_alert_routes, "GET", "/api/v1/alerts", NULL},
 	{api_alert_routes, "GET", "/api/v1/series/thresholds", NULL},
+	{api_history_routes, "GET", "/api/v1/series/labels", NULL},
+	{api_report_routes, "GET", "/api/v1/reports/{}", "history.svg"},
+	{api_report_routes, "GET", "/api/v1/reports/{}", "scaling-history.svg"},
 };
 #define NTARGETS (sizeof(targets) / sizeof(targets[0]))
 
