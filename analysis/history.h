@@ -35,6 +35,12 @@ struct ka_thresholds {
  * finite. */
 int ka_baseline(const double *v, size_t n, double *work, struct ka_baseline *out);
 
+/* The same of v[0..n) already sorted ascending (n >= 1, all finite), with
+ * no copy and no selection: the median from the middle, the MAD by walking
+ * out from it (the deviations on each side are sorted), O(n / 2). Equal,
+ * to the last bit, to ka_baseline of the same values. */
+void ka_baseline_sorted(const double *v, size_t n, struct ka_baseline *out);
+
 /* The verdict on x against b: a regression when x - median exceeds both
  * rel * |median| and noise * 1.4826 * mad (a larger value is worse, as
  * time and energy are); an improvement when median - x does; ok otherwise

@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "history.h"
 
@@ -29,6 +31,47 @@ static void test_baseline(void **state)
 /* Against median 10, MAD 1: the noise threshold is 3 * 1.4826 = 4.4478,
  * above the relative 5 % (0.5), so 14.4 is ok and 14.5 a regression; with
  * MAD 0 the relative threshold rules: 10.51 is a regression, 10.5 is not. */
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The sorted walk gives ka_baseline's median and MAD to the bit: by hand
+ * for a few, then for random windows of 1..100 values with repeats. */
+static void test_baseline_sorted(void **state)
+{
+	double v[100], s[100], work[100];
+	struct ka_baseline a, b;
+	unsigned seed = 12345;
+	size_t n, i, round;
+
+	(void)state;
+	ka_baseline_sorted((const double[]){9, 10, 10, 11, 12}, 5, &b);
+	assert_true(b.median == 10 && b.mad == 1 && b.runs == 5);
+	ka_baseline_sorted((const double[]){1, 2, 3, 10}, 4, &b);	/* |d|: 0.5 0.5 1.5 7.5 */
+	assert_true(b.median == 2.5 && b.mad == 1);
+	ka_baseline_sorted((const double[]){7}, 1, &b);
+	assert_true(b.median == 7 && b.mad == 0);
+	for (round = 0; round < 2000; round++) {
+		n = 1 + round % 100;
+		for (i = 0; i < n; i++) {
+			seed = seed * 1103515245u + 12345u;
+			/* a third of the values from a few levels, so ties occur */
+			v[i] = (seed >> 16) % 3 == 0 ? (double)((seed >> 8) % 4) :
+			       (double)(seed >> 8) / 65536.0 - 100.0;
+		}
+		memcpy(s, v, n * sizeof(double));
+		qsort(s, n, sizeof(double), by_value);
+		assert_int_equal(ka_baseline(v, n, work, &a), 0);
+		ka_baseline_sorted(s, n, &b);
+		assert_true(a.median == b.median);
+		assert_true(a.mad == b.mad);
+		assert_int_equal(b.runs, n);
+	}
+}
+
 static void test_verdicts(void **state)
 {
 	struct ka_thresholds t = KA_THRESHOLDS_DEFAULT;
@@ -54,6 +97,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_baseline_sorted),
 		cmocka_unit_test(test_verdicts),
 	};
 

@@ -478,6 +478,35 @@ static void test_every_field_is_known(void **state)
 	run_batch_free(&b);
 }
 
+/* The parse keeps each region's energy_j aside for the ingest check: the
+ * regions that carry it, in order, names unescaped, the first 64 only. */
+static void test_energies_kept(void **state)
+{
+	char body[8192];
+	size_t len, i;
+	struct run_batch b = parse_ok("{" BASE ",\"regions\":[{\"energy_j\":3.5,\"name\":\"h\\u00e9lo\"},"
+				      "{\"name\":\"no\",\"time_s\":1},{\"name\":\"z\",\"energy_j\":0}]}",
+				      BODY_JSON);
+
+	(void)state;
+	assert_true(b.runs[0].parsed);
+	assert_int_equal(b.runs[0].nenergies, 2);
+	assert_string_equal(b.runs[0].energies[0].name, "h\xc3\xa9lo");
+	assert_true(b.runs[0].energies[0].energy_j == 3.5);
+	assert_string_equal(b.runs[0].energies[1].name, "z");
+	assert_true(b.runs[0].energies[1].energy_j == 0);
+	run_batch_free(&b);
+	len = (size_t)snprintf(body, sizeof(body), "{" BASE ",\"regions\":[");
+	for (i = 0; i < 70; i++)
+		len += (size_t)snprintf(body + len, sizeof(body) - len, "%s{\"name\":\"r%zu\",\"energy_j\":%zu}",
+					i ? "," : "", i, i);
+	snprintf(body + len, sizeof(body) - len, "]}");
+	b = parse_ok(body, BODY_JSON);
+	assert_int_equal(b.runs[0].nenergies, RUN_ENERGIES_KEPT);
+	assert_string_equal(b.runs[0].energies[63].name, "r63");
+	run_batch_free(&b);
+}
+
 static void test_answer_form(void **state)
 {
 	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6,\"regions\":[{\"name\":\"r\","
@@ -506,6 +535,7 @@ int main(void)
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),
+		cmocka_unit_test(test_energies_kept),
 		cmocka_unit_test(test_strict_utf8),
 		cmocka_unit_test(test_many_regions),
 		cmocka_unit_test(test_chi_and_gamma_must_add_up),

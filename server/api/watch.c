@@ -16,16 +16,25 @@
 #include "webhook.h"
 #include "xalloc.h"
 
+/* A region's energy in an entry: the window's name slot and the value. */
 struct region_e {
-	char *name;
+	unsigned slot;
 	double e;
 };
 
 /* One run as a baseline sees it. */
 struct entry {
 	double tau, energy;	/* energy NAN when the run has none */
-	struct region_e *reg;	/* regions with energy_j, the first WATCH_REGIONS_SEEN */
+	struct region_e *reg;	/* its regions with energy_j and a slot, the first
+				 * WATCH_REGIONS_SEEN */
 	size_t nreg;
+};
+
+/* The values of one metric in a window, sorted: a baseline without a copy
+ * or a selection (ka_baseline_sorted), kept as runs come and go. */
+struct sorted {
+	double v[WATCH_WINDOW];
+	size_t n;
 };
 
 /* The earlier runs of a point, oldest first, up to the run checked last
@@ -41,16 +50,51 @@ struct window {
 	double n;
 	char *last_measured;	/* the last run checked: its measured_at (NULL: none) */
 	struct ka_thresholds t;
-	struct entry e[WATCH_WINDOW];
-	size_t count;
+	struct entry e[WATCH_WINDOW];	/* a ring: the oldest at head */
+	size_t head, count;
+	struct sorted tau, energy;
+	char *name[WATCH_REGION_NAMES];	/* the region names met at the point */
+	struct sorted *region[WATCH_REGION_NAMES];
+	size_t nnames;
 };
+
+static void sorted_add(struct sorted *s, double x)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {	/* the first value above x */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->v[mid] <= x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(s->v + lo + 1, s->v + lo, (s->n - lo) * sizeof(double));
+	s->v[lo] = x;
+	s->n++;
+}
+
+static void sorted_remove(struct sorted *s, double x)
+{
+	size_t lo = 0, hi = s->n;
+
+	while (lo < hi) {	/* the first value at or above x: x itself */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == s->n || s->v[lo] != x)
+		return;
+	memmove(s->v + lo, s->v + lo + 1, (s->n - lo - 1) * sizeof(double));
+	s->n--;
+}
 
 static void entry_clear(struct entry *e)
 {
-	size_t i;
-
-	for (i = 0; i < e->nreg; i++)
-		free(e->reg[i].name);
 	free(e->reg);
 	memset(e, 0, sizeof(*e));
 }
@@ -59,8 +103,12 @@ static void window_clear(struct window *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->count; i++)
+	for (i = 0; i < WATCH_WINDOW; i++)
 		entry_clear(&w->e[i]);
+	for (i = 0; i < w->nnames; i++) {
+		free(w->name[i]);
+		free(w->region[i]);
+	}
 	free(w->system);
 	free(w->application);
 	free(w->variant);
@@ -68,8 +116,25 @@ static void window_clear(struct window *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* An entry of run r: its regions with energy parsed from their text. */
-static void entry_of(const struct run *r, struct entry *e, size_t max_regions)
+/* The slot of region name at w's point; a new one while there is room
+ * (create), else -1. */
+static int name_slot(struct window *w, const char *name, bool create)
+{
+	size_t i;
+
+	for (i = 0; i < w->nnames; i++)
+		if (!strcmp(w->name[i], name))
+			return (int)i;
+	if (!create || w->nnames == WATCH_REGION_NAMES)
+		return -1;
+	w->name[w->nnames] = xstrdup(name);
+	w->region[w->nnames] = xcalloc(1, sizeof(struct sorted));
+	return (int)w->nnames++;
+}
+
+/* An entry of run r: its regions with energy (as parsed, or from their
+ * stored text), each given a slot of w. */
+static void entry_of(struct window *w, const struct run *r, struct entry *e)
 {
 	json_t *a, *x;
 	size_t i;
@@ -77,33 +142,66 @@ static void entry_of(const struct run *r, struct entry *e, size_t max_regions)
 	memset(e, 0, sizeof(*e));
 	e->tau = r->tau;
 	e->energy = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
-	if (!r->regions || strlen(r->regions) > WATCH_REGIONS_TEXT)
+	if (r->parsed) {	/* a run just posted: its energies kept aside by the parse */
+		for (i = 0; i < r->nenergies && e->nreg < WATCH_REGIONS_SEEN; i++) {
+			int slot = name_slot(w, r->energies[i].name, true);
+
+			if (slot < 0)
+				continue;
+			if (!e->reg)
+				e->reg = xmalloc(WATCH_REGIONS_SEEN * sizeof(*e->reg));
+			e->reg[e->nreg++] = (struct region_e){(unsigned)slot, r->energies[i].energy_j};
+		}
+		return;
+	}
+	if (!r->regions || !strstr(r->regions, "\"energy_j\"") ||
+	    strlen(r->regions) > WATCH_REGIONS_TEXT)
 		return;
 	a = json_loads(r->regions, 0, NULL);
 	json_array_foreach(a, i, x) {
 		json_t *en = json_object_get(x, "energy_j");
 		const char *name = json_string_value(json_object_get(x, "name"));
+		int slot;
 
-		if (e->nreg == max_regions)
+		if (e->nreg == WATCH_REGIONS_SEEN)
 			break;
-		if (!name || !json_is_number(en))
+		if (!name || !json_is_number(en) || (slot = name_slot(w, name, true)) < 0)
 			continue;
 		if (!e->reg)
-			e->reg = xmalloc(max_regions * sizeof(*e->reg));
-		e->reg[e->nreg++] = (struct region_e){xstrdup(name), json_number_value(en)};
+			e->reg = xmalloc(WATCH_REGIONS_SEEN * sizeof(*e->reg));
+		e->reg[e->nreg++] = (struct region_e){(unsigned)slot, json_number_value(en)};
 	}
 	json_decref(a);
+}
+
+/* Count e's values in (add) or out of the sorted metrics. */
+static void entry_values(struct window *w, const struct entry *e, bool add)
+{
+	void (*f)(struct sorted *, double) = add ? sorted_add : sorted_remove;
+	size_t i;
+
+	f(&w->tau, e->tau);
+	if (isfinite(e->energy))
+		f(&w->energy, e->energy);
+	for (i = 0; i < e->nreg; i++)
+		if (isfinite(e->reg[i].e))
+			f(w->region[e->reg[i].slot], e->reg[i].e);
 }
 
 /* Append e (taken over) to the window, dropping the oldest when full. */
 static void window_push(struct window *w, struct entry *e)
 {
+	struct entry *slot;
+
 	if (w->count == WATCH_WINDOW) {
-		entry_clear(&w->e[0]);
-		memmove(w->e, w->e + 1, (WATCH_WINDOW - 1) * sizeof(w->e[0]));
+		entry_values(w, &w->e[w->head], false);
+		entry_clear(&w->e[w->head]);
+		w->head = (w->head + 1) % WATCH_WINDOW;
 		w->count--;
 	}
-	w->e[w->count++] = *e;
+	slot = &w->e[(w->head + w->count++) % WATCH_WINDOW];
+	*slot = *e;
+	entry_values(w, slot, true);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -111,8 +209,8 @@ static int take_before(const struct run *r, void *ctx)
 {
 	struct window *w = ctx;
 
-	/* newest first: filled from the back, moved to the front after */
-	entry_of(r, &w->e[WATCH_WINDOW - 1 - w->count], WATCH_REGIONS_SEEN);
+	/* newest first: filled from the back, so the oldest ends at head */
+	entry_of(w, r, &w->e[WATCH_WINDOW - 1 - w->count]);
 	w->count++;
 	return 0;
 }
@@ -166,24 +264,31 @@ static struct window *window_for(struct store *st, struct watch *wt, const struc
 	}
 	if (store_point_before(st, id, WATCH_WINDOW, take_before, w, err) < 0)
 		return NULL;
-	memmove(w->e, w->e + WATCH_WINDOW - w->count, w->count * sizeof(w->e[0]));
+	w->head = (WATCH_WINDOW - w->count) % WATCH_WINDOW;
+	for (i = 0; i < w->count; i++)
+		entry_values(w, &w->e[(w->head + i) % WATCH_WINDOW], true);
 	w->loaded = true;
 	w->batch = wt->batch;
 	return w;
 }
 
-/* One metric: x against the window's values of it; a regression is added
- * to regs. Returns the verdict. */
+/* One metric: x against the values s; a regression is added to *regs
+ * (made on the first). Returns the verdict. */
 static enum ka_verdict check(const struct window *w, const char *metric, const char *region,
-			     double x, double *vals, size_t nvals, json_t *regs)
+			     double x, const struct sorted *s, json_t **regs)
 {
-	double work[WATCH_WINDOW];
 	struct ka_baseline b;
 	enum ka_verdict v;
 	json_t *o;
 
-	if (!isfinite(x) || nvals < w->t.min_runs || ka_baseline(vals, nvals, work, &b))
+	if (!isfinite(x) || !s || s->n == 0 || s->n < w->t.min_runs)
 		return KA_OK;
+	/* within rel of the median is ok whatever the MAD: most runs end here,
+	 * with the median read off the middle */
+	b.median = s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
+	if (fabs(x - b.median) <= w->t.rel * fabs(b.median))
+		return KA_OK;
+	ka_baseline_sorted(s->v, s->n, &b);
 	v = ka_verdict(x, &b, &w->t);
 	if (v != KA_REGRESSION)
 		return v;
@@ -192,35 +297,27 @@ static enum ka_verdict check(const struct window *w, const char *metric, const c
 		      b.median != 0 ? json_real((x - b.median) / fabs(b.median)) : json_null());
 	if (region)
 		json_object_set_new(o, "region", json_string(region));
-	json_array_append_new(regs, o);
+	if (!*regs)
+		*regs = json_array();
+	json_array_append_new(*regs, o);
 	return v;
 }
 
-/* Hold run r against the window: its verdict, the regressions into regs. */
-static enum ka_verdict check_run(const struct window *w, const struct entry *now, json_t *regs)
+/* Hold run now against the window: its verdict, the regressions into *regs
+ * (NULL without one). */
+static enum ka_verdict check_run(const struct window *w, const struct entry *now, json_t **regs)
 {
-	double vals[WATCH_WINDOW];
-	size_t i, j, k, n;
 	enum ka_verdict v, worst;
+	size_t k;
 
-	for (i = 0; i < w->count; i++)
-		vals[i] = w->e[i].tau;
-	worst = check(w, "tau", NULL, now->tau, vals, w->count, regs);
-	if (isfinite(now->energy)) {
-		for (i = n = 0; i < w->count; i++)
-			if (isfinite(w->e[i].energy))
-				vals[n++] = w->e[i].energy;
-		v = check(w, "energy_j", NULL, now->energy, vals, n, regs);
-		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
-	}
+	*regs = NULL;
+	worst = check(w, "tau", NULL, now->tau, &w->tau, regs);
+	v = check(w, "energy_j", NULL, now->energy, &w->energy, regs);
+	worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	for (k = 0; k < now->nreg && k < WATCH_REGIONS; k++) {
-		for (i = n = 0; i < w->count; i++)
-			for (j = 0; j < w->e[i].nreg; j++)
-				if (!strcmp(w->e[i].reg[j].name, now->reg[k].name)) {
-					vals[n++] = w->e[i].reg[j].e;
-					break;
-				}
-		v = check(w, "energy_j", now->reg[k].name, now->reg[k].e, vals, n, regs);
+		unsigned s = now->reg[k].slot;
+
+		v = check(w, "energy_j", w->name[s], now->reg[k].e, w->region[s], regs);
 		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	}
 	return worst;
@@ -330,9 +427,8 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 				watch_free(wt);
 				goto out;
 			}
-			entry_of(r, &now, WATCH_REGIONS_SEEN);
-			regs = json_array();
-			v = check_run(w, &now, regs);
+			entry_of(w, r, &now);
+			v = check_run(w, &now, &regs);
 			j->verdicts[i] = (unsigned char)(WATCH_OK + v);
 			atomic_fetch_add(&wt->checked, 1);
 			if (v == KA_REGRESSION) {

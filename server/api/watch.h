@@ -21,7 +21,8 @@
 /* Limits (documented in docs/api.md). */
 #define WATCH_WINDOW 100	/* earlier runs a baseline takes, the latest */
 #define WATCH_REGIONS 32	/* regions of a run whose energy is checked, the first */
-#define WATCH_REGIONS_SEEN 64	/* regions of an earlier run looked at, the first */
+#define WATCH_REGIONS_SEEN 64	/* regions of a run kept in a window, the first */
+#define WATCH_REGION_NAMES 64	/* region names a point's window follows, the first met */
 #define WATCH_REGIONS_TEXT 65536	/* longer regions text: tau and energy_j only */
 
 /* verdicts[i] of a checked run: WATCH_OK + enum ka_verdict. */

@@ -80,6 +80,8 @@ struct sax {
 	size_t region;		/* index of the region being read */
 	enum region_fld rfield;
 	unsigned rseen;
+	double renergy;		/* the region's energy_j, NAN before */
+	size_t rname_at;	/* its name in rnames, SIZE_MAX before */
 	char **rnames;		/* names of this run's regions, for duplicates */
 	size_t nrnames, rncap;
 	uint32_t *rhash;	/* open addressing over rnames: index + 1, 0 for empty */
@@ -340,6 +342,8 @@ static int ev_number(void *ctx, const char *s, size_t len)
 		if (x->rfield == R_FREQ ? !(v > 0) : !(v >= 0))
 			return fail(x, "%s must be %s (got %.*s)", cur_name(x),
 				    x->rfield == R_FREQ ? "greater than 0" : "0 or more", (int)len, s);
+		if (x->rfield == R_ENERGY)
+			x->renergy = v;
 		return 1;
 	case L_COUNTERS:
 		if (!number(x, s, len, &v))
@@ -484,6 +488,7 @@ static int ev_string(void *ctx, const unsigned char *s, size_t len)
 		if (!rname_add(x, s, len))
 			return fail(x, "region name '%.*s' appears twice in one run",
 				    (int)(len > 64 ? 64 : len), s);
+		x->rname_at = x->nrnames - 1;
 		return 1;
 	case L_LABELS:
 		if (len > RUN_LABEL_VAL_MAX || !printable(s, len))
@@ -608,6 +613,8 @@ static int ev_start_map(void *ctx)
 		x->level = L_REGION;
 		x->rseen = 0;
 		x->rfield = R_NAME;
+		x->renergy = NAN;
+		x->rname_at = SIZE_MAX;
 		return 1;
 	case L_REGION:
 		if (x->rfield != R_COUNTERS)
@@ -699,6 +706,7 @@ static int run_finish(struct sax *x)
 			x->field = (enum fld)f;
 			return fail(x, "%s is required", fld_names[f]);
 		}
+	r->parsed = true;
 	r->p = (int64_t)x->num[F_P];
 	r->n = x->num[F_N];
 	r->tau = x->num[F_TAU];
@@ -784,6 +792,14 @@ static int ev_end_map(void *ctx)
 		if (!(x->rseen & (1u << R_NAME))) {
 			x->rfield = R_NAME;
 			return fail(x, "regions[%zu] needs a name", x->region);
+		}
+		if (!isnan(x->renergy) && x->rname_at != SIZE_MAX &&
+		    x->cur.nenergies < RUN_ENERGIES_KEPT) {
+			if (!x->cur.energies)
+				x->cur.energies = xmalloc(RUN_ENERGIES_KEPT *
+							  sizeof(*x->cur.energies));
+			x->cur.energies[x->cur.nenergies++] =
+				(struct run_energy){xstrdup(x->rnames[x->rname_at]), x->renergy};
 		}
 		x->level = L_REGIONS;
 		x->region++;
@@ -920,6 +936,11 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 
 void run_clear(struct run *r)
 {
+	size_t i;
+
+	for (i = 0; i < r->nenergies; i++)
+		free(r->energies[i].name);
+	free(r->energies);
 	free(r->system);
 	free(r->application);
 	free(r->variant);

@@ -7,6 +7,7 @@
 #ifndef KARTE_RUN_H
 #define KARTE_RUN_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,7 @@
 #define RUN_REGIONS_MAX	  4096	/* regions per run */
 #define RUN_COUNTERS_MAX  512	/* counters per region */
 #define RUN_LABELS_MAX	  128	/* labels per run */
+#define RUN_ENERGIES_KEPT 64	/* region energies a parsed run keeps aside */
 
 enum run_opt {			/* bits of run.has: which optional numbers are set */
 	RUN_HAS_FREQ = 1 << 0,
@@ -50,6 +52,15 @@ struct run {
 	char *idempotency_key;	/* or NULL */
 	char *regions;		/* canonical JSON array text or NULL */
 	char *labels;		/* canonical JSON object text or NULL */
+	/* as parsed (run_parse_body; from the store: NULL, parsed false): the
+	 * first RUN_ENERGIES_KEPT regions that carry energy_j, for the check
+	 * on ingest without a second parse of regions */
+	struct run_energy {
+		char *name;
+		double energy_j;
+	} *energies;
+	size_t nenergies;
+	bool parsed;
 	char *created_at;	/* set by the store, NULL before */
 };
 
