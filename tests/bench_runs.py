@@ -149,14 +149,19 @@ def bare_sqlite(binary, rows, batch):
     return float(out.stdout.split()[1])
 
 
-def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, extra, target=50):
-    """ROUNDS rounds of the baseline then karted; each round's ratio is
-    karted over the baseline measured just before it. Prints every round and
-    the medians (rates and ratio)."""
+def paired(rounds, what, base_name, unit, base_unit, base_fn, ours_fn, line, extra, target=50, alternate=False):
+    """ROUNDS rounds of the baseline then karted (alternate: karted first in
+    every other round, so a drift over the run, such as a growing WAL, does
+    not favour either); each round's ratio is karted over the baseline
+    measured beside it. Prints every round and the medians (rates and ratio)."""
     bare, ours, ratios = [], [], []
     for r in range(rounds):
-        bare.append(base_fn())
-        rate, info = ours_fn()
+        if alternate and r % 2:
+            rate, info = ours_fn()
+            bare.append(base_fn())
+        else:
+            bare.append(base_fn())
+            rate, info = ours_fn()
         ours.append(rate)
         ratios.append(rate / bare[-1])
         print(f"  round {r + 1}: {line(bare[-1], rate, info)} = {100 * ratios[-1]:5.1f}%   {extra(info)}".rstrip(),
@@ -187,10 +192,26 @@ def single_run(a, karted, mhd):
     print(f"  mean group commit: {(h1['write_requests'] - h0['write_requests']) / commits:.1f} requests")
 
 
+def cpu_seconds(pid):
+    """User and system CPU time of a process so far (/proc/PID/stat)."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def check_cost(a, karted):
-    """The ingest check's cost: karted with it against karted without."""
+    """The ingest check's cost: karted with it against karted without, as
+    throughput (disk-bound here, so noisy) and as karted's CPU time per
+    request (what the check adds, steadier)."""
     off = Karted(karted, args=["--regression-check", "off"]).start()
     on = Karted(karted).start()
+    cpu = {"off": [], "on": []}
+
+    def loaded(k, name):
+        c0 = cpu_seconds(k.proc.pid)
+        rate = wrk(k.url + "/api/v1/runs", k.first_token, a.seconds, a.conns)
+        cpu[name].append(1e6 * (cpu_seconds(k.proc.pid) - c0) / (rate * a.seconds))
+        return rate
     try:
         for k in (off, on):  # warm-up; the point has its baseline from here on
             wrk(k.url + "/api/v1/runs", k.first_token, 1, a.conns)
@@ -198,10 +219,15 @@ def check_cost(a, karted):
         if b.get("verdicts") != ["ok"]:
             raise RuntimeError(f"the check did not run: {b}")
         paired(a.rounds, "single-run POST with the check", "without", "req/s", "req/s",
-               lambda: wrk(off.url + "/api/v1/runs", off.first_token, a.seconds, a.conns),
-               lambda: (wrk(on.url + "/api/v1/runs", on.first_token, a.seconds, a.conns), None),
+               lambda: loaded(off, "off"),
+               lambda: (loaded(on, "on"), None),
                lambda b, o, _: f"check off {b:9.0f} req/s   check on {o:9.0f} req/s",
-               lambda _: "", target=95)
+               lambda _: f"CPU {cpu['off'][-1]:5.1f} / {cpu['on'][-1]:5.1f} us per request",
+               target=95, alternate=True)
+        ratios = [x / y for x, y in zip(cpu["on"], cpu["off"])]
+        print(f"  karted CPU per request: {statistics.median(cpu['on']):.1f} us with the check, "
+              f"{statistics.median(cpu['off']):.1f} us without (medians); median ratio "
+              f"{100 * statistics.median(ratios):.1f}% (the check's share: the excess over 100 %)")
     finally:
         on.stop()
         off.stop()
