@@ -167,20 +167,21 @@ struct webhook *webhook_open(const char *url, struct kerr *err)
 
 void webhook_send(struct webhook *h, const json_t *alert)
 {
-	struct item *it;
+	struct item *it = xcalloc(1, sizeof(*it));
 
+	/* serialised outside the lock; the bound checked and the item queued
+	 * under one hold of it, so senders together never pass the bound */
+	it->body = json_dumps(alert, KARTE_JSON_FLAGS);
 	pthread_mutex_lock(&h->lock);
 	if (h->count >= WEBHOOK_QUEUE || h->stopping) {
 		h->stats.dropped++;
 		pthread_mutex_unlock(&h->lock);
+		free(it->body);
+		free(it);
 		fprintf(stderr, "karted: alert webhook queue full (%d): an alert is dropped\n",
 			WEBHOOK_QUEUE);
 		return;
 	}
-	pthread_mutex_unlock(&h->lock);
-	it = xcalloc(1, sizeof(*it));
-	it->body = json_dumps(alert, KARTE_JSON_FLAGS);
-	pthread_mutex_lock(&h->lock);
 	if (h->tail)
 		h->tail->next = it;
 	else

@@ -13,12 +13,6 @@
 
 #define SERIES_IS "(SELECT id FROM series WHERE system = $1 AND application = $2 AND variant = $3)"
 
-static const char *i64(char buf[24], int64_t v)
-{
-	snprintf(buf, 24, "%lld", (long long)v);
-	return buf;
-}
-
 struct thr_ctx {
 	struct store_thresholds *t;
 	int found;
@@ -118,7 +112,7 @@ int store_point_before(struct store *st, int64_t id, int64_t limit,
 		" (coalesce(q.measured_at, q.created_at), q.id)"
 		" ORDER BY coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT $2";
 	char a[24], b[24];
-	const char *params[2] = {i64(a, id), i64(b, limit)};
+	const char *params[2] = {store_i64_text(a, id), store_i64_text(b, limit)};
 	struct before_ctx c = {each, ctx};
 
 	return store_query(st, sql, "ii", params, before_row, &c, NULL, err);
@@ -139,7 +133,7 @@ int store_point_prev(struct store *st, int64_t id, int64_t *prev, struct kerr *e
 		" (coalesce(q.measured_at, q.created_at), q.id)"
 		" ORDER BY coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT 1";
 	char a[24];
-	const char *params[1] = {i64(a, id)};
+	const char *params[1] = {store_i64_text(a, id)};
 
 	*prev = 0;
 	return store_query(st, sql, "i", params, id_row, prev, NULL, err) < 0 ? -1 : 0;
@@ -169,7 +163,7 @@ int store_alert_put(struct store *st, int64_t run_id, const char *regressions, i
 		"INSERT INTO alerts (run_id, series_id, p, n, regressions, created_at) "
 		"SELECT id, series_id, p, n, $2, $3 FROM runs WHERE id = $1 RETURNING id, created_at";
 	char a[24];
-	const char *params[3] = {i64(a, run_id), regressions, NULL};
+	const char *params[3] = {store_i64_text(a, run_id), regressions, NULL};
 	struct one_ctx c = {0, created_at, 32};
 
 	store_utc_now(created_at, 32);
@@ -224,8 +218,8 @@ int store_each_alert(struct store *st, const struct alert_filter *f,
 		" ORDER BY a.id DESC LIMIT $8";
 	char n5[24], n6[24], n7[24], n8[24];
 	const char *params[8] = {f->system, f->application, f->variant, f->since,
-				 i64(n5, f->acknowledged), i64(n6, f->id), i64(n7, f->before_id),
-				 i64(n8, f->limit)};
+				 store_i64_text(n5, f->acknowledged), store_i64_text(n6, f->id), store_i64_text(n7, f->before_id),
+				 store_i64_text(n8, f->limit)};
 	struct {
 		int (*each)(const struct store_alert *a, void *ctx);
 		void *ctx;
@@ -242,7 +236,7 @@ int store_alert_ack(struct store *st, int64_t id, const char *token_hash, bool *
 		"tokens WHERE hash = $3), 'a token') WHERE id = $1 AND acknowledged_at IS NULL";
 	static const char exists[] = "SELECT id, NULL FROM alerts WHERE id = $1";
 	char a[24], now[32];
-	const char *params[3] = {i64(a, id), now, token_hash};
+	const char *params[3] = {store_i64_text(a, id), now, token_hash};
 	struct one_ctx c = {0, NULL, 0};
 	long changed = 0;
 

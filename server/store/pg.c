@@ -274,12 +274,6 @@ static int run_cmd(struct pg *st, enum stmt_id id, const char *const *params, st
 	return 0;
 }
 
-static const char *i64(char buf[24], int64_t v)
-{
-	snprintf(buf, 24, "%lld", (long long)v);
-	return buf;
-}
-
 static int64_t get_i64(const PGresult *res, int row, int col)
 {
 	return strtoll(PQgetvalue(res, row, col), NULL, 10);
@@ -673,8 +667,8 @@ static int commit_pending(struct pg *st, struct kerr *err)
 	for (i = 0; i < st->npend; i++) {
 		const struct run *r = st->pend[i].r;
 
-		arr_put(&a[0], i64(num, st->pend[i].sid), false);
-		arr_put(&a[1], i64(num, r->p), false);
+		arr_put(&a[0], store_i64_text(num, st->pend[i].sid), false);
+		arr_put(&a[1], store_i64_text(num, r->p), false);
 		arr_num(&a[2], true, r->n);
 		arr_num(&a[3], true, r->tau);
 		arr_num(&a[4], r->has & RUN_HAS_CHI, r->chi);
@@ -687,9 +681,9 @@ static int commit_pending(struct pg *st, struct kerr *err)
 		arr_put(&a[11], r->labels, true);
 	}
 	for (i = 0; i < st->tally.n; i++) {
-		arr_put(&a[NARR], i64(num, st->tally.t[i].series), false);
-		arr_put(&a[NARR + 1], i64(num, st->tally.t[i].runs), false);
-		arr_put(&a[NARR + 2], i64(num, st->tally.t[i].last_id), false);
+		arr_put(&a[NARR], store_i64_text(num, st->tally.t[i].series), false);
+		arr_put(&a[NARR + 1], store_i64_text(num, st->tally.t[i].runs), false);
+		arr_put(&a[NARR + 2], store_i64_text(num, st->tally.t[i].last_id), false);
 	}
 	for (k = 0; k < NARR + NTALLY; k++)
 		buf_put(&a[k], "}", 2);	/* with its NUL */
@@ -699,7 +693,7 @@ static int commit_pending(struct pg *st, struct kerr *err)
 	for (k = 0; k < NTALLY; k++)
 		tparams[k] = a[NARR + k].p;
 	tparams[NTALLY] = st->now;
-	lock[0] = i64(lockid, PG_WRITE_LOCK);
+	lock[0] = store_i64_text(lockid, PG_WRITE_LOCK);
 
 	st->locked = true;	/* from here a failure needs a ROLLBACK */
 	if (!PQenterPipelineMode(st->conn)) {
@@ -871,9 +865,9 @@ static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id
 	struct strbuf *b = &st->copy;
 	char num[24];
 
-	copy_text(b, i64(num, id), '\t');
-	copy_text(b, i64(num, sid), '\t');
-	copy_text(b, i64(num, r->p), '\t');
+	copy_text(b, store_i64_text(num, id), '\t');
+	copy_text(b, store_i64_text(num, sid), '\t');
+	copy_text(b, store_i64_text(num, r->p), '\t');
 	copy_num(b, true, r->n, '\t');
 	copy_num(b, true, r->tau, '\t');
 	copy_num(b, r->has & RUN_HAS_CHI, r->chi, '\t');
@@ -914,7 +908,7 @@ static int pg_import_put(struct store *base, const char *hash, int64_t first_id,
 {
 	struct pg *st = (struct pg *)base;
 	char a[24], b[24];
-	const char *params[3] = {hash, i64(a, first_id), i64(b, runs)};
+	const char *params[3] = {hash, store_i64_text(a, first_id), store_i64_text(b, runs)};
 
 	return run_cmd(st, S_IMPORT_ADD, params, err, "recording an import", NULL);
 }
@@ -975,7 +969,7 @@ static int pg_get_run(struct store *base, int64_t id, struct run *out, struct ke
 {
 	struct pg *st = (struct pg *)base;
 	char a[24];
-	const char *params[1] = {i64(a, id)};
+	const char *params[1] = {store_i64_text(a, id)};
 	PGresult *res;
 
 	memset(out, 0, sizeof(*out));
@@ -997,7 +991,7 @@ static int pg_delete_run(struct store *base, int64_t id, bool *deleted, struct k
 {
 	struct pg *st = (struct pg *)base;
 	char a[24];
-	const char *params[1] = {i64(a, id)};
+	const char *params[1] = {store_i64_text(a, id)};
 	long changed = 0;
 
 	/* counts first: a run added earlier in this transaction is counted */
@@ -1050,13 +1044,13 @@ static void list_params(const struct run_filter *f, const char *params[8], char 
 	if (f->variant)
 		params[n++] = f->variant;
 	if (f->p > 0)
-		params[n++] = i64(num[0], f->p);
+		params[n++] = store_i64_text(num[0], f->p);
 	if (f->n > 0) {
 		snprintf(num[1], 32, "%.17g", f->n);
 		params[n++] = num[1];
 	}
-	params[first] = i64(num[2], f->before_id > 0 ? f->before_id : f->oldest_first ? 0 : INT64_MAX);
-	params[n] = f->limit > 0 ? i64(num[3], f->limit) : NULL;
+	params[first] = store_i64_text(num[2], f->before_id > 0 ? f->before_id : f->oldest_first ? 0 : INT64_MAX);
+	params[n] = f->limit > 0 ? store_i64_text(num[3], f->limit) : NULL;
 }
 
 /* Stream the rows of a query sent with PQsendQuery* to each(res, ctx) one
@@ -1342,7 +1336,7 @@ static int pg_dump(struct store *base, enum store_table t, int64_t after_id, int
 	const struct store_table_desc *d = &store_tables[t];
 	struct dump_ctx c = {row, ctx, (int)strlen(d->types)};
 	char sql[512], name[16], a[24], b[24];
-	const char *params[2] = {i64(a, after_id), limit > 0 ? i64(b, limit) : NULL};
+	const char *params[2] = {store_i64_text(a, after_id), limit > 0 ? store_i64_text(b, limit) : NULL};
 
 	if (alive(st, err))
 		return -1;

@@ -188,6 +188,12 @@ int store_delete_run(struct store *st, int64_t id, bool *deleted, struct kerr *e
 	return *deleted ? store_query(st, sql, "i", params, NULL, NULL, NULL, err) : 0;
 }
 
+const char *store_i64_text(char buf[24], int64_t v)
+{
+	snprintf(buf, 24, "%lld", (long long)v);
+	return buf;
+}
+
 void store_utc_now(char *buf, size_t size)
 {
 	struct timespec ts;

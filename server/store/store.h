@@ -170,6 +170,10 @@ int store_load(struct store *st, enum store_table t, const char *const *v, struc
 /* How many rows table t has; -1 with err. */
 int64_t store_count(struct store *st, enum store_table t, struct kerr *err);
 
+/* v as decimal text in buf (a query parameter, as store_query takes them);
+ * returns buf. */
+const char *store_i64_text(char buf[24], int64_t v);
+
 /* Now in UTC as karted writes times: 2026-11-24T10:00:00.123Z. */
 void store_utc_now(char *buf, size_t size);
 
