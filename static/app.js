@@ -782,8 +782,8 @@ async function historyPage(params) {
     `${metric === 'tau' ? 'τ' : 'E'} = ${fmt(r[metric])} ${unit}: ${r.verdict ?? 'no value'}`,
     r.baseline ? `baseline ${fmt(r.baseline.median)} ± MAD ${fmt(r.baseline.mad)} (${r.baseline.runs} runs)` : 'no runs before'];
   // hover: x is the run's place in time (with by=, the server spreads a value's runs)
-  const points = by ? [] : runs.filter((r) => r[metric] !== null)
-    .map((r, i) => ({ panel: 0, x: i + 1, y: r[metric], id: r.id, text: text(r) }));
+  const points = by ? [] : runs.map((r, i) => ({ panel: 0, x: i + 1, y: r[metric], id: r.id, text: text(r) }))
+    .filter((pt) => pt.y !== null);
   const c = h.body.counts, t = h.body.thresholds;
   const out = [...head,
     el('div', { class: 'toolbar' }, el('label', { for: 'history-by' }, 'Across '), axisPick,

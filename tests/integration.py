@@ -1107,7 +1107,8 @@ def series_labels_history_report_and_label_comparison():
     s, b, _ = k.request("GET", f"/api/v1/reports/scaling-history.svg?{series}&value=c0")
     expect(s == 200 and marker_counts(b) == [1], f"the first value alone ({s} {marker_counts(b) if s == 200 else b})")
     for q, status, field in [(f"{series}&value=zz", 404, "value"), (f"{series}&by=nokey", 404, "by"),
-                             (f"{series}&series=a:b", 400, "series"), ("application=cg", 400, "system")]:
+                             (f"{series}&series=a:b", 400, "series"), ("application=cg", 400, "system"),
+                             (f"{series}&label.a=1&label.b=2&label.c=3&label.d=4", 400, "label")]:
         s, b, _ = k.request("GET", "/api/v1/reports/scaling-history.svg?" + q)
         expect(s == status and b.get("field") == field, f"scaling-history {q} -> {status} ({s} {b})")
     # the history answers by commit too

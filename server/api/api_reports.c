@@ -475,8 +475,11 @@ static void scaling_history(struct karted *k, struct req *rq, struct resp *rs, s
 	/* the value before, then this one (the older drawn first), each with
 	 * the query's other label filters */
 	base = it->ls[0];
-	if (base.n == RUN_FILTER_LABELS_MAX)
-		base.n--;
+	if (base.n == RUN_FILTER_LABELS_MAX) {
+		kerr_field(&err, 400, "label", "scaling-history adds label.%.64s to the filters: "
+			   "give at most %d others", by, RUN_FILTER_LABELS_MAX - 1);
+		goto fail;
+	}
 	it->n = 0;
 	for (i = at ? at - 1 : at; i <= at; i++, it->n++) {
 		it->spec[it->n][0] = '\0';
