@@ -64,9 +64,7 @@ static int canonical_time(const char *s, char out[64])
 	tm.tm_min = mi;
 	tm.tm_sec = sec;
 	t = timegm(&tm) - (sign == '+' ? 1 : sign == '-' ? -1 : 0) * (oh * 3600 + om * 60);
-	gmtime_r(&t, &tm);
-	snprintf(out, 64, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+	store_utc_text(t, ms, out, 64);
 	return 0;
 }
 

@@ -194,15 +194,21 @@ const char *store_i64_text(char buf[24], int64_t v)
 	return buf;
 }
 
+void store_utc_text(time_t t, long ms, char *buf, size_t size)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
+}
+
 void store_utc_now(char *buf, size_t size)
 {
 	struct timespec ts;
-	struct tm tm;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000);
+	store_utc_text(ts.tv_sec, ts.tv_nsec / 1000000, buf, size);
 }
 
 int store_query(struct store *st, const char *sql, const char *types, const char *const *params,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "kerr.h"
 #include "run.h"
@@ -176,6 +177,9 @@ const char *store_i64_text(char buf[24], int64_t v);
 
 /* Now in UTC as karted writes times: 2026-11-24T10:00:00.123Z. */
 void store_utc_now(char *buf, size_t size);
+
+/* Time t and ms milliseconds (0-999) in that form. */
+void store_utc_text(time_t t, long ms, char *buf, size_t size);
 
 /* One statement with parameters, the same text on both backends: $1, $2,
  * ... (bound by name on SQLite), and CAST(... AS ...) rather than ::. types has a letter per parameter: 'i'
