@@ -49,6 +49,11 @@ struct write_req *write_req_new(struct karted *k, struct req *rq, enum wjob_kind
 				void (*done)(struct wjob *job));
 void write_req_submit(void *arg);	/* for req_defer() */
 
+/* Hand call(st, job) with job->arg = arg to the writer (a WJOB_CALL, in its
+ * transaction) and answer in done: returns HTTP_PENDING for the route. */
+int write_call(struct karted *k, struct req *rq, int (*call)(struct store *st, struct wjob *job),
+	       void *arg, void (*done)(struct wjob *job));
+
 /* Reader pool: `size` read-only connections to path. */
 struct pool *pool_open(const char *path, unsigned size, struct kerr *err);
 struct store *pool_get(struct pool *p);	/* blocks until one is free */

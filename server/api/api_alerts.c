@@ -280,7 +280,6 @@ static void ack_done(struct wjob *job)
 static int post_ack(void *app, struct req *rq, struct resp *rs)
 {
 	const char *s = req_param(rq), *auth = req_header(rq, "Authorization");
-	struct write_req *w;
 	struct ack_arg *a;
 	char *end;
 	int64_t id;
@@ -297,11 +296,7 @@ static int post_ack(void *app, struct req *rq, struct resp *rs)
 	while (*auth == ' ')
 		auth++;
 	token_hash(auth, strlen(auth), a->hash);
-	w = write_req_new(app, rq, WJOB_CALL, ack_done);
-	w->job.call = ack_call;
-	w->job.arg = a;
-	req_defer(rq, write_req_submit, w);
-	return HTTP_PENDING;
+	return write_call(app, rq, ack_call, a, ack_done);
 }
 
 /* ---- GET, PUT, DELETE /api/v1/series/thresholds ---- */
@@ -402,7 +397,6 @@ static int put_thresholds(void *app, struct req *rq, struct resp *rs)
 	struct ka_thresholds d = KA_THRESHOLDS_DEFAULT;
 	const char *system, *application, *variant, *key;
 	double rel = d.rel, noise = d.noise, min_runs = (double)d.min_runs;
-	struct write_req *w;
 	struct thr_arg *a;
 	json_t *body = NULL, *v;
 	struct kerr err;
@@ -433,11 +427,7 @@ static int put_thresholds(void *app, struct req *rq, struct resp *rs)
 	a->variant = xstrdup(variant);
 	a->reset = reset;
 	a->t = (struct store_thresholds){rel, noise, (int64_t)min_runs, !reset};
-	w = write_req_new(app, rq, WJOB_CALL, thr_done);
-	w->job.call = thr_call;
-	w->job.arg = a;
-	req_defer(rq, write_req_submit, w);
-	return HTTP_PENDING;
+	return write_call(app, rq, thr_call, a, thr_done);
 fail:
 	json_decref(body);
 	resp_error(rs, &err);

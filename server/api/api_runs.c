@@ -152,6 +152,17 @@ struct write_req *write_req_new(struct karted *k, struct req *rq, enum wjob_kind
 	return w;
 }
 
+int write_call(struct karted *k, struct req *rq, int (*call)(struct store *st, struct wjob *job),
+	       void *arg, void (*done)(struct wjob *job))
+{
+	struct write_req *w = write_req_new(k, rq, WJOB_CALL, done);
+
+	w->job.call = call;
+	w->job.arg = arg;
+	req_defer(rq, write_req_submit, w);
+	return HTTP_PENDING;
+}
+
 static int post_runs(void *app, struct req *rq, struct resp *rs)
 {
 	struct write_req *w = write_req_new(app, rq, WJOB_RUNS, post_done);
