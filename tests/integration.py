@@ -1117,6 +1117,41 @@ def series_labels_history_report_and_label_comparison():
            f"each run's group ({h.get('by')})")
 
 
+@sqlite_only
+@test
+def ingest_check_sees_runs_written_by_another_connection():
+    """The ingest check keeps windows across batches; on SQLite it trusts
+    them while PRAGMA data_version says no other connection wrote. A run
+    inserted by another connection must count in the next baseline."""
+    import sqlite3
+    k, t = Shared.k, Shared.token
+    sysname = "foreign-it"
+
+    def post(tau, day):
+        s, b, _ = k.request("POST", "/api/v1/runs", run(system=sysname, application="cg", p=2, n=50.0, tau=tau,
+                                                         measured_at=f"2026-10-{day:02d}T10:00:00Z"), token=t)
+        expect(s == 201, f"posted ({s} {b})")
+        return b["verdicts"][0]
+    # six runs of 10 s: the window is cached
+    expect([post(10.0, d) for d in range(1, 7)] == ["ok"] * 6, "six runs of 10 s are ok")
+    # another connection adds eight runs of 20 s at the same point, later
+    db = sqlite3.connect(k.db, timeout=10)
+    cols = [r[1] for r in db.execute("PRAGMA table_info(runs)")]
+    src = db.execute("SELECT r.id FROM runs r JOIN series s ON s.id = r.series_id WHERE s.system = ? "
+                     "ORDER BY r.id DESC LIMIT 1", (sysname,)).fetchone()[0]
+    for d in range(7, 15):
+        vals = ", ".join({"id": "NULL", "tau": "20.0", "measured_at": f"'2026-10-{d:02d}T10:00:00Z'",
+                          "idempotency_key": "NULL"}.get(c, c) for c in cols)
+        db.execute(f"INSERT INTO runs ({', '.join(cols)}) SELECT {vals} FROM runs WHERE id = ?", (src,))
+    db.commit()
+    db.close()
+    # against 6 x 10 and 8 x 20 (median 20) a run of 20.5 s is ok; against
+    # the stale window of 6 x 10 it would be a regression
+    expect(post(20.5, 15) == "ok", "the runs written by another connection count")
+    s, h, _ = k.request("GET", f"/api/v1/analysis/history?system={sysname}&application=cg&p=2&n=50")
+    expect(s == 200 and len(h["runs"]) == 15 and h["runs"][-1]["verdict"] == "ok", f"the history agrees ({h.get('counts')})")
+
+
 @test
 def regressions_on_ingest_make_alerts():
     k, t = Shared.k, Shared.token

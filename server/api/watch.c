@@ -215,6 +215,40 @@ static int take_before(const struct run *r, void *ctx)
 	return 0;
 }
 
+/* Whether r comes after the run checked last in w in time order, as far as
+ * their measured_at tell (a mix with and without one: no). */
+static bool follows(const struct window *w, const struct run *r)
+{
+	return r->measured_at ? w->last_measured && strcmp(r->measured_at, w->last_measured) >= 0 :
+				!w->last_measured;
+}
+
+static int dv_row(const char *const *v, int ncol, void *ctx)
+{
+	(void)ncol;
+	*(int64_t *)ctx = v[0] ? strtoll(v[0], NULL, 10) : -1;
+	return 0;
+}
+
+/* Whether a connection other than the writer's may have written since the
+ * last batch: on SQLite, PRAGMA data_version (unchanged by the writer's own
+ * commits) tells; on PostgreSQL other instances may always have. */
+static bool foreign_writes(struct store *st, struct watch *wt)
+{
+	int64_t dv = -1;
+	struct kerr err;
+	bool foreign;
+
+	if (strcmp(store_backend(st), "sqlite"))
+		return true;
+	kerr_clear(&err);
+	if (store_query(st, "PRAGMA data_version", "", NULL, dv_row, &dv, NULL, &err) < 0 || dv < 0)
+		return true;
+	foreign = dv != wt->data_version;
+	wt->data_version = dv;
+	return foreign;
+}
+
 static bool same_point(const struct window *w, const struct run *r)
 {
 	return w->loaded && w->p == r->p && w->n == r->n && !strcmp(w->system, r->system) &&
@@ -234,10 +268,13 @@ static struct window *window_for(struct store *st, struct watch *wt, const struc
 	for (i = 0; i < WATCH_CACHE && !w; i++)
 		if (same_point(&wt->cache[i], r))
 			w = &wt->cache[i];
-	if (w && w->batch == wt->batch) {	/* checked in this batch: time must not go back */
-		if (r->measured_at ? w->last_measured && strcmp(r->measured_at, w->last_measured) >= 0 :
-				     !w->last_measured)
+	if (w && (w->batch == wt->batch || !wt->foreign)) {
+		/* checked in this batch, or nobody else wrote since: time must not
+		 * go back */
+		if (follows(w, r)) {
+			w->batch = wt->batch;
 			return w;
+		}
 	} else if (w) {		/* from an earlier batch: is it still whole? */
 		if (store_point_prev(st, id, &prev, err))
 			return NULL;
@@ -403,6 +440,7 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 	if (!wt->cache)
 		wt->cache = xcalloc(WATCH_CACHE, sizeof(*wt->cache));
 	wt->batch++;
+	wt->foreign = foreign_writes(st, wt);
 	/* deletes, imports and new thresholds change windows: read them anew */
 	for (j = jobs; j; j = j->next)
 		if (j->kind != WJOB_RUNS || j->import_hash)
