@@ -67,6 +67,21 @@ enum ka_verdict ka_verdict(double x, const struct ka_baseline *b, const struct k
 	return KA_OK;
 }
 
+enum ka_verdict ka_verdict_sorted(double x, const double *v, size_t n,
+				  const struct ka_thresholds *t, struct ka_baseline *b)
+{
+	double median;
+
+	b->runs = 0;
+	if (n == 0 || n < t->min_runs || !isfinite(x))
+		return KA_OK;
+	median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (fabs(x - median) <= t->rel * fabs(median))
+		return KA_OK;
+	ka_baseline_sorted(v, n, b);
+	return ka_verdict(x, b, t);
+}
+
 const char *ka_verdict_name(enum ka_verdict v)
 {
 	return v == KA_REGRESSION ? "regression" : v == KA_IMPROVEMENT ? "improvement" : "ok";

@@ -41,6 +41,13 @@ int ka_baseline(const double *v, size_t n, double *work, struct ka_baseline *out
  * to the last bit, to ka_baseline of the same values. */
 void ka_baseline_sorted(const double *v, size_t n, struct ka_baseline *out);
 
+/* The verdict on x against the sorted values v[0..n) (as ka_verdict of
+ * their ka_baseline, the same in every case), computing the MAD only when
+ * x lies beyond rel of the median: within it a run is ok whatever the MAD.
+ * *b gets the baseline when it was computed, else b->runs = 0. */
+enum ka_verdict ka_verdict_sorted(double x, const double *v, size_t n,
+				  const struct ka_thresholds *t, struct ka_baseline *b);
+
 /* The verdict on x against b: a regression when x - median exceeds both
  * rel * |median| and noise * 1.4826 * mad (a larger value is worse, as
  * time and energy are); an improvement when median - x does; ok otherwise

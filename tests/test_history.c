@@ -69,6 +69,13 @@ static void test_baseline_sorted(void **state)
 		assert_true(a.median == b.median);
 		assert_true(a.mad == b.mad);
 		assert_int_equal(b.runs, n);
+		/* the shortcut verdict is ka_verdict's, for x around the window */
+		for (i = 0; i < 8; i++) {
+			struct ka_thresholds t = {0.02 * (double)(i % 4), 3.0, 1 + i % 3};
+			double x = a.median + (double)((int)i - 4) * (a.mad + 0.01) * 2.5;
+
+			assert_int_equal(ka_verdict_sorted(x, s, n, &t, &b), ka_verdict(x, &a, &t));
+		}
 	}
 }
 

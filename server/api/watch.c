@@ -132,6 +132,18 @@ static int name_slot(struct window *w, const char *name, bool create)
 	return (int)w->nnames++;
 }
 
+/* Add region name's energy e to entry x, when w has a slot for the name. */
+static void entry_add(struct window *w, struct entry *x, const char *name, double e)
+{
+	int slot = name_slot(w, name, true);
+
+	if (slot < 0)
+		return;
+	if (!x->reg)
+		x->reg = xmalloc(WATCH_REGIONS_SEEN * sizeof(*x->reg));
+	x->reg[x->nreg++] = (struct region_e){(unsigned)slot, e};
+}
+
 /* An entry of run r: its regions with energy (as parsed, or from their
  * stored text), each given a slot of w. */
 static void entry_of(struct window *w, const struct run *r, struct entry *e)
@@ -143,15 +155,8 @@ static void entry_of(struct window *w, const struct run *r, struct entry *e)
 	e->tau = r->tau;
 	e->energy = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
 	if (r->parsed) {	/* a run just posted: its energies kept aside by the parse */
-		for (i = 0; i < r->nenergies && e->nreg < WATCH_REGIONS_SEEN; i++) {
-			int slot = name_slot(w, r->energies[i].name, true);
-
-			if (slot < 0)
-				continue;
-			if (!e->reg)
-				e->reg = xmalloc(WATCH_REGIONS_SEEN * sizeof(*e->reg));
-			e->reg[e->nreg++] = (struct region_e){(unsigned)slot, r->energies[i].energy_j};
-		}
+		for (i = 0; i < r->nenergies && e->nreg < WATCH_REGIONS_SEEN; i++)
+			entry_add(w, e, r->energies[i].name, r->energies[i].energy_j);
 		return;
 	}
 	if (!r->regions || !strstr(r->regions, "\"energy_j\"") ||
@@ -161,15 +166,11 @@ static void entry_of(struct window *w, const struct run *r, struct entry *e)
 	json_array_foreach(a, i, x) {
 		json_t *en = json_object_get(x, "energy_j");
 		const char *name = json_string_value(json_object_get(x, "name"));
-		int slot;
 
 		if (e->nreg == WATCH_REGIONS_SEEN)
 			break;
-		if (!name || !json_is_number(en) || (slot = name_slot(w, name, true)) < 0)
-			continue;
-		if (!e->reg)
-			e->reg = xmalloc(WATCH_REGIONS_SEEN * sizeof(*e->reg));
-		e->reg[e->nreg++] = (struct region_e){(unsigned)slot, json_number_value(en)};
+		if (name && json_is_number(en))
+			entry_add(w, e, name, json_number_value(en));
 	}
 	json_decref(a);
 }
@@ -223,29 +224,18 @@ static bool follows(const struct window *w, const struct run *r)
 				!w->last_measured;
 }
 
-static int dv_row(const char *const *v, int ncol, void *ctx)
-{
-	(void)ncol;
-	*(int64_t *)ctx = v[0] ? strtoll(v[0], NULL, 10) : -1;
-	return 0;
-}
-
 /* Whether a connection other than the writer's may have written since the
- * last batch: on SQLite, PRAGMA data_version (unchanged by the writer's own
- * commits) tells; on PostgreSQL other instances may always have. */
+ * last batch (store_data_version; always on a backend that cannot tell). */
 static bool foreign_writes(struct store *st, struct watch *wt)
 {
-	int64_t dv = -1;
-	struct kerr err;
+	int64_t dv;
 	bool foreign;
 
-	if (strcmp(store_backend(st), "sqlite"))
+	if (store_data_version(st, &dv))
 		return true;
-	kerr_clear(&err);
-	if (store_query(st, "PRAGMA data_version", "", NULL, dv_row, &dv, NULL, &err) < 0 || dv < 0)
-		return true;
-	foreign = dv != wt->data_version;
+	foreign = !wt->data_version_known || dv != wt->data_version;
 	wt->data_version = dv;
+	wt->data_version_known = true;
 	return foreign;
 }
 
@@ -318,15 +308,9 @@ static enum ka_verdict check(const struct window *w, const char *metric, const c
 	enum ka_verdict v;
 	json_t *o;
 
-	if (!isfinite(x) || !s || s->n == 0 || s->n < w->t.min_runs)
+	if (!s)
 		return KA_OK;
-	/* within rel of the median is ok whatever the MAD: most runs end here,
-	 * with the median read off the middle */
-	b.median = s->n % 2 ? s->v[s->n / 2] : (s->v[s->n / 2 - 1] + s->v[s->n / 2]) / 2;
-	if (fabs(x - b.median) <= w->t.rel * fabs(b.median))
-		return KA_OK;
-	ka_baseline_sorted(s->v, s->n, &b);
-	v = ka_verdict(x, &b, &w->t);
+	v = ka_verdict_sorted(x, s->v, s->n, &w->t, &b);
 	if (v != KA_REGRESSION)
 		return v;
 	o = json_pack("{s:s,s:f,s:f,s:f,s:I,s:o}", "metric", metric, "value", x, "median", b.median,

@@ -40,7 +40,8 @@ struct watch {
 	atomic_uint_fast64_t checked;	/* runs checked since start */
 	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
 	unsigned evict, batch;
-	int64_t data_version;		/* SQLite's PRAGMA data_version at the last batch */
+	int64_t data_version;		/* store_data_version at the last batch */
+	bool data_version_known;
 	bool foreign;			/* another connection may have written since */
 };
 

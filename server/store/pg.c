@@ -1451,6 +1451,14 @@ static int pg_query(struct store *base, const char *sql, const char *types,
 	return stop;
 }
 
+/* Other instances may have written at any time: no version to trust. */
+static int pg_data_version(struct store *st, int64_t *v)
+{
+	(void)st;
+	(void)v;
+	return -1;
+}
+
 const struct store_ops store_pg_ops = {
 	.name = "postgresql",
 	.close = pg_close,
@@ -1477,4 +1485,5 @@ const struct store_ops store_pg_ops = {
 	.load = pg_load,
 	.count = pg_count,
 	.query = pg_query,
+	.data_version = pg_data_version,
 };

@@ -19,6 +19,7 @@ enum stmt_id {
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
 	S_IMPORT_FIND, S_IMPORT_ADD,
+	S_DATA_VERSION,
 	S_COUNT
 };
 
@@ -68,6 +69,7 @@ static const char *const stmt_sql[S_COUNT] = {
 		       "ORDER BY module",
 	[S_IMPORT_FIND] = "SELECT first_id, runs FROM imports WHERE hash = ?",
 	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
+	[S_DATA_VERSION] = "PRAGMA data_version",
 };
 
 struct sq {
@@ -154,6 +156,18 @@ static int user_version(struct sq *st)
 		v = sqlite3_column_int(s, 0);
 	sqlite3_finalize(s);
 	return v;
+}
+
+static int sq_data_version(struct store *base, int64_t *v)
+{
+	struct sq *st = (struct sq *)base;
+	sqlite3_stmt *s = stmt(st, S_DATA_VERSION, NULL);
+
+	if (!s || sqlite3_step(s) != SQLITE_ROW)
+		return -1;
+	*v = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	return 0;
 }
 
 static int sq_schema_version(struct store *base)
@@ -1099,4 +1113,5 @@ const struct store_ops store_sqlite_ops = {
 	.load = sq_load,
 	.count = sq_count,
 	.query = sq_query,
+	.data_version = sq_data_version,
 };

@@ -128,6 +128,11 @@ void store_close(struct store *st)
 		st->ops->close(st);
 }
 
+int store_data_version(struct store *st, int64_t *v)
+{
+	return st->ops->data_version(st, v);
+}
+
 int store_schema_version(struct store *st)
 {
 	return st->ops->schema_version(st);

@@ -222,6 +222,11 @@ int store_point_before(struct store *st, int64_t id, int64_t limit,
 /* The id of the run just before run id at its point in that order, or 0. */
 int store_point_prev(struct store *st, int64_t id, int64_t *prev, struct kerr *err);
 
+/* 0 and *v, a number that changes when another connection commits to the
+ * database (not when st itself does): SQLite's PRAGMA data_version. -1 when
+ * the backend cannot tell (PostgreSQL: other instances may always have). */
+int store_data_version(struct store *st, int64_t *v);
+
 struct store_alert {
 	int64_t id, run_id;
 	const char *system, *application, *variant;

@@ -50,6 +50,7 @@ struct store_ops {
 	int (*query)(struct store *st, const char *sql, const char *types, const char *const *params,
 		     int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
 		     struct kerr *err);
+	int (*data_version)(struct store *st, int64_t *v);
 };
 
 /* Statements store_query prepared, by the address of their text. */
