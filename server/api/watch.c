@@ -2,6 +2,10 @@
  * watch: regressions on ingest (see watch.h). A batch's runs of one point
  * usually come in time order, so the window of earlier values is read from
  * the database once per point and batch, then carried from run to run.
+ * A batch is checked in parts of at most WATCH_CACHE points: the windows a
+ * part lacks are read in one store_points_before (one round trip on
+ * PostgreSQL), as are the checks that cached ones are still whole, so a
+ * bulk POST of many new points costs a query per 256 points, not per run.
  */
 #include "watch.h"
 
@@ -43,8 +47,11 @@ struct sorted {
  * such as another instance on the same PostgreSQL, added or removed one). */
 struct window {
 	bool loaded;
+	uint64_t key;		/* point_key: its point, when system is set */
 	int64_t last_id;	/* the last run checked */
+	int64_t anchor;		/* the run it was read for (its runs are before it) */
 	unsigned batch;		/* the batch that last read or verified it */
+	unsigned part;		/* the part of a batch that last used it */
 	char *system, *application, *variant;
 	int64_t p;
 	double n;
@@ -99,7 +106,8 @@ static void entry_clear(struct entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static void window_clear(struct window *w)
+/* Empty w's runs, keeping its point and thresholds. */
+static void window_empty(struct window *w)
 {
 	size_t i;
 
@@ -109,10 +117,21 @@ static void window_clear(struct window *w)
 		free(w->name[i]);
 		free(w->region[i]);
 	}
+	w->nnames = 0;
+	free(w->last_measured);
+	w->last_measured = NULL;
+	w->head = w->count = 0;
+	w->tau.n = w->energy.n = 0;
+	w->loaded = false;
+	w->last_id = w->anchor = 0;
+}
+
+static void window_clear(struct window *w)
+{
+	window_empty(w);
 	free(w->system);
 	free(w->application);
 	free(w->variant);
-	free(w->last_measured);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -206,16 +225,6 @@ static void window_push(struct window *w, struct entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-static int take_before(const struct run *r, void *ctx)
-{
-	struct window *w = ctx;
-
-	/* newest first: filled from the back, so the oldest ends at head */
-	entry_of(w, r, &w->e[WATCH_WINDOW - 1 - w->count]);
-	w->count++;
-	return 0;
-}
-
 /* Whether r comes after the run checked last in w in time order, as far as
  * their measured_at tell (a mix with and without one: no). */
 static bool follows(const struct window *w, const struct run *r)
@@ -239,64 +248,161 @@ static bool foreign_writes(struct store *st, struct watch *wt)
 	return foreign;
 }
 
-static bool same_point(const struct window *w, const struct run *r)
+/* FNV-1a over the point's series and (p, n): windows are found by it. */
+static uint64_t point_key(const struct run *r)
 {
-	return w->loaded && w->p == r->p && w->n == r->n && !strcmp(w->system, r->system) &&
-	       !strcmp(w->application, r->application) && !strcmp(w->variant, r->variant);
+	const char *part[3] = {r->system, r->application, r->variant};
+	unsigned char num[sizeof(r->p) + sizeof(r->n)];
+	uint64_t h = 14695981039346656037ULL;
+	size_t i, k;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; part[k][i]; i++)
+			h = (h ^ (unsigned char)part[k][i]) * 1099511628211ULL;
+		h = (h ^ 0xff) * 1099511628211ULL;
+	}
+	memcpy(num, &r->p, sizeof(r->p));
+	memcpy(num + sizeof(r->p), &r->n, sizeof(r->n));
+	for (i = 0; i < sizeof(num); i++)
+		h = (h ^ num[i]) * 1099511628211ULL;
+	return h;
 }
 
-/* The window for run r (stored as id): a cached one when r follows the
- * run checked last at its point, else read from the database. */
-static struct window *window_for(struct store *st, struct watch *wt, const struct run *r,
-				 int64_t id, struct kerr *err)
+static struct window *find_window(struct watch *wt, const struct run *r, uint64_t key)
 {
-	struct store_thresholds t;
-	struct window *w = NULL;
-	int64_t prev;
 	size_t i;
 
-	for (i = 0; i < WATCH_CACHE && !w; i++)
-		if (same_point(&wt->cache[i], r))
-			w = &wt->cache[i];
-	if (w && (w->batch == wt->batch || !wt->foreign)) {
-		/* checked in this batch, or nobody else wrote since: time must not
-		 * go back */
-		if (follows(w, r)) {
-			w->batch = wt->batch;
+	for (i = 0; i < WATCH_CACHE; i++) {
+		struct window *w = &wt->cache[i];
+
+		if (w->key == key && w->system && w->p == r->p && w->n == r->n &&
+		    !strcmp(w->system, r->system) && !strcmp(w->application, r->application) &&
+		    !strcmp(w->variant, r->variant))
 			return w;
-		}
-	} else if (w) {		/* from an earlier batch: is it still whole? */
-		if (store_point_prev(st, id, &prev, err))
-			return NULL;
-		if (prev == w->last_id) {
-			w->batch = wt->batch;
-			return w;
-		}
-	} else {
-		w = &wt->cache[wt->evict++ % WATCH_CACHE];
 	}
+	return NULL;
+}
+
+/* A window for r's point, not one the current part uses: at most
+ * WATCH_CACHE points make a part, so there is one. */
+static struct window *new_window(struct watch *wt, const struct run *r, uint64_t key)
+{
+	struct window *w;
+
+	do
+		w = &wt->cache[wt->evict++ % WATCH_CACHE];
+	while (w->system && w->part == wt->part);
 	window_clear(w);
+	w->key = key;
 	w->system = xstrdup(r->system);
 	w->application = xstrdup(r->application);
 	w->variant = xstrdup(r->variant);
 	w->p = r->p;
 	w->n = r->n;
-	w->t = (struct ka_thresholds)KA_THRESHOLDS_DEFAULT;
-	if (store_thresholds_get(st, r->system, r->application, r->variant, &t, err) < 0)
-		return NULL;
-	if (t.set) {
-		w->t.rel = t.rel;
-		w->t.noise = t.noise;
-		w->t.min_runs = (size_t)t.min_runs;
-	}
-	if (store_point_before(st, id, WATCH_WINDOW, take_before, w, err) < 0)
-		return NULL;
-	w->head = (WATCH_WINDOW - w->count) % WATCH_WINDOW;
-	for (i = 0; i < w->count; i++)
-		entry_values(w, &w->e[(w->head + i) % WATCH_WINDOW], true);
-	w->loaded = true;
-	w->batch = wt->batch;
 	return w;
+}
+
+/* Windows to read or verify, with the runs they are read for. */
+struct wants {
+	struct window *w[WATCH_CACHE];
+	int64_t id[WATCH_CACHE];
+	size_t n;
+};
+
+static void want(struct wants *ws, struct window *w, int64_t id)
+{
+	ws->w[ws->n] = w;
+	ws->id[ws->n++] = id;
+}
+
+/* The thresholds of the series a batch met (read once per batch and series). */
+#define THR_SEEN 8
+struct thr_seen {
+	const struct run *r;	/* its series' names, the batch's */
+	struct ka_thresholds t;
+};
+
+static int thresholds_of(struct store *st, const struct run *r, struct thr_seen *seen,
+			 size_t *nseen, struct ka_thresholds *out, struct kerr *err)
+{
+	struct store_thresholds t;
+	size_t i;
+
+	for (i = 0; i < *nseen; i++)
+		if (!strcmp(seen[i].r->system, r->system) &&
+		    !strcmp(seen[i].r->application, r->application) &&
+		    !strcmp(seen[i].r->variant, r->variant)) {
+			*out = seen[i].t;
+			return 0;
+		}
+	*out = (struct ka_thresholds)KA_THRESHOLDS_DEFAULT;
+	if (store_thresholds_get(st, r->system, r->application, r->variant, &t, err) < 0)
+		return -1;
+	if (t.set) {
+		out->rel = t.rel;
+		out->noise = t.noise;
+		out->min_runs = (size_t)t.min_runs;
+	}
+	if (*nseen < THR_SEEN)
+		seen[(*nseen)++] = (struct thr_seen){r, *out};
+	return 0;
+}
+
+static int take_prev(size_t k, const struct run *r, void *ctx)
+{
+	((int64_t *)ctx)[k] = r->id;
+	return 0;
+}
+
+/* Of the windows in ws, those still whole (the run before each wanted one
+ * is the window's last) are kept; the others are emptied into *load. */
+static int verify(struct store *st, struct watch *wt, struct wants *ws, struct wants *load,
+		  struct kerr *err)
+{
+	int64_t prev[WATCH_CACHE] = {0};
+	size_t k;
+
+	if (store_points_before(st, ws->id, ws->n, 1, take_prev, prev, err) < 0)
+		return -1;
+	for (k = 0; k < ws->n; k++) {
+		if (prev[k] == ws->w[k]->last_id) {
+			ws->w[k]->batch = wt->batch;
+			continue;
+		}
+		window_empty(ws->w[k]);
+		want(load, ws->w[k], ws->id[k]);
+	}
+	return 0;
+}
+
+static int take_before(size_t k, const struct run *r, void *ctx)
+{
+	struct window *w = ((struct wants *)ctx)->w[k];
+
+	/* newest first: filled from the back, so the oldest ends at head */
+	entry_of(w, r, &w->e[WATCH_WINDOW - 1 - w->count]);
+	w->count++;
+	return 0;
+}
+
+/* Read the (empty) windows of ws, each up to the run it is wanted for. */
+static int load(struct store *st, struct watch *wt, struct wants *ws, struct kerr *err)
+{
+	size_t k, i;
+
+	if (store_points_before(st, ws->id, ws->n, WATCH_WINDOW, take_before, ws, err) < 0)
+		return -1;
+	for (k = 0; k < ws->n; k++) {
+		struct window *w = ws->w[k];
+
+		w->head = (WATCH_WINDOW - w->count) % WATCH_WINDOW;
+		for (i = 0; i < w->count; i++)
+			entry_values(w, &w->e[(w->head + i) % WATCH_WINDOW], true);
+		w->loaded = true;
+		w->anchor = ws->id[k];
+		w->batch = wt->batch;
+	}
+	return 0;
 }
 
 /* One metric: x against the values s; a regression is added to *regs
@@ -410,14 +516,103 @@ out:
 	return rc;
 }
 
+/* A run of the batch to check, and its window. */
+struct todo {
+	struct wjob *job;
+	size_t i;
+	struct window *w;
+};
+
+/* Give the runs t[0..) windows until a part holds WATCH_CACHE points:
+ * those cached (verified when another connection may have written since
+ * their batch) and those to read. Returns how many runs the part takes. */
+static size_t part_of(struct store *st, struct watch *wt, struct todo *t, size_t nt,
+		      struct thr_seen *seen, size_t *nseen, struct kerr *err, int *rc)
+{
+	struct wants ld = {0}, vf = {0};
+	size_t k, points = 0;
+
+	wt->part++;
+	for (k = 0; k < nt; k++) {
+		const struct run *r = &t[k].job->batch.runs[t[k].i];
+		uint64_t key = point_key(r);
+		struct window *w = find_window(wt, r, key);
+
+		if (w && w->part == wt->part) {
+			t[k].w = w;
+			continue;
+		}
+		if (points == WATCH_CACHE)
+			break;
+		points++;
+		if (!w) {
+			w = new_window(wt, r, key);
+			if (thresholds_of(st, r, seen, nseen, &w->t, err))
+				goto fail;
+			want(&ld, w, t[k].job->ids[t[k].i]);
+		} else if (w->batch != wt->batch && wt->foreign) {
+			want(&vf, w, t[k].job->ids[t[k].i]);
+		}
+		w->part = wt->part;
+		t[k].w = w;
+	}
+	if ((vf.n && verify(st, wt, &vf, &ld, err)) || (ld.n && load(st, wt, &ld, err)))
+		goto fail;
+	*rc = 0;
+	return k;
+fail:
+	*rc = -1;
+	return k;
+}
+
+/* Check run t (stored as id) against its window; a regression into found. */
+static int check_one(struct store *st, struct watch *wt, struct todo *t, struct found **found,
+		     size_t *nfound, size_t *cap, struct kerr *err)
+{
+	const struct run *r = &t->job->batch.runs[t->i];
+	int64_t id = t->job->ids[t->i];
+	struct window *w = t->w;
+	struct entry now;
+	json_t *regs;
+	enum ka_verdict v;
+
+	if (w->anchor != id && !follows(w, r)) {	/* time went back: read it for r */
+		struct wants one = {{w}, {id}, 1};
+
+		window_empty(w);
+		if (load(st, wt, &one, err))
+			return -1;
+	}
+	entry_of(w, r, &now);
+	v = check_run(w, &now, &regs);
+	t->job->verdicts[t->i] = (unsigned char)(WATCH_OK + v);
+	atomic_fetch_add(&wt->checked, 1);
+	if (v == KA_REGRESSION) {
+		if (*nfound == *cap) {
+			*cap = *cap ? 2 * *cap : 8;
+			*found = xrealloc(*found, *cap * sizeof(**found));
+		}
+		(*found)[(*nfound)++] = (struct found){t->job, t->i, regs};
+	} else {
+		json_decref(regs);
+	}
+	free(w->last_measured);
+	w->last_measured = r->measured_at ? xstrdup(r->measured_at) : NULL;
+	w->last_id = id;
+	window_push(w, &now);
+	return 0;
+}
+
 void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 {
 	struct watch *wt = ctx;
 	struct found *found = NULL;
-	size_t i, nfound = 0, cap = 0;
-	struct window *w;
+	struct thr_seen seen[THR_SEEN];
+	struct todo *t = NULL;
+	size_t i, nt = 0, tcap = 0, nfound = 0, cap = 0, pos, end, nseen = 0;
 	struct wjob *j;
 	struct kerr err;
+	int rc = 0;
 
 	if (!wt->enabled)
 		return;
@@ -430,50 +625,35 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 		if (j->kind != WJOB_RUNS || j->import_hash)
 			for (i = 0; i < WATCH_CACHE; i++)
 				window_clear(&wt->cache[i]);
-	kerr_clear(&err);
 	for (j = jobs; j; j = j->next) {
 		if (j->kind != WJOB_RUNS || j->rc || !j->verdicts)
 			continue;
 		for (i = 0; i < j->batch.count; i++) {
-			const struct run *r = &j->batch.runs[i];
-			struct entry now;
-			json_t *regs;
-			enum ka_verdict v;
-
 			if (j->verdicts[i] != WJOB_NEW)
 				continue;
-			w = window_for(st, wt, r, j->ids[i], &err);
-			if (!w) {
-				fprintf(stderr, "karted: checking run %lld: %s\n", (long long)j->ids[i],
-					err.msg);
-				watch_free(wt);
-				goto out;
+			if (nt == tcap) {
+				tcap = tcap ? 2 * tcap : 64;
+				t = xrealloc(t, tcap * sizeof(*t));
 			}
-			entry_of(w, r, &now);
-			v = check_run(w, &now, &regs);
-			j->verdicts[i] = (unsigned char)(WATCH_OK + v);
-			atomic_fetch_add(&wt->checked, 1);
-			if (v == KA_REGRESSION) {
-				if (nfound == cap) {
-					cap = cap ? 2 * cap : 8;
-					found = xrealloc(found, cap * sizeof(*found));
-				}
-				found[nfound++] = (struct found){j, i, regs};
-			} else {
-				json_decref(regs);
-			}
-			free(w->last_measured);
-			w->last_measured = r->measured_at ? xstrdup(r->measured_at) : NULL;
-			w->last_id = j->ids[i];
-			window_push(w, &now);
+			t[nt++] = (struct todo){j, i, NULL};
 		}
 	}
-out:
+	kerr_clear(&err);
+	for (pos = 0; pos < nt && !rc; pos = end) {
+		end = pos + part_of(st, wt, t + pos, nt - pos, seen, &nseen, &err, &rc);
+		for (i = pos; i < end && !rc; i++)
+			rc = check_one(st, wt, &t[i], &found, &nfound, &cap, &err);
+	}
+	if (rc) {
+		fprintf(stderr, "karted: checking runs: %s\n", err.msg);
+		watch_free(wt);
+	}
 	if (nfound)
 		store_alerts(st, wt, found, nfound);
 	for (i = 0; i < nfound; i++)
 		json_decref(found[i].regs);
 	free(found);
+	free(t);
 }
 
 void watch_free(struct watch *wt)

@@ -28,7 +28,9 @@
 /* verdicts[i] of a checked run: WATCH_OK + enum ka_verdict. */
 #define WATCH_OK 2
 
-#define WATCH_CACHE 16		/* points whose windows the writer keeps */
+/* Points whose windows the writer keeps; also the most points a batch
+ * reads at once (one store_points_before). */
+#define WATCH_CACHE STORE_POINTS_MAX
 
 struct webhook;
 struct window;
@@ -39,7 +41,7 @@ struct watch {
 	atomic_uint_fast64_t alerts;	/* made since start */
 	atomic_uint_fast64_t checked;	/* runs checked since start */
 	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
-	unsigned evict, batch;
+	unsigned evict, batch, part;
 	int64_t data_version;		/* store_data_version at the last batch */
 	bool data_version_known;
 	bool foreign;			/* another connection may have written since */

@@ -1,7 +1,8 @@
 /*
  * alerts: what history and regressions keep in the database (schema 7),
- * written once for both backends on store_query: a series' thresholds, the
- * earlier runs of a point, and alerts.
+ * written once for both backends on store_query: a series' thresholds and
+ * alerts. (The earlier runs of a point, store_points_before, are each
+ * backend's own: one query for many points needs PostgreSQL's LATERAL.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,76 +68,6 @@ int store_thresholds_put(struct store *st, const char *system, const char *appli
 		return kerr_set(err, 404, "there is no series %s:%s%s%s", system, application,
 				*variant ? ":" : "", variant);
 	return 0;
-}
-
-struct before_ctx {
-	int (*each)(const struct run *r, void *ctx);
-	void *ctx;
-};
-
-/* A row of STORE_RUN_COLUMNS as text into a borrowed run. */
-static int before_row(const char *const *v, int ncol, void *ctx)
-{
-	struct before_ctx *c = ctx;
-	struct run r;
-
-	(void)ncol;
-	memset(&r, 0, sizeof(r));
-	r.id = strtoll(v[0], NULL, 10);
-	r.system = (char *)v[1];
-	r.application = (char *)v[2];
-	r.variant = (char *)v[3];
-	r.p = strtoll(v[4], NULL, 10);
-	r.n = strtod(v[5], NULL);
-	r.tau = strtod(v[6], NULL);
-	if (v[11]) {
-		r.has |= RUN_HAS_ENERGY;
-		r.energy_j = strtod(v[11], NULL);
-	}
-	r.measured_at = (char *)v[12];
-	r.regions = (char *)v[14];
-	r.labels = (char *)v[15];
-	return c->each(&r, c->ctx);
-}
-
-int store_point_before(struct store *st, int64_t id, int64_t limit,
-		       int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
-{
-	/* (time, id) below the run's, on the index runs_point, newest first */
-	static const char sql[] =
-		"SELECT r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, NULL, NULL, NULL, "
-		"NULL, r.energy_j, r.measured_at, NULL, r.regions, r.labels"
-		" FROM runs q JOIN runs r ON r.series_id = q.series_id AND r.p = q.p AND r.n = q.n"
-		" JOIN series s ON s.id = r.series_id"
-		" WHERE q.id = $1 AND (coalesce(r.measured_at, r.created_at), r.id) <"
-		" (coalesce(q.measured_at, q.created_at), q.id)"
-		" ORDER BY coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT $2";
-	char a[24], b[24];
-	const char *params[2] = {store_i64_text(a, id), store_i64_text(b, limit)};
-	struct before_ctx c = {each, ctx};
-
-	return store_query(st, sql, "ii", params, before_row, &c, NULL, err);
-}
-
-static int id_row(const char *const *v, int ncol, void *ctx)
-{
-	(void)ncol;
-	*(int64_t *)ctx = strtoll(v[0], NULL, 10);
-	return 0;
-}
-
-int store_point_prev(struct store *st, int64_t id, int64_t *prev, struct kerr *err)
-{
-	static const char sql[] =
-		"SELECT r.id FROM runs q JOIN runs r ON r.series_id = q.series_id AND r.p = q.p AND "
-		"r.n = q.n WHERE q.id = $1 AND (coalesce(r.measured_at, r.created_at), r.id) <"
-		" (coalesce(q.measured_at, q.created_at), q.id)"
-		" ORDER BY coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT 1";
-	char a[24];
-	const char *params[1] = {store_i64_text(a, id)};
-
-	*prev = 0;
-	return store_query(st, sql, "i", params, id_row, prev, NULL, err) < 0 ? -1 : 0;
 }
 
 struct one_ctx {

@@ -47,7 +47,7 @@ enum stmt_id {
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_DELETE, S_TALLY_LAST,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST, S_IMPORT_FIND, S_IMPORT_ADD,
-	S_PEND_LOCK, S_PEND_BASE, S_PEND_RUNS, S_PEND_TALLY,
+	S_PEND_LOCK, S_PEND_BASE, S_PEND_RUNS, S_PEND_TALLY, S_POINTS_BEFORE,
 	S_COUNT
 };
 
@@ -107,6 +107,18 @@ static const struct {
 			  "greatest(coalesce(last_run_id, 0), b.v + u.l) FROM unnest($1::bigint[], "
 			  "$2::bigint[], $3::bigint[]) AS u(id, c, l), (SELECT current_setting("
 			  "'karte.base')::bigint AS v) AS b WHERE series.id = u.id", 4},
+	/* each run's point, (time, id) below the run's: a backward scan of
+	 * runs_point per run (LATERAL: the point's columns are constants to
+	 * it, so the index gives the order and the LIMIT stops it); the
+	 * run's place in $1 last */
+	[S_POINTS_BEFORE] = {"SELECT " STORE_POINT_COLUMNS ", u.o FROM unnest($1::bigint[]) WITH "
+			     "ORDINALITY AS u(id, o) JOIN runs q ON q.id = u.id CROSS JOIN LATERAL "
+			     "(SELECT * FROM runs r WHERE r.series_id = q.series_id AND r.p = q.p AND "
+			     "r.n = q.n AND (coalesce(r.measured_at, r.created_at), r.id) < "
+			     "(coalesce(q.measured_at, q.created_at), q.id) ORDER BY "
+			     "coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT $2) r "
+			     "ORDER BY u.o, "
+			     "coalesce(r.measured_at, r.created_at) DESC, r.id DESC", 2},
 };
 
 struct pg {
@@ -1128,6 +1140,36 @@ static int pg_each_run(struct store *base, const struct run_filter *f,
 	return stream_rows(st, each_run_row, &c, err, "listing runs");
 }
 
+static int pg_points_before(struct store *base, const int64_t *ids, size_t n, int64_t limit,
+			    int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
+			    struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	char *list = xmalloc(n * 21 + 3), lim[24];
+	const char *params[2] = {list, store_i64_text(lim, limit)};
+	size_t k, len = 0;
+	PGresult *res;
+	struct run r;
+	int i, rows, stop = 0;
+
+	list[len++] = '{';
+	for (k = 0; k < n; k++)
+		len += (size_t)sprintf(list + len, k ? ",%lld" : "%lld", (long long)ids[k]);
+	memcpy(list + len, "}", 2);
+	res = (st->in_tx && copy_flush(st, err)) ? NULL :
+		run_stmt(st, S_POINTS_BEFORE, params, PGRES_TUPLES_OK, err, "reading points' runs");
+	free(list);
+	if (!res)
+		return -1;
+	rows = PQntuples(res);
+	for (i = 0; i < rows && !stop; i++) {
+		row_to_run(res, i, &r, false);
+		stop = each((size_t)get_i64(res, i, 17) - 1, &r, ctx);
+	}
+	PQclear(res);
+	return stop;
+}
+
 static int pg_explain_listing(struct store *base, const struct run_filter *f, char *buf,
 			      size_t size, struct kerr *err)
 {
@@ -1486,4 +1528,5 @@ const struct store_ops store_pg_ops = {
 	.count = pg_count,
 	.query = pg_query,
 	.data_version = pg_data_version,
+	.points_before = pg_points_before,
 };

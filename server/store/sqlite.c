@@ -19,7 +19,7 @@ enum stmt_id {
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
 	S_IMPORT_FIND, S_IMPORT_ADD,
-	S_DATA_VERSION,
+	S_DATA_VERSION, S_READ_BEGIN, S_POINT_BEFORE,
 	S_COUNT
 };
 
@@ -70,6 +70,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_IMPORT_FIND] = "SELECT first_id, runs FROM imports WHERE hash = ?",
 	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
 	[S_DATA_VERSION] = "PRAGMA data_version",
+	[S_READ_BEGIN] = "BEGIN",
+	/* (time, id) below the run's, on the index runs_point, newest first */
+	[S_POINT_BEFORE] = "SELECT " STORE_POINT_COLUMNS " FROM runs q JOIN runs r ON r.series_id = "
+			   "q.series_id AND r.p = q.p AND r.n = q.n WHERE q.id = ?1 AND (coalesce(r.measured_at, r.created_at), r.id) < "
+			   "(coalesce(q.measured_at, q.created_at), q.id) ORDER BY "
+			   "coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT ?2",
 };
 
 struct sq {
@@ -695,6 +701,38 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 	return stop;
 }
 
+/* One read transaction for all ids (unless one is open): a snapshot, and
+ * the WAL's read lock taken once, not per statement. */
+static int sq_points_before(struct store *base, const int64_t *ids, size_t n, int64_t limit,
+			    int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
+			    struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	bool own = sqlite3_get_autocommit(st->db);
+	sqlite3_stmt *s;
+	struct run r;
+	size_t k;
+	int rc = SQLITE_DONE, stop = 0;
+
+	if (own && exec_stmt(st, S_READ_BEGIN, err, "beginning a read"))
+		return -1;
+	s = stmt(st, S_POINT_BEFORE, err);
+	for (k = 0; s && k < n && !stop && rc == SQLITE_DONE; k++) {
+		sqlite3_bind_int64(s, 1, ids[k]);
+		sqlite3_bind_int64(s, 2, limit);
+		while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+			row_to_run(s, &r, false);
+			stop = each(k, &r, ctx);
+		}
+		sqlite3_reset(s);
+	}
+	if (s && !stop && rc != SQLITE_DONE)
+		db_error(st, err, "reading a point's runs");
+	if (own)
+		exec_stmt(st, S_COMMIT, NULL, "ending a read");
+	return stop ? stop : s && rc == SQLITE_DONE ? 0 : -1;
+}
+
 static int sq_each_group(struct store *base, enum store_group g,
 		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
 		     struct kerr *err)
@@ -1114,4 +1152,5 @@ const struct store_ops store_sqlite_ops = {
 	.count = sq_count,
 	.query = sq_query,
 	.data_version = sq_data_version,
+	.points_before = sq_points_before,
 };

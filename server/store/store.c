@@ -133,6 +133,16 @@ int store_data_version(struct store *st, int64_t *v)
 	return st->ops->data_version(st, v);
 }
 
+int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t limit,
+			int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
+			struct kerr *err)
+{
+	if (n > STORE_POINTS_MAX)
+		return kerr_set(err, 500, "store_points_before: %zu runs, at most %d", n,
+				STORE_POINTS_MAX);
+	return n ? st->ops->points_before(st, ids, n, limit, each, ctx, err) : 0;
+}
+
 int store_schema_version(struct store *st)
 {
 	return st->ops->schema_version(st);

@@ -213,14 +213,17 @@ int store_thresholds_get(struct store *st, const char *system, const char *appli
 int store_thresholds_put(struct store *st, const char *system, const char *application,
 			 const char *variant, const struct store_thresholds *t, struct kerr *err);
 
-/* The runs of run id's point (series, p, n) before it in time order
- * (measured_at, or created_at without one, then id), the latest first, at
- * most limit, each to each() as store_each_run gives them. */
-int store_point_before(struct store *st, int64_t id, int64_t limit,
-		       int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
-
-/* The id of the run just before run id at its point in that order, or 0. */
-int store_point_prev(struct store *st, int64_t id, int64_t *prev, struct kerr *err);
+/* For each run ids[k] (k < n <= STORE_POINTS_MAX), the runs of its point
+ * (series, p, n) before it in time order (measured_at, or created_at
+ * without one, then id), the latest first, at most limit: each(k, r, ctx)
+ * with r borrowed, k ascending. Only what a baseline needs is read: id,
+ * p, n, tau, energy_j, measured_at and regions (the rest NULL or 0). One query
+ * for all on PostgreSQL, one read transaction on SQLite. A non-zero
+ * each() stops and is returned. */
+#define STORE_POINTS_MAX 256
+int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t limit,
+			int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
+			struct kerr *err);
 
 /* 0 and *v, a number that changes when another connection commits to the
  * database (not when st itself does): SQLite's PRAGMA data_version. -1 when

@@ -51,6 +51,9 @@ struct store_ops {
 		     int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
 		     struct kerr *err);
 	int (*data_version)(struct store *st, int64_t *v);
+	int (*points_before)(struct store *st, const int64_t *ids, size_t n, int64_t limit,
+			     int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
+			     struct kerr *err);
 };
 
 /* Statements store_query prepared, by the address of their text. */
@@ -66,6 +69,12 @@ struct store {
 	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
 	"r.regions, r.labels, r.created_at"
 #define STORE_RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
+
+/* The columns store_points_before reads, in the same places: what a
+ * baseline needs (id, p, n, tau, energy_j, measured_at, regions). */
+#define STORE_POINT_COLUMNS                                                                 \
+	"r.id, NULL, NULL, NULL, r.p, r.n, r.tau, NULL, NULL, NULL, NULL, r.energy_j, "        \
+	"r.measured_at, NULL, r.regions, NULL, NULL"
 
 /* The filters of a listing as bits: one prepared statement per combination. */
 enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16 };
