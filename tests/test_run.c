@@ -507,6 +507,60 @@ static void test_energies_kept(void **state)
 	run_batch_free(&b);
 }
 
+struct seen_energies {
+	char name[8][32];
+	double e[8];
+	size_t n;
+};
+
+static void seen_energy(const char *name, double energy_j, void *ctx)
+{
+	struct seen_energies *s = ctx;
+
+	snprintf(s->name[s->n], sizeof(s->name[0]), "%s", name);
+	s->e[s->n++] = energy_j;
+}
+
+/* A stored regions text read back without a tree gives what the parse kept. */
+static void test_region_energies_of_stored_text(void **state)
+{
+	struct run_batch b = parse_ok("{" BASE ",\"regions\":[{\"energy_j\":3.5,\"name\":\"h\\u00e9lo\"},"
+				      "{\"name\":\"no\",\"time_s\":1,\"counters\":{\"name\":2,"
+				      "\"energy_j\":7}},{\"name\":\"z\",\"counters\":{\"x\":1},"
+				      "\"energy_j\":1e-3}]}", BODY_JSON);
+	struct seen_energies s = {0};
+	size_t i;
+
+	(void)state;
+	assert_int_equal(run_region_energies(b.runs[0].regions, 8, seen_energy, &s), 2);
+	assert_int_equal(s.n, b.runs[0].nenergies);
+	for (i = 0; i < s.n; i++) {
+		assert_string_equal(s.name[i], b.runs[0].energies[i].name);
+		assert_true(s.e[i] == b.runs[0].energies[i].energy_j);
+	}
+	assert_string_equal(s.name[0], "h\xc3\xa9lo");
+	assert_true(s.e[1] == 1e-3);
+	/* at most max, then it stops */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(run_region_energies(b.runs[0].regions, 1, seen_energy, &s), 1);
+	assert_int_equal(s.n, 1);
+	run_batch_free(&b);
+	/* not an array of regions */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(run_region_energies("{\"name\":\"a\",\"energy_j\":1}", 8, seen_energy, &s), -1);
+	assert_int_equal(run_region_energies("[{\"name\":\"a\",\"energy_j\":1}", 8, seen_energy, &s), -1);
+	assert_int_equal(run_region_energies("[]", 8, seen_energy, &s), 0);
+	/* nested arrays and objects are stepped over */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(run_region_energies("[{\"x\":[1,{\"name\":\"in\",\"energy_j\":9}],\"name\":\"o\","
+					     "\"energy_j\":-2,\"t\":null,\"u\":true}]", 8, seen_energy, &s), 1);
+	assert_true(s.n == 1 && !strcmp(s.name[0], "o") && s.e[0] == -2);
+	memset(&s, 0, sizeof(s));
+	/* a name but no number, a number as text: not counted */
+	assert_int_equal(run_region_energies("[{\"name\":\"a\"},{\"name\":\"b\",\"energy_j\":\"1\"}]", 8,
+					     seen_energy, &s), 0);
+}
+
 static void test_answer_form(void **state)
 {
 	struct run_batch b = parse_ok("{" BASE ",\"chi\":5.6,\"regions\":[{\"name\":\"r\","
@@ -536,6 +590,7 @@ int main(void)
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),
 		cmocka_unit_test(test_energies_kept),
+		cmocka_unit_test(test_region_energies_of_stored_text),
 		cmocka_unit_test(test_strict_utf8),
 		cmocka_unit_test(test_many_regions),
 		cmocka_unit_test(test_chi_and_gamma_must_add_up),

@@ -163,11 +163,23 @@ static void entry_add(struct window *w, struct entry *x, const char *name, doubl
 	x->reg[x->nreg++] = (struct region_e){(unsigned)slot, e};
 }
 
+struct entry_ctx {
+	struct window *w;
+	struct entry *e;
+};
+
+static void entry_region(const char *name, double energy_j, void *ctx)
+{
+	struct entry_ctx *c = ctx;
+
+	entry_add(c->w, c->e, name, energy_j);
+}
+
 /* An entry of run r: its regions with energy (as parsed, or from their
  * stored text), each given a slot of w. */
 static void entry_of(struct window *w, const struct run *r, struct entry *e)
 {
-	json_t *a, *x;
+	struct entry_ctx c = {w, e};
 	size_t i;
 
 	memset(e, 0, sizeof(*e));
@@ -181,23 +193,37 @@ static void entry_of(struct window *w, const struct run *r, struct entry *e)
 	if (!r->regions || !strstr(r->regions, "\"energy_j\"") ||
 	    strlen(r->regions) > WATCH_REGIONS_TEXT)
 		return;
-	a = json_loads(r->regions, 0, NULL);
-	json_array_foreach(a, i, x) {
-		json_t *en = json_object_get(x, "energy_j");
-		const char *name = json_string_value(json_object_get(x, "name"));
-
-		if (e->nreg == WATCH_REGIONS_SEEN)
-			break;
-		if (name && json_is_number(en))
-			entry_add(w, e, name, json_number_value(en));
-	}
-	json_decref(a);
+	run_region_energies(r->regions, WATCH_REGIONS_SEEN, entry_region, &c);
 }
 
-/* Count e's values in (add) or out of the sorted metrics. */
-static void entry_values(struct window *w, const struct entry *e, bool add)
+/* Appended unsorted, when a window is read: sorted once after (window_sort). */
+static void sorted_append(struct sorted *s, double x)
 {
-	void (*f)(struct sorted *, double) = add ? sorted_add : sorted_remove;
+	s->v[s->n++] = x;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void window_sort(struct window *w)
+{
+	size_t i;
+
+	qsort(w->tau.v, w->tau.n, sizeof(double), cmp_double);
+	qsort(w->energy.v, w->energy.n, sizeof(double), cmp_double);
+	for (i = 0; i < w->nnames; i++)
+		qsort(w->region[i]->v, w->region[i]->n, sizeof(double), cmp_double);
+}
+
+/* Count e's values into or out of the metrics with f (sorted_add,
+ * sorted_remove, sorted_append). */
+static void entry_values(struct window *w, const struct entry *e,
+			 void (*f)(struct sorted *, double))
+{
 	size_t i;
 
 	f(&w->tau, e->tau);
@@ -214,14 +240,14 @@ static void window_push(struct window *w, struct entry *e)
 	struct entry *slot;
 
 	if (w->count == WATCH_WINDOW) {
-		entry_values(w, &w->e[w->head], false);
+		entry_values(w, &w->e[w->head], sorted_remove);
 		entry_clear(&w->e[w->head]);
 		w->head = (w->head + 1) % WATCH_WINDOW;
 		w->count--;
 	}
 	slot = &w->e[(w->head + w->count++) % WATCH_WINDOW];
 	*slot = *e;
-	entry_values(w, slot, true);
+	entry_values(w, slot, sorted_add);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -397,7 +423,8 @@ static int load(struct store *st, struct watch *wt, struct wants *ws, struct ker
 
 		w->head = (WATCH_WINDOW - w->count) % WATCH_WINDOW;
 		for (i = 0; i < w->count; i++)
-			entry_values(w, &w->e[(w->head + i) % WATCH_WINDOW], true);
+			entry_values(w, &w->e[(w->head + i) % WATCH_WINDOW], sorted_append);
+		window_sort(w);
 		w->loaded = true;
 		w->anchor = ws->id[k];
 		w->batch = wt->batch;

@@ -857,6 +857,120 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = ev_end_array,
 };
 
+/* run_region_energies' reading: the region object at depth 2 of the array. */
+struct re_scan {
+	int depth;
+	enum { RK_OTHER, RK_NAME, RK_ENERGY } key;
+	char name[RUN_NAME_MAX + 1];
+	bool has_name, has_energy;
+	double energy;
+	size_t n, max;
+	void (*each)(const char *name, double energy_j, void *ctx);
+	void *ctx;
+};
+
+static int re_value(void *ctx)
+{
+	(void)ctx;
+	return 1;
+}
+
+static int re_bool(void *ctx, int b)
+{
+	(void)b;
+	return re_value(ctx);
+}
+
+static int re_number(void *ctx, const char *s, size_t len)
+{
+	struct re_scan *c = ctx;
+
+	if (c->depth == 2 && c->key == RK_ENERGY)
+		c->has_energy = run_number(s, len, &c->energy) == 0;
+	return 1;
+}
+
+static int re_string(void *ctx, const unsigned char *s, size_t len)
+{
+	struct re_scan *c = ctx;
+
+	if (c->depth == 2 && c->key == RK_NAME && len <= RUN_NAME_MAX) {
+		memcpy(c->name, s, len);
+		c->name[len] = '\0';
+		c->has_name = true;
+	}
+	return 1;
+}
+
+static int re_start(void *ctx)
+{
+	struct re_scan *c = ctx;
+
+	if (++c->depth == 2)
+		c->has_name = c->has_energy = false;
+	return 1;
+}
+
+static int re_key(void *ctx, const unsigned char *s, size_t len)
+{
+	struct re_scan *c = ctx;
+
+	if (c->depth == 2)
+		c->key = len == 4 && !memcmp(s, "name", 4) ? RK_NAME :
+			 len == 8 && !memcmp(s, "energy_j", 8) ? RK_ENERGY : RK_OTHER;
+	return 1;
+}
+
+static int re_end_map(void *ctx)
+{
+	struct re_scan *c = ctx;
+
+	if (c->depth-- == 2 && c->has_name && c->has_energy) {
+		c->each(c->name, c->energy, c->ctx);
+		if (++c->n == c->max)
+			return 0;	/* enough: stop */
+	}
+	return 1;
+}
+
+static int re_end_array(void *ctx)
+{
+	((struct re_scan *)ctx)->depth--;
+	return 1;
+}
+
+static const yajl_callbacks re_callbacks = {
+	.yajl_null = re_value,
+	.yajl_boolean = re_bool,
+	.yajl_number = re_number,
+	.yajl_string = re_string,
+	.yajl_start_map = re_start,
+	.yajl_map_key = re_key,
+	.yajl_end_map = re_end_map,
+	.yajl_start_array = re_start,
+	.yajl_end_array = re_end_array,
+};
+
+int run_region_energies(const char *regions, size_t max,
+			void (*each)(const char *name, double energy_j, void *ctx), void *ctx)
+{
+	struct re_scan c = {.max = max, .each = each, .ctx = ctx};
+	size_t len = strlen(regions);
+	yajl_handle h;
+	yajl_status st;
+
+	if (!max)
+		return 0;
+	if (!len || regions[0] != '[')
+		return -1;
+	h = yajl_alloc(&re_callbacks, NULL, &c);
+	st = yajl_parse(h, (const unsigned char *)regions, len);
+	if (st == yajl_status_ok)
+		st = yajl_complete_parse(h);
+	yajl_free(h);
+	return st == yajl_status_ok || st == yajl_status_client_canceled ? (int)c.n : -1;
+}
+
 /* at_end: the error came from yajl_complete_parse (the body ended early). */
 static void syntax_error(struct sax *x, const char *body, size_t len, bool at_end)
 {

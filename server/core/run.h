@@ -83,6 +83,14 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind,
  * 0, or -1 when it is not a finite number. */
 int run_number(const char *s, size_t len, double *out);
 
+/* The regions of a stored regions text (a JSON array of region objects,
+ * as karted writes it) that carry a name and a numeric energy_j:
+ * each(name, energy_j, ctx) in their order, at most max of them, from
+ * yajl's events without a tree. Returns how many, or -1 when the text is
+ * not such an array (after giving those met before the fault). */
+int run_region_energies(const char *regions, size_t max,
+			void (*each)(const char *name, double energy_j, void *ctx), void *ctx);
+
 void run_clear(struct run *r);
 void run_batch_free(struct run_batch *batch);
 
