@@ -543,8 +543,8 @@ out:
 	return rc;
 }
 
-/* A run of the batch to check, and its window. */
-struct todo {
+/* A run of the batch due for its check, and its window. */
+struct due {
 	struct wjob *job;
 	size_t i;
 	struct window *w;
@@ -553,7 +553,7 @@ struct todo {
 /* Give the runs t[0..) windows until a part holds WATCH_CACHE points:
  * those cached (verified when another connection may have written since
  * their batch) and those to read. Returns how many runs the part takes. */
-static size_t part_of(struct store *st, struct watch *wt, struct todo *t, size_t nt,
+static size_t part_of(struct store *st, struct watch *wt, struct due *t, size_t nt,
 		      struct thr_seen *seen, size_t *nseen, struct kerr *err, int *rc)
 {
 	struct wants ld = {0}, vf = {0};
@@ -593,7 +593,7 @@ fail:
 }
 
 /* Check run t (stored as id) against its window; a regression into found. */
-static int check_one(struct store *st, struct watch *wt, struct todo *t, struct found **found,
+static int check_one(struct store *st, struct watch *wt, struct due *t, struct found **found,
 		     size_t *nfound, size_t *cap, struct kerr *err)
 {
 	const struct run *r = &t->job->batch.runs[t->i];
@@ -635,7 +635,7 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 	struct watch *wt = ctx;
 	struct found *found = NULL;
 	struct thr_seen seen[THR_SEEN];
-	struct todo *t = NULL;
+	struct due *t = NULL;
 	size_t i, nt = 0, tcap = 0, nfound = 0, cap = 0, pos, end, nseen = 0;
 	struct wjob *j;
 	struct kerr err;
@@ -662,7 +662,7 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 				tcap = tcap ? 2 * tcap : 64;
 				t = xrealloc(t, tcap * sizeof(*t));
 			}
-			t[nt++] = (struct todo){j, i, NULL};
+			t[nt++] = (struct due){j, i, NULL};
 		}
 	}
 	kerr_clear(&err);
