@@ -119,10 +119,10 @@ def two_instances_start_together_and_migrate_once():
     uri, a, b, token = pair()
     try:
         versions = S.pg.sql_uri(uri, "SELECT string_agg(version::text, ',' ORDER BY version) FROM karte_schema")
-        expect(versions == "6,7", f"each migration recorded once: 6 (the initial schema), 7 ({versions!r})")
+        expect(versions == "6,7,8", f"each migration recorded once: 6 (the initial schema), 7, 8 ({versions!r})")
         for k in (a, b):
             s, h, _ = k.request("GET", "/api/v1/health")
-            expect(s == 200 and h["store"] == "postgresql" and h["schema_version"] == 7, f"health {h}")
+            expect(s == 200 and h["store"] == "postgresql" and h["schema_version"] == 8, f"health {h}")
         tokens = S.pg.sql_uri(uri, "SELECT count(*) FROM tokens")
         expect(tokens == "1" and token, f"one first-start token between them ({tokens})")
     finally:
@@ -212,6 +212,43 @@ def a_token_revoked_on_one_stops_on_the_other_within_2_s():
         expect(len(stopped) == 2 and max(stopped.values()) <= 2.0,
                f"refused on both within 2 s ({stopped})")
         print(f"    refused after {stopped['a']:.2f} s on A and {stopped['b']:.2f} s on B")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
+def the_regression_check_on_one_sees_what_the_other_wrote():
+    """Each instance keeps the windows of a point's earlier runs between
+    batches and trusts them while its write numbers follow one another
+    (karte_writes): runs the other adds or deletes at the point must still
+    be in the next verdict."""
+    uri, a, b, token = pair()
+    try:
+        def post(k, tau):
+            run = {"system": "watch", "application": "x", "p": 4, "n": 100.0, "tau": tau}
+            s, body, _ = k.request("POST", "/api/v1/runs", run, token=token)
+            expect(s == 201, f"stored ({s} {body})")
+            return body["ids"][0], body["verdicts"][0], body.get("alerts", [])
+        for _ in range(5):
+            post(a, 10.0)  # A's window: five runs of 10
+        added = [post(b, 20.0)[0] for _ in range(6)]
+        # the point: 5 x 10 and 6 x 20, median 20; A alone saw a median of 10
+        _, v, alerts = post(a, 20.5)
+        expect(v == "ok", f"A judges 20.5 against the runs B added too: +2.5 % of 20 is ok ({v} {alerts})")
+        for rid in added:
+            s, _, _ = b.request("DELETE", f"/api/v1/runs/{rid}", token=token)
+            expect(s in (200, 204), f"B deletes run {rid} ({s})")
+        # the point: 5 x 10 and 20.5, median 10; A's window had a median of 20
+        rid, v, alerts = post(a, 20.5)
+        med = [r["median"] for al in alerts for r in al.get("regressions", [])] if alerts else []
+        expect(v == "regression", f"A judges 20.5 without the runs B deleted: +105 % of 10 ({v} {alerts})")
+        alert = json.loads(S.pg.sql_uri(uri, f"SELECT regressions FROM alerts WHERE run_id = {rid}") or "[]")
+        expect([r["median"] for r in alert] == [10.0], f"the alert's median is 10 ({alert} {med})")
+        q = "/api/v1/series/thresholds?system=watch&application=x"
+        s, th, _ = b.request("PUT", q, {"rel": 2.0}, token=token)
+        expect(s == 200 and th["thresholds"]["rel"] == 2.0, f"B sets the series' thresholds ({s} {th})")
+        _, v, alerts = post(a, 25.0)
+        expect(v == "ok", f"A judges with B's thresholds: +150 % of 10 is within 200 % ({v} {alerts})")
     finally:
         a.stop(), b.stop()
 

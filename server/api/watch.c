@@ -259,19 +259,23 @@ static bool follows(const struct window *w, const struct run *r)
 				!w->last_measured;
 }
 
-/* Whether a connection other than the writer's may have written since the
- * last batch (store_data_version; always on a backend that cannot tell). */
-static bool foreign_writes(struct store *st, struct watch *wt)
+/* What others wrote since the last batch (store_data_version): runs
+ * deleted, thresholds set or an import stored empty every window; runs
+ * added make wt->foreign, so a cached window is verified before use. Both
+ * when the store cannot tell. */
+static void foreign_writes(struct store *st, struct watch *wt)
 {
-	int64_t dv;
-	bool foreign;
+	int64_t added, changed;
+	size_t i;
+	bool known = store_data_version(st, &added, &changed) == 0;
 
-	if (store_data_version(st, &dv))
-		return true;
-	foreign = !wt->data_version_known || dv != wt->data_version;
-	wt->data_version = dv;
-	wt->data_version_known = true;
-	return foreign;
+	if (!known || !wt->version_known || changed != wt->changed)
+		for (i = 0; i < WATCH_CACHE; i++)
+			window_clear(&wt->cache[i]);
+	wt->foreign = !known || !wt->version_known || added != wt->added;
+	wt->added = added;
+	wt->changed = changed;
+	wt->version_known = known;
 }
 
 /* FNV-1a over the point's series and (p, n): windows are found by it. */
@@ -646,7 +650,7 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 	if (!wt->cache)
 		wt->cache = xcalloc(WATCH_CACHE, sizeof(*wt->cache));
 	wt->batch++;
-	wt->foreign = foreign_writes(st, wt);
+	foreign_writes(st, wt);
 	/* deletes, imports and new thresholds change windows: read them anew */
 	for (j = jobs; j; j = j->next)
 		if (j->kind != WJOB_RUNS || j->import_hash)

@@ -42,9 +42,9 @@ struct watch {
 	atomic_uint_fast64_t checked;	/* runs checked since start */
 	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
 	unsigned evict, batch, part;
-	int64_t data_version;		/* store_data_version at the last batch */
-	bool data_version_known;
-	bool foreign;			/* another connection may have written since */
+	int64_t added, changed;		/* store_data_version at the last batch */
+	bool version_known;
+	bool foreign;			/* another connection may have added runs since */
 };
 
 /* Let go of the cached windows (at the end). */

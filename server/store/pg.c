@@ -9,20 +9,27 @@
  * under the lock cannot be stored by another instance meanwhile, and the
  * series counts are right. Reads take no lock.
  *
+ * Every write transaction also takes a number from the sequence
+ * karte_writes under the lock. A connection whose number follows its last
+ * one knows nobody wrote in between: store_data_version, which lets the
+ * regression check trust the windows of earlier runs it keeps.
+ *
  * A transaction begins without a round trip. While it holds only new runs
  * of series already known, without idempotency keys, up to PEND_MAX of
  * them (the group commit of single-run POSTs), they are kept as they are
- * and given ids relative to a base not yet known; the commit then sends,
- * in one pipeline and one round trip, BEGIN, the lock, the base (kept in
- * the transaction's setting karte.base), one INSERT of all runs from
- * arrays, one UPDATE of the series counts and COMMIT, and adds the base
- * to the ids it handed out. Anything else (a key to look up, a new
- * series, a delete, an import, more runs) first takes the lock and the
- * next id in one round trip; from then on runs are buffered and sent with
- * one COPY at commit (or before anything that must see them), then the
- * series counts and the COMMIT in one round trip: four in all. A
- * multi-row INSERT of literals instead of COPY measured 4x slower in bulk
- * (PostgreSQL parses each literal number as numeric).
+ * and given ids relative to a base not yet known; the commit is then one
+ * statement in one round trip, karte_put_runs (schema/pg/0008_writes.sql):
+ * the lock, a write number, the base, one INSERT of all runs from arrays
+ * and one UPDATE of the series counts, in an implicit transaction; the
+ * base is added to the ids handed out. (Six statements in one pipeline,
+ * BEGIN to COMMIT, did the same with twice the server's time per commit.)
+ * Anything else (a key to look up, a new series, a delete, an import, more
+ * runs) first takes the lock, the next id and a write number in one round
+ * trip; from then on runs are buffered and sent with one COPY at commit
+ * (or before anything that must see them), then the series counts and the
+ * COMMIT in one round trip: four in all. A multi-row INSERT of literals
+ * instead of COPY measured 4x slower in bulk (PostgreSQL parses each
+ * literal number as numeric).
  */
 #include "store_impl.h"
 
@@ -40,14 +47,14 @@
 #define PG_WRITE_LOCK 0x6b61727466LL	/* every write transaction */
 #define COPY_FLUSH_BYTES (1u << 20)	/* send buffered runs past this */
 #define TX_KEYS_MAX 4096		/* idempotency keys remembered per transaction */
-#define PEND_MAX 256			/* runs committed in one pipeline (see above) */
+#define PEND_MAX 256			/* runs committed in one statement (see above) */
 
 enum stmt_id {
 	S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND, S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_DELETE, S_TALLY_LAST,
 	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
 	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST, S_IMPORT_FIND, S_IMPORT_ADD,
-	S_PEND_LOCK, S_PEND_BASE, S_PEND_RUNS, S_PEND_TALLY, S_POINTS_BEFORE,
+	S_PUT_RUNS, S_POINTS_BEFORE,
 	S_COUNT
 };
 
@@ -91,22 +98,11 @@ static const struct {
 			"ORDER BY module", 1},
 	[S_IMPORT_FIND] = {"SELECT first_id, runs FROM imports WHERE hash = $1", 1},
 	[S_IMPORT_ADD] = {"INSERT INTO imports (hash, first_id, runs) VALUES ($1, $2, $3)", 3},
-	/* the pipelined commit of pending runs: ids are karte.base + offset */
-	[S_PEND_LOCK] = {"SELECT pg_advisory_xact_lock($1)", 1},
-	[S_PEND_BASE] = {"SELECT set_config('karte.base', (greatest((SELECT high FROM "
-			 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1)::text, true)", 0},
-	[S_PEND_RUNS] = {"INSERT INTO runs (id, series_id, p, n, tau, chi, gamma, frequency_mhz, "
-			 "power_cap_w, energy_j, measured_at, regions, labels, created_at) "
-			 "SELECT current_setting('karte.base')::bigint + o - 1, s, p, n, t, c, g, f, w, "
-			 "e, m, r, l, $13 FROM unnest($1::bigint[], $2::bigint[], $3::float8[], "
-			 "$4::float8[], $5::float8[], $6::float8[], $7::float8[], $8::float8[], "
-			 "$9::float8[], $10::text[], $11::text[], $12::text[]) WITH ORDINALITY "
-			 "AS u(s, p, n, t, c, g, f, w, e, m, r, l, o)", 13},
-	[S_PEND_TALLY] = {"UPDATE series SET runs = runs + u.c, last_run_at = CASE WHEN b.v + u.l > "
-			  "coalesce(last_run_id, 0) THEN $4 ELSE last_run_at END, last_run_id = "
-			  "greatest(coalesce(last_run_id, 0), b.v + u.l) FROM unnest($1::bigint[], "
-			  "$2::bigint[], $3::bigint[]) AS u(id, c, l), (SELECT current_setting("
-			  "'karte.base')::bigint AS v) AS b WHERE series.id = u.id", 4},
+	/* the group commit of pending runs (schema/pg/0008_writes.sql): the
+	 * lock, a write number, the base of the ids, the runs from arrays and
+	 * the series' counts, in one statement and one implicit transaction */
+	[S_PUT_RUNS] = {"SELECT base, writes, resets FROM karte_put_runs($1, $2, $3, $4, $5, $6, $7, $8, "
+			"$9, $10, $11, $12, $13, $14, $15, $16, $17)", 17},
 	/* each run's point, (time, id) below the run's: a backward scan of
 	 * runs_point per run (LATERAL: the point's columns are constants to
 	 * it, so the index gives the order and the LIMIT stops it); the
@@ -135,6 +131,9 @@ struct pg {
 	size_t npend;
 	char now[64];		/* created_at of the open write transaction */
 	int64_t next_id;	/* the id the next run gets (looked up at begin) */
+	int64_t writes;		/* the write number (karte_writes) this connection took last */
+	int64_t foreign;	/* how often it found another's before its own */
+	int64_t resets;		/* karte_resets as its last write transaction saw it */
 	struct tallies tally;
 	struct series_cache last;
 	struct strbuf {		/* runs for COPY, in its text format */
@@ -463,23 +462,43 @@ static int pg_begin(struct store *base, struct kerr *err)
 
 static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id);
 
+/* Write number v taken and karte_resets read (under the writers' lock):
+ * when v does not follow this connection's last one, another transaction
+ * took one in between (or this is the first), and store_data_version's
+ * added changes. */
+static void writes_seen(struct pg *st, int64_t v, int64_t resets)
+{
+	if (!st->writes || v != st->writes + 1)
+		st->foreign++;
+	st->writes = v;
+	st->resets = resets;
+}
+
 /* Inside a write transaction, before its first statement: BEGIN, the
- * writers' lock and the next id in one round trip; runs pending so far get
- * their ids and join the COPY buffer. Nothing outside a transaction. */
+ * writers' lock, the next id and a write number in one round trip; runs
+ * pending so far get their ids and join the COPY buffer. Nothing outside a
+ * transaction. */
 static int tx_lock(struct pg *st, struct kerr *err)
 {
-	char sql[256];
+	char sql[384];
+	PGresult *res;
 	size_t i;
 
 	if (!st->in_tx || st->locked)
 		return 0;
 	snprintf(sql, sizeof(sql),
 		 "BEGIN; SELECT pg_advisory_xact_lock(%lld); SELECT greatest((SELECT high FROM "
-		 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1",
+		 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1, "
+		 "nextval('karte_writes'), (SELECT CASE WHEN is_called THEN last_value ELSE 0 "
+		 "END FROM karte_resets)",
 		 PG_WRITE_LOCK);
 	st->locked = true;	/* from here a failure needs a ROLLBACK */
-	if (one_i64(st, sql, &st->next_id, err, "beginning a transaction"))
+	res = expect(st, PQexec(st->conn, sql), PGRES_TUPLES_OK, err, "beginning a transaction");
+	if (!res)
 		return -1;
+	st->next_id = get_i64(res, 0, 0);
+	writes_seen(st, get_i64(res, 0, 1), get_i64(res, 0, 2));
+	PQclear(res);
 	for (i = 0; i < st->tally.n; i++)
 		st->tally.t[i].last_id += st->next_id;
 	for (i = 0; i < st->npend; i++) {
@@ -646,36 +665,24 @@ static void arr_num(struct strbuf *b, bool has, double v)
 	arr_put(b, has ? num : NULL, false);
 }
 
-/* Send statement id in the pipeline. */
-static int pipe_send(struct pg *st, enum stmt_id id, const char *const *params, struct kerr *err)
-{
-	char name[16];
-
-	snprintf(name, sizeof(name), "s%d", (int)id);
-	if (!PQsendQueryPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0))
-		return db_error(st, err, "committing");
-	return 0;
-}
-
-/* The pending runs in one round trip (see the top): BEGIN, the lock, the
- * base, the runs, the series counts, COMMIT; then the ids made whole. */
+/* The pending runs in one statement and one round trip (see the top):
+ * karte_put_runs of schema/pg/0008_writes.sql, in an implicit transaction
+ * of its own; then the ids made whole. */
 static int commit_pending(struct pg *st, struct kerr *err)
 {
 	enum { NARR = 12, NTALLY = 3 };
-	static const enum stmt_id stmts[] = {S_PEND_LOCK, S_PEND_BASE, S_PEND_RUNS, S_PEND_TALLY};
 	struct strbuf a[NARR + NTALLY] = {{0}};
-	const char *params[NARR + 1], *tparams[NTALLY + 1], *lock[1];
+	const char *params[2 + NARR + NTALLY];
 	char num[24], name[16], lockid[24];
-	int64_t base = 0;
-	size_t i, k, sent = 0, got = 0;
-	bool failed = false, synced = false;
+	PGresult *res = NULL;
+	int64_t base;
+	size_t i, k;
 	int rc = -1;
 
 	if (!st->npend)
 		return 0;	/* nothing was written */
-	for (k = 0; k < sizeof(stmts) / sizeof(stmts[0]); k++)
-		if (prepared(st, stmts[k], name, err))
-			return -1;
+	if (prepared(st, S_PUT_RUNS, name, err))
+		return -1;
 	for (i = 0; i < st->npend; i++) {
 		const struct run *r = st->pend[i].r;
 
@@ -697,74 +704,28 @@ static int commit_pending(struct pg *st, struct kerr *err)
 		arr_put(&a[NARR + 1], store_i64_text(num, st->tally.t[i].runs), false);
 		arr_put(&a[NARR + 2], store_i64_text(num, st->tally.t[i].last_id), false);
 	}
-	for (k = 0; k < NARR + NTALLY; k++)
+	params[0] = store_i64_text(lockid, PG_WRITE_LOCK);
+	params[1] = st->now;
+	for (k = 0; k < NARR + NTALLY; k++) {
 		buf_put(&a[k], "}", 2);	/* with its NUL */
-	for (k = 0; k < NARR; k++)
-		params[k] = a[k].p;
-	params[NARR] = st->now;
-	for (k = 0; k < NTALLY; k++)
-		tparams[k] = a[NARR + k].p;
-	tparams[NTALLY] = st->now;
-	lock[0] = store_i64_text(lockid, PG_WRITE_LOCK);
-
-	st->locked = true;	/* from here a failure needs a ROLLBACK */
-	if (!PQenterPipelineMode(st->conn)) {
-		db_error(st, err, "committing");
+		params[2 + k] = a[k].p;
+	}
+	res = expect(st, PQexecPrepared(st->conn, name, stmt_sql[S_PUT_RUNS].nparams, params, NULL,
+					NULL, 0),
+		     PGRES_TUPLES_OK, err, "committing");
+	if (!res)
+		goto out;
+	base = PQntuples(res) == 1 ? get_i64(res, 0, 0) : 0;
+	if (base <= 0) {
+		kerr_set(err, 500, "database error while committing: no base for the runs' ids");
 		goto out;
 	}
-	if (PQsendQueryParams(st->conn, "BEGIN", 0, NULL, NULL, NULL, NULL, 0))
-		sent++;
-	if (sent == 1 && pipe_send(st, S_PEND_LOCK, lock, err) == 0)
-		sent++;
-	if (sent == 2 && pipe_send(st, S_PEND_BASE, NULL, err) == 0)
-		sent++;
-	if (sent == 3 && pipe_send(st, S_PEND_RUNS, params, err) == 0)
-		sent++;
-	if (sent == 4 && pipe_send(st, S_PEND_TALLY, tparams, err) == 0)
-		sent++;
-	if (sent == 5 && PQsendQueryParams(st->conn, "COMMIT", 0, NULL, NULL, NULL, NULL, 0))
-		sent++;
-	if (sent < 6 && !err->code)
-		db_error(st, err, "committing");
-	if (!PQpipelineSync(st->conn)) {
-		db_error(st, err, "committing");
-		PQexitPipelineMode(st->conn);
-		goto out;
-	}
-	/* every statement's results, each ended by NULL, then the sync */
-	while (!synced) {
-		PGresult *res = PQgetResult(st->conn);
-		ExecStatusType status;
-
-		if (!res) {
-			if (++got > sent || PQstatus(st->conn) != CONNECTION_OK)
-				break;	/* the connection is gone */
-			continue;
-		}
-		status = PQresultStatus(res);
-		if (status == PGRES_PIPELINE_SYNC) {
-			synced = true;
-		} else if (status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-			if (!failed && !err->code)
-				kerr_set(err, 500, "database error while committing: %s",
-					 status == PGRES_PIPELINE_ABORTED ? "pipeline aborted" :
-					 PQresultErrorMessage(res));
-			failed = true;
-		} else if (got == 2 && status == PGRES_TUPLES_OK && PQntuples(res) == 1) {
-			base = get_i64(res, 0, 0);
-		}
-		PQclear(res);
-	}
-	PQexitPipelineMode(st->conn);
-	if (!synced || failed || sent < 6 || base <= 0) {
-		if (!err->code)
-			kerr_set(err, 500, "database error while committing: no answer");
-		goto out;
-	}
+	writes_seen(st, get_i64(res, 0, 1), get_i64(res, 0, 2));
 	for (i = 0; i < st->npend; i++)
 		*st->pend[i].id += base;
 	rc = 0;
 out:
+	PQclear(res);
 	for (k = 0; k < NARR + NTALLY; k++)
 		free(a[k].p);
 	return rc;
@@ -1493,12 +1454,16 @@ static int pg_query(struct store *base, const char *sql, const char *types,
 	return stop;
 }
 
-/* Other instances may have written at any time: no version to trust. */
-static int pg_data_version(struct store *st, int64_t *v)
+/* added: how often this connection's write number did not follow its last
+ * one (another transaction, of any instance, took one in between);
+ * changed: karte_resets as its last write transaction saw it. */
+static int pg_data_version(struct store *base, int64_t *added, int64_t *changed)
 {
-	(void)st;
-	(void)v;
-	return -1;
+	struct pg *st = (struct pg *)base;
+
+	*added = st->foreign;
+	*changed = st->resets;
+	return 0;
 }
 
 const struct store_ops store_pg_ops = {

@@ -164,14 +164,14 @@ static int user_version(struct sq *st)
 	return v;
 }
 
-static int sq_data_version(struct store *base, int64_t *v)
+static int sq_data_version(struct store *base, int64_t *added, int64_t *changed)
 {
 	struct sq *st = (struct sq *)base;
 	sqlite3_stmt *s = stmt(st, S_DATA_VERSION, NULL);
 
 	if (!s || sqlite3_step(s) != SQLITE_ROW)
 		return -1;
-	*v = sqlite3_column_int64(s, 0);
+	*added = *changed = sqlite3_column_int64(s, 0);
 	sqlite3_reset(s);
 	return 0;
 }

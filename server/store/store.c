@@ -128,9 +128,9 @@ void store_close(struct store *st)
 		st->ops->close(st);
 }
 
-int store_data_version(struct store *st, int64_t *v)
+int store_data_version(struct store *st, int64_t *added, int64_t *changed)
 {
-	return st->ops->data_version(st, v);
+	return st->ops->data_version(st, added, changed);
 }
 
 int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t limit,

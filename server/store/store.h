@@ -225,10 +225,17 @@ int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t 
 			int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
 			struct kerr *err);
 
-/* 0 and *v, a number that changes when another connection commits to the
- * database (not when st itself does): SQLite's PRAGMA data_version. -1 when
- * the backend cannot tell (PostgreSQL: other instances may always have). */
-int store_data_version(struct store *st, int64_t *v);
+/* What others wrote since st looked last, as two numbers its caller keeps
+ * and compares (each changes, or not):
+ *   *added    another connection or instance committed; what is stored is
+ *             still there, new rows may have joined it;
+ *   *changed  also runs were deleted, a series' thresholds set or an import
+ *             stored (whoever did it: the changes of st itself may count).
+ * SQLite: both PRAGMA data_version (another connection committed, whatever
+ * it did). PostgreSQL: as seen by st's last write transaction, under the
+ * writers' lock (schema/pg/0008_writes.sql); writes made in SQL outside
+ * karted add nothing it sees, deletes and thresholds do. -1 on an error. */
+int store_data_version(struct store *st, int64_t *added, int64_t *changed);
 
 struct store_alert {
 	int64_t id, run_id;

@@ -50,7 +50,7 @@ struct store_ops {
 	int (*query)(struct store *st, const char *sql, const char *types, const char *const *params,
 		     int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
 		     struct kerr *err);
-	int (*data_version)(struct store *st, int64_t *v);
+	int (*data_version)(struct store *st, int64_t *added, int64_t *changed);
 	int (*points_before)(struct store *st, const int64_t *ids, size_t n, int64_t limit,
 			     int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
 			     struct kerr *err);

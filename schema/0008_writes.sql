@@ -1,0 +1,6 @@
+-- karte schema 8: nothing changes in SQLite. PostgreSQL's schema 8
+-- (schema/pg/0008_writes.sql) counts what other instances wrote, so a
+-- karted knows when the windows of earlier runs its regression check keeps
+-- may be stale; SQLite tells that by itself (PRAGMA data_version: another
+-- connection committed), and karted then reads its windows anew. The two
+-- schemas keep one numbering.
