@@ -401,6 +401,23 @@ static void test_writer_batch(void **state)
 	run_batch_free(&b.batch);
 }
 
+/* The commit delay: waits only after slow batches, for a quarter of one,
+ * at most 500 us, and never once as many jobs are queued as the last
+ * batch carried (so a lone client never waits). */
+static void test_writer_gather_policy(void **state)
+{
+	(void)state;
+	assert_int_equal(writer_gather_ns(300000, 20, 1), 0);		/* SQLite, no fsync */
+	assert_int_equal(writer_gather_ns(399999, 20, 1), 0);
+	assert_int_equal(writer_gather_ns(400000, 20, 1), 100000);	/* at the line */
+	assert_int_equal(writer_gather_ns(1600000, 20, 5), 400000);	/* PostgreSQL, 1.6 ms */
+	assert_int_equal(writer_gather_ns(4000000, 20, 5), WRITER_GATHER_MAX_NS);
+	assert_int_equal(writer_gather_ns(1600000, 20, 20), 0);		/* all back already */
+	assert_int_equal(writer_gather_ns(1600000, 20, 64), 0);
+	assert_int_equal(writer_gather_ns(1600000, 1, 1), 0);		/* one client */
+	assert_int_equal(writer_gather_ns(0, 0, 1), 0);			/* the first batch */
+}
+
 static void test_thread_writer_answers_after_commit(void **state)
 {
 	struct fixture *f = *state;
@@ -428,6 +445,57 @@ static void test_thread_writer_answers_after_commit(void **state)
 	assert_int_equal(writer_stats(w)->jobs, 1);
 	free(j.ids);
 	run_batch_free(&j.batch);
+	writer_close(w);
+}
+
+static int slow_call(struct store *st, struct wjob *job)
+{
+	(void)st;
+	(void)job;
+	usleep(2000);	/* a batch as slow as a commit on PostgreSQL */
+	return 0;
+}
+
+/* After slow batches the writer waits for more jobs before a commit (the
+ * commit delay): a lone job, then a pair, still commit and are answered
+ * (whether the wait ends at its deadline or as the jobs arrive). */
+static void test_thread_writer_gathers_after_slow_batches(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	struct store *st = store_open(f->path, 0, &err);
+	struct writer *w = writer_open(st, &err);
+	struct wjob j[7] = {{0}};
+	bool waiting = true;
+	int i, spins = 0;
+
+	assert_non_null(w);
+	count_done = 0;
+	for (i = 0; i < 7; i++) {
+		j[i].kind = WJOB_CALL;
+		j[i].call = slow_call;
+		j[i].done = job_done;
+	}
+	for (i = 0; i < 4; i++)	/* batches of 2 ms: later ones may wait */
+		writer_submit(w, &j[i]);
+	while (waiting && spins++ < 2000) {
+		writer_turn(w, &waiting);
+		usleep(500);
+	}
+	assert_int_equal(count_done, 4);
+	writer_submit(w, &j[4]);	/* alone: waits up to 500 us, then commits */
+	usleep(100);
+	writer_submit(w, &j[5]);
+	writer_submit(w, &j[6]);
+	waiting = true;
+	while (waiting && spins++ < 4000) {
+		writer_turn(w, &waiting);
+		usleep(500);
+	}
+	assert_int_equal(count_done, 7);
+	for (i = 0; i < 7; i++)
+		assert_int_equal(j[i].rc, 0);
+	assert_int_equal(writer_stats(w)->jobs, 7);
 	writer_close(w);
 }
 
@@ -538,7 +606,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_writer_batch, setup, teardown),
+		cmocka_unit_test(test_writer_gather_policy),
 		cmocka_unit_test_setup_teardown(test_thread_writer_answers_after_commit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_thread_writer_gathers_after_slow_batches, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_ids_are_never_reused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_an_older_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_a_newer_database, setup, teardown),

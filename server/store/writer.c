@@ -37,6 +37,7 @@ struct writer {
 	int wake_fd;
 	bool stopping, busy;
 	uint64_t queued;	/* jobs in head..tail, under lock */
+	uint64_t want;		/* gathering: wake the thread at this many queued (0: at the first) */
 	atomic_bool has_done;	/* done is not empty */
 	atomic_bool loop_sleeps;	/* the loop sleeps in poll: write wake_fd */
 	uint64_t busy_ns, commits;	/* under lock */
@@ -170,12 +171,43 @@ static struct wjob *split_direct(struct wjob *jobs, struct wjob **direct, struct
 	return keep;
 }
 
+uint64_t writer_gather_ns(uint64_t typical_ns, uint64_t last_jobs, uint64_t queued)
+{
+	uint64_t wait = typical_ns / 4;
+
+	if (typical_ns < WRITER_GATHER_MIN_NS || queued >= last_jobs)
+		return 0;
+	return wait < WRITER_GATHER_MAX_NS ? wait : WRITER_GATHER_MAX_NS;
+}
+
+/* With jobs queued and the lock held: wait as writer_gather_ns says, or
+ * until want jobs are queued (writer_submit wakes the thread then). */
+static void gather(struct writer *w, uint64_t typical_ns, uint64_t last_jobs)
+{
+	uint64_t ns = writer_gather_ns(typical_ns, last_jobs, w->queued);
+	struct timespec until;
+
+	if (!ns)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += (long)ns;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	w->want = last_jobs;
+	while (w->queued < last_jobs && !w->stopping &&
+	       pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
+		;
+	w->want = 0;
+}
+
 static void *writer_main(void *arg)
 {
 	struct writer *w = arg;
 	struct wjob *jobs, *last, *direct, *next;
 	struct timespec t0, t1;
-	uint64_t one = 1;
+	uint64_t one = 1, last_ns = 0, typical_ns = 0, last_jobs = 0;
 	bool wake;
 
 	pthread_mutex_lock(&w->lock);
@@ -184,6 +216,8 @@ static void *writer_main(void *arg)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (!w->head)
 			break;
+		gather(w, typical_ns, last_jobs);
+		last_jobs = w->queued;
 		jobs = w->head;
 		last = w->tail;
 		w->head = w->tail = NULL;
@@ -196,10 +230,13 @@ static void *writer_main(void *arg)
 		if (w->after)
 			w->after(w->st, jobs, w->after_ctx);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
+		last_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+		/* a batch's time, smoothed: one slow commit (a checkpoint) is no trend */
+		typical_ns = typical_ns ? typical_ns - typical_ns / 8 + last_ns / 8 : last_ns;
 		jobs = split_direct(jobs, &direct, &last);
 
 		pthread_mutex_lock(&w->lock);
-		w->busy_ns += (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
+		w->busy_ns += last_ns;
 		w->commits++;
 		w->busy = false;
 		wake = false;
@@ -229,6 +266,7 @@ static void *writer_main(void *arg)
 struct writer *writer_open(struct store *st, struct kerr *err)
 {
 	struct writer *w = xcalloc(1, sizeof(*w));
+	pthread_condattr_t ca;
 
 	w->st = st;
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -237,7 +275,10 @@ struct writer *writer_open(struct store *st, struct kerr *err)
 		goto fail;
 	}
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);	/* gather's deadline */
+	pthread_cond_init(&w->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
 		kerr_set(err, 500, "cannot start the writer thread");
 		pthread_mutex_destroy(&w->lock);
@@ -285,7 +326,7 @@ void writer_submit(struct writer *w, struct wjob *job)
 		w->head = job;
 	w->tail = job;
 	w->queued++;
-	idle = !w->busy;
+	idle = !w->busy && w->queued >= w->want;
 	pthread_mutex_unlock(&w->lock);
 	/* idle: start a batch now. Signalled after the unlock, so the woken
 	 * thread does not block at once on the lock the loop still holds (it

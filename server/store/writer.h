@@ -71,6 +71,22 @@ struct writer_stats {
 	uint64_t queued;	/* jobs waiting for the writer now */
 };
 
+/* A commit delay: when commits are slow (PostgreSQL, an fsync per commit),
+ * the jobs of a batch come back as new requests soon after their answers,
+ * a little too late for the next batch, and every client waits two commits
+ * per request. So before a commit the writer may wait, with jobs queued,
+ * until as many are queued as the last batch carried, for at most a
+ * quarter of a batch's typical time (smoothed over the last few) and
+ * WRITER_GATHER_MAX_NS; not at all while batches typically take less than
+ * WRITER_GATHER_MIN_NS (SQLite without fsync: a wait would cost more than
+ * it gathers) or when enough are queued. */
+#define WRITER_GATHER_MIN_NS 400000u
+#define WRITER_GATHER_MAX_NS 500000u
+
+/* The longest wait (ns) before committing queued jobs, after a batch of
+ * last_jobs, when batches typically take typical_ns. */
+uint64_t writer_gather_ns(uint64_t typical_ns, uint64_t last_jobs, uint64_t queued);
+
 /* Counters since start, for /api/v1/health. */
 const struct writer_stats *writer_stats(const struct writer *w);
 
