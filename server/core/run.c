@@ -1,6 +1,7 @@
 #include "run.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdbool.h>
@@ -264,6 +265,28 @@ static int number(struct sax *x, const char *s, size_t len, double *out)
 	return 1;
 }
 
+/* A number of a region, kept in its stored text as written: an integer
+ * literal past int64 would not read back (jansson refuses it), so it is
+ * refused here, not lost from every answer later. */
+static int kept_number(struct sax *x, const char *s, size_t len, double *out)
+{
+	char buf[64];
+
+	if (!number(x, s, len, out))
+		return 0;
+	if (memchr(s, '.', len) || memchr(s, 'e', len) || memchr(s, 'E', len))
+		return 1;
+	memcpy(buf, s, len);	/* len < 64: number() saw to it */
+	buf[len] = '\0';
+	errno = 0;
+	(void)strtoll(buf, NULL, 10);
+	if (errno == ERANGE)
+		return fail(x, "%s is an integer past 2^63, which karte cannot keep as written "
+			    "(got %.*s): write it with an exponent, such as 1.5e20", cur_name(x),
+			    (int)len, s);
+	return 1;
+}
+
 static int type_error(struct sax *x, const char *got)
 {
 	static const char *const want[F_COUNT] = {
@@ -337,7 +360,7 @@ static int ev_number(void *ctx, const char *s, size_t len)
 	case L_REGION:
 		if (x->rfield == R_NAME || x->rfield == R_COUNTERS)
 			return type_error(x, "a number");
-		if (!number(x, s, len, &v))
+		if (!kept_number(x, s, len, &v))
 			return 0;
 		if (x->rfield == R_FREQ ? !(v > 0) : !(v >= 0))
 			return fail(x, "%s must be %s (got %.*s)", cur_name(x),
@@ -346,7 +369,7 @@ static int ev_number(void *ctx, const char *s, size_t len)
 			x->renergy = v;
 		return 1;
 	case L_COUNTERS:
-		if (!number(x, s, len, &v))
+		if (!kept_number(x, s, len, &v))
 			return 0;
 		if (v < 0)
 			return fail(x, "counter '%s' in %s must be 0 or more", x->key, cur_name(x));
