@@ -19,13 +19,15 @@
 -- reads it under the lock; when it moved, the instance reads its windows
 -- anew.
 --
+-- karte_write_begin: how every write transaction of karted begins: the
+-- writers' lock, then the next run id (base), a write number and
+-- karte_resets as it stands. Each statement inside takes its own snapshot
+-- (the function is volatile), so the base is read under the lock.
+--
 -- karte_put_runs: a group commit of runs of known series without
 -- idempotency keys, in one statement (an implicit transaction of its own):
--- the writers' lock, a write number, the base of the runs' ids, the runs
--- from arrays (a run's id is base + its place - 1), the series' counts
--- (series, runs, the last run's place) and karte_resets as it stands. Each
--- statement inside takes its own snapshot (the function is volatile), so
--- the base is read under the lock.
+-- karte_write_begin, the runs from arrays (a run's id is base + its place
+-- - 1) and the series' counts (series, runs, the last run's place).
 
 CREATE SEQUENCE karte_writes;
 CREATE SEQUENCE karte_resets;
@@ -43,6 +45,17 @@ CREATE TRIGGER series_thresholds AFTER UPDATE OF thresholds ON series
 CREATE TRIGGER imports_added AFTER INSERT ON imports
 	FOR EACH STATEMENT EXECUTE FUNCTION karte_reset();
 
+CREATE FUNCTION karte_write_begin(lock_key BIGINT,
+	OUT base BIGINT, OUT writes BIGINT, OUT resets BIGINT)
+LANGUAGE plpgsql VOLATILE AS $$
+BEGIN
+	PERFORM pg_advisory_xact_lock(lock_key);
+	writes := nextval('karte_writes');
+	resets := (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM karte_resets);
+	base := greatest((SELECT high FROM run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1;
+END
+$$;
+
 CREATE FUNCTION karte_put_runs(lock_key BIGINT, stamp TEXT,
 	a_series BIGINT[], a_p BIGINT[], a_n FLOAT8[], a_tau FLOAT8[], a_chi FLOAT8[],
 	a_gamma FLOAT8[], a_freq FLOAT8[], a_cap FLOAT8[], a_energy FLOAT8[],
@@ -51,10 +64,7 @@ CREATE FUNCTION karte_put_runs(lock_key BIGINT, stamp TEXT,
 	OUT base BIGINT, OUT writes BIGINT, OUT resets BIGINT)
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-	PERFORM pg_advisory_xact_lock(lock_key);
-	writes := nextval('karte_writes');
-	resets := (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM karte_resets);
-	base := greatest((SELECT high FROM run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1;
+	SELECT b.base, b.writes, b.resets INTO base, writes, resets FROM karte_write_begin(lock_key) b;
 	INSERT INTO runs (id, series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w,
 			  energy_j, measured_at, regions, labels, created_at)
 	SELECT base + u.o - 1, u.s, u.p, u.n, u.t, u.c, u.g, u.f, u.w, u.e, u.m, u.r, u.l, stamp

@@ -135,6 +135,15 @@ static void window_clear(struct window *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* Every cached window let go of: its point is read anew when met. */
+static void windows_clear(struct watch *wt)
+{
+	size_t i;
+
+	for (i = 0; i < WATCH_CACHE; i++)
+		window_clear(&wt->cache[i]);
+}
+
 /* The slot of region name at w's point; a new one while there is room
  * (create), else -1. */
 static int name_slot(struct window *w, const char *name, bool create)
@@ -266,12 +275,10 @@ static bool follows(const struct window *w, const struct run *r)
 static void foreign_writes(struct store *st, struct watch *wt)
 {
 	int64_t added, changed;
-	size_t i;
 	bool known = store_data_version(st, &added, &changed) == 0;
 
 	if (!known || !wt->version_known || changed != wt->changed)
-		for (i = 0; i < WATCH_CACHE; i++)
-			window_clear(&wt->cache[i]);
+		windows_clear(wt);
 	wt->foreign = !known || !wt->version_known || added != wt->added;
 	wt->added = added;
 	wt->changed = changed;
@@ -653,9 +660,10 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 	foreign_writes(st, wt);
 	/* deletes, imports and new thresholds change windows: read them anew */
 	for (j = jobs; j; j = j->next)
-		if (j->kind != WJOB_RUNS || j->import_hash)
-			for (i = 0; i < WATCH_CACHE; i++)
-				window_clear(&wt->cache[i]);
+		if (j->kind != WJOB_RUNS || j->import_hash) {
+			windows_clear(wt);
+			break;
+		}
 	for (j = jobs; j; j = j->next) {
 		if (j->kind != WJOB_RUNS || j->rc || !j->verdicts)
 			continue;
@@ -689,12 +697,9 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 
 void watch_free(struct watch *wt)
 {
-	size_t i;
-
 	if (!wt->cache)
 		return;
-	for (i = 0; i < WATCH_CACHE; i++)
-		window_clear(&wt->cache[i]);
+	windows_clear(wt);
 	free(wt->cache);
 	wt->cache = NULL;
 }

@@ -474,23 +474,20 @@ static void writes_seen(struct pg *st, int64_t v, int64_t resets)
 	st->resets = resets;
 }
 
-/* Inside a write transaction, before its first statement: BEGIN, the
- * writers' lock, the next id and a write number in one round trip; runs
+/* Inside a write transaction, before its first statement: BEGIN and
+ * karte_write_begin (schema/pg/0008_writes.sql: the writers' lock, the
+ * next id, a write number, karte_resets) in one round trip; runs
  * pending so far get their ids and join the COPY buffer. Nothing outside a
  * transaction. */
 static int tx_lock(struct pg *st, struct kerr *err)
 {
-	char sql[384];
+	char sql[128];
 	PGresult *res;
 	size_t i;
 
 	if (!st->in_tx || st->locked)
 		return 0;
-	snprintf(sql, sizeof(sql),
-		 "BEGIN; SELECT pg_advisory_xact_lock(%lld); SELECT greatest((SELECT high FROM "
-		 "run_id_floor), coalesce((SELECT max(id) FROM runs), 0)) + 1, "
-		 "nextval('karte_writes'), (SELECT CASE WHEN is_called THEN last_value ELSE 0 "
-		 "END FROM karte_resets)",
+	snprintf(sql, sizeof(sql), "BEGIN; SELECT base, writes, resets FROM karte_write_begin(%lld)",
 		 PG_WRITE_LOCK);
 	st->locked = true;	/* from here a failure needs a ROLLBACK */
 	res = expect(st, PQexec(st->conn, sql), PGRES_TUPLES_OK, err, "beginning a transaction");
@@ -1106,20 +1103,22 @@ static int pg_points_before(struct store *base, const int64_t *ids, size_t n, in
 			    struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
-	char *list = xmalloc(n * 21 + 3), lim[24];
-	const char *params[2] = {list, store_i64_text(lim, limit)};
-	size_t k, len = 0;
+	struct strbuf list = {0};
+	char num[24], lim[24];
+	const char *params[2];
+	size_t k;
 	PGresult *res;
 	struct run r;
 	int i, rows, stop = 0;
 
-	list[len++] = '{';
 	for (k = 0; k < n; k++)
-		len += (size_t)sprintf(list + len, k ? ",%lld" : "%lld", (long long)ids[k]);
-	memcpy(list + len, "}", 2);
+		arr_put(&list, store_i64_text(num, ids[k]), false);
+	buf_put(&list, "}", 2);	/* with its NUL (n >= 1: store.c) */
+	params[0] = list.p;
+	params[1] = store_i64_text(lim, limit);
 	res = (st->in_tx && copy_flush(st, err)) ? NULL :
 		run_stmt(st, S_POINTS_BEFORE, params, PGRES_TUPLES_OK, err, "reading points' runs");
-	free(list);
+	free(list.p);
 	if (!res)
 		return -1;
 	rows = PQntuples(res);
