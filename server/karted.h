@@ -77,6 +77,7 @@ void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt);
 bool api_token_ok(void *app, const char *token);
 int api_after_run(void *app);	/* answer what the writer committed */
 bool api_answers_ready(void *app);
+bool api_answers_soon(void *app);
 void api_loop_sleeps(void *app, bool sleeps);
 int api_static(void *app, const char *path, struct resp *rs);
 

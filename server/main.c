@@ -604,6 +604,7 @@ static int cmd_serve(const struct opts *o)
 	cfg.after_run = api_after_run;
 	cfg.answers_ready = api_answers_ready;
 	cfg.loop_sleeps = api_loop_sleeps;
+	cfg.answers_soon = api_answers_soon;
 	cfg.wake_fd = writer_fd(k.writer);
 	cfg.workers = 2;	/* analyses and reports, off the event loop */
 	cfg.allowed_hosts = o->allowed;

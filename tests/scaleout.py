@@ -20,6 +20,7 @@ processes on loopback ports, and checks what the contract promises
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -287,6 +288,60 @@ def concurrent_bulk_posts_to_both_are_stored_exactly_once():
         expect(sum(x["runs"] for x in g["applications"]) == batches * per, f"catalogue {g}")
     finally:
         a.stop(), b.stop()
+
+
+@test
+def a_commit_the_server_refuses_fails_only_its_own_run():
+    """Single-run POSTs of a known series are group-committed in one
+    statement (karte_put_runs). A trigger refuses tau 666, so a batch
+    holding one fails on the server; its other runs must be stored again
+    alone, each with the id it was answered, and the series count must
+    match. (Fails when a failed batch's jobs are not retried one by one.)"""
+    uri = S.pg.new_db()
+    k = Karted(S.binary, db=uri).start()
+    try:
+        token = k.first_token
+        base = {"system": "travel", "application": "x", "p": 4, "n": 10.0}
+        s, _, _ = k.request("POST", "/api/v1/runs", dict(base, tau=1.0), token=token)
+        expect(s == 201, f"the series is made ({s})")
+        S.pg.sql_uri(uri, "CREATE FUNCTION refuse_666() RETURNS trigger LANGUAGE plpgsql AS $$ "
+                          "BEGIN IF NEW.tau = 666 THEN RAISE EXCEPTION 'tau 666 refused'; END IF; "
+                          "RETURN NEW; END $$; CREATE TRIGGER refuse BEFORE INSERT ON runs "
+                          "FOR EACH ROW EXECUTE FUNCTION refuse_666()")
+        answers, lock = [], threading.Lock()
+
+        def client(c):
+            for i in range(10):
+                tau = 666.0 if i == 4 else 2.0 + c + i / 100
+                s, body, _ = k.request("POST", "/api/v1/runs", dict(base, tau=tau), token=token)
+                with lock:
+                    answers.append((tau, s, body))
+        threads = [threading.Thread(target=client, args=(c,)) for c in range(32)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        refused = [a for a in answers if a[0] == 666.0]
+        stored = [a for a in answers if a[0] != 666.0]
+        expect(len(refused) == 32 and all(s == 500 and "tau 666 refused" in json.dumps(b) for _, s, b in refused),
+               f"each run of tau 666 is a 500 naming the server's refusal ({refused[:2]})")
+        expect(len(stored) == 288 and all(s == 201 for _, s, _ in stored),
+               f"every other run is stored ({[a for a in stored if a[1] != 201][:3]})")
+        ids = {b["ids"][0]: tau for tau, _, b in stored}
+        expect(len(ids) == 288, f"288 distinct ids ({len(ids)})")
+        rows = S.pg.sql_uri(uri, "SELECT string_agg(id || ':' || tau, ' ' ORDER BY id) FROM runs WHERE tau <> 1")
+        have = {int(x.split(":")[0]): float(x.split(":")[1]) for x in rows.split()}
+        expect(have == ids, "each answered id holds the tau it was posted with "
+               f"({len(have)} rows; differ: {sorted(set(have.items()) ^ set(ids.items()))[:4]})")
+        count = S.pg.sql_uri(uri, "SELECT runs FROM series WHERE system = 'travel'")
+        expect(count == "289", f"the series counts 289 runs ({count})")
+        s, m, _ = k.request("GET", "/metrics")
+        text = m.decode() if isinstance(m, bytes) else str(m)
+        commits = int(float(re.search(r"^karte_write_commits_total (\S+)", text, re.M).group(1)))
+        expect(commits < 300, f"the posts were grouped: {commits} commits for 321 requests")
+        print(f"    32 refused, 288 stored with their ids, {commits} commits")
+    finally:
+        k.stop()
 
 
 @test

@@ -476,6 +476,7 @@ static void test_thread_writer_gathers_after_slow_batches(void **state)
 		j[i].call = slow_call;
 		j[i].done = job_done;
 	}
+	assert_true(writer_commits_short(w));	/* nothing measured yet: the loop may wait awake */
 	for (i = 0; i < 4; i++)	/* batches of 2 ms: later ones may wait */
 		writer_submit(w, &j[i]);
 	while (waiting && spins++ < 2000) {
@@ -483,6 +484,7 @@ static void test_thread_writer_gathers_after_slow_batches(void **state)
 		usleep(500);
 	}
 	assert_int_equal(count_done, 4);
+	assert_false(writer_commits_short(w));	/* 2 ms >= WRITER_GATHER_MIN_NS: the loop sleeps */
 	writer_submit(w, &j[4]);	/* alone: waits up to 500 us, then commits */
 	usleep(100);
 	writer_submit(w, &j[5]);

@@ -68,6 +68,11 @@ bool api_answers_ready(void *app)
 	return writer_has_done(((struct karted *)app)->writer);
 }
 
+bool api_answers_soon(void *app)
+{
+	return writer_commits_short(((struct karted *)app)->writer);
+}
+
 void api_loop_sleeps(void *app, bool sleeps)
 {
 	writer_loop_sleeps(((struct karted *)app)->writer, sleeps);

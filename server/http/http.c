@@ -1049,7 +1049,7 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 		if (after & AFTER_ANSWERED)
 			timeout = 0;	/* send the answers now */
 		if ((after & AFTER_WAITING) && timeout > 0 && h->cfg.answers_ready &&
-		    wait_awake(h, fds, 3))
+		    (!h->cfg.answers_soon || h->cfg.answers_soon(h->cfg.app)) && wait_awake(h, fds, 3))
 			timeout = 0;
 		if (timeout > 0 && h->cfg.loop_sleeps) {
 			h->cfg.loop_sleeps(h->cfg.app, true);

@@ -13,7 +13,9 @@
  * for up to HTTP_SPIN_US, watching answers_ready() and the sockets, and
  * only then sleeps on wake_fd: a commit takes ~50-200 us, and putting the
  * thread to sleep and waking it costs more than that in CPU and latency
- * (on a VM a wake-up is an interrupt between virtual CPUs).
+ * (on a VM a wake-up is an interrupt between virtual CPUs). Not while
+ * answers_soon() says commits take longer (PostgreSQL: ~1 ms): there the
+ * wait would take a CPU from the database server and gain nothing.
  */
 #ifndef KARTE_HTTP_H
 #define KARTE_HTTP_H
@@ -93,6 +95,9 @@ struct http_config {
 	 * wake_fd need be written only while it does. */
 	bool (*answers_ready)(void *app);
 	void (*loop_sleeps)(void *app, bool sleeps);
+	/* Optional: whether answers come soon enough to wait awake for them
+	 * (NULL: always). */
+	bool (*answers_soon)(void *app);
 	int wake_fd;		/* an eventfd polled with the sockets, and read (reset)
 				 * by the loop when it was readable; -1 for none */
 	unsigned workers;	/* threads for ROUTE_SLOW handlers (1 when 0) */

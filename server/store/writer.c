@@ -40,6 +40,7 @@ struct writer {
 	uint64_t want;		/* gathering: wake the thread at this many queued (0: at the first) */
 	atomic_bool has_done;	/* done is not empty */
 	atomic_bool loop_sleeps;	/* the loop sleeps in poll: write wake_fd */
+	atomic_bool long_commits;	/* batches typically take WRITER_GATHER_MIN_NS or more */
 	uint64_t busy_ns, commits;	/* under lock */
 	void (*after)(struct store *st, struct wjob *jobs, void *ctx);
 	void *after_ctx;
@@ -233,6 +234,8 @@ static void *writer_main(void *arg)
 		last_ns = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000000L + (t1.tv_nsec - t0.tv_nsec));
 		/* a batch's time, smoothed: one slow commit (a checkpoint) is no trend */
 		typical_ns = typical_ns ? typical_ns - typical_ns / 8 + last_ns / 8 : last_ns;
+		atomic_store_explicit(&w->long_commits, typical_ns >= WRITER_GATHER_MIN_NS,
+				      memory_order_relaxed);
 		jobs = split_direct(jobs, &direct, &last);
 
 		pthread_mutex_lock(&w->lock);
@@ -297,6 +300,11 @@ void writer_after(struct writer *w, void (*after)(struct store *st, struct wjob 
 {
 	w->after = after;
 	w->after_ctx = ctx;
+}
+
+bool writer_commits_short(const struct writer *w)
+{
+	return !atomic_load_explicit(&w->long_commits, memory_order_relaxed);
 }
 
 bool writer_has_done(struct writer *w)

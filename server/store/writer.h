@@ -87,6 +87,11 @@ struct writer_stats {
  * last_jobs, when batches typically take typical_ns. */
 uint64_t writer_gather_ns(uint64_t typical_ns, uint64_t last_jobs, uint64_t queued);
 
+/* Whether batches typically take less than WRITER_GATHER_MIN_NS (any
+ * thread, no lock): then answers come soon after a request, and the event
+ * loop may wait awake for them. */
+bool writer_commits_short(const struct writer *w);
+
 /* Counters since start, for /api/v1/health. */
 const struct writer_stats *writer_stats(const struct writer *w);
 
