@@ -124,7 +124,7 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 	python3 tests/integration.py --backend postgresql --karted $(KARTED) --karte $(KARTE) \
 	    --otf2-writer $(BUILD)/tests/otf2_trace --cflags="$(SANFLAGS)"
 	python3 tests/imports.py --backend postgresql --karted $(KARTED)
-	python3 tests/scaleout.py --karted $(KARTED)
+	python3 tests/scaleout.py --karted $(KARTED) --collect $(COLLECT)
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
 	python3 tests/abuse.py --karted $(KARTED) $(if $(SANFLAGS),--sanitizer)
 

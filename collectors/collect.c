@@ -261,9 +261,20 @@ static enum sent post_body(const struct opts *o, struct post *p, const char *bod
 			result = REJECTED;
 			break;
 		}
-		fprintf(stderr, "karte-collect: %s (try %d of %d)\n",
-			rc != CURLE_OK ? curl_easy_strerror(rc) : "karted answered with a server error",
-			attempt + 1, o->retries + 1);
+		if (rc != CURLE_OK) {
+			fprintf(stderr, "karte-collect: %s (try %d of %d)\n", curl_easy_strerror(rc),
+				attempt + 1, o->retries + 1);
+		} else {
+			/* a 5xx (the database blinked, karted is busy): kept, sent again */
+			json_t *a = json_loads(answer.p ? answer.p : "", 0, NULL);
+			const char *why = json_string_value(json_object_get(a, "error"));
+			const char *id = json_string_value(json_object_get(a, "request_id"));
+
+			fprintf(stderr, "karte-collect: karted could not take it now (HTTP %ld%s%s%s%s) "
+				"(try %d of %d)\n", status, why ? ": " : "", why ? why : "",
+				id ? "; request " : "", id ? id : "", attempt + 1, o->retries + 1);
+			json_decref(a);
+		}
 		free(answer.p);
 		if (attempt < o->retries) {
 			struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
@@ -349,8 +360,8 @@ static int spool(const struct opts *o, const char *body, size_t len)
 		fprintf(stderr, "karte-collect: cannot spool to %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
-	fprintf(stderr, "karte-collect: karted is not reachable; the runs wait in %s "
-		"(send them with: karte-collect flush)\n", final);
+	fprintf(stderr, "karte-collect: karted did not take the runs (unreachable or a server "
+		"error); they wait in %s (send them with: karte-collect flush)\n", final);
 	return 0;
 }
 

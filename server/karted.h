@@ -7,6 +7,7 @@
 #define KARTE_KARTED_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "http.h"
 #include "report.h"
@@ -18,10 +19,14 @@ struct pool;
 
 #define TOKEN_CACHE 16		/* tokens remembered as valid */
 #define TOKEN_CACHE_S 1.0	/* for this long: a revoked token works at most 1 s more */
+#define TOKEN_BAD_CACHE 64	/* tokens remembered as wrong ... */
+#define TOKEN_BAD_S 1.0		/* ... for this long: a token created just after it was
+				 * tried is refused for at most 1 s */
 #define TOKEN_SEEN_MAX 64	/* longer tokens are hashed and looked up every time */
 
-/* A token seen valid, kept as sent: a request that repeats it costs a
- * comparison, not a SHA-256 (the database keeps only hashes). */
+/* A token seen valid (or wrong), kept as sent: a request that repeats it
+ * costs a comparison, not a SHA-256 and a query (the database keeps only
+ * hashes). */
 struct token_seen {
 	char token[TOKEN_SEEN_MAX];
 	size_t len;
@@ -31,6 +36,8 @@ struct token_seen {
 struct karted {
 	struct writer *writer;
 	struct token_seen tokens[TOKEN_CACHE];
+	struct token_seen bad_tokens[TOKEN_BAD_CACHE];
+	uint64_t token_queries;	/* tokens looked up in the store (for /metrics and tests) */
 	struct pool *readers;
 	const char *static_dir;	/* NULL: no static files */
 	bool read_token;
@@ -74,7 +81,7 @@ extern const struct route *const karted_routes[];
 /* Draw rep in fmt into rs (or a 500 with Cairo's reason), then free rep. */
 void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt);
 
-bool api_token_ok(void *app, const char *token);
+int api_token_ok(void *app, const char *token);
 int api_after_run(void *app);	/* answer what the writer committed */
 bool api_answers_ready(void *app);
 bool api_answers_soon(void *app);

@@ -387,7 +387,7 @@ static struct store *open_admin(const struct opts *o)
 	make_parent(o->db);
 	st = store_open(o->db, STORE_MIGRATE, &err);
 	if (!st)
-		fprintf(stderr, "karted: %s\n", err.msg);
+		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 	return st;
 }
 
@@ -450,7 +450,7 @@ static int cmd_token(const struct opts *o, int argc, char **argv)
 		rc = store_each_token(st, print_token, NULL, &err) < 0;
 	}
 	if (rc)
-		fprintf(stderr, "karted: %s\n", err.msg);
+		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 	store_close(st);
 	return rc;
 }
@@ -480,7 +480,7 @@ static void first_start_token(const char *db)
 	    new_token(st, "first-start", token, &err) == 0)
 		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
 	else if (err.msg[0])
-		fprintf(stderr, "karted: no first-start token: %s\n", err.msg);
+		fprintf(stderr, "karted: no first-start token: %s\n", KERR_TEXT(&err));
 	store_close(st);
 }
 
@@ -525,7 +525,7 @@ static int cmd_copy(const struct opts *o)
 	kerr_clear(&err);
 	make_parent(o->to);
 	if (store_copy(o->from, o->to, o->chunk, stderr, &res, &err)) {
-		fprintf(stderr, "karted: copy: %s\n", err.msg);
+		fprintf(stderr, "karted: copy: %s\n", KERR_TEXT(&err));
 		return 1;
 	}
 	printf("copied %s into %s: %lld new runs\n", o->from, store_shown(o->to, shown, sizeof(shown)),
@@ -553,7 +553,7 @@ static int cmd_serve(const struct opts *o)
 	kerr_clear(&err);
 	/* a bad address is a usage error, found before the database is touched */
 	if (http_check_listen(o->listen, &err)) {
-		fprintf(stderr, "karted: %s\n", err.msg);
+		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 		return 2;
 	}
 	/* Signals are taken by sigwait() below; every thread inherits the mask. */
@@ -572,7 +572,7 @@ static int cmd_serve(const struct opts *o)
 	st = store_open(o->db, STORE_MIGRATE | STORE_NO_AUTOCHECKPOINT |
 			(o->sync_full ? STORE_SYNC_FULL : 0), &err);
 	if (!st) {
-		fprintf(stderr, "karted: %s\n", err.msg);
+		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 		return 1;
 	}
 	k.readers = pool_open(o->db, 4, &err);	/* the loop, two workers, one spare */
@@ -626,7 +626,7 @@ static int cmd_serve(const struct opts *o)
 	rc = 0;
 out:
 	if (rc)
-		fprintf(stderr, "karted: %s\n", err.msg);
+		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 	http_stop(h);
 	/* read-only connections first: the last connection to close checkpoints
 	 * and removes the WAL, which a read-only one cannot */

@@ -13,6 +13,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -51,7 +52,8 @@ class Karted:
         self.proc = None
         self.url = None
         self.first_token = None
-        self.stderr = ""
+        self._err = []
+        self._readers = []
 
     def start(self, timeout=10):
         env = dict(os.environ)
@@ -73,8 +75,28 @@ class Karted:
             m = re.search(r"serving (http://\S+)/ ", line)
             if m:
                 self.url = m.group(1)
+                self._drain()
                 return self
         raise RuntimeError("karted did not start in time")
+
+    def _drain(self):
+        """Read what karted prints from now on, so a full pipe never
+        stops it (its log lines go to self.stderr)."""
+        def read(f, keep):
+            for line in f:
+                if keep is not None:
+                    keep.append(line)
+                    if len(keep) > 20000:
+                        del keep[:10000]
+        self._readers = [threading.Thread(target=read, args=(self.proc.stdout, None), daemon=True),
+                         threading.Thread(target=read, args=(self.proc.stderr, self._err), daemon=True)]
+        for t in self._readers:
+            t.start()
+
+    @property
+    def stderr(self):
+        """What karted wrote to stderr since it started serving."""
+        return "".join(self._err)
 
     @property
     def host_port(self):
@@ -138,7 +160,10 @@ class Karted:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             rc = self.proc.wait()
-        self.stderr = self.proc.stderr.read()
+        for t in self._readers:
+            t.join(timeout=5)
+        if not self._readers:
+            self._err.append(self.proc.stderr.read())
         self.proc.stdout.close()
         self.proc.stderr.close()
         return rc

@@ -105,6 +105,13 @@ class PgCluster:
             raise RuntimeError(f"psql as {role}: {text}: {r.stderr.strip()}")
         return r.stdout.strip()
 
+    def pg_ctl(self, *args):
+        """pg_ctl on this cluster (as the server's user): 'stop', 'start',
+        'restart' with their options; waits until done."""
+        data = os.path.join(self.dir, "data")
+        return self._run(os.path.join(self.bin, "pg_ctl"), "-D", data, "-l", os.path.join(self.dir, "log"),
+                         "-w", "-t", str(self.timeout), *args)
+
     def stop(self):
         if not self.dir:
             return

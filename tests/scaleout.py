@@ -27,7 +27,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, Suite, expect  # noqa: E402
+from karted_proc import Karted, Suite, expect, temp_dir  # noqa: E402
 from pg_cluster import PgCluster  # noqa: E402
 
 SUITE = Suite("scaleout")
@@ -36,6 +36,7 @@ test = SUITE.test
 
 class S:
     binary = None
+    collect = None
     pg = None
 
 
@@ -323,8 +324,12 @@ def a_commit_the_server_refuses_fails_only_its_own_run():
             t.join()
         refused = [a for a in answers if a[0] == 666.0]
         stored = [a for a in answers if a[0] != 666.0]
-        expect(len(refused) == 32 and all(s == 500 and "tau 666 refused" in json.dumps(b) for _, s, b in refused),
-               f"each run of tau 666 is a 500 naming the server's refusal ({refused[:2]})")
+        expect(len(refused) == 32 and all(s == 503 and "666" not in json.dumps(b) and b.get("request_id")
+                                          for _, s, b in refused),
+               f"each run of tau 666 is a 503 naming a request id, not the database's text ({refused[:2]})")
+        rid = refused[0][2]["request_id"]
+        line = next((x for x in k.stderr.splitlines() if rid in x), "")
+        expect("tau 666 refused" in line, f"the log names the server's refusal under that id ({line!r})")
         expect(len(stored) == 288 and all(s == 201 for _, s, _ in stored),
                f"every other run is stored ({[a for a in stored if a[1] != 201][:3]})")
         ids = {b["ids"][0]: tau for tau, _, b in stored}
@@ -342,6 +347,129 @@ def a_commit_the_server_refuses_fails_only_its_own_run():
         print(f"    32 refused, 288 stored with their ids, {commits} commits")
     finally:
         k.stop()
+
+
+DB_TEXT = ("FATAL", "ERROR:", "connection to server", "Connection refused", "127.0.0.1", "postgres")
+
+
+def no_db_text(body, port):
+    text = json.dumps(body)
+    return not any(t in text for t in DB_TEXT + (str(port),))
+
+
+@test
+def postgresql_down_is_503_never_401_and_karte_collect_keeps_the_run():
+    """While PostgreSQL is stopped a valid token gets 503 with
+    Retry-After (never 401: a collector would drop the run), the answer
+    names a request id and none of the database's text, health says
+    unavailable; karte-collect spools the run and flush stores it once
+    when the database is back."""
+    uri, a, b, token = pair()
+    spool = temp_dir("karte-spool-")
+    try:
+        run = {"system": "blink", "application": "x", "p": 2, "n": 10.0, "tau": 1.0}
+        expect(a.request("POST", "/api/v1/runs", run, token=token)[0] == 201, "stored before")
+        S.pg.pg_ctl("stop", "-m", "fast")
+        time.sleep(1.2)  # past the token cache: the token is looked up
+        for k, name in ((a, "A"), (b, "B")):
+            s, body, h = k.request("POST", "/api/v1/runs", run, token=token)
+            expect(s == 503 and h.get("Retry-After") and body.get("request_id"),
+                   f"{name}: a valid token while the database is down is a 503 with Retry-After ({s} {body})")
+            expect(no_db_text(body, S.pg.port), f"{name}: no database text in the answer ({body})")
+            s, body, _ = k.request("POST", "/api/v1/runs", run, token="kt_wrong")
+            expect(s == 503, f"{name}: nor is a token the store cannot check a 401 ({s} {body})")
+            s, body, h = k.request("GET", "/api/v1/runs?limit=5")
+            expect(s == 503 and no_db_text(body, S.pg.port) and h.get("Retry-After"),
+                   f"{name}: a read is a 503 too, without the database's text ({s} {body})")
+            rid = body["request_id"]
+            line = next((x for x in k.stderr.splitlines() if rid in x), "")
+            expect(line and ("refused" in line or "connect" in line),
+                   f"{name}: the log gives the database's own text under the request id ({line!r})")
+            s, body, _ = k.request("GET", "/api/v1/health")
+            expect(s == 503 and body.get("status") == "unavailable", f"{name}: health says unavailable ({s} {body})")
+        # karte-collect keeps the run (503s, then spooled)
+        f = os.path.join(spool, "run.json")
+        with open(f, "w") as fh:
+            json.dump(dict(run, tau=2.5, idempotency_key="blink-1"), fh)
+        env = dict(os.environ, KARTE_URL=a.url, KARTE_TOKEN=token, KARTE_SPOOL_DIR=os.path.join(spool, "q"))
+        c = subprocess.run([S.collect, "post", f, "--retries", "1"], env=env, capture_output=True,
+                           text=True, timeout=60)
+        expect(c.returncode == 0 and "karte-collect flush" in c.stderr and "HTTP 503" in c.stderr,
+               f"karte-collect spools on 503 ({c.returncode} {c.stderr})")
+        expect(len(os.listdir(os.path.join(spool, "q"))) == 1, "one spooled file")
+        S.pg.pg_ctl("start")
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 10:
+            if all(k.request("GET", "/api/v1/health")[0] == 200 for k in (a, b)):
+                break
+            time.sleep(0.2)
+        back = time.monotonic() - t0
+        expect(back < 5, f"health is 200 on both within 5 s of the start ({back:.1f} s)")
+        for _ in range(2):
+            c = subprocess.run([S.collect, "flush"], env=env, capture_output=True, text=True, timeout=60)
+            expect(c.returncode == 0, f"flush ({c.returncode} {c.stderr})")
+        n = S.pg.sql_uri(uri, "SELECT count(*) FROM runs WHERE idempotency_key = 'blink-1' AND tau = 2.5")
+        expect(n == "1", f"the spooled run is stored once ({n})")
+        print(f"    503 on both while down; spooled; health back after {back:.1f} s; stored once")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
+def a_restart_of_postgresql_fails_no_request_once_it_is_back():
+    """pg_ctl restart drops every pooled connection of both instances
+    (readers, the writer, the token check). Once the database is back no
+    request may fail because a connection went stale: each is checked
+    (its socket says the server left) and made again."""
+    uri, a, b, token = pair()
+    try:
+        base = {"system": "restart", "application": "x", "n": 10.0}
+        for p in (1, 2, 4, 8):
+            run = dict(base, p=p, tau=8.0 / p, chi=0.1 * p)
+            expect(a.request("POST", "/api/v1/runs", run, token=token)[0] == 201, "stored")
+        paths = ["/api/v1/runs?limit=3", "/api/v1/runs/1", "/api/v1/systems",
+                 "/api/v1/analysis/isoefficiency?system=restart&application=x", "/api/v1/health"]
+
+        def burst(k, tag, n=3):
+            """Concurrent reads and writes, so that every pooled connection is used."""
+            out, lock = [], threading.Lock()
+
+            def client(c):
+                for i in range(n):
+                    for path in paths:
+                        r = k.request("GET", path)
+                        with lock:
+                            out.append((path, r[0], r[1]))
+                    r = k.request("POST", "/api/v1/runs", dict(base, p=16, tau=0.6 + c / 100 + i / 1000),
+                                  token=token)
+                    with lock:
+                        out.append(("POST", r[0], r[1]))
+            threads = [threading.Thread(target=client, args=(c,)) for c in range(8)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            return out
+        for k in (a, b):
+            bad = [x for x in burst(k, "warm") if x[1] >= 300]
+            expect(not bad, f"warm-up answered ({bad[:3]})")
+        pids = S.pg.sql("admin", "postgres", "SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                        f"'{uri.rsplit('/', 1)[1]}'")
+        S.pg.pg_ctl("restart", "-m", "fast")
+        time.sleep(1.2)  # past the token cache, so the token check meets a stale connection too
+        failed = []
+        for k, name in ((b, "B"), (a, "A")):
+            s, body, _ = k.request("GET", "/api/v1/runs/1")
+            if s != 200:
+                failed.append((name, "first read", s, body))
+            s, body, _ = k.request("POST", "/api/v1/runs", dict(base, p=32, tau=0.4), token=token)
+            if s != 201:
+                failed.append((name, "first write", s, body))
+            failed += [(name,) + x for x in burst(k, "after") if x[1] >= 300]
+        expect(not failed, f"no request fails after the restart ({len(failed)}: {failed[:3]})")
+        print(f"    {pids} connections dropped by the restart; every request after it answered")
+    finally:
+        a.stop(), b.stop()
 
 
 @test
@@ -523,9 +651,11 @@ def two_instances_behind_the_example_nginx_upstream():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--karted", required=True)
+    ap.add_argument("--collect", help="karte-collect (default: beside karted)")
     ap.add_argument("-k", dest="only", help="run only tests whose name contains this")
     args = ap.parse_args()
     S.binary = os.path.abspath(args.karted)
+    S.collect = os.path.abspath(args.collect or os.path.join(os.path.dirname(S.binary), "karte-collect"))
     with PgCluster() as pg:
         S.pg = pg
         failed = SUITE.run(args.only)

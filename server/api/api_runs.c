@@ -29,36 +29,62 @@ static bool same_token(const struct token_seen *t, const char *token, size_t len
 	return diff == 0;
 }
 
+/* Whether token is in memo[0..n) and fresh; else *slot is the entry to
+ * reuse (the stalest). */
+static bool memo_has(struct token_seen *memo, size_t n, const char *token, size_t len, double now,
+		     struct token_seen **slot)
+{
+	size_t i;
+
+	*slot = &memo[0];
+	for (i = 0; i < n; i++) {
+		if (memo[i].until > now && same_token(&memo[i], token, len))
+			return true;
+		if (memo[i].until < (*slot)->until)
+			*slot = &memo[i];
+	}
+	return false;
+}
+
 /* Valid tokens are remembered for TOKEN_CACHE_S, so a busy job script costs
  * a comparison, not a hash and a query, per request; revocation takes
- * effect within that. */
-bool api_token_ok(void *app, const char *token)
+ * effect within that. Wrong ones are remembered for TOKEN_BAD_S, so a
+ * flood of one bad bearer costs one query. A store that cannot answer is
+ * -1 (a 503), never a "no": a valid token is never refused because the
+ * database blinked. */
+int api_token_ok(void *app, const char *token)
 {
 	struct karted *k = app;
 	char hash[TOKEN_HASH_LEN + 1];
-	struct token_seen *slot;
+	struct token_seen *slot, *bad;
 	struct store *st;
+	struct kerr err;
 	double now = mono_s();
-	size_t i, len = strlen(token);
-	bool ok;
+	size_t len = strlen(token);
+	int ok;
 
 	if (len > 256)
-		return false;
-	slot = &k->tokens[0];
-	for (i = 0; i < TOKEN_CACHE; i++) {
-		if (k->tokens[i].until > now && same_token(&k->tokens[i], token, len))
-			return true;
-		if (k->tokens[i].until < slot->until)
-			slot = &k->tokens[i];	/* the oldest, reused below */
-	}
+		return 0;
+	if (memo_has(k->tokens, TOKEN_CACHE, token, len, now, &slot))
+		return 1;
+	if (memo_has(k->bad_tokens, TOKEN_BAD_CACHE, token, len, now, &bad))
+		return 0;
 	token_hash(token, len, hash);
+	kerr_clear(&err);
 	st = pool_get(k->readers);
-	ok = store_token_valid(st, hash);
+	ok = store_token_valid(st, hash, &err);
 	pool_put(k->readers, st);
-	if (ok && len <= TOKEN_SEEN_MAX) {
+	k->token_queries++;
+	if (ok < 0) {
+		fprintf(stderr, "karted: cannot check a token: %s\n", KERR_TEXT(&err));
+		return -1;
+	}
+	if (len <= TOKEN_SEEN_MAX) {
+		if (!ok)
+			slot = bad;
 		memcpy(slot->token, token, len);
 		slot->len = len;
-		slot->until = now + TOKEN_CACHE_S;
+		slot->until = now + (ok ? TOKEN_CACHE_S : TOKEN_BAD_S);
 	}
 	return ok;
 }
@@ -555,13 +581,25 @@ static int health(void *app, struct req *rq, struct resp *rs)
 	struct karted *k = app;
 	struct store *st;
 	const char *backend;
-	int version;
+	struct kerr err;
+	int version, rc;
 
 	(void)rq;
+	kerr_clear(&err);
 	st = pool_get(k->readers);
-	version = store_schema_version(st);
+	/* a load balancer's probe: the store answers a query, or this
+	 * instance is of no use and says so */
+	rc = store_query(st, "SELECT 1", "", NULL, NULL, NULL, NULL, &err);
+	version = rc < 0 ? -1 : store_schema_version(st);
 	backend = store_backend(st);
 	pool_put(k->readers, st);
+	if (rc < 0 || version < 0) {
+		if (!err.code)
+			kerr_store(&err, "reading the schema version", "");
+		snprintf(err.msg, sizeof(err.msg), "the database cannot be reached");
+		resp_error_with(rs, &err, json_pack("{s:s,s:s}", "status", "unavailable", "store", backend));
+		return 0;
+	}
 	resp_json(rs, 200, json_pack("{s:s,s:s,s:i,s:I,s:I,s:f}", "status", "ok", "store", backend,
 				     "schema_version", version,
 				     "write_commits", (json_int_t)writer_stats(k->writer)->commits,

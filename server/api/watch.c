@@ -547,7 +547,7 @@ static int store_alerts(struct store *st, struct watch *wt, struct found *found,
 	}
 out:
 	if (rc)
-		fprintf(stderr, "karted: storing %zu alerts failed: %s\n", n, err.msg);
+		fprintf(stderr, "karted: storing %zu alerts failed: %s\n", n, KERR_TEXT(&err));
 	for (i = 0; i < n; i++)
 		json_decref(per_job[i]);
 	free(per_job);
@@ -684,7 +684,7 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 			rc = check_one(st, wt, &t[i], &found, &nfound, &cap, &err);
 	}
 	if (rc) {
-		fprintf(stderr, "karted: checking runs: %s\n", err.msg);
+		fprintf(stderr, "karted: checking runs: %s\n", KERR_TEXT(&err));
 		watch_free(wt);
 	}
 	if (nfound)

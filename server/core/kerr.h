@@ -1,20 +1,27 @@
 /*
  * kerr: the caller-owned error a library function fills for a person to read.
  * Only main() and http.c decide how to show it (log line, HTTP status, exit).
- * `code` is an HTTP-like status (400 bad input, 404 missing, 500 internal);
- * `field` and `index` locate bad input in a request (empty / -1 when unknown).
+ * `code` is an HTTP-like status (400 bad input, 404 missing, 500 internal,
+ * 503 the store failed: try again); `field` and `index` locate bad input in
+ * a request (empty / -1 when unknown). `detail` is text for the operator's
+ * log only, never for a client: a database's own message, which may name
+ * its host and port.
  */
 #ifndef KARTE_KERR_H
 #define KARTE_KERR_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 struct kerr {
 	int code;		/* 0 when no error was set */
 	char field[64];		/* API field name, "" when none applies */
 	long index;		/* item index in a batch, -1 when none applies */
 	char msg[256];		/* one sentence for a person */
+	char detail[256];	/* for the log only ("" when none): see above */
 };
+
+#define KERR_STORE 503		/* the store failed (unreachable, I/O, refused) */
 
 /* Reset to "no error". */
 void kerr_clear(struct kerr *err);
@@ -31,5 +38,18 @@ int kerr_vset(struct kerr *err, int code, const char *fmt, va_list ap)
 /* As kerr_set, naming the field too. */
 int kerr_field(struct kerr *err, int code, const char *field, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* A failure of the store while doing `what` ("listing runs"): code
+ * KERR_STORE, a message that names only what karted was doing, and the
+ * database's own text in detail. Returns -1. Accepts err == NULL. */
+int kerr_store(struct kerr *err, const char *what, const char *detail);
+
+/* msg, and detail in parentheses when there is one, into buf (for a log
+ * line or a command line tool's message); returns buf. */
+const char *kerr_full(const struct kerr *err, char *buf, size_t size);
+
+/* kerr_full into a buffer of the enclosing block, for a log line:
+ * fprintf(stderr, "karted: %s\n", KERR_TEXT(&err)). */
+#define KERR_TEXT(e) kerr_full((e), (char[600]){0}, 600)
 
 #endif

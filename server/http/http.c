@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -65,6 +66,7 @@ struct http {
 	struct conn *conns;	/* every open connection, newest first */
 	size_t body_bytes;	/* bytes of request bodies held now (loop thread) */
 	double next_sweep;	/* monotonic */
+	uint64_t next_id;	/* the next request's id: a random start, counted on */
 	struct http_metrics m;	/* loop thread */
 };
 
@@ -204,6 +206,7 @@ static void req_free(struct req *rq)
 	free(rq->rs.body);
 	free(rq->rs.frame);
 	free(rq->rs.next);
+	free(rq->rs.log);
 	free(rq);
 }
 
@@ -240,6 +243,7 @@ static enum MHD_Result send_resp(struct req *rq)
 	struct resp *rs = &rq->rs;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	char id[17];
 
 	if (rs->status == 0)
 		resp_errorf(rs, 500, "the handler gave no answer");
@@ -282,10 +286,13 @@ static enum MHD_Result send_resp(struct req *rq)
 		snprintf(ra, sizeof(ra), "%u", rs->retry_after);
 		MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, ra);
 	}
+	if (rs->status >= 400)
+		MHD_add_response_header(r, "X-Request-Id", resp_request_id(rs, id));
 	rq->answered = true;
 	count(&rq->h->m, rs->status, mono_s() - rq->started);
 	if (rs->status >= 500)
-		fprintf(stderr, "karted: %s %s -> %d\n", rq->method, rq->path, rs->status);
+		fprintf(stderr, "karted: request %s: %s %s -> %d%s%s\n", resp_request_id(rs, id),
+			rq->method, rq->path, rs->status, rs->log ? ": " : "", rs->log ? rs->log : "");
 	ret = MHD_queue_response(rq->conn, (unsigned)rs->status, r);
 	MHD_destroy_response(r);
 	return ret;
@@ -354,16 +361,17 @@ static const struct route *route_find(struct req *rq, bool *path_known, char *al
 	return NULL;
 }
 
-static bool has_token(struct req *rq)
+/* 1 a valid bearer token, 0 none or a wrong one, -1 the store could not tell. */
+static int has_token(struct req *rq)
 {
 	const char *auth = req_header(rq, MHD_HTTP_HEADER_AUTHORIZATION);
 
 	if (!auth || strncasecmp(auth, "Bearer ", 7))
-		return false;
+		return 0;
 	auth += 7;
 	while (*auth == ' ')
 		auth++;
-	return *auth && rq->h->cfg.token_ok(rq->h->cfg.app, auth);
+	return *auth ? rq->h->cfg.token_ok(rq->h->cfg.app, auth) : 0;
 }
 
 /* application/json or application/x-ndjson, parameters allowed. */
@@ -505,11 +513,19 @@ static bool early_answer(struct req *rq)
 			resp_errorf(rs, 404, "there is no API endpoint %s", rq->path);
 		return true;
 	}
-	if (((rq->route->flags & ROUTE_WRITE) || h->cfg.read_token) && !has_token(rq)) {
-		resp_errorf(rs, 401,
-			    "this request needs a valid token: send 'Authorization: Bearer TOKEN' "
-			    "(create one with: karted token create NAME)");
-		return true;
+	if ((rq->route->flags & ROUTE_WRITE) || h->cfg.read_token) {
+		int tok = has_token(rq);
+
+		if (tok < 0) {
+			busy(rs, "the database cannot check tokens right now; try again");
+			return true;
+		}
+		if (!tok) {
+			resp_errorf(rs, 401,
+				    "this request needs a valid token: send 'Authorization: Bearer TOKEN' "
+				    "(create one with: karted token create NAME)");
+			return true;
+		}
 	}
 	if (rq->route->flags & (ROUTE_BODY | ROUTE_FILE)) {
 		if ((rq->route->flags & ROUTE_BODY) &&
@@ -595,6 +611,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 
 		rq = xcalloc(1, sizeof(*rq));
 		rq->started = mono_s();
+		rq->rs.request_id = h->next_id++;
 		rq->conn = conn;
 		rq->h = h;
 		rq->method = method;
@@ -870,6 +887,17 @@ static void workers_stop(struct http *h)
 
 /* ---- daemon ------------------------------------------------------------ */
 
+/* Request ids of different runs of karted (and instances) should not
+ * repeat: the first is random in its upper 32 bits, the rest counted. */
+static uint64_t request_id_start(void)
+{
+	uint32_t r = 0;
+
+	if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		r = (uint32_t)time(NULL) ^ (uint32_t)getpid();
+	return ((uint64_t)(r | 1u) << 32) + 1;
+}
+
 static int parse_listen(const char *listen, struct sockaddr_storage *ss, bool *v6,
 			struct kerr *err)
 {
@@ -943,6 +971,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 		flags |= MHD_USE_IPv6;
 	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
+	h->next_id = request_id_start();
 	if (!h->cfg.max_client_conns)
 		h->cfg.max_client_conns = HTTP_CLIENT_CONNS;
 	if (!h->cfg.request_timeout_s)

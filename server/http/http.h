@@ -41,7 +41,13 @@ struct resp {
 	unsigned retry_after;	  /* Retry-After seconds of a 503; 0 for none */
 	char *frame;		  /* X-Karte-Frame of a report (malloc'd JSON) or NULL */
 	char *next;		  /* X-Karte-Next of an export page (malloc'd) or NULL */
+	uint64_t request_id;	  /* set by http.c (0: none): named in 5xx answers and the log */
+	char *log;		  /* what the log says of a 5xx beyond its answer: the
+				   * store's own text (malloc'd, freed by http.c) or NULL */
 };
+
+/* The request id as karted writes it (16 hex digits) into buf[17]. */
+const char *resp_request_id(const struct resp *rs, char buf[17]);
 
 enum route_flags {
 	ROUTE_WRITE = 1 << 0,	/* needs a valid token */
@@ -85,7 +91,8 @@ struct http_config {
 					    * by an entry with method NULL */
 	/* static files for paths outside /api/; NULL for none. Fills rs, 0 or -1 (404). */
 	int (*serve_static)(void *app, const char *path, struct resp *rs);
-	bool (*token_ok)(void *app, const char *token);
+	/* 1 valid, 0 unknown or revoked (401), -1 the store could not tell (503) */
+	int (*token_ok)(void *app, const char *token);
 	/* Once per loop turn, after MHD's work: answer what is ready. Returns
 	 * AFTER_ANSWERED and/or AFTER_WAITING (answers will come; wake_fd will
 	 * tell). */
@@ -193,7 +200,9 @@ void resp_json(struct resp *rs, int status, json_t *body);
  * NaN and infinities; an answer must still be written). */
 json_t *json_finite(double x);
 
-/* Fill rs with {"error", "field", "index"} from err (status err->code). */
+/* Fill rs with {"error", "field", "index"} from err (status err->code).
+ * A 5xx also names the request id ("request_id"), and err->detail goes
+ * to the log, never into the answer; a 503 gets Retry-After. */
 void resp_error(struct resp *rs, const struct kerr *err);
 
 /* ids (each >= 1) as decimal numbers between commas at out, no

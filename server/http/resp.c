@@ -91,10 +91,17 @@ void resp_error(struct resp *rs, const struct kerr *err)
 	resp_error_with(rs, err, NULL);
 }
 
+const char *resp_request_id(const struct resp *rs, char buf[17])
+{
+	snprintf(buf, 17, "%016llx", (unsigned long long)rs->request_id);
+	return buf;
+}
+
 void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra)
 {
 	json_t *o = extra ? extra : json_object();
-	char msg[sizeof(err->msg)], field[sizeof(err->field)];
+	char msg[sizeof(err->msg)], field[sizeof(err->field)], id[17];
+	int status = err->code >= 400 ? err->code : 500;
 
 	/* messages quote input cut at a byte count: keep them valid UTF-8 */
 	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "internal error");
@@ -106,7 +113,17 @@ void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra)
 		json_object_set_new(o, "field", json_string(field));
 	if (err->index >= 0)
 		json_object_set_new(o, "index", json_integer(err->index));
-	resp_json(rs, err->code >= 400 ? err->code : 500, o);
+	if (status >= 500) {
+		/* the store's own text (hosts, ports, SQL) only in the log,
+		 * under the id the answer names */
+		if (rs->request_id)
+			json_object_set_new(o, "request_id", json_string(resp_request_id(rs, id)));
+		free(rs->log);
+		rs->log = err->detail[0] ? xstrdup(err->detail) : NULL;
+		if (status == 503 && !rs->retry_after)
+			rs->retry_after = 1;
+	}
+	resp_json(rs, status, o);
 }
 
 void resp_errorf(struct resp *rs, int status, const char *fmt, ...)

@@ -35,7 +35,7 @@ static void *checkpointer_main(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		kerr_clear(&err);
 		if (store_checkpoint(c->st, pages > CHECKPOINT_TRUNCATE_PAGES, &pages, &err))
-			fprintf(stderr, "karted: %s\n", err.msg);
+			fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);

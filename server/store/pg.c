@@ -35,11 +35,13 @@
 
 #include <libpq-fe.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "mono.h"
 #include "schema.h"
 #include "xalloc.h"
 
@@ -48,6 +50,7 @@
 #define COPY_FLUSH_BYTES (1u << 20)	/* send buffered runs past this */
 #define TX_KEYS_MAX 4096		/* idempotency keys remembered per transaction */
 #define PEND_MAX 256			/* runs committed in one statement (see above) */
+#define PG_RECONNECT_S 1.0		/* after a failed reconnect, the next no sooner */
 
 enum stmt_id {
 	S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND, S_SERIES_ADD,
@@ -134,6 +137,8 @@ struct pg {
 	int64_t writes;		/* the write number (karte_writes) this connection took last */
 	int64_t foreign;	/* how often it found another's before its own */
 	int64_t resets;		/* karte_resets as its last write transaction saw it */
+	double retry_at;	/* monotonic: no reconnect before (after one failed) */
+	unsigned reconnects;	/* connections made again */
 	struct tallies tally;
 	struct series_cache last;
 	struct strbuf {		/* runs for COPY, in its text format */
@@ -152,14 +157,7 @@ struct pg {
 
 static int db_error(struct pg *st, struct kerr *err, const char *what)
 {
-	char msg[512];
-	size_t n;
-
-	snprintf(msg, sizeof(msg), "%s", PQerrorMessage(st->conn));
-	n = strlen(msg);
-	while (n && (msg[n - 1] == '\n' || msg[n - 1] == ' '))
-		msg[--n] = '\0';
-	return kerr_set(err, 500, "database error while %s: %s", what, msg);
+	return kerr_store(err, what, PQerrorMessage(st->conn));
 }
 
 /* The SQLSTATE of a failed result ("" when there is none). */
@@ -211,19 +209,66 @@ static int session_setup(struct pg *st, struct kerr *err)
 	return 0;
 }
 
+/* Whether the server has dropped this connection. libpq learns it only
+ * when a statement fails; but a server that restarts (or ends an idle
+ * session) says goodbye and closes the socket, which then is readable
+ * while no statement is under way: one poll(), no round trip. */
+static bool dropped(struct pg *st)
+{
+	struct pollfd pfd = {PQsocket(st->conn), POLLIN, 0};
+	int i;
+
+	if (PQstatus(st->conn) != CONNECTION_OK || pfd.fd < 0)
+		return true;
+	if (st->in_tx || PQisBusy(st->conn))
+		return false;
+	/* readable while idle: a notice, or the goodbye and then the end
+	 * (which may take another read to see) */
+	for (i = 0; i < 4 && poll(&pfd, 1, 0) > 0; i++)
+		if (!PQconsumeInput(st->conn) || PQstatus(st->conn) != CONNECTION_OK)
+			return true;
+	return false;
+}
+
 /* A connection the server dropped (a restart, a failover) is made again,
- * between transactions only. */
+ * between transactions only. After a failed attempt the next waits
+ * PG_RECONNECT_S: meanwhile every use fails at once (a 503), so a
+ * database that is down costs no connection attempt per request. */
 static int alive(struct pg *st, struct kerr *err)
 {
-	if (PQstatus(st->conn) == CONNECTION_OK)
+	double now;
+
+	if (!dropped(st))
 		return 0;
 	if (st->in_tx)
-		return kerr_set(err, 503, "lost the connection to PostgreSQL in a transaction");
+		return kerr_store(err, "writing (the connection was lost in a transaction)",
+				  PQerrorMessage(st->conn));
+	now = mono_s();
+	if (now < st->retry_at)
+		return kerr_store(err, "connecting", "not connected; the last attempt failed less than "
+				  "a second ago");
 	PQreset(st->conn);
 	forget_prepared(st);
-	if (PQstatus(st->conn) != CONNECTION_OK)
-		return kerr_set(err, 503, "cannot reach PostgreSQL: %s", PQerrorMessage(st->conn));
+	if (PQstatus(st->conn) != CONNECTION_OK) {
+		st->retry_at = mono_s() + PG_RECONNECT_S;
+		return kerr_store(err, "connecting", PQerrorMessage(st->conn));
+	}
+	st->retry_at = 0;
+	st->reconnects++;
 	return session_setup(st, err);
+}
+
+/* Whether a statement outside a transaction that failed (res) failed
+ * because the connection was lost, and it is made again: then the caller
+ * sends it once more (nothing was committed by it). */
+static bool again(struct pg *st, const PGresult *res)
+{
+	struct kerr ignored;
+
+	if (st->in_tx || PQresultStatus(res) == PGRES_TUPLES_OK ||
+	    PQresultStatus(res) == PGRES_COMMAND_OK || PQstatus(st->conn) == CONNECTION_OK)
+		return false;
+	return alive(st, &ignored) == 0;
 }
 
 static int prepare(struct pg *st, const char *name, const char *sql, int nparams,
@@ -257,10 +302,17 @@ static PGresult *exec_stmt(struct pg *st, enum stmt_id id, const char *const *pa
 			   struct kerr *err)
 {
 	char name[16];
+	PGresult *res;
+	int tries;
 
-	if (alive(st, err) || tx_lock(st, err) || prepared(st, id, name, err))
-		return NULL;
-	return PQexecPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0);
+	for (tries = 0;; tries++) {
+		if (alive(st, err) || tx_lock(st, err) || prepared(st, id, name, err))
+			return NULL;
+		res = PQexecPrepared(st->conn, name, stmt_sql[id].nparams, params, NULL, NULL, 0);
+		if (tries || !again(st, res))
+			return res;
+		PQclear(res);
+	}
 }
 
 /* Prepared statement id with params; the result if it has status want. */
@@ -714,7 +766,7 @@ static int commit_pending(struct pg *st, struct kerr *err)
 		goto out;
 	base = PQntuples(res) == 1 ? get_i64(res, 0, 0) : 0;
 	if (base <= 0) {
-		kerr_set(err, 500, "database error while committing: no base for the runs' ids");
+		kerr_store(err, "committing", "karte_put_runs gave no base for the runs' ids");
 		goto out;
 	}
 	writes_seen(st, get_i64(res, 0, 1), get_i64(res, 0, 2));
@@ -1024,12 +1076,14 @@ static void list_params(const struct run_filter *f, const char *params[8], char 
 }
 
 /* Stream the rows of a query sent with PQsendQuery* to each(res, ctx) one
- * at a time; a stop cancels the rest on the server. */
+ * at a time; a stop cancels the rest on the server. *lost (may be NULL)
+ * tells a failure before any row because the connection was lost, which
+ * the caller may send again. */
 static int stream_rows(struct pg *st, int (*each)(const PGresult *res, void *ctx), void *ctx,
-		       struct kerr *err, const char *what)
+		       struct kerr *err, const char *what, bool *lost)
 {
 	PGresult *res;
-	int stop = 0, failed = 0;
+	int stop = 0, failed = 0, rows = 0;
 
 	if (!PQsetSingleRowMode(st->conn))
 		failed = 1;
@@ -1037,6 +1091,7 @@ static int stream_rows(struct pg *st, int (*each)(const PGresult *res, void *ctx
 		ExecStatusType s = PQresultStatus(res);
 
 		if (s == PGRES_SINGLE_TUPLE && !stop) {
+			rows++;
 			stop = each(res, ctx);
 			if (stop) {
 				PGcancel *c = PQgetCancel(st->conn);
@@ -1053,6 +1108,8 @@ static int stream_rows(struct pg *st, int (*each)(const PGresult *res, void *ctx
 		}
 		PQclear(res);
 	}
+	if (lost)
+		*lost = failed && !rows && !st->in_tx && PQstatus(st->conn) != CONNECTION_OK;
 	if (failed && !stop)
 		return err && err->code ? -1 : db_error(st, err, what);
 	return stop;
@@ -1081,21 +1138,29 @@ static int pg_each_run(struct store *base, const struct run_filter *f,
 	struct each_run_ctx c = {each, ctx};
 	const char *params[8];
 	char sql[1024], name[16], num[4][32];
-	int n;
+	bool lost = false;
+	int n, rc, tries;
 
-	if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
-		return -1;
 	snprintf(name, sizeof(name), "l%d_%u", oldest, bits);
 	n = list_sql(bits, oldest, sql, sizeof(sql));
-	if (!st->list_prepared[oldest][bits]) {
-		if (prepare(st, name, sql, n, err))
-			return -1;
-		st->list_prepared[oldest][bits] = true;
-	}
 	list_params(f, params, num);
-	if (!PQsendQueryPrepared(st->conn, name, n, params, NULL, NULL, 0))
-		return db_error(st, err, "listing runs");
-	return stream_rows(st, each_run_row, &c, err, "listing runs");
+	for (tries = 0; tries < 2; tries++) {
+		if (lost)
+			kerr_clear(err);
+		if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
+			return -1;
+		if (!st->list_prepared[oldest][bits]) {
+			if (prepare(st, name, sql, n, err))
+				return -1;
+			st->list_prepared[oldest][bits] = true;
+		}
+		if (!PQsendQueryPrepared(st->conn, name, n, params, NULL, NULL, 0))
+			return db_error(st, err, "listing runs");
+		rc = stream_rows(st, each_run_row, &c, err, "listing runs", &lost);
+		if (!lost)
+			break;
+	}
+	return rc;
 }
 
 static int pg_points_before(struct store *base, const int64_t *ids, size_t n, int64_t limit,
@@ -1198,14 +1263,16 @@ static int pg_token_add(struct store *base, const char *name, const char *hash_h
 	return rc;
 }
 
-static bool pg_token_valid(struct store *base, const char *hash_hex)
+static int pg_token_valid(struct store *base, const char *hash_hex, struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
 	const char *params[1] = {hash_hex};
-	struct kerr err;
-	PGresult *res = run_stmt(st, S_TOKEN_VALID, params, PGRES_TUPLES_OK, &err, "checking a token");
-	bool ok = res && PQntuples(res) > 0;
+	PGresult *res = run_stmt(st, S_TOKEN_VALID, params, PGRES_TUPLES_OK, err, "checking a token");
+	int ok;
 
+	if (!res)
+		return -1;
+	ok = PQntuples(res) > 0;
 	PQclear(res);
 	return ok;
 }
@@ -1353,7 +1420,7 @@ static int pg_dump(struct store *base, enum store_table t, int64_t after_id, int
 	}
 	if (!PQsendQueryPrepared(st->conn, name, 2, params, NULL, NULL, 0))
 		return db_error(st, err, "reading a table to copy");
-	return stream_rows(st, dump_row, &c, err, "reading a table to copy");
+	return stream_rows(st, dump_row, &c, err, "reading a table to copy", NULL);
 }
 
 static int pg_load(struct store *base, enum store_table t, const char *const *v, struct kerr *err)
@@ -1419,7 +1486,9 @@ static int pg_query(struct store *base, const char *sql, const char *types,
 	const char *v[16];
 	char name[16];
 	PGresult *res;
+	bool retried = false;
 
+again:
 	if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
 		return -1;
 	for (i = 0; i < QUERY_CACHE && st->queries[i] && st->queries[i] != sql; i++)
@@ -1434,6 +1503,11 @@ static int pg_query(struct store *base, const char *sql, const char *types,
 		res = PQexecPrepared(st->conn, name, nparams, params, NULL, NULL, 0);
 	} else {
 		res = PQexecParams(st->conn, sql, nparams, NULL, params, NULL, NULL, 0);
+	}
+	if (!retried && again(st, res)) {
+		PQclear(res);
+		retried = true;
+		goto again;
 	}
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		res = expect(st, res, PGRES_COMMAND_OK, err, "querying");

@@ -96,7 +96,7 @@ struct sq {
 
 static int db_error(struct sq *st, struct kerr *err, const char *what)
 {
-	return kerr_set(err, 500, "database error while %s: %s", what, sqlite3_errmsg(st->db));
+	return kerr_store(err, what, sqlite3_errmsg(st->db));
 }
 
 static sqlite3_stmt *prepare(struct sq *st, const char *sql, struct kerr *err)
@@ -782,17 +782,19 @@ static int sq_token_add(struct store *base, const char *name, const char *hash_h
 	return 0;
 }
 
-static bool sq_token_valid(struct store *base, const char *hash_hex)
+static int sq_token_valid(struct store *base, const char *hash_hex, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_TOKEN_VALID, NULL);
+	sqlite3_stmt *s = stmt(st, S_TOKEN_VALID, err);
 	int rc;
 
 	if (!s)
-		return false;
+		return -1;
 	sqlite3_bind_text(s, 1, hash_hex, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return db_error(st, err, "checking a token");
 	return rc == SQLITE_ROW;
 }
 

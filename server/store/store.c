@@ -318,9 +318,9 @@ int store_token_add(struct store *st, const char *name, const char *hash_hex, st
 	return st->ops->token_add(st, name, hash_hex, err);
 }
 
-bool store_token_valid(struct store *st, const char *hash_hex)
+int store_token_valid(struct store *st, const char *hash_hex, struct kerr *err)
 {
-	return st->ops->token_valid(st, hash_hex);
+	return st->ops->token_valid(st, hash_hex, err);
 }
 
 int store_token_revoke(struct store *st, const char *name, struct kerr *err)

@@ -146,7 +146,9 @@ long store_pvt_each(struct store *st, const char *system,
 
 /* Tokens are kept as hex SHA-256 hashes only. */
 int store_token_add(struct store *st, const char *name, const char *hash_hex, struct kerr *err);
-bool store_token_valid(struct store *st, const char *hash_hex);
+/* 1 when a token with this hash exists and is not revoked, 0 when not,
+ * -1 with err when the store could not tell (never a "no"). */
+int store_token_valid(struct store *st, const char *hash_hex, struct kerr *err);
 int store_token_revoke(struct store *st, const char *name, struct kerr *err);
 int store_each_token(struct store *st,
 		     int (*each)(const char *name, const char *created_at, const char *revoked_at,

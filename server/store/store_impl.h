@@ -37,7 +37,7 @@ struct store_ops {
 	long (*pvt_each)(struct store *st, const char *system,
 			 int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err);
 	int (*token_add)(struct store *st, const char *name, const char *hash_hex, struct kerr *err);
-	bool (*token_valid)(struct store *st, const char *hash_hex);
+	int (*token_valid)(struct store *st, const char *hash_hex, struct kerr *err);
 	int (*token_revoke)(struct store *st, const char *name, struct kerr *err);
 	int (*each_token)(struct store *st,
 			  int (*each)(const char *name, const char *created_at, const char *revoked_at,
