@@ -426,6 +426,31 @@ def token_cli_create_list_revoke():
     expect(rv.returncode == 1 and "no active token" in rv.stderr, f"revoking an unknown name fails ({rv.stderr})")
 
 
+def token_lookups(k):
+    s, m, _ = k.request("GET", "/metrics")
+    text = m.decode() if isinstance(m, bytes) else str(m)
+    return int(re.search(r"^karte_token_lookups_total (\d+)", text, re.M).group(1))
+
+
+@test
+def a_flood_of_wrong_bearers_costs_one_lookup_each():
+    """A wrong token is remembered as wrong for a second: 300 requests
+    with three wrong bearers cost three lookups per second they span, not
+    300; each is still a 401."""
+    k = Shared.k
+    before = token_lookups(k)
+    t0 = time.monotonic()
+    statuses = set()
+    for i in range(300):
+        statuses.add(k.request("POST", "/api/v1/runs", run(), token=f"kt_wrong{i % 3}")[0])
+    took = time.monotonic() - t0
+    looked = token_lookups(k) - before
+    bound = 3 * (int(took / 1.0) + 2)
+    expect(statuses == {401}, f"every wrong bearer is a 401 ({statuses})")
+    expect(3 <= looked <= bound, f"{looked} lookups for 300 wrong bearers in {took:.2f} s (at most {bound})")
+    print(f"    300 wrong bearers in {took:.2f} s: {looked} lookups")
+
+
 @test
 def contract_check_passes():
     k, t = Shared.k, Shared.token

@@ -492,13 +492,17 @@ static int get_metrics(void *app, struct req *rq, struct resp *rs)
 		"# TYPE karte_alert_webhook_retries_total counter\n"
 		"karte_alert_webhook_retries_total %llu\n"
 		"# HELP karte_alert_webhook_queue_depth Alerts waiting for the webhook.\n"
-		"# TYPE karte_alert_webhook_queue_depth gauge\nkarte_alert_webhook_queue_depth %llu\n",
+		"# TYPE karte_alert_webhook_queue_depth gauge\nkarte_alert_webhook_queue_depth %llu\n"
+		"# HELP karte_token_lookups_total Bearer tokens looked up in the store (not those "
+		"seen within the last second).\n"
+		"# TYPE karte_token_lookups_total counter\nkarte_token_lookups_total %llu\n",
 		m.active, m.slow_queued, (unsigned long long)ws->queued,
 		(unsigned long long)ws->runs, (unsigned long long)ws->commits,
 		(unsigned long long)atomic_load(&k->watch.checked),
 		(unsigned long long)atomic_load(&k->watch.alerts), (unsigned long long)hs.sent,
 		(unsigned long long)hs.failed, (unsigned long long)hs.dropped,
-		(unsigned long long)hs.retries, (unsigned long long)hs.queued);
+		(unsigned long long)hs.retries, (unsigned long long)hs.queued,
+		(unsigned long long)k->token_queries);
 	fclose(f);
 	rs->status = 200;
 	rs->body = text;
