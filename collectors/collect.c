@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "csvsafe.h"
 #include "run.h"
 #include "rapl.h"
 #include "mono.h"
@@ -585,10 +586,13 @@ struct csv_in {
 static void csv_field(void *s, size_t len, void *ctx)
 {
 	struct csv_in *c = ctx;
-	char *v = malloc(len + 1);
+	char *v = malloc(len + 1), *cell;
 
 	memcpy(v, s, len);
 	v[len] = '\0';
+	cell = (char *)csv_cell_unescape(v);	/* karte's exports: '=... is =... */
+	if (cell != v)
+		memmove(v, cell, strlen(cell) + 1);
 	if (c->nf < 64)
 		c->f[c->nf++] = v;
 	else

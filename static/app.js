@@ -134,9 +134,8 @@ function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
     const list = shown();
     let data, type;
     if (kind === 'csv') {
-      const q = (v) => { const s = String(v ?? ''); return /[",\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s; };
       data = [columns.map((c) => c.key).join(','),
-        ...list.map((r) => columns.map((c) => q(r[c.key])).join(','))].join('\n') + '\n';
+        ...list.map((r) => columns.map((c) => csvCell(r[c.key])).join(','))].join('\n') + '\n';
       type = 'text/csv';
     } else {
       data = JSON.stringify(list.map((r) => Object.fromEntries(columns.map((c) => [c.key, r[c.key]]))), null, 1);
@@ -1019,6 +1018,20 @@ async function runPage(id) {
   return out;
 }
 
+// A CSV cell a spreadsheet will not run: one that starts with = + - @, a tab
+// or CR and is no number gets an apostrophe in front (karted's exports do the
+// same, and both readers take it off again).
+const CSV_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+function csvRisky(s) {
+  const t = s.replace(/^'+/, '');
+  return /^[=+\-@\t\r]/.test(t) && !CSV_NUMBER.test(t);
+}
+function csvCell(v) {
+  let s = String(v ?? '');
+  if (csvRisky(s)) s = "'" + s;
+  return /[",\n\r\t]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+}
+
 // CSV (header of run fields, label.NAME columns) to NDJSON; errors name the line.
 function csvToNdjson(text) {
   const rows = [];
@@ -1048,7 +1061,8 @@ function csvToNdjson(text) {
     if (cells.length !== head.length) throw new Error(`line ${ln}: ${cells.length} fields, the header has ${head.length}`);
     const run = {};
     head.forEach((h, i) => {
-      const v = cells[i].trim();
+      let v = cells[i].trim();
+      if (v.startsWith("'") && csvRisky(v)) v = v.slice(1);
       if (v === '') return;
       if (h.startsWith('label.')) { (run.labels ??= {})[h.slice(6)] = v; return; }
       if (nums.has(h)) {

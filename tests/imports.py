@@ -353,7 +353,11 @@ def export_csv_and_ndjson_import_back_to_the_same_runs():
                            "frequency_mhz": 2000, "counters": {"instructions": 1.2e9}}],
                  idempotency_key="job-1"),
             dict(system="ex", application="app", p=8, n=1e3, tau=1.5),
-            dict(system="ex", application="app", p=16, n=2.5e3, tau=0.1 + 0.2, gamma=0.2)]
+            dict(system="ex", application="app", p=16, n=2.5e3, tau=0.1 + 0.2, gamma=0.2),
+            # cells a spreadsheet would run: written with an apostrophe, read back without
+            dict(system="ex", application="@SUM(A1)", variant="=cmd|' /C calc'!A0", p=2, n=1e3, tau=4.0,
+                 idempotency_key="+job-4"),
+            dict(system="ex", application="-app", variant="'=already", p=2, n=1e3, tau=4.5)]
     s, b, _ = S.k.request("POST", "/api/v1/runs", runs, token=S.token)
     expect(s == 201, f"posted ({b})")
     want = runs_of("ex")
@@ -369,19 +373,23 @@ def export_csv_and_ndjson_import_back_to_the_same_runs():
             expect(s == 200 and h.get("Content-Type", "").startswith(ctype), f"{fmt}: {s} {h}")
             if fmt == "csv":
                 rows = list(csv.DictReader(io.StringIO(body.decode())))
-                expect(len(rows) == 3 and rows[-1]["labels"].startswith("{"), f"csv rows ({rows[-1]})")
+                expect(len(rows) == 5 and rows[-1]["labels"].startswith("{"), f"csv rows ({rows[-1]})")
+                cells = {(r["application"], r["variant"], r["idempotency_key"], r["n"]) for r in rows}
+                expect(("'@SUM(A1)", "'=cmd|' /C calc'!A0", "'+job-4", "1000") in cells and
+                       ("'-app", "''=already", "", "1000") in cells,
+                       f"would-be formulas get an apostrophe, numbers do not ({cells})")
             s, b, _ = other.request("POST", f"/api/v1/import?format={fmt}", body, ctype=ctype, token=tok)
-            expect(s == 201 and b["runs"] == 3, f"{fmt} imported ({s} {b})")
+            expect(s == 201 and b["runs"] == 5, f"{fmt} imported ({s} {b})")
             got = [x for x in runs_of("ex", k=other)]
             expect(strip(got) == strip(want), f"{fmt}: the same runs\n{strip(got)}\n{strip(want)}")
             s, b, _ = other.request("POST", f"/api/v1/import?format={fmt}", body, ctype=ctype, token=tok)
-            expect(s == 200 and len(runs_of("ex", k=other)) == 3, f"{fmt}: again, nothing new ({s})")
+            expect(s == 200 and len(runs_of("ex", k=other)) == 5, f"{fmt}: again, nothing new ({s})")
             for x in runs_of("ex", k=other):
                 other.request("DELETE", f"/api/v1/runs/{x['id']}", token=tok)
         s, body, h = raw_get(S.k, "/api/v1/runs?system=ex&format=ndjson&limit=2")
         expect(s == 200 and body.count(b"\n") == 2 and "X-Karte-Next" in h, f"a page and its cursor ({h})")
-        s, body, h = raw_get(S.k, f"/api/v1/runs?system=ex&format=ndjson&after={h['X-Karte-Next']}")
-        expect(s == 200 and body.count(b"\n") == 1 and "X-Karte-Next" not in h, "the last page")
+        s, body, h = raw_get(S.k, f"/api/v1/runs?system=ex&format=ndjson&limit=3&after={h['X-Karte-Next']}")
+        expect(s == 200 and body.count(b"\n") == 3 and "X-Karte-Next" not in h, "the last page")
         s, b, _ = S.k.request("GET", "/api/v1/runs?format=xml")
         expect(s == 400 and b["field"] == "format", f"an unknown format named ({b})")
     finally:

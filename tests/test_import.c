@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csvsafe.h"
 #include "import.h"
 
 static struct import_opts opts(const char *format)
@@ -229,6 +230,43 @@ static void test_csv(void **state)
 	read_bad("nodes,n,tau\n4,10,soon\n", &o, "tau", "row 1");
 }
 
+/* Cells a spreadsheet would run get an apostrophe (csvsafe.h), numbers
+ * do not; reading takes exactly one off, so '=x survives as ''=x. */
+static void test_csv_formulas(void **state)
+{
+	static const struct {
+		const char *cell;
+		bool risky;
+	} cases[] = {
+		{"=cmd|' /C calc'!A0", true}, {"@SUM(A1:A9)", true}, {"+cmd", true}, {"-cmd", true},
+		{"\tx", true}, {"\rx", true}, {"-", true}, {"-inf", true}, {"+-1", true}, {"-1e", true},
+		{"-1.5e3", false}, {"+7", false}, {"-.5", false}, {"-2.", false}, {"12", false},
+		{"gcc 12", false}, {"", false}, {"a=b", false}, {"'abc", false}, {"'-1", false},
+		{"'=x", true}, {"''@y", true},
+	};
+	struct import_opts o = opts("csv");
+	struct import_result res;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (csv_cell_risky(cases[i].cell, strlen(cases[i].cell)) != cases[i].risky)
+			fail_msg("'%s' risky: want %d", cases[i].cell, cases[i].risky);
+	}
+	assert_string_equal(csv_cell_unescape("'=x"), "=x");
+	assert_string_equal(csv_cell_unescape("''=x"), "'=x");
+	assert_string_equal(csv_cell_unescape("'-1"), "'-1");
+	assert_string_equal(csv_cell_unescape("'abc"), "'abc");
+	assert_string_equal(csv_cell_unescape("=x"), "=x");
+	o.cols[0] = (struct import_col){"label.cc", "cc"};
+	o.ncols = 1;
+	read_ok("p,n,tau,cc\n4,10,2.5,'=cmd\n8,10,1.5,''@y\n2,10,3,'plain\n", &o, &res);
+	assert_string_equal(run_at(&res, 4, 2.5)->labels, "{\"cc\":\"=cmd\"}");
+	assert_string_equal(run_at(&res, 8, 1.5)->labels, "{\"cc\":\"'@y\"}");
+	assert_string_equal(run_at(&res, 2, 3)->labels, "{\"cc\":\"'plain\"}");
+	import_result_clear(&res);
+}
+
 static void test_guess(void **state)
 {
 	static const struct {
@@ -267,6 +305,7 @@ int main(void)
 		cmocka_unit_test(test_caliper_ranks),
 		cmocka_unit_test(test_geopm),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_csv_formulas),
 		cmocka_unit_test(test_guess),
 	};
 

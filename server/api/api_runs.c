@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "analysis_data.h"
+#include "csvsafe.h"
 #include "karted.h"
 #include "token.h"
 #include "xalloc.h"
@@ -338,18 +339,22 @@ static void out_add(struct export_ctx *c, const char *s, size_t n)
 }
 
 /* A CSV cell, quoted when it holds a separator, a quote, a line end or
- * blanks at its ends (RFC 4180). */
+ * blanks at its ends (RFC 4180); one a spreadsheet would run as a formula
+ * gets an apostrophe in front (csvsafe.h). */
 static void out_cell(struct export_ctx *c, const char *s, bool last)
 {
 	size_t n = s ? strlen(s) : 0, i;
-	bool quote = n && (strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[n - 1] == ' ');
+	bool risky = csv_cell_risky(s, n);
+	bool quote = n && (strpbrk(s, ",\"\r\n") || s[0] == ' ' || s[n - 1] == ' ' || s[0] == '\t');
 
 	if (quote) {
-		out_add(c, "\"", 1);
+		out_add(c, risky ? "\"'" : "\"", risky ? 2 : 1);
 		for (i = 0; i < n; i++)
 			out_add(c, s[i] == '"' ? "\"\"" : s + i, s[i] == '"' ? 2 : 1);
 		out_add(c, "\"", 1);
 	} else if (n) {
+		if (risky)
+			out_add(c, "'", 1);
 		out_add(c, s, n);
 	}
 	out_add(c, last ? "\r\n" : ",", last ? 2 : 1);

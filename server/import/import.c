@@ -18,6 +18,7 @@
 #include <csv.h>
 #include <nettle/sha2.h>
 
+#include "csvsafe.h"
 #include "import_xp.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -815,8 +816,15 @@ static void csv_cell(void *s, size_t len, void *ctx)
 		}
 		c->cols[c->col].header = xstrndup(s, len);
 	} else {
+		const char *v = s ? s : "";
+
+		/* the apostrophe karte's export puts before a would-be formula */
+		if (len > 1 && csv_cell_unescape(v) != v) {
+			v++;
+			len--;
+		}
 		free(c->cells[c->col]);
-		c->cells[c->col] = xstrndup(s ? s : "", s ? len : 0);
+		c->cells[c->col] = xstrndup(v, s ? len : 0);
 	}
 	c->col++;
 }
