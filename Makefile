@@ -30,7 +30,7 @@ SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte
-KARTE_OBJ  := $(BUILD)/server/cli/karte.o $(BUILD)/server/render/chart.o $(BUILD)/server/render/report.o \
+KARTE_OBJ  := $(BUILD)/server/cli/karte.o $(BUILD)/server/core/slurp.o $(BUILD)/server/render/chart.o $(BUILD)/server/render/report.o \
               $(BUILD)/server/cli/otf2in.o $(BUILD)/server/core/xalloc.o $(BUILD)/server/core/kerr.o
 
 # libkarte_analysis: pure C, no I/O (analysis/)
@@ -47,6 +47,7 @@ COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/server/core/csvsafe.o \
+               $(BUILD)/server/core/slurp.o \
                $(BUILD)/server/core/run.o $(BUILD)/server/core/utf8.o $(BUILD)/server/core/kerr.o $(BUILD)/server/core/xalloc.o
 
 .PHONY: all run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
@@ -156,12 +157,12 @@ build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_mem.c $(FUZZ_API_SRC) 
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcurl
 
 build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c server/render/chart.c server/render/report.c \
-                       server/cli/otf2in.c server/core/xalloc.c server/core/kerr.c $(ANALYSIS_SRC)
+                       server/cli/otf2in.c server/core/xalloc.c server/core/kerr.c server/core/slurp.c $(ANALYSIS_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/cli/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
 
-build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c server/core/csvsafe.c \
+build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c server/core/csvsafe.c server/core/slurp.c \
                          server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \

@@ -28,6 +28,8 @@
 #include <unistd.h>
 
 #include "csvsafe.h"
+#include "bounds.h"
+#include "slurp.h"
 #include "run.h"
 #include "rapl.h"
 #include "mono.h"
@@ -308,6 +310,25 @@ static enum sent post_ndjson(const struct opts *o, const char *body, size_t len,
 	return r;
 }
 
+/* What a POST of runs may be (karted's --max-body, read from the same
+ * variable), and a file to import (--max-import-body). */
+#define BODY_LIMIT "karted's --max-body (KARTE_MAX_BODY)"
+#define IMPORT_LIMIT "karted's --max-import-body (KARTE_MAX_IMPORT_BODY)"
+
+/* The file whole, at most cap bytes; NULL after saying why. */
+static char *read_input(const char *file, size_t cap, const char *limit, size_t *len)
+{
+	struct kerr err;
+	char *all;
+
+	kerr_clear(&err);
+	if (slurp(file, cap, limit, &all, len, &err)) {
+		fprintf(stderr, "karte-collect: %s; nothing of it is sent\n", err.msg);
+		return NULL;
+	}
+	return all;
+}
+
 /* ---- spool --------------------------------------------------------------------- */
 
 static void spool_dir(const struct opts *o, char *out, size_t size)
@@ -433,27 +454,15 @@ static int cmd_flush(const struct opts *o)
 	closedir(d);
 	qsort(names, n, sizeof(*names), cmp_str);	/* oldest first */
 	for (i = 0; i < n; i++) {
-		FILE *f;
 		char *body;
-		long len;
+		size_t len;
 		enum sent s;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		f = fopen(path, "rb");
-		if (!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-			if (f)
-				fclose(f);
+		body = read_input(path, slurp_cap("KARTE_MAX_BODY", LIMIT_BODY), BODY_LIMIT, &len);
+		if (!body)
 			continue;
-		}
-		body = malloc((size_t)len + 1);
-		if (!body || fread(body, 1, (size_t)len, f) != (size_t)len) {
-			fclose(f);
-			free(body);
-			continue;
-		}
-		fclose(f);
-		body[len] = '\0';
-		s = post_ndjson(o, body, (size_t)len, &nruns);
+		s = post_ndjson(o, body, len, &nruns);
 		free(body);
 		if (s == SENT) {
 			unlink(path);
@@ -691,26 +700,19 @@ static int csv_to_ndjson(const char *file, const struct opts *o, struct buf *out
 {
 	struct csv_in c = {0};
 	struct csv_parser p;
-	char data[65536];
-	size_t got, i;
-	FILE *f = fopen(file, "rb");
+	size_t len, i;
+	char *all = read_input(file, slurp_cap("KARTE_MAX_BODY", LIMIT_BODY), BODY_LIMIT, &len);
 
-	if (!f) {
-		fprintf(stderr, "karte-collect: cannot open %s: %s\n", file, strerror(errno));
+	if (!all)
 		return -1;
-	}
 	c.file = file;
 	c.o = o;
 	csv_init(&p, CSV_APPEND_NULL);
-	while ((got = fread(data, 1, sizeof(data), f)) > 0)
-		if (csv_parse(&p, data, got, csv_field, csv_row, &c) != got) {
-			snprintf(c.err, sizeof(c.err), "%s:%ld: %s", file, c.line + 1,
-				 csv_strerror(csv_error(&p)));
-			break;
-		}
+	if (csv_parse(&p, all, len, csv_field, csv_row, &c) != len)
+		snprintf(c.err, sizeof(c.err), "%s:%ld: %s", file, c.line + 1, csv_strerror(csv_error(&p)));
 	csv_fini(&p, csv_field, csv_row, &c);
 	csv_free(&p);
-	fclose(f);
+	free(all);
 	for (i = 0; i < c.nhead; i++)
 		free(c.head[i]);
 	if (c.err[0]) {
@@ -726,28 +728,17 @@ static int csv_to_ndjson(const char *file, const struct opts *o, struct buf *out
 static int json_to_ndjson(const char *file, const struct opts *o, struct buf *out)
 {
 	json_error_t je;
-	json_t *root = json_load_file(file, JSON_DISABLE_EOF_CHECK, &je), *v;
-	size_t i, index = 0, off = 0;
-	FILE *f;
+	json_t *root, *v;
+	size_t i, index = 0, off = 0, n;
+	char *all = read_input(file, slurp_cap("KARTE_MAX_BODY", LIMIT_BODY), BODY_LIMIT, &n);
 
+	if (!all)
+		return -1;
+	root = json_loadb(all, n, JSON_DISABLE_EOF_CHECK, &je);
 	if (root && (json_is_array(root) || json_is_object(root))) {
 		/* JSON: one object, or an array; or NDJSON whose first line parsed alone */
-		char *all = NULL;
-		size_t n = 0;
-
-		f = fopen(file, "rb");
-		if (f) {
-			fseek(f, 0, SEEK_END);
-			n = (size_t)ftell(f);
-			fseek(f, 0, SEEK_SET);
-			all = malloc(n + 1);
-			if (fread(all, 1, n, f) != n)
-				n = 0;
-			all[n] = '\0';
-			fclose(f);
-		}
 		json_decref(root);
-		while (all && off < n) {
+		while (off < n) {
 			size_t used;
 
 			root = json_loadb(all + off, n - off, JSON_DISABLE_EOF_CHECK, &je);
@@ -787,6 +778,7 @@ static int json_to_ndjson(const char *file, const struct opts *o, struct buf *ou
 	fprintf(stderr, "karte-collect: %s: %s (line %d)\n", file, root ? "not a run" : je.text,
 		je.line);
 	json_decref(root);
+	free(all);
 	return -1;
 }
 
@@ -823,19 +815,23 @@ static int cmd_post(const struct opts *o, int argc, char **argv)
 static json_t *read_results(const char *path)
 {
 	json_error_t je;
-	char line[256], key[64];
+	char key[64], *all, *line, *next;
+	size_t len;
 	double v;
 	json_t *r;
-	FILE *f = fopen(path, "r");
-	int c;
+	struct kerr err;
 
-	if (!f)
+	if (access(path, F_OK))
+		return json_object();	/* the program wrote none */
+	kerr_clear(&err);
+	if (slurp(path, slurp_cap("KARTE_MAX_BODY", LIMIT_BODY), BODY_LIMIT, &all, &len, &err)) {
+		fprintf(stderr, "karte-collect: %s; ignored\n", err.msg);
 		return json_object();
-	while ((c = fgetc(f)) == ' ' || c == '\n' || c == '\t')
-		;
-	if (c == '{') {
-		fclose(f);
-		r = json_load_file(path, 0, &je);
+	}
+	line = all + strspn(all, " \n\t\r");
+	if (*line == '{') {
+		r = json_loadb(all, len, 0, &je);
+		free(all);
 		if (!json_is_object(r)) {
 			fprintf(stderr, "karte-collect: %s: %s (line %d); ignored\n", path, je.text,
 				je.line);
@@ -844,14 +840,17 @@ static json_t *read_results(const char *path)
 		}
 		return r;
 	}
-	ungetc(c, f);
 	r = json_object();
-	while (fgets(line, sizeof(line), f))
+	for (line = all; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
 		if (sscanf(line, "%63s %lf", key, &v) == 2 &&
 		    (!strcmp(key, "chi") || !strcmp(key, "gamma") || !strcmp(key, "tau") ||
 		     !strcmp(key, "n") || !strcmp(key, "energy_j")))
 			json_object_set_new(r, key, json_real(v));
-	fclose(f);
+	}
+	free(all);
 	return r;
 }
 
@@ -996,31 +995,16 @@ static int cmd_import(const struct opts *o, int argc, char **argv)
 	struct buf file = {0};
 	json_t *w;
 	size_t i;
-	FILE *f;
 	int k, rc = 1;
 
 	if (argc != 1) {
 		fprintf(stderr, "karte-collect: import needs one FILE (see karte-collect --help)\n");
 		return 2;
 	}
-	if (!(f = fopen(argv[0], "rb"))) {
-		fprintf(stderr, "karte-collect: cannot open '%s': %s\n", argv[0], strerror(errno));
+	file.p = read_input(argv[0], slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), IMPORT_LIMIT,
+			    &file.len);
+	if (!file.p)
 		return 2;
-	}
-	for (;;) {
-		char chunk[65536];
-		size_t n = fread(chunk, 1, sizeof(chunk), f);
-
-		if (!n)
-			break;
-		if (collect_body(chunk, 1, n, &file) != n) {
-			fprintf(stderr, "karte-collect: out of memory reading '%s'\n", argv[0]);
-			fclose(f);
-			free(file.p);
-			return 2;
-		}
-	}
-	fclose(f);
 	{
 		/* the options as the import's query parameters */
 		const char *const params[][2] = {

@@ -258,7 +258,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->db = env_or("KARTE_DB", "data/karte.db");
 	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
 	o->static_dir = env_or("KARTE_STATIC_DIR", default_static_dir());
-	o->max_body = 8u << 20;
+	o->max_body = LIMIT_BODY;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
 	o->chunk = 10000;

@@ -290,6 +290,49 @@ def import_cli_relearn():
     expect(r.returncode == 2 and "cannot open" in r.stderr, f"a missing file ({r.stderr})")
 
 
+def bounded(cmd, env=None, timeout=60):
+    """Run cmd; (exit code, stderr, peak RSS in MB) from the kernel's own
+    accounting of that one child (wait4)."""
+    e = dict(os.environ, KARTE_URL=S.k.url, KARTE_TOKEN=S.token,
+             KARTE_SPOOL_DIR=os.path.join(S.tmp, "spool"))
+    e.update(env or {})
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e, text=True)
+    try:
+        err = p.stderr.read()
+    finally:
+        _, status, ru = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, err, ru.ru_maxrss / 1024
+
+
+@test
+def the_tools_bound_their_input_as_karted_does():
+    """/dev/zero as a file: refused at karted's own limit, naming it, in
+    bounded memory (was 3.6 GB for import and 2.2 GB for karte plot)."""
+    kc, karte = os.path.join(S.build, "karte-collect"), os.path.join(S.build, "karte")
+    rc, err, mb = bounded([kc, "import", "/dev/zero", "--system", "s", "--application", "a"])
+    expect(rc == 2 and "larger than 134217728 bytes" in err and "--max-import-body" in err and mb < 600,
+           f"import of /dev/zero ({rc} {err.strip()} {mb:.0f} MB)")
+    rc, err, mb = bounded([kc, "post", "/dev/zero"])
+    expect(rc == 1 and "larger than 8388608 bytes" in err and "KARTE_MAX_BODY" in err and mb < 200,
+           f"post of /dev/zero ({rc} {err.strip()} {mb:.0f} MB)")
+    rc, err, mb = bounded([karte, "plot", "isoefficiency", "--csv", "/dev/zero", "-o",
+                           os.path.join(S.tmp, "x.svg")])
+    expect(rc == 1 and "--max-import-body" in err and mb < 600, f"karte plot --csv /dev/zero ({rc} {err.strip()} {mb:.0f} MB)")
+    rc, err, mb = bounded([karte, "plot", "energy", "--model", "/dev/zero", "-o", os.path.join(S.tmp, "x.svg")])
+    expect(rc == 1 and "larger than 2097152 bytes" in err and mb < 200, f"karte --model /dev/zero ({rc} {err.strip()})")
+    # the limits follow karted's variables, as karted reads them
+    f = os.path.join(S.tmp, "two.ndjson")
+    with open(f, "w") as fh:
+        for p in (1, 2):
+            fh.write(json.dumps({"system": "bound", "application": "a", "p": p, "n": 1, "tau": 1.0}) + "\n")
+    r = collect("post", f, env={"KARTE_MAX_BODY": "50"})
+    expect(r.returncode == 1 and "larger than 50 bytes" in r.stderr, f"KARTE_MAX_BODY=50 ({r.stderr})")
+    expect(runs_of("bound") == [], "nothing posted")
+    r = collect("post", f)
+    expect(r.returncode == 0 and len(runs_of("bound")) == 2, f"the same file under the default ({r.stderr})")
+
+
 @test
 def help_text():
     r = collect("--help")

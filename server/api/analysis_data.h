@@ -18,7 +18,7 @@
 /* Limits on what one analysis may load and walk (documented in the README):
  * the runs of one series, and the (p, n, n') pairs Orii's analysis walks
  * (about 50 ns each: 2e7 is about a second). */
-#define SERIES_RUNS_MAX 1000000
+#define SERIES_RUNS_MAX LIMIT_SERIES_RUNS
 #define ISO_PAIRS_MAX 20000000.0
 
 /* "system:application:variant [k=v, ...]": the names and room for the

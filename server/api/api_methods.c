@@ -25,8 +25,8 @@
 #define BUDGETS_MAX 1000	/* power budgets of one request */
 #define CAP_CELLS_MAX 25000	/* modules x budgets: the per-module rows answered (about 200 bytes each, twice: under the 16 MiB answer) */
 #define RSAMPLES_MAX 10000	/* measured r(f) samples */
-#define TRACE_SAMPLES_MAX 100000	/* samples of one trace */
-#define SEGMENTS_MAX 100000	/* segments of a trace correction */
+#define TRACE_SAMPLES_MAX LIMIT_TRACE_SAMPLES	/* samples of one trace */
+#define SEGMENTS_MAX LIMIT_SEGMENTS	/* segments of a trace correction */
 #define ROWS_MAX 100000		/* rows of a power model's training, verification or predict */
 #define CONFIG_PARAMS_MAX 16	/* parameters of a configuration */
 #define CONFIG_RUNS_MAX 100000	/* recorded configurations */

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "chart.h"
+#include "bounds.h"
 #include "otf2in.h"
 #include "report.h"
+#include "slurp.h"
 #include "version.h"
 #include "xalloc.h"
 
@@ -191,6 +193,11 @@ static void row(struct csv_state *st)
 			 st->line, SERIES_MAX);
 		return;
 	}
+	if (acc->n == LIMIT_SERIES_RUNS) {
+		snprintf(st->err, sizeof(st->err), "%s:%ld: series %s has more than %d runs, the most "
+			 "karted's analyses read of one series", st->file, st->line, name, LIMIT_SERIES_RUNS);
+		return;
+	}
 	if (acc->n == acc->cap) {
 		acc->cap = acc->cap ? 2 * acc->cap : 256;
 		acc->runs = xrealloc(acc->runs, acc->cap * sizeof(*acc->runs));
@@ -217,33 +224,62 @@ static void on_row(int c, void *ctx)
 	st->nfields = 0;
 }
 
+/* The inputs karted would take, read whole: a CSV of runs as a file to
+ * import, a JSON body as a what-if analysis' body. NULL after saying why. */
+#define CSV_LIMIT "karted's --max-import-body (KARTE_MAX_IMPORT_BODY)"
+#define JSON_LIMIT "karted's limit of an analysis body"
+
+static char *read_input(const char *file, size_t cap, const char *limit, size_t *len)
+{
+	struct kerr err;
+	char *all;
+
+	kerr_clear(&err);
+	if (slurp(file, cap, limit, &all, len, &err)) {
+		fprintf(stderr, "karte: %s\n", err.msg);
+		return NULL;
+	}
+	return all;
+}
+
+static json_t *read_json(const char *file)
+{
+	json_error_t je;
+	size_t len;
+	char *all = read_input(file, LIMIT_ANALYSIS_BODY, JSON_LIMIT, &len);
+	json_t *root;
+
+	if (!all)
+		return NULL;
+	root = json_loadb(all, len, 0, &je);
+	free(all);
+	if (!root)
+		fprintf(stderr, "karte: %s:%d: %s\n", file, je.line, je.text);
+	return root;
+}
+
 static int read_csv(const char *file, double only_freq, struct series_acc *series,
 		    size_t *nseries)
 {
 	struct csv_state st = {0};
 	struct csv_parser p;
-	char buf[65536];
-	size_t got;
-	FILE *f = fopen(file, "rb");
+	size_t len;
+	char *all = read_input(file, slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), CSV_LIMIT,
+			       &len);
 
-	if (!f) {
-		fprintf(stderr, "karte: cannot open '%s': %s\n", file, strerror(errno));
+	if (!all)
 		return -1;
-	}
 	st.file = file;
 	st.only_freq = only_freq;
 	st.series = series;
 	st.nseries = nseries;
 	csv_init(&p, CSV_APPEND_NULL);
-	while ((got = fread(buf, 1, sizeof(buf), f)) > 0)
-		if (csv_parse(&p, buf, got, on_field, on_row, &st) != got) {
-			snprintf(st.err, sizeof(st.err), "%s:%ld: %s", file, st.line + 1,
-				 csv_strerror(csv_error(&p)));
-			break;
-		}
+	if (csv_parse(&p, all, len, on_field, on_row, &st) != len && !st.err[0])
+		snprintf(st.err, sizeof(st.err), "%s:%ld: %s", file, st.line + 1,
+			 csv_strerror(csv_error(&p)));
 	csv_fini(&p, on_field, on_row, &st);
 	csv_free(&p);
-	fclose(f);
+	free(all);
 	if (st.err[0]) {
 		fprintf(stderr, "karte: %s\n", st.err);
 		return -1;
@@ -259,11 +295,9 @@ static int read_model(const char *file, struct report_series *rs, struct ka_regi
 	json_t *regs, *r;
 	size_t i;
 
-	*root = json_load_file(file, 0, &je);
-	if (!*root) {
-		fprintf(stderr, "karte: %s:%d: %s\n", file, je.line, je.text);
+	*root = read_json(file);
+	if (!*root)
 		return -1;
-	}
 	regs = json_object_get(*root, "regions");
 	if (json_unpack_ex(*root, &je, 0, "{s:F}", "f_std", &rs->f_std) || !json_is_array(regs) ||
 	    json_array_size(regs) == 0) {
@@ -455,7 +489,6 @@ out:
 static int load_trace(const char *file, struct otf2_trace *t)
 {
 	size_t l = strlen(file), i;
-	json_error_t je;
 	json_t *root, *v;
 	struct kerr err;
 
@@ -467,13 +500,17 @@ static int load_trace(const char *file, struct otf2_trace *t)
 		return 0;
 	}
 	memset(t, 0, sizeof(*t));
-	root = json_load_file(file, 0, &je);
-	if (!root) {
-		fprintf(stderr, "karte: %s:%d: %s\n", file, je.line, je.text);
+	root = read_json(file);
+	if (!root)
 		return -1;
-	}
 	t->nsamples = json_array_size(json_object_get(root, "samples"));
 	t->nsegments = json_array_size(json_object_get(root, "segments"));
+	if (t->nsamples > LIMIT_TRACE_SAMPLES || t->nsegments > LIMIT_SEGMENTS) {
+		fprintf(stderr, "karte: %s: more than %d samples or %d segments, karted's limits of a "
+			"trace correction\n", file, LIMIT_TRACE_SAMPLES, LIMIT_SEGMENTS);
+		json_decref(root);
+		return -1;
+	}
 	t->samples = xcalloc(t->nsamples + 1, sizeof(*t->samples));
 	t->segments = xcalloc(t->nsegments + 1, sizeof(*t->segments));
 	json_array_foreach(json_object_get(root, "samples"), i, v)

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bounds.h"
 #include "xalloc.h"
 
 #define MAX_DEPTH 64
@@ -31,6 +32,7 @@ struct ctx {
 	OTF2_LocationRef first_location;
 	bool have_location;
 	bool ids_too_large;	/* a definition id past OTF2_IDS_MAX: refused */
+	bool too_many;		/* past LIMIT_TRACE_SAMPLES samples or LIMIT_SEGMENTS intervals */
 	/* events */
 	struct ka_sample *s;
 	size_t ns, caps;
@@ -179,6 +181,10 @@ static OTF2_CallbackCode ev_enter(OTF2_LocationRef loc, OTF2_TimeStamp t, void *
 	(void)a;
 	if (loc != c->first_location || c->depth >= MAX_DEPTH)
 		return OTF2_CALLBACK_SUCCESS;
+	if (c->niv == LIMIT_SEGMENTS) {
+		c->too_many = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
 	grow((void **)&c->iv, &c->capiv, c->niv + 1, sizeof(*c->iv));
 	c->iv[c->niv] = (struct interval){region, seconds(c, t), -1, c->depth};
 	c->stack[c->depth++] = c->niv++;
@@ -211,6 +217,10 @@ static OTF2_CallbackCode ev_metric(OTF2_LocationRef loc, OTF2_TimeStamp t, void 
 	v = types[0] == OTF2_TYPE_DOUBLE ? values[0].floating_point :
 	    types[0] == OTF2_TYPE_INT64 ? (double)values[0].signed_int :
 					  (double)values[0].unsigned_int;
+	if (c->ns == LIMIT_TRACE_SAMPLES) {
+		c->too_many = true;
+		return OTF2_CALLBACK_INTERRUPT;
+	}
 	grow((void **)&c->s, &c->caps, c->ns + 1, sizeof(*c->s));
 	c->s[c->ns++] = (struct ka_sample){seconds(c, t), v};
 	return OTF2_CALLBACK_SUCCESS;
@@ -308,6 +318,11 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 	OTF2_Reader_ReadAllGlobalEvents(r, ger, &nread);
 	OTF2_Reader_CloseGlobalEvtReader(r, ger);
 	OTF2_Reader_CloseEvtFiles(r);
+	if (c.too_many) {
+		kerr_set(err, 413, "%s has more than %d power samples or %d regions entered, karted's "
+			 "limits of a trace correction", anchor, LIMIT_TRACE_SAMPLES, LIMIT_SEGMENTS);
+		goto out;
+	}
 	t->samples = c.s;
 	t->nsamples = c.ns;
 	c.s = NULL;

@@ -27,6 +27,7 @@
 #include <jansson.h>
 
 #include "kerr.h"
+#include "bounds.h"
 
 struct req;
 
@@ -65,8 +66,8 @@ enum route_flags {
 #define HTTP_CLIENT_CONNS 64		/* connections one source address may hold */
 #define HTTP_REQUEST_TIMEOUT_S 60	/* a whole request must arrive within this */
 #define HTTP_BODY_BUDGET (256u << 20)	/* request bodies held at once, all clients */
-#define HTTP_ANALYSIS_BODY (2u << 20)	/* body of a what-if analysis (no token needed) */
-#define HTTP_FILE_BODY (128u << 20)	/* a file to import */
+#define HTTP_ANALYSIS_BODY LIMIT_ANALYSIS_BODY	/* body of a what-if analysis (no token needed) */
+#define HTTP_FILE_BODY LIMIT_IMPORT_BODY	/* a file to import */
 #define HTTP_SLOW_QUEUE 64		/* analyses waiting for a worker */
 #define HTTP_SLOW_WAIT_S 30		/* longest wait there before a 503 */
 
