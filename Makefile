@@ -141,7 +141,17 @@ FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE $(SERVER_INC) -Ianalysis -Icollectors -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
-FUZZ_LIBS = $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
+FUZZ_LIBS = build/fuzz/lsan_default.o $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
+# LeakSanitizer's suppressions, the same for `make asan` and the fuzzers
+# (which also carry them inside: build/fuzz/lsan_default.c)
+LSAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
+
+build/fuzz/lsan_default.o: tests/lsan.supp tests/fuzz/lsan_default.sh
+	@mkdir -p $(dir $@)
+	sh tests/fuzz/lsan_default.sh tests/lsan.supp > build/fuzz/lsan_default.c
+	clang -c -O1 -o $@ build/fuzz/lsan_default.c
+
+$(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o
 FUZZ_API_SRC := server/core/csvsafe.c server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c \
                 server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/api_methods.c \
                 server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
@@ -184,8 +194,7 @@ build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/cli/
 test-fuzz fuzz: $(FUZZ_TARGETS:%=build/fuzz/%)
 	@total=0; failed=0; for t in $(FUZZ_TARGETS); do \
 	    mkdir -p build/fuzz/corpus/$$t tests/fuzz/corpus/$$t; \
-	    LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	    ASAN_OPTIONS=quarantine_size_mb=32 ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
+	    $(LSAN_ENV) ASAN_OPTIONS=quarantine_size_mb=32 ./build/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
 	        -timeout=10 -rss_limit_mb=2048 -dict=tests/fuzz/karte.dict -artifact_prefix=build/fuzz/$$t- \
 	        build/fuzz/corpus/$$t tests/fuzz/corpus/$$t $$(./tests/fuzz/seeds.sh $$t) > build/fuzz/$$t.log 2>&1; \
 	    rc=$$?; \
@@ -214,8 +223,7 @@ test: deps
 # The font and drawing libraries keep caches for the life of the process;
 # LeakSanitizer is told to ignore those (tests/lsan.supp), nothing of karte's.
 asan:
-	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 \
-	    $(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
+	$(LSAN_ENV) $(MAKE) BUILD=build-asan SAN=1 test-unit test-integration
 
 bench-deps:
 	@./deploy/install-deps.sh --bench
