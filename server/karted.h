@@ -61,8 +61,11 @@ void write_req_submit(void *arg);	/* for req_defer() */
 int write_call(struct karted *k, struct req *rq, int (*call)(struct store *st, struct wjob *job),
 	       void *arg, void (*done)(struct wjob *job));
 
-/* Reader pool: `size` read-only connections to path. */
-struct pool *pool_open(const char *path, unsigned size, struct kerr *err);
+/* Reader pool: `size` read-only connections to path, each statement of
+ * which stops after timeout_s (0: none; store_statement_timeout). A
+ * connection taken on a worker is stopped with its request (req_on_cancel):
+ * when the client hangs up or the read's time is up. */
+struct pool *pool_open(const char *path, unsigned size, double timeout_s, struct kerr *err);
 struct store *pool_get(struct pool *p);	/* blocks until one is free */
 void pool_put(struct pool *p, struct store *st);
 void pool_close(struct pool *p);

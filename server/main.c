@@ -63,6 +63,9 @@ static const char usage[] =
 	"  --request-timeout S   a whole request (headers and body) must arrive within S\n"
 	"                        seconds, however slowly it trickles; idle connections\n"
 	"                        close after S too        KARTE_REQUEST_TIMEOUT (60)\n"
+	"  --read-timeout S      a read (listing, analysis, report) running longer is\n"
+	"                        stopped with 503 (fractions allowed; 0 for none)\n"
+	"                                                   KARTE_READ_TIMEOUT (30)\n"
 	"  --regression-check on|off  hold each POSTed run against the earlier runs of\n"
 	"                        its point and store regressions as alerts\n"
 	"                                                   KARTE_REGRESSION_CHECK (on)\n"
@@ -98,6 +101,7 @@ struct opts {
 	char allowed_env[1024];	/* KARTE_ALLOWED_HOSTS, split in place */
 	unsigned max_client_conns;
 	unsigned request_timeout_s;
+	double read_timeout_s;	/* 0: none */
 	size_t body_memory;
 	size_t max_import;
 	const char *alert_webhook;	/* NULL: none */
@@ -121,6 +125,21 @@ static int parse_unsigned(const char *what, const char *s, unsigned long long ma
 	if (!*s || *end || errno || *out == 0 || *out > max) {
 		fprintf(stderr, "karted: %s must be a whole number from 1 to %llu (got '%s')\n", what,
 			max, s);
+		return -1;
+	}
+	return 0;
+}
+
+/* Seconds from 0 (none) to an hour, fractions allowed. */
+static int parse_seconds(const char *what, const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (!*s || *end || errno || !(*out >= 0 && *out <= 3600)) {
+		fprintf(stderr, "karted: %s must be a number of seconds from 0 (none) to 3600 "
+			"(got '%s')\n", what, s);
 		return -1;
 	}
 	return 0;
@@ -240,6 +259,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"allowed-host", required_argument, NULL, 'A'},
 		{"max-client-connections", required_argument, NULL, 'C'},
 		{"request-timeout", required_argument, NULL, 'T'},
+		{"read-timeout", required_argument, NULL, 'D'},
 		{"max-body-memory", required_argument, NULL, 'M'},
 		{"max-import-body", required_argument, NULL, 'I'},
 		{"alert-webhook", required_argument, NULL, 'W'},
@@ -259,6 +279,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
 	o->static_dir = env_or("KARTE_STATIC_DIR", default_static_dir());
 	o->max_body = LIMIT_BODY;
+	o->read_timeout_s = HTTP_READ_TIMEOUT_S;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->first_token = true;
 	o->chunk = 10000;
@@ -272,6 +293,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	for (i = 0; i < N_COUNT; i++)
 		if (getenv(nums[i].env) && set_num(o, i, nums[i].env, getenv(nums[i].env)))
 			return -1;
+	if (getenv("KARTE_READ_TIMEOUT") &&
+	    parse_seconds("KARTE_READ_TIMEOUT", getenv("KARTE_READ_TIMEOUT"), &o->read_timeout_s))
+		return -1;
 	if (getenv("KARTE_SYNC") && parse_sync(getenv("KARTE_SYNC"), &o->sync_full))
 		return -1;
 	if (getenv("KARTE_ALLOWED_HOSTS")) {
@@ -319,6 +343,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'T':
 			if (set_num(o, N_REQUEST_TIMEOUT, "--request-timeout", optarg))
+				return -1;
+			break;
+		case 'D':
+			if (parse_seconds("--read-timeout", optarg, &o->read_timeout_s))
 				return -1;
 			break;
 		case 'M':
@@ -575,7 +603,10 @@ static int cmd_serve(const struct opts *o)
 		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 		return 1;
 	}
-	k.readers = pool_open(o->db, 4, &err);	/* the loop, two workers, one spare */
+	/* the loop, two quick and two slow workers, one spare; a statement
+	 * stops a second after the read deadline (the workers' reads are
+	 * stopped at it: this is for the loop's) */
+	k.readers = pool_open(o->db, 6, o->read_timeout_s > 0 ? o->read_timeout_s + 1.0 : 0, &err);
 	if (!k.readers)
 		goto out;
 	if (!store_is_uri(o->db)) {	/* PostgreSQL checkpoints itself */
@@ -607,6 +638,8 @@ static int cmd_serve(const struct opts *o)
 	cfg.answers_soon = api_answers_soon;
 	cfg.wake_fd = writer_fd(k.writer);
 	cfg.workers = 2;	/* analyses and reports, off the event loop */
+	cfg.quick_workers = 2;	/* cheap reads, never behind slow ones */
+	cfg.read_timeout_s = o->read_timeout_s > 0 ? o->read_timeout_s : -1.0;
 	cfg.allowed_hosts = o->allowed;
 	cfg.max_client_conns = o->max_client_conns;
 	cfg.request_timeout_s = o->request_timeout_s;

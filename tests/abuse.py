@@ -16,6 +16,7 @@ Prints one line per test and 'abuse: N passed, M failed' last.
 import argparse
 import json
 import os
+import re
 import shutil
 import socket
 import sys
@@ -425,6 +426,129 @@ def the_slow_queue_is_bounded_and_forgets_clients_that_left():
     expect(answered <= reads + 2, f"the work of clients that left was dropped ({answered:.0f} answered 2xx)")
     s, _, _ = post("/api/v1/analysis/trace-correction", body, timeout=bound)
     expect(s == 200, f"a new correction is answered ({s})")
+
+
+def fill(k, token, runs=200000):
+    """A series big:app of `runs` runs (labels commit=cN, two regions) and
+    a small one of 16, through the bulk NDJSON path."""
+    batch = []
+    for i in range(runs):
+        batch.append(json.dumps({"system": "big", "application": "app", "p": 1 << (i % 6),
+                                 "n": 1000.0 * (1 + i % 7), "tau": 10.0 + i % 13, "chi": 1.0,
+                                 "labels": {"commit": f"c{i % 50}"},
+                                 "regions": [{"name": "solve", "time_s": 5.0}, {"name": "io", "time_s": 1.0}]}))
+        if len(batch) == 40000 or i == runs - 1:
+            s, b, _ = k.request("POST", "/api/v1/runs", "\n".join(batch), ctype="application/x-ndjson",
+                                token=token, timeout=120)
+            expect(s == 201, f"filled ({s} {str(b)[:200]})")
+            batch = []
+    small = [{"system": "small", "application": "app", "p": p, "n": n, "tau": 8.0 / p + 0.01 * p,
+              "chi": 0.01 * p} for p in (1, 2, 4, 8) for n in (1e3, 2e3, 4e3, 8e3)]
+    expect(k.request("POST", "/api/v1/runs", small, token=token)[0] == 201, "the small series")
+
+
+@test
+def slow_reads_never_starve_cheap_ones():
+    """Four clients without a token keep slow reads in flight (exports of
+    100,000 runs, Orii's analysis of a 200,000-run series) while a probe
+    asks cheap ones: a page of runs, a label's page, a small series'
+    analysis, a run by id. Every cheap read answers within 1 s: reads start
+    in the quick lane, large ones move on to the slow lane."""
+    k = Karted(S.k.binary, args=["--no-first-token"]).start()
+    try:
+        tok = k.token("fill")
+        fill(k, tok)
+        slow = [b"GET /api/v1/runs?format=ndjson&limit=100000 HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+                b"GET /api/v1/analysis/isoefficiency?system=big&application=app HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                b"Connection: close\r\n\r\n"]
+        t0 = time.time()
+        s, _, _ = k.request("GET", "/api/v1/runs?format=ndjson&limit=100000", timeout=60)
+        one = time.time() - t0
+        expect(s == 200, f"an export alone ({s})")
+        stop, slow_done = threading.Event(), []
+
+        def attacker(src, i):
+            host, port = k.host_port
+            while not stop.is_set():
+                c = socket.create_connection((host, port), timeout=60, source_address=(src, 0))
+                try:
+                    c.sendall(slow[i % 2])
+                    while c.recv(1 << 20):
+                        pass
+                    slow_done.append(1)
+                except OSError:
+                    pass
+                finally:
+                    c.close()
+                i += 1
+        cheap = ["/api/v1/runs?limit=10", "/api/v1/runs?label.commit=c7&limit=10", "/api/v1/runs/5",
+                 "/api/v1/analysis/isoefficiency?system=small&application=app",
+                 "/api/v1/runs?system=small&application=app&variant=&limit=10", "/api/v1/systems"]
+        threads = [threading.Thread(target=attacker, args=(f"127.0.0.{2 + i}", i)) for i in range(4)]
+        for t in threads:
+            t.start()
+        worst, answered = 0.0, 0
+        try:
+            time.sleep(0.5)
+            t_end = time.time() + 6
+            while time.time() < t_end:
+                for path in cheap:
+                    t0 = time.time()
+                    s, b, _ = k.request("GET", path, timeout=10)
+                    dt = time.time() - t0
+                    expect(s == 200, f"{path} answered ({s} {str(b)[:200]})")
+                    worst, answered = max(worst, dt), answered + 1
+                time.sleep(0.05)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(120)
+        s, m, _ = k.request("GET", "/metrics")
+        moved = (re.search(r"^karte_reads_moved_total (\d+)", m.decode(), re.M) or [0, "0"])[1]
+        print(f"    an export alone {one:.2f} s; {answered} cheap reads beside {len(slow_done)} slow ones, "
+              f"the slowest {worst:.3f} s; {moved} reads moved to the slow lane")
+        expect(worst < 1.0, f"every cheap read within 1 s ({worst:.2f} s)")
+        expect(int(moved) > 0, "the slow reads were moved to the slow lane")
+    finally:
+        expect(k.stop() == 0, "the karted stops cleanly")
+
+
+@test
+def reads_stop_at_their_deadline_and_when_their_client_leaves():
+    """--read-timeout 0.2: an export of 100,000 runs (the slow lane; well
+    over 0.2 s) is stopped and answered 503 naming read_timeout. A client
+    that hangs up while its export runs has its read stopped too (counted
+    in /metrics), and the workers are free for the next."""
+    k = Karted(S.k.binary, args=["--no-first-token", "--read-timeout", "0.2"]).start()
+    try:
+        fill(k, k.token("fill"), runs=120000)
+        t0 = time.time()
+        s, b, h = k.request("GET", "/api/v1/runs?format=ndjson&limit=100000", timeout=60)
+        took = time.time() - t0
+        expect(s == 503 and b.get("field") == "read_timeout" and "--read-timeout" in b["error"] and
+               h.get("Retry-After"), f"stopped at the deadline ({s} {str(b)[:300]})")
+        expect(took < 2, f"answered soon after the deadline ({took:.2f} s)")
+        s, b, _ = k.request("GET", "/api/v1/runs?limit=10")
+        expect(s == 200 and len(b["runs"]) == 10, "a cheap read is not affected")
+
+        def stopped():
+            text = k.request("GET", "/metrics")[1].decode()
+            return int(re.search(r'^karte_reads_stopped_total\{reason="hung_up"\} (\d+)', text, re.M).group(1))
+        before = stopped()
+        host, port = k.host_port
+        c = socket.create_connection((host, port), timeout=10, source_address=("127.0.0.2", 0))
+        c.sendall(b"GET /api/v1/runs?format=ndjson&limit=100000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        time.sleep(0.05)
+        c.close()
+        t0 = time.time()
+        while stopped() == before and time.time() - t0 < 3:
+            time.sleep(0.05)
+        gone = time.time() - t0
+        expect(stopped() == before + 1, f"the read of a client that left was stopped ({gone:.2f} s)")
+        print(f"    a 100,000-run export stopped at the 0.2 s deadline in {took:.2f} s; "
+              f"a hung-up client's read stopped {gone:.2f} s after it left")
+    finally:
+        expect(k.stop() == 0, "the karted stops cleanly")
 
 
 @test

@@ -276,6 +276,75 @@ static void test_listing_uses_the_series_index(void **state)
 	assert_null(strstr(plan, "TEMP B-TREE"));	/* no sort: the index gives the order */
 }
 
+#define LRUN(sys, p, labels) \
+	"{\"system\":\"" sys "\",\"application\":\"md\",\"p\":" #p ",\"n\":1,\"tau\":2,\"labels\":" labels "}"
+
+static int count_row(const char *const *v, int ncol, void *ctx)
+{
+	(void)ncol;
+	*(long *)ctx = atol(v[0]);
+	return 0;
+}
+
+/* A label filter without a whole series walks that label's entries of
+ * run_labels (schema 9), newest first, and pages by id; the table follows
+ * inserts and deletes of runs. */
+static void test_label_filter_uses_its_index(void **state)
+{
+	struct fixture *f = *state;
+	struct label_eq commit = {"commit", "a1"}, two[2] = {{"commit", "a1"}, {"cc", "gcc"}};
+	struct run_filter flt = {.labels = &commit, .nlabels = 1, .limit = 2};
+	struct collect c = {0};
+	struct kerr err;
+	char plan[1024];
+	int64_t ids[5];
+	long rows = 0;
+	bool deleted;
+
+	ids[0] = put(f->st, LRUN("A", 1, "{\"commit\":\"a1\",\"cc\":\"gcc\"}"));
+	ids[1] = put(f->st, LRUN("B", 2, "{\"commit\":\"b2\"}"));
+	ids[2] = put(f->st, LRUN("A", 4, "{\"commit\":\"a1\",\"cc\":\"icx\"}"));
+	ids[3] = put(f->st, LRUN("B", 8, "{\"commit\":\"a1\",\"cc\":\"gcc\"}"));
+	ids[4] = put(f->st, RUN("A", "md", "", 16, 1));
+	assert_int_equal(store_explain_listing(f->st, &flt, plan, sizeof(plan), &err), 0);
+	print_message("# plan: %s", plan);
+	assert_non_null(strstr(plan, "SEARCH l USING PRIMARY KEY (key=? AND value=? AND run_id<?)"));
+	assert_null(strstr(plan, "SCAN"));
+	assert_null(strstr(plan, "TEMP B-TREE"));
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 2);
+	assert_int_equal(c.ids[0], ids[3]);
+	assert_int_equal(c.ids[1], ids[2]);
+	memset(&c, 0, sizeof(c));
+	flt.before_id = ids[2];
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.ids[0], ids[0]);
+	/* two labels, and another filter beside them */
+	memset(&c, 0, sizeof(c));
+	flt = (struct run_filter){.labels = two, .nlabels = 2, .system = "A"};
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.ids[0], ids[0]);
+	/* a label nobody has: nothing, at once */
+	memset(&c, 0, sizeof(c));
+	commit.value = "none";
+	flt = (struct run_filter){.labels = &commit, .nlabels = 1, .limit = 10};
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 0);
+	/* the table follows the runs: 7 labels of 4 runs, then one of 2 deleted */
+	assert_int_equal(store_query(f->st, "SELECT count(*) FROM run_labels", "", NULL, count_row, &rows,
+				     NULL, &err), 0);
+	assert_int_equal(rows, 7);
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, ids[3], &deleted, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(store_query(f->st, "SELECT count(*) FROM run_labels", "", NULL, count_row, &rows,
+				     NULL, &err), 0);
+	assert_int_equal(rows, 5);
+	(void)ids[4];
+}
+
 struct groups {
 	char text[512];
 };
@@ -604,6 +673,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idempotency_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_uses_the_series_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_label_filter_uses_its_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_groups_count_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),

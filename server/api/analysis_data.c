@@ -774,3 +774,56 @@ int query_series(struct req *rq, const char **system, const char **application,
 				  "system and application (and variant) select the series");
 	return 0;
 }
+
+struct lane_ctx {
+	struct store *st;
+	int64_t runs;
+	bool failed;
+};
+
+static int add_count(const char *const *v, int ncol, void *ctx)
+{
+	(void)ncol;
+	((struct lane_ctx *)ctx)->runs += v[0] ? strtoll(v[0], NULL, 10) : 0;
+	return 0;
+}
+
+static void count_series(struct lane_ctx *c, const char *system, const char *application,
+			 const char *variant)
+{
+	const char *params[3] = {system, application, variant ? variant : ""};
+	struct kerr err;
+
+	if (c->failed || !system || !application)
+		return;
+	if (store_query(c->st, "SELECT runs FROM series WHERE system = $1 AND application = $2 "
+			"AND variant = $3", "ttt", params, add_count, c, NULL, &err) < 0)
+		c->failed = true;
+}
+
+static void count_spec(const char *spec, void *ctx)
+{
+	char buf[3 * RUN_NAME_MAX + 3], *app, *var;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	if (!(app = strchr(buf, ':')))
+		return;
+	*app++ = '\0';
+	if ((var = strchr(app, ':')))
+		*var++ = '\0';
+	count_series(ctx, buf, app, var);
+}
+
+enum http_lane series_lane(void *app, struct req *rq)
+{
+	struct karted *k = app;
+	struct lane_ctx c = {0};
+
+	c.st = pool_get(k->readers);
+	count_series(&c, req_query(rq, "system"), req_query(rq, "application"),
+		     req_query(rq, "variant"));
+	req_query_each(rq, "series", count_spec, &c);
+	pool_put(k->readers, c.st);
+	/* a store that fails here fails the handler too, which says so */
+	return !c.failed && c.runs > LANE_QUICK_RUNS ? LANE_SLOW : LANE_QUICK;
+}

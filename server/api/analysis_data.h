@@ -183,6 +183,13 @@ void history_free(struct history *h);
 int series_labels(struct karted *k, const char *system, const char *application,
 		  const char *variant, const char *only, json_t **out, struct kerr *err);
 
+/* The lane (http.h) of a read of stored series: the quick one while the
+ * series it names (system, application, variant; and every series=S:A:V)
+ * hold LANE_QUICK_RUNS runs or fewer together, else the slow one. One
+ * catalogue lookup per series, on a quick worker. */
+#define LANE_QUICK_RUNS 20000
+enum http_lane series_lane(void *app, struct req *rq);
+
 /* Kimura's per-region parameters, fitted from a series' runs. */
 struct energy_model {
 	double f_std;		/* in: NAN to take the highest run frequency */

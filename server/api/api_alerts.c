@@ -473,6 +473,15 @@ static int get_metrics(void *app, struct req *rq, struct resp *rs)
 		"# TYPE karte_http_requests_in_progress gauge\nkarte_http_requests_in_progress %d\n"
 		"# HELP karte_analysis_queue_depth Analyses and reports waiting for a worker.\n"
 		"# TYPE karte_analysis_queue_depth gauge\nkarte_analysis_queue_depth %u\n"
+		"# HELP karte_read_queue_depth Of those, by lane: quick reads, or slow work.\n"
+		"# TYPE karte_read_queue_depth gauge\nkarte_read_queue_depth{lane=\"quick\"} %u\n"
+		"karte_read_queue_depth{lane=\"slow\"} %u\n"
+		"# HELP karte_reads_moved_total Reads sent from the quick lane to the slow one.\n"
+		"# TYPE karte_reads_moved_total counter\nkarte_reads_moved_total %llu\n"
+		"# HELP karte_reads_stopped_total Reads stopped: past the read deadline, or their client left.\n"
+		"# TYPE karte_reads_stopped_total counter\n"
+		"karte_reads_stopped_total{reason=\"deadline\"} %llu\n"
+		"karte_reads_stopped_total{reason=\"hung_up\"} %llu\n"
 		"# HELP karte_write_queue_depth Writes waiting for the writer.\n"
 		"# TYPE karte_write_queue_depth gauge\nkarte_write_queue_depth %llu\n"
 		"# HELP karte_runs_stored_total Runs this karted stored (repeats not counted).\n"
@@ -496,7 +505,9 @@ static int get_metrics(void *app, struct req *rq, struct resp *rs)
 		"# HELP karte_token_lookups_total Bearer tokens looked up in the store (not those "
 		"seen within the last second).\n"
 		"# TYPE karte_token_lookups_total counter\nkarte_token_lookups_total %llu\n",
-		m.active, m.slow_queued, (unsigned long long)ws->queued,
+		m.active, m.slow_queued, m.quick_queued, m.slow_queued - m.quick_queued,
+		(unsigned long long)m.moved, (unsigned long long)m.cancelled_deadline,
+		(unsigned long long)m.cancelled_hung_up, (unsigned long long)ws->queued,
 		(unsigned long long)ws->runs, (unsigned long long)ws->commits,
 		(unsigned long long)atomic_load(&k->watch.checked),
 		(unsigned long long)atomic_load(&k->watch.alerts), (unsigned long long)hs.sent,
@@ -512,11 +523,11 @@ static int get_metrics(void *app, struct req *rq, struct resp *rs)
 }
 
 const struct route api_alert_routes[] = {
-	{"GET", "/api/v1/alerts", ROUTE_SLOW, get_alerts},
-	{"POST", "/api/v1/alerts/{}/ack", ROUTE_WRITE, post_ack},
-	{"GET", "/api/v1/series/thresholds", ROUTE_SLOW, get_thresholds},
-	{"PUT", "/api/v1/series/thresholds", ROUTE_WRITE | ROUTE_BODY, put_thresholds},
-	{"DELETE", "/api/v1/series/thresholds", ROUTE_WRITE, put_thresholds},
-	{"GET", "/metrics", 0, get_metrics},
-	{NULL, NULL, 0, NULL},
+	{"GET", "/api/v1/alerts", ROUTE_SLOW, get_alerts, NULL},
+	{"POST", "/api/v1/alerts/{}/ack", ROUTE_WRITE, post_ack, NULL},
+	{"GET", "/api/v1/series/thresholds", ROUTE_SLOW, get_thresholds, NULL},
+	{"PUT", "/api/v1/series/thresholds", ROUTE_WRITE | ROUTE_BODY, put_thresholds, NULL},
+	{"DELETE", "/api/v1/series/thresholds", ROUTE_WRITE, put_thresholds, NULL},
+	{"GET", "/metrics", 0, get_metrics, NULL},
+	{NULL, NULL, 0, NULL, NULL},
 };

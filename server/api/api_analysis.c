@@ -593,9 +593,9 @@ out:
 }
 
 const struct route api_analysis_routes[] = {
-	{"GET", "/api/v1/analysis/isoefficiency", ROUTE_SLOW, get_isoefficiency},
-	{"GET", "/api/v1/analysis/points", ROUTE_SLOW, get_points},
-	{"GET", "/api/v1/analysis/energy", ROUTE_SLOW, get_energy},
-	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY | ROUTE_SLOW, post_energy_model},
-	{NULL, NULL, 0, NULL},
+	{"GET", "/api/v1/analysis/isoefficiency", ROUTE_SLOW, get_isoefficiency, series_lane},
+	{"GET", "/api/v1/analysis/points", ROUTE_SLOW, get_points, series_lane},
+	{"GET", "/api/v1/analysis/energy", ROUTE_SLOW, get_energy, series_lane},
+	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY | ROUTE_SLOW, post_energy_model, NULL},
+	{NULL, NULL, 0, NULL, NULL},
 };

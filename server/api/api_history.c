@@ -357,7 +357,7 @@ static int get_labels(void *app, struct req *rq, struct resp *rs)
 }
 
 const struct route api_history_routes[] = {
-	{"GET", "/api/v1/analysis/history", ROUTE_SLOW, get_history},
-	{"GET", "/api/v1/series/labels", ROUTE_SLOW, get_labels},
-	{NULL, NULL, 0, NULL},
+	{"GET", "/api/v1/analysis/history", ROUTE_SLOW, get_history, series_lane},
+	{"GET", "/api/v1/series/labels", ROUTE_SLOW, get_labels, series_lane},
+	{NULL, NULL, 0, NULL, NULL},
 };

@@ -216,6 +216,6 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 
 const struct route api_import_routes[] = {
 	/* read on a worker: a large file takes seconds, the loop keeps serving */
-	{"POST", "/api/v1/import", ROUTE_WRITE | ROUTE_FILE | ROUTE_SLOW, post_import},
-	{NULL, NULL, 0, NULL},
+	{"POST", "/api/v1/import", ROUTE_WRITE | ROUTE_FILE | ROUTE_SLOW, post_import, NULL},
+	{NULL, NULL, 0, NULL, NULL},
 };

@@ -1304,13 +1304,13 @@ static int modules_of(struct karted *k, json_t *root, struct ka_module **mod, si
 }
 
 const struct route api_method_routes[] = {
-	{"POST", "/api/v1/analysis/powercap", ROUTE_BODY | ROUTE_SLOW, post_powercap},
-	{"POST", "/api/v1/analysis/trace-correction", ROUTE_BODY | ROUTE_SLOW, post_trace},
-	{"POST", "/api/v1/analysis/power-model", ROUTE_BODY | ROUTE_SLOW, post_power_model},
-	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY | ROUTE_SLOW, post_power_predict},
-	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY | ROUTE_SLOW, post_configurations},
-	{"PUT", "/api/v1/pvt/{}", ROUTE_WRITE | ROUTE_BODY, put_pvt},
-	{"GET", "/api/v1/pvt/{}", ROUTE_SLOW, get_pvt},
-	{"POST", "/api/v1/reports/{}", ROUTE_BODY | ROUTE_SLOW, post_report},
-	{NULL, NULL, 0, NULL},
+	{"POST", "/api/v1/analysis/powercap", ROUTE_BODY | ROUTE_SLOW, post_powercap, NULL},
+	{"POST", "/api/v1/analysis/trace-correction", ROUTE_BODY | ROUTE_SLOW, post_trace, NULL},
+	{"POST", "/api/v1/analysis/power-model", ROUTE_BODY | ROUTE_SLOW, post_power_model, NULL},
+	{"POST", "/api/v1/analysis/power-model/predict", ROUTE_BODY | ROUTE_SLOW, post_power_predict, NULL},
+	{"POST", "/api/v1/analysis/configurations", ROUTE_BODY | ROUTE_SLOW, post_configurations, NULL},
+	{"PUT", "/api/v1/pvt/{}", ROUTE_WRITE | ROUTE_BODY, put_pvt, NULL},
+	{"GET", "/api/v1/pvt/{}", ROUTE_SLOW, get_pvt, NULL},
+	{"POST", "/api/v1/reports/{}", ROUTE_BODY | ROUTE_SLOW, post_report, NULL},
+	{NULL, NULL, 0, NULL, NULL},
 };

@@ -1264,7 +1264,7 @@ void iso_plot_free(struct iso_plot *ip)
 }
 
 const struct route api_model_routes[] = {
-	{"GET", "/api/v1/analysis/model", ROUTE_SLOW, get_model},
-	{"POST", "/api/v1/analysis/model", ROUTE_BODY | ROUTE_SLOW, post_model},
-	{NULL, NULL, 0, NULL},
+	{"GET", "/api/v1/analysis/model", ROUTE_SLOW, get_model, series_lane},
+	{"POST", "/api/v1/analysis/model", ROUTE_BODY | ROUTE_SLOW, post_model, NULL},
+	{NULL, NULL, 0, NULL, NULL},
 };

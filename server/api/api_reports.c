@@ -576,6 +576,6 @@ out:
 }
 
 const struct route api_report_routes[] = {
-	{"GET", "/api/v1/reports/{}", ROUTE_SLOW, get_report},
-	{NULL, NULL, 0, NULL},
+	{"GET", "/api/v1/reports/{}", ROUTE_SLOW, get_report, series_lane},
+	{NULL, NULL, 0, NULL, NULL},
 };

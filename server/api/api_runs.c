@@ -515,6 +515,32 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 	return 0;
 }
 
+static void has_label(const char *key, const char *value, void *ctx)
+{
+	(void)value;
+	if (!strncmp(key, "label.", 6))
+		*(bool *)ctx = true;
+}
+
+/* A listing is quick when an index gives its runs in order: no filter, a
+ * whole series (with p and n or not), or a label (run_labels); a filter
+ * on p, n, a system or an application alone walks runs until a page is
+ * full, and an export reads up to 100,000: the slow lane. */
+static enum http_lane runs_lane(void *app, struct req *rq)
+{
+	bool series = req_query(rq, "system") && req_query(rq, "application") &&
+		      req_query(rq, "variant");
+	bool label = false, other = false;
+
+	(void)app;
+	req_query_all(rq, has_label, &label);
+	if (req_query(rq, "format"))
+		return LANE_SLOW;
+	other = req_query(rq, "p") || req_query(rq, "n") || req_query(rq, "system") ||
+		req_query(rq, "application") || req_query(rq, "variant");
+	return series || label || !other ? LANE_QUICK : LANE_SLOW;
+}
+
 struct group_ctx {
 	json_t *rows;
 	enum store_group g;
@@ -614,15 +640,15 @@ static int health(void *app, struct req *rq, struct resp *rs)
 }
 
 const struct route api_routes[] = {
-	{"POST", "/api/v1/runs", ROUTE_WRITE | ROUTE_BODY, post_runs},
+	{"POST", "/api/v1/runs", ROUTE_WRITE | ROUTE_BODY, post_runs, NULL},
 	/* a filter on p or n, or none on the series, may walk many runs to
 	 * fill a page: on a worker, never on the event loop */
-	{"GET", "/api/v1/runs", ROUTE_SLOW, list_runs},
-	{"GET", "/api/v1/runs/{}", 0, get_run},
-	{"DELETE", "/api/v1/runs/{}", ROUTE_WRITE, delete_run},
-	{"GET", "/api/v1/systems", 0, list_systems},
-	{"GET", "/api/v1/applications", 0, list_applications},
-	{"GET", "/api/v1/series", 0, list_series},
-	{"GET", "/api/v1/health", 0, health},
-	{NULL, NULL, 0, NULL},
+	{"GET", "/api/v1/runs", ROUTE_SLOW, list_runs, runs_lane},
+	{"GET", "/api/v1/runs/{}", 0, get_run, NULL},
+	{"DELETE", "/api/v1/runs/{}", ROUTE_WRITE, delete_run, NULL},
+	{"GET", "/api/v1/systems", 0, list_systems, NULL},
+	{"GET", "/api/v1/applications", 0, list_applications, NULL},
+	{"GET", "/api/v1/series", 0, list_series, NULL},
+	{"GET", "/api/v1/health", 0, health, NULL},
+	{NULL, NULL, 0, NULL, NULL},
 };

@@ -33,17 +33,34 @@
 
 struct req;
 
-/* Workers for ROUTE_SLOW handlers: a FIFO of suspended requests. */
-struct workers {
+/* Workers for ROUTE_SLOW handlers, in two lanes (see http.h): each a FIFO
+ * of suspended requests and its own threads. */
+struct lane {
 	pthread_t *threads;
 	unsigned n;
-	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	struct req *head, *tail;
 	unsigned queued;	/* requests in the FIFO */
+	struct req **running;	/* per thread: the request it works on, or NULL */
+};
+
+struct workers {
+	struct lane lane[2];	/* [LANE_QUICK], [LANE_SLOW] */
+	pthread_mutex_t lock;	/* both lanes, and each request's cancel hook */
 	bool stopping;
 	int done_fd;		/* eventfd: a worker resumed a connection */
+	uint64_t moved;		/* reads sent on to the slow lane */
 };
+
+/* What a worker runs: its lane and its place in the lane's running[]. */
+struct worker_arg {
+	struct http *h;
+	enum http_lane lane;
+	unsigned slot;
+};
+
+/* Why a running request was cancelled (req.cancel_why). */
+enum { CANCEL_NONE, CANCEL_HUNG_UP, CANCEL_DEADLINE, CANCEL_MOVE };
 
 /* A connection, for the absolute request deadline (MHD's own timeout
  * restarts with every byte, so a client trickling one byte at a time would
@@ -98,7 +115,15 @@ struct req {
 	struct resp rs;
 	struct req *next_slow;	/* the workers' queue */
 	atomic_bool slow_done;	/* set by a worker when rs is filled */
+	enum http_lane lane;	/* the lane it waits in or runs in */
+	bool triaged;		/* its route's lane() was asked */
+	double work_started;	/* monotonic, when a worker began it */
+	int cancel_why;		/* CANCEL_*, under the workers' lock */
+	void (*cancel)(void *arg);	/* what stops its work (req_on_cancel) */
+	void *cancel_arg;
 };
+
+static bool lane_push(struct http *h, enum http_lane l, struct req *rq);
 
 /* ---- handler accessors ------------------------------------------------- */
 
@@ -234,7 +259,9 @@ void req_http_metrics(const struct req *rq, struct http_metrics *out)
 	*out = rq->h->m;
 	out->active = rq->h->active;
 	pthread_mutex_lock(&rq->h->w.lock);
-	out->slow_queued = rq->h->w.queued;
+	out->quick_queued = rq->h->w.lane[LANE_QUICK].queued;
+	out->slow_queued = out->quick_queued + rq->h->w.lane[LANE_SLOW].queued;
+	out->moved = rq->h->w.moved;
 	pthread_mutex_unlock(&rq->h->w.lock);
 }
 
@@ -646,24 +673,23 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return send_resp(rq);
 	}
 	if (rq->route->flags & ROUTE_SLOW) {
+		bool queued;
+
+		/* reads start in the quick lane; bodies (what-ifs, imports) are work */
+		rq->lane = rq->route->flags & (ROUTE_BODY | ROUTE_FILE | ROUTE_WRITE) ? LANE_SLOW : LANE_QUICK;
+		rq->queued_at = mono_s();
 		pthread_mutex_lock(&h->w.lock);
-		if (h->w.queued >= h->cfg.slow_queue) {
-			pthread_mutex_unlock(&h->w.lock);
+		queued = lane_push(h, rq->lane, rq);
+		if (queued) {
+			/* suspended: MHD leaves the connection alone until a worker resumes it */
+			rq->pending = true;
+			MHD_suspend_connection(conn);
+		}
+		pthread_mutex_unlock(&h->w.lock);
+		if (!queued) {
 			busy(&rq->rs, "too many analyses are waiting; try again");
 			return send_resp(rq);
 		}
-		/* suspended: MHD leaves the connection alone until the worker resumes it */
-		rq->pending = true;
-		rq->queued_at = mono_s();
-		MHD_suspend_connection(conn);
-		if (h->w.tail)
-			h->w.tail->next_slow = rq;
-		else
-			h->w.head = rq;
-		h->w.tail = rq;
-		h->w.queued++;
-		pthread_cond_signal(&h->w.wake);
-		pthread_mutex_unlock(&h->w.lock);
 		return MHD_YES;
 	}
 	rc = rq->route->fn(h->cfg.app, rq, &rq->rs);
@@ -741,20 +767,23 @@ static void slow_answered(struct http *h, struct req *rq)
 static void sweep_slow_queue(struct http *h, double now)
 {
 	struct req **pp, *rq, *gone = NULL;
+	struct lane *l;
 
 	pthread_mutex_lock(&h->w.lock);
-	for (pp = &h->w.head; (rq = *pp) != NULL;) {
-		if (hung_up(rq) || now - rq->queued_at > h->cfg.slow_wait_s) {
-			*pp = rq->next_slow;
-			h->w.queued--;
-			rq->next_slow = gone;
-			gone = rq;
-		} else {
-			pp = &rq->next_slow;
+	for (l = h->w.lane; l < h->w.lane + 2; l++) {
+		for (pp = &l->head; (rq = *pp) != NULL;) {
+			if (hung_up(rq) || now - rq->queued_at > h->cfg.slow_wait_s) {
+				*pp = rq->next_slow;
+				l->queued--;
+				rq->next_slow = gone;
+				gone = rq;
+			} else {
+				pp = &rq->next_slow;
+			}
 		}
+		for (l->tail = NULL, rq = l->head; rq; rq = rq->next_slow)
+			l->tail = rq;
 	}
-	for (h->w.tail = NULL, rq = h->w.head; rq; rq = rq->next_slow)
-		h->w.tail = rq;
 	pthread_mutex_unlock(&h->w.lock);
 	while ((rq = gone) != NULL) {
 		gone = rq->next_slow;
@@ -815,30 +844,184 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 	*socket_context = NULL;
 }
 
+static _Thread_local struct req *current_req;	/* the request this worker runs */
+
+struct req *http_current(void)
+{
+	return current_req;
+}
+
+void req_on_cancel(struct req *rq, void (*fn)(void *arg), void *arg)
+{
+	if (!rq)
+		return;
+	pthread_mutex_lock(&rq->h->w.lock);
+	rq->cancel = fn;
+	rq->cancel_arg = arg;
+	if (fn && rq->cancel_why)
+		fn(arg);	/* cancelled before its store was taken */
+	pthread_mutex_unlock(&rq->h->w.lock);
+}
+
+/* Queue rq in lane l (the workers' lock held); false when the lane is full. */
+static bool lane_push(struct http *h, enum http_lane l, struct req *rq)
+{
+	struct lane *ln = &h->w.lane[l];
+
+	if (ln->queued >= h->cfg.slow_queue)
+		return false;
+	rq->lane = l;
+	rq->next_slow = NULL;
+	if (ln->tail)
+		ln->tail->next_slow = rq;
+	else
+		ln->head = rq;
+	ln->tail = rq;
+	ln->queued++;
+	pthread_cond_signal(&ln->wake);
+	return true;
+}
+
+/* Whether rq's work may be stopped and begun again elsewhere: a read. */
+static bool restartable(const struct req *rq)
+{
+	return !(rq->route->flags & (ROUTE_BODY | ROUTE_FILE | ROUTE_WRITE));
+}
+
+/* Stop the work of running requests (loop thread, every SWEEP_S): a
+ * client that hung up, a quick read over its budget (moved), a slow read
+ * past the read deadline. The worker sees why when its handler returns. */
+static void sweep_running(struct http *h, double now)
+{
+	struct lane *l;
+	struct req *rq;
+	unsigned i;
+	int why;
+
+	pthread_mutex_lock(&h->w.lock);
+	for (l = h->w.lane; l < h->w.lane + 2; l++) {
+		for (i = 0; i < l->n; i++) {
+			rq = l->running[i];
+			if (!rq || rq->cancel_why)
+				continue;
+			why = hung_up(rq) ? CANCEL_HUNG_UP :
+			      !restartable(rq) ? CANCEL_NONE :
+			      rq->lane == LANE_QUICK && now - rq->work_started > h->cfg.quick_budget_s ?
+				CANCEL_MOVE :
+			      rq->lane == LANE_SLOW && h->cfg.read_timeout_s > 0 &&
+				now - rq->work_started > h->cfg.read_timeout_s ? CANCEL_DEADLINE :
+			      CANCEL_NONE;
+			if (!why)
+				continue;
+			rq->cancel_why = why;
+			if (why == CANCEL_HUNG_UP)
+				h->m.cancelled_hung_up++;
+			else if (why == CANCEL_DEADLINE)
+				h->m.cancelled_deadline++;
+			if (rq->cancel)
+				rq->cancel(rq->cancel_arg);
+		}
+	}
+	pthread_mutex_unlock(&h->w.lock);
+}
+
+/* After a handler returned on a cancelled request: move a read over the
+ * quick budget to the slow lane (true: not answered now), or say why it
+ * stopped. The workers' lock held. */
+static bool after_cancel(struct http *h, struct req *rq, int why)
+{
+	struct resp *rs = &rq->rs;
+	uint64_t id = rs->request_id;
+
+	if (why == CANCEL_MOVE) {
+		free(rs->body);
+		free(rs->frame);
+		free(rs->next);
+		free(rs->log);
+		memset(rs, 0, sizeof(*rs));
+		rs->request_id = id;
+		rq->cancel_why = CANCEL_NONE;
+		rq->triaged = true;
+		rq->queued_at = mono_s();
+		if (lane_push(h, LANE_SLOW, rq)) {
+			h->w.moved++;
+			return true;
+		}
+		busy(rs, "too many analyses are waiting; try again");
+	} else if (why == CANCEL_DEADLINE) {
+		free(rs->body);
+		rs->body = NULL;
+		resp_field_statusf(rs, 503, "read_timeout", -1,
+				   "this read took longer than karted's read deadline of %g s "
+				   "(--read-timeout) and was stopped; ask for less (a series, p, n, "
+				   "a label) or try again later", h->cfg.read_timeout_s);
+		rs->retry_after = 1;
+	} else if (why == CANCEL_HUNG_UP) {
+		busy(rs, "the client went away");	/* nobody reads it */
+	}
+	return false;
+}
+
+/* The lane rq's work belongs in, asked of its route once. */
+static enum http_lane triage(struct http *h, struct req *rq)
+{
+	if (rq->triaged || !rq->route->lane)
+		return rq->lane;
+	rq->triaged = true;
+	return rq->route->lane(h->cfg.app, rq);
+}
+
 static void *worker_main(void *arg)
 {
-	struct http *h = arg;
+	struct worker_arg *wa = arg;
+	struct http *h = wa->h;
+	struct lane *l = &h->w.lane[wa->lane];
 	struct req *rq;
+	int why;
 
 	pthread_mutex_lock(&h->w.lock);
 	for (;;) {
-		while (!h->w.head && !h->w.stopping)
-			pthread_cond_wait(&h->w.wake, &h->w.lock);
-		if (!h->w.head)
+		while (!l->head && !h->w.stopping)
+			pthread_cond_wait(&l->wake, &h->w.lock);
+		if (!l->head)
 			break;
-		rq = h->w.head;
-		h->w.head = rq->next_slow;
-		if (!h->w.head)
-			h->w.tail = NULL;
-		h->w.queued--;
+		rq = l->head;
+		l->head = rq->next_slow;
+		if (!l->head)
+			l->tail = NULL;
+		l->queued--;
+		l->running[wa->slot] = rq;
+		rq->work_started = mono_s();
 		pthread_mutex_unlock(&h->w.lock);
 
-		if (hung_up(rq))
+		current_req = rq;
+		if (hung_up(rq)) {
 			busy(&rq->rs, "the client went away");	/* nobody reads it */
-		else if (mono_s() - rq->queued_at > h->cfg.slow_wait_s)
+		} else if (mono_s() - rq->queued_at > h->cfg.slow_wait_s) {
 			busy(&rq->rs, "the analysis waited too long for a worker; try again");
-		else if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0)
+		} else if (wa->lane == LANE_QUICK && triage(h, rq) == LANE_SLOW) {
+			/* large work: on to the slow lane before it starts */
+			current_req = NULL;
+			pthread_mutex_lock(&h->w.lock);
+			l->running[wa->slot] = NULL;
+			rq->queued_at = mono_s();
+			if (lane_push(h, LANE_SLOW, rq)) {
+				h->w.moved++;
+				continue;	/* the lock is held, as the loop wants */
+			}
+			pthread_mutex_unlock(&h->w.lock);
+			busy(&rq->rs, "too many analyses are waiting; try again");
+		} else if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0) {
 			resp_errorf(&rq->rs, 500, "internal error");
+		}
+		current_req = NULL;
+		pthread_mutex_lock(&h->w.lock);
+		l->running[wa->slot] = NULL;
+		rq->cancel = NULL;
+		why = rq->cancel_why;
+		if (why && after_cancel(h, rq, why))
+			continue;	/* moved to the slow lane, the lock held */
+		pthread_mutex_unlock(&h->w.lock);
 		slow_answered(h, rq);
 		/* an analysis may have built a large JSON tree: give the freed
 		 * pages back, so a burst of big requests does not leave karted
@@ -848,41 +1031,58 @@ static void *worker_main(void *arg)
 		pthread_mutex_lock(&h->w.lock);
 	}
 	pthread_mutex_unlock(&h->w.lock);
+	free(wa);
 	return NULL;
 }
 
-/* 0, or -1 when not one worker could start (no eventfd, no thread). */
+/* 0, or -1 when not one worker of each lane could start (no eventfd, no thread). */
 static int workers_start(struct http *h)
 {
-	unsigned i;
+	unsigned want[2] = {h->cfg.quick_workers ? h->cfg.quick_workers : 1,
+			    h->cfg.workers ? h->cfg.workers : 1};
+	struct worker_arg *wa;
+	struct lane *l;
+	unsigned i, k;
 
 	pthread_mutex_init(&h->w.lock, NULL);
-	pthread_cond_init(&h->w.wake, NULL);
 	h->w.done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	h->w.n = h->w.done_fd < 0 ? 0 : h->cfg.workers ? h->cfg.workers : 1;
-	h->w.threads = xcalloc(h->w.n ? h->w.n : 1, sizeof(*h->w.threads));
-	for (i = 0; i < h->w.n; i++)
-		if (pthread_create(&h->w.threads[i], NULL, worker_main, h))
-			break;
-	h->w.n = i;
-	return i ? 0 : -1;
+	for (k = 0; k < 2; k++) {
+		l = &h->w.lane[k];
+		pthread_cond_init(&l->wake, NULL);
+		l->threads = xcalloc(want[k], sizeof(*l->threads));
+		l->running = xcalloc(want[k], sizeof(*l->running));
+		for (i = 0; h->w.done_fd >= 0 && i < want[k]; i++) {
+			wa = xcalloc(1, sizeof(*wa));
+			*wa = (struct worker_arg){h, (enum http_lane)k, i};
+			if (pthread_create(&l->threads[i], NULL, worker_main, wa)) {
+				free(wa);
+				break;
+			}
+		}
+		l->n = i;
+	}
+	return h->w.lane[0].n && h->w.lane[1].n ? 0 : -1;
 }
 
 static void workers_stop(struct http *h)
 {
-	unsigned i;
+	unsigned i, k;
 
 	pthread_mutex_lock(&h->w.lock);
 	h->w.stopping = true;
-	pthread_cond_broadcast(&h->w.wake);
+	for (k = 0; k < 2; k++)
+		pthread_cond_broadcast(&h->w.lane[k].wake);
 	pthread_mutex_unlock(&h->w.lock);
-	for (i = 0; i < h->w.n; i++)
-		pthread_join(h->w.threads[i], NULL);
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < h->w.lane[k].n; i++)
+			pthread_join(h->w.lane[k].threads[i], NULL);
+		pthread_cond_destroy(&h->w.lane[k].wake);
+		free(h->w.lane[k].threads);
+		free(h->w.lane[k].running);
+	}
 	pthread_mutex_destroy(&h->w.lock);
-	pthread_cond_destroy(&h->w.wake);
 	if (h->w.done_fd >= 0)
 		close(h->w.done_fd);
-	free(h->w.threads);
 }
 
 /* ---- daemon ------------------------------------------------------------ */
@@ -986,6 +1186,10 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 		h->cfg.slow_queue = HTTP_SLOW_QUEUE;
 	if (!h->cfg.slow_wait_s)
 		h->cfg.slow_wait_s = HTTP_SLOW_WAIT_S;
+	if (!h->cfg.quick_budget_s)
+		h->cfg.quick_budget_s = HTTP_QUICK_BUDGET_S;
+	if (!h->cfg.read_timeout_s)
+		h->cfg.read_timeout_s = HTTP_READ_TIMEOUT_S;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, h,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, h,
@@ -1108,6 +1312,7 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 
 			sweep_deadlines(h, now);
 			sweep_slow_queue(h, now);
+			sweep_running(h, now);
 			h->next_sweep = now + SWEEP_S;
 		}
 		after = h->cfg.after_run ? h->cfg.after_run(h->cfg.app) : 0;

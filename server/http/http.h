@@ -68,8 +68,10 @@ enum route_flags {
 #define HTTP_BODY_BUDGET (256u << 20)	/* request bodies held at once, all clients */
 #define HTTP_ANALYSIS_BODY LIMIT_ANALYSIS_BODY	/* body of a what-if analysis (no token needed) */
 #define HTTP_FILE_BODY LIMIT_IMPORT_BODY	/* a file to import */
-#define HTTP_SLOW_QUEUE 64		/* analyses waiting for a worker */
+#define HTTP_SLOW_QUEUE 64		/* analyses waiting for a worker (each lane) */
 #define HTTP_SLOW_WAIT_S 30		/* longest wait there before a 503 */
+#define HTTP_QUICK_BUDGET_S 0.25	/* a read in the quick lane longer than this moves */
+#define HTTP_READ_TIMEOUT_S 30		/* a read's deadline in the slow lane */
 
 #define HTTP_PENDING 1		/* handler returned: the answer comes later */
 
@@ -77,11 +79,26 @@ enum { AFTER_ANSWERED = 1, AFTER_WAITING = 2 };
 
 typedef int (*route_fn)(void *app, struct req *rq, struct resp *rs);
 
+/* ROUTE_SLOW work runs in one of two lanes, each with its threads and
+ * queue, so that cheap reads never wait behind slow ones:
+ *   LANE_QUICK: reads (GET) start here. A route's lane() may send a
+ *     request on to the slow lane at once (it knows the work is large:
+ *     a big series, a scan); a read still running after quick_budget_s
+ *     is stopped (its store statement interrupted) and moved to the slow
+ *     lane, where it starts again. So a quick worker is never held long.
+ *   LANE_SLOW: what-if bodies, imports, and reads sent on. A read there is
+ *     stopped at read_timeout_s (503 naming the deadline).
+ * A read whose client hangs up is stopped in either lane. */
+enum http_lane { LANE_QUICK, LANE_SLOW };
+
 struct route {
 	const char *method;	/* "GET", "POST", "DELETE" */
 	const char *path;	/* exact path, "{}" for one segment (the param) */
 	unsigned flags;		/* enum route_flags */
 	route_fn fn;		/* 0: filled rs; HTTP_PENDING: later; -1: 500 */
+	/* optional, for ROUTE_SLOW reads: the lane the request's work belongs
+	 * in, asked on a quick worker before fn (it may read the store) */
+	enum http_lane (*lane)(void *app, struct req *rq);
 };
 
 struct http_config {
@@ -108,7 +125,10 @@ struct http_config {
 	bool (*answers_soon)(void *app);
 	int wake_fd;		/* an eventfd polled with the sockets, and read (reset)
 				 * by the loop when it was readable; -1 for none */
-	unsigned workers;	/* threads for ROUTE_SLOW handlers (1 when 0) */
+	unsigned workers;	/* threads of the slow lane (1 when 0) */
+	unsigned quick_workers;	/* threads of the quick lane (1 when 0) */
+	double quick_budget_s;	/* 0: HTTP_QUICK_BUDGET_S */
+	double read_timeout_s;	/* 0: HTTP_READ_TIMEOUT_S; < 0: none */
 	/* Limits against hostile clients (0: the HTTP_* default above). A
 	 * client is a source address. A request (headers and body) must arrive
 	 * within request_timeout_s of its connection's opening or of the
@@ -160,7 +180,11 @@ struct http_metrics {
 	uint64_t latency[HTTP_LATENCY_BUCKETS + 1];
 	double latency_sum;
 	int active;		/* requests in progress */
-	unsigned slow_queued;	/* analyses waiting for a worker */
+	unsigned slow_queued;	/* analyses waiting for a worker, both lanes */
+	unsigned quick_queued;	/* of which in the quick lane */
+	uint64_t moved;		/* reads sent from the quick lane to the slow one */
+	uint64_t cancelled_deadline;	/* reads stopped at the read deadline */
+	uint64_t cancelled_hung_up;	/* reads stopped because their client left */
 };
 void req_http_metrics(const struct req *rq, struct http_metrics *out);	/* loop thread */
 
@@ -181,6 +205,16 @@ bool req_is_ndjson(const struct req *rq);
 /* The body as a JSON object (a new reference); NULL with a 400 in rs when
  * it is not valid JSON or not an object. */
 json_t *req_json_object(struct req *rq, struct resp *rs);
+
+/* The request a worker thread runs now (NULL on any other thread): what
+ * the reader pool registers its connection with (req_on_cancel). */
+struct req *http_current(void);
+
+/* Register what stops rq's work (fn(arg), any thread: interrupt a store
+ * statement) when it is cancelled (its client hung up, a deadline, a move
+ * to the slow lane); fn NULL to unregister. When rq is cancelled already,
+ * fn is called at once. rq NULL: nothing. */
+void req_on_cancel(struct req *rq, void (*fn)(void *arg), void *arg);
 
 /* For a handler that answers later: after the handler returns HTTP_PENDING,
  * http.c calls start(arg), which queues the work; when it is done, the

@@ -11,7 +11,7 @@ struct pool {
 	unsigned nfree, size;
 };
 
-struct pool *pool_open(const char *path, unsigned size, struct kerr *err)
+struct pool *pool_open(const char *path, unsigned size, double timeout_s, struct kerr *err)
 {
 	struct pool *p = xcalloc(1, sizeof(*p));
 
@@ -20,7 +20,10 @@ struct pool *pool_open(const char *path, unsigned size, struct kerr *err)
 	p->free = xcalloc(size, sizeof(*p->free));
 	for (p->size = 0; p->size < size; p->size++) {
 		p->free[p->size] = store_open(path, STORE_READONLY, err);
-		if (!p->free[p->size]) {
+		if (!p->free[p->size] ||
+		    (timeout_s > 0 && store_statement_timeout(p->free[p->size], timeout_s, err))) {
+			if (p->free[p->size])
+				p->size++;
 			p->nfree = p->size;
 			pool_close(p);
 			return NULL;
@@ -28,6 +31,11 @@ struct pool *pool_open(const char *path, unsigned size, struct kerr *err)
 	}
 	p->nfree = p->size;
 	return p;
+}
+
+static void interrupt(void *st)
+{
+	store_interrupt(st);
 }
 
 struct store *pool_get(struct pool *p)
@@ -39,11 +47,15 @@ struct store *pool_get(struct pool *p)
 		pthread_cond_wait(&p->freed, &p->lock);
 	st = p->free[--p->nfree];
 	pthread_mutex_unlock(&p->lock);
+	/* a worker's read is stopped when its client leaves or its time is up */
+	store_interrupt_clear(st);
+	req_on_cancel(http_current(), interrupt, st);
 	return st;
 }
 
 void pool_put(struct pool *p, struct store *st)
 {
+	req_on_cancel(http_current(), NULL, NULL);
 	pthread_mutex_lock(&p->lock);
 	p->free[p->nfree++] = st;
 	pthread_cond_signal(&p->freed);

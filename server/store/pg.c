@@ -36,6 +36,7 @@
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,9 @@ struct pg {
 	int64_t resets;		/* karte_resets as its last write transaction saw it */
 	double retry_at;	/* monotonic: no reconnect before (after one failed) */
 	unsigned reconnects;	/* connections made again */
+	long timeout_ms;	/* statement_timeout of the session (0: none) */
+	pthread_mutex_t cancel_lock;	/* cancel, against store_interrupt() from another thread */
+	PGcancel *cancel;	/* for the connection as it is now */
 	struct tallies tally;
 	struct series_cache last;
 	struct strbuf {		/* runs for COPY, in its text format */
@@ -197,8 +201,28 @@ static void forget_prepared(struct pg *st)
 	memset(st->queries, 0, sizeof(st->queries));
 }
 
+/* The cancel object of the connection as it is now (after a connect or a
+ * reconnect). */
+static void cancel_renew(struct pg *st)
+{
+	pthread_mutex_lock(&st->cancel_lock);
+	if (st->cancel)
+		PQfreeCancel(st->cancel);
+	st->cancel = PQgetCancel(st->conn);
+	pthread_mutex_unlock(&st->cancel_lock);
+}
+
+static int set_timeout(struct pg *st, struct kerr *err)
+{
+	char sql[64];
+
+	snprintf(sql, sizeof(sql), "SET statement_timeout = %ld", st->timeout_ms);
+	return exec_simple(st, sql, err, "setting up the connection");
+}
+
 static int session_setup(struct pg *st, struct kerr *err)
 {
+	cancel_renew(st);
 	/* shortest exact text for doubles (the default since PostgreSQL 12) */
 	if (exec_simple(st, "SET extra_float_digits = 1; SET client_min_messages = warning; "
 			"SET client_encoding = 'UTF8'", err, "setting up the connection"))
@@ -206,7 +230,30 @@ static int session_setup(struct pg *st, struct kerr *err)
 	if ((st->flags & STORE_READONLY) &&
 	    exec_simple(st, "SET default_transaction_read_only = on", err, "setting up the connection"))
 		return -1;
+	if (st->timeout_ms && set_timeout(st, err))
+		return -1;
 	return 0;
+}
+
+/* Any thread: cancel what the connection runs now (store.c set the flag
+ * that alive() checks before each later statement). */
+static void pg_interrupt(struct store *base)
+{
+	struct pg *st = (struct pg *)base;
+	char why[256];
+
+	pthread_mutex_lock(&st->cancel_lock);
+	if (st->cancel)
+		PQcancel(st->cancel, why, sizeof(why));
+	pthread_mutex_unlock(&st->cancel_lock);
+}
+
+static int pg_statement_timeout(struct store *base, double seconds, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+
+	st->timeout_ms = seconds > 0 ? (long)(seconds * 1000 + 0.5) : 0;
+	return set_timeout(st, err);
 }
 
 /* Whether the server has dropped this connection. libpq learns it only
@@ -238,6 +285,8 @@ static int alive(struct pg *st, struct kerr *err)
 {
 	double now;
 
+	if (store_interrupted(&st->base))
+		return kerr_store(err, "reading (the read was stopped)", "cancelled by karted");
 	if (!dropped(st))
 		return 0;
 	if (st->in_tx)
@@ -441,6 +490,7 @@ struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
 
 	st->base.ops = &store_pg_ops;
 	st->flags = flags;
+	pthread_mutex_init(&st->cancel_lock, NULL);
 	/* the URI's own parameters win over these defaults (expand_dbname) */
 	st->conn = PQconnectdbParams(keys, vals, 1);
 	if (!st->conn || PQstatus(st->conn) != CONNECTION_OK) {
@@ -493,6 +543,9 @@ static void pg_close(struct store *base)
 	free(st->tx_key_ids);
 	free(st->pend);
 	free(st->copy.p);
+	if (st->cancel)
+		PQfreeCancel(st->cancel);
+	pthread_mutex_destroy(&st->cancel_lock);
 	PQfinish(st->conn);
 	free(st);
 }
@@ -1044,18 +1097,28 @@ static int list_sql(unsigned bits, bool oldest, char *sql, size_t size)
 	size_t i, len;
 	int n = 1;
 
-	len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1", STORE_RUN_COLUMNS,
-			       STORE_RUN_FROM, oldest ? ">" : "<");
+	if (bits & FB_LABEL)
+		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE l.run_id %s $1", STORE_RUN_COLUMNS,
+				       STORE_LABEL_FROM("JOIN"), oldest ? ">" : "<");
+	else
+		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1", STORE_RUN_COLUMNS,
+				       STORE_RUN_FROM, oldest ? ">" : "<");
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))
 			len += (size_t)snprintf(sql + len, size - len, "%s$%d", clause[i], ++n);
+	if (bits & FB_LABEL) {
+		len += (size_t)snprintf(sql + len, size - len, " AND l.key = $%d AND l.value = $%d",
+					n + 1, n + 2);
+		n += 2;
+	}
 	n++;
-	snprintf(sql + len, size - len, " ORDER BY r.id%s LIMIT $%d", oldest ? "" : " DESC", n);
+	snprintf(sql + len, size - len, " ORDER BY %s%s LIMIT $%d",
+		 bits & FB_LABEL ? STORE_LABEL_ORDER : "r.id", oldest ? "" : " DESC", n);
 	return n;
 }
 
 /* The parameters of f's listing in list_sql's order. */
-static void list_params(const struct run_filter *f, const char *params[8], char num[4][32])
+static void list_params(const struct run_filter *f, const char *params[10], char num[4][32])
 {
 	int n = 0, first = n++;
 
@@ -1070,6 +1133,10 @@ static void list_params(const struct run_filter *f, const char *params[8], char 
 	if (f->n > 0) {
 		snprintf(num[1], 32, "%.17g", f->n);
 		params[n++] = num[1];
+	}
+	if (store_filter_bits(f) & FB_LABEL) {
+		params[n++] = f->labels[0].key;
+		params[n++] = f->labels[0].value;
 	}
 	params[first] = store_i64_text(num[2], f->before_id > 0 ? f->before_id : f->oldest_first ? 0 : INT64_MAX);
 	params[n] = f->limit > 0 ? store_i64_text(num[3], f->limit) : NULL;
@@ -1136,7 +1203,7 @@ static int pg_each_run(struct store *base, const struct run_filter *f,
 	unsigned bits = store_filter_bits(f);
 	bool oldest = f->oldest_first;
 	struct each_run_ctx c = {each, ctx};
-	const char *params[8];
+	const char *params[10];
 	char sql[1024], name[16], num[4][32];
 	bool lost = false;
 	int n, rc, tries;
@@ -1199,7 +1266,7 @@ static int pg_explain_listing(struct store *base, const struct run_filter *f, ch
 			      size_t size, struct kerr *err)
 {
 	struct pg *st = (struct pg *)base;
-	const char *params[8];
+	const char *params[10];
 	char sql[1100], num[4][32];
 	size_t len = 0;
 	PGresult *res;
@@ -1567,4 +1634,6 @@ const struct store_ops store_pg_ops = {
 	.query = pg_query,
 	.data_version = pg_data_version,
 	.points_before = pg_points_before,
+	.interrupt = pg_interrupt,
+	.statement_timeout = pg_statement_timeout,
 };

@@ -230,6 +230,22 @@ void store_sqlite_library_init(void)
 
 static void sq_close(struct store *base);
 
+/* Called every PROGRESS_OPS virtual machine steps: non-zero stops the
+ * statement (SQLITE_INTERRUPT). A store_interrupt() made between two
+ * statements still stops the next (sqlite3_interrupt alone is forgotten
+ * when no statement runs). */
+#define PROGRESS_OPS 1000
+
+static int progress(void *arg)
+{
+	return store_interrupted(arg);
+}
+
+static void sq_interrupt(struct store *base)
+{
+	sqlite3_interrupt(((struct sq *)base)->db);
+}
+
 struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *err)
 {
 	struct sq *st = xcalloc(1, sizeof(*st));
@@ -246,6 +262,8 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 	}
 	sqlite3_busy_timeout(st->db, 10000);
 	sqlite3_extended_result_codes(st->db, 1);
+	if (flags & STORE_READONLY)
+		sqlite3_progress_handler(st->db, PROGRESS_OPS, progress, &st->base);
 	if (!(flags & STORE_READONLY)) {
 		const char *sync = (flags & STORE_SYNC_FULL) ? "PRAGMA synchronous = FULL" :
 							       "PRAGMA synchronous = NORMAL";
@@ -649,7 +667,7 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
 		" AND r.p = ?4", " AND r.n = ?5",
 	};
-	char sql[512];
+	char sql[768];
 	size_t i;
 
 	if (st->list[oldest][bits]) {
@@ -657,13 +675,18 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		sqlite3_clear_bindings(st->list[oldest][bits]);
 		return st->list[oldest][bits];
 	}
-	snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", STORE_RUN_COLUMNS, STORE_RUN_FROM,
-		 oldest ? "r.id > ?6" : "r.id < ?6");
+	if (bits & FB_LABEL)	/* CROSS JOIN: SQLite keeps the label's entries outermost */
+		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE l.key = ?8 AND l.value = ?9 AND %s",
+			 STORE_RUN_COLUMNS, STORE_LABEL_FROM("CROSS JOIN"),
+			 oldest ? "l.run_id > ?6" : "l.run_id < ?6");
+	else
+		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", STORE_RUN_COLUMNS, STORE_RUN_FROM,
+			 oldest ? "r.id > ?6" : "r.id < ?6");
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))
 			strncat(sql, clause[i], sizeof(sql) - strlen(sql) - 1);
-	strncat(sql, oldest ? " ORDER BY r.id LIMIT ?7" : " ORDER BY r.id DESC LIMIT ?7",
-		sizeof(sql) - strlen(sql) - 1);
+	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY %s%s LIMIT ?7",
+		 bits & FB_LABEL ? STORE_LABEL_ORDER : "r.id", oldest ? "" : " DESC");
 	st->list[oldest][bits] = prepare(st, sql, err);
 	return st->list[oldest][bits];
 }
@@ -689,6 +712,10 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 	else
 		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : INT64_MAX);
 	sqlite3_bind_int64(s, 7, f->limit > 0 ? f->limit : -1);
+	if (bits & FB_LABEL) {
+		bind_text(s, 8, f->labels[0].key);
+		bind_text(s, 9, f->labels[0].value);
+	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		row_to_run(s, &r, false);
 		stop = each(&r, ctx);
@@ -1155,4 +1182,5 @@ const struct store_ops store_sqlite_ops = {
 	.query = sq_query,
 	.data_version = sq_data_version,
 	.points_before = sq_points_before,
+	.interrupt = sq_interrupt,
 };

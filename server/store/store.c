@@ -33,8 +33,11 @@ const struct store_table_desc store_tables[STORE_TABLES] = {
 
 unsigned store_filter_bits(const struct run_filter *f)
 {
+	bool series = f->system && f->application && f->variant;
+
 	return (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
-	       (f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0);
+	       (f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0) |
+	       (f->nlabels && !series ? FB_LABEL : 0);
 }
 
 bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id)
@@ -233,8 +236,9 @@ int store_query(struct store *st, const char *sql, const char *types, const char
 	return st->ops->query(st, sql, types, params, row, ctx, changed, err);
 }
 
-/* A walk with label filters: the backend selects by the other fields, and
- * each run's labels are checked here. */
+/* A walk with label filters: the backend selects by the other fields (and
+ * by the first label's index entries, FB_LABEL), and each run's labels are
+ * checked here, all of them, as a JSON reader sees them. */
 struct label_walk {
 	const struct run_filter *f;
 	int (*each)(const struct run *r, void *ctx);
@@ -286,6 +290,27 @@ int store_each_run(struct store *st, const struct run_filter *f,
 	all.limit = 0;	/* the matches are counted here */
 	rc = st->ops->each_run(st, &all, label_each, &w, err);
 	return rc == LABEL_WALK_DONE ? 0 : rc;
+}
+
+void store_interrupt(struct store *st)
+{
+	atomic_store(&st->interrupted, true);
+	st->ops->interrupt(st);
+}
+
+void store_interrupt_clear(struct store *st)
+{
+	atomic_store(&st->interrupted, false);
+}
+
+bool store_interrupted(struct store *st)
+{
+	return atomic_load_explicit(&st->interrupted, memory_order_relaxed);
+}
+
+int store_statement_timeout(struct store *st, double seconds, struct kerr *err)
+{
+	return st->ops->statement_timeout ? st->ops->statement_timeout(st, seconds, err) : 0;
 }
 
 int store_explain_listing(struct store *st, const struct run_filter *f, char *buf, size_t size,

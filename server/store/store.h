@@ -274,6 +274,20 @@ int store_each_alert(struct store *st, const struct alert_filter *f,
 int store_alert_ack(struct store *st, int64_t id, const char *token_hash, bool *found,
 		    bool *already, struct kerr *err);
 
+/* Stop what st does now, from any thread (a reader whose client hung up,
+ * or past its deadline): the statement running fails as a store error, and
+ * so does every later one until store_interrupt_clear() (the owner, before
+ * the next use). SQLite: sqlite3_interrupt and a progress handler;
+ * PostgreSQL: PQcancel. */
+void store_interrupt(struct store *st);
+void store_interrupt_clear(struct store *st);
+bool store_interrupted(struct store *st);
+
+/* Every statement of st stops after seconds (0: none), whatever thread
+ * runs it: PostgreSQL's statement_timeout, kept across reconnects. SQLite
+ * has no such limit: its readers are stopped with store_interrupt(). */
+int store_statement_timeout(struct store *st, double seconds, struct kerr *err);
+
 /* Whether the --db string names a PostgreSQL database (postgresql:// or
  * postgres://), and the string to show for it: the password replaced. */
 bool store_is_uri(const char *db);

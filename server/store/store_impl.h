@@ -7,6 +7,8 @@
 #ifndef KARTE_STORE_IMPL_H
 #define KARTE_STORE_IMPL_H
 
+#include <stdatomic.h>
+
 #include "store.h"
 
 struct store_ops {
@@ -54,6 +56,10 @@ struct store_ops {
 	int (*points_before)(struct store *st, const int64_t *ids, size_t n, int64_t limit,
 			     int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
 			     struct kerr *err);
+	/* stop the statement running now, from any thread (store.c has set
+	 * st->interrupted first, which the backend checks before each later one) */
+	void (*interrupt)(struct store *st);
+	int (*statement_timeout)(struct store *st, double seconds, struct kerr *err);
 };
 
 /* Statements store_query prepared, by the address of their text. */
@@ -61,6 +67,7 @@ struct store_ops {
 
 struct store {
 	const struct store_ops *ops;
+	atomic_bool interrupted;	/* store_interrupt() until store_interrupt_clear() */
 };
 
 /* The columns every run query reads, in the order row_to_run() takes them. */
@@ -76,9 +83,19 @@ struct store {
 	"r.id, NULL, NULL, NULL, r.p, r.n, r.tau, NULL, NULL, NULL, NULL, r.energy_j, "        \
 	"r.measured_at, NULL, r.regions, NULL, NULL"
 
-/* The filters of a listing as bits: one prepared statement per combination. */
-enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16 };
-#define LIST_VARIANTS 32
+/* The filters of a listing as bits: one prepared statement per combination.
+ * FB_LABEL: the listing walks the first label's runs on run_labels (schema
+ * 9) instead of runs: when it has a label filter and no whole series (whose
+ * runs_series range is read then, bounded by the series). */
+enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16,
+		  FB_LABEL = 32 };
+#define LIST_VARIANTS 64
+
+/* A listing driven by run_labels: its FROM and the first WHERE terms, the
+ * key and value given as parameters kp and vp ("?8" or "$4"). */
+#define STORE_LABEL_FROM(cross) \
+	" FROM run_labels l " cross " runs r ON r.id = l.run_id " cross " series s ON s.id = r.series_id"
+#define STORE_LABEL_ORDER "l.run_id"
 unsigned store_filter_bits(const struct run_filter *f);
 
 /* The series of the last run stored, so a batch of one series' runs looks

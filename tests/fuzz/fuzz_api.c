@@ -107,7 +107,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	run_batch_free(&b);
 	store_close(st);
-	k.readers = pool_open(db, 1, &err);
+	k.readers = pool_open(db, 1, 0, &err);
 	if (!k.readers)
 		abort();
 	return 0;

@@ -151,3 +151,16 @@ void http_resume(struct req *rq)
 {
 	(void)rq;
 }
+
+/* Handlers run on the fuzzer's thread, never cancelled. */
+struct req *http_current(void)
+{
+	return NULL;
+}
+
+void req_on_cancel(struct req *rq, void (*fn)(void *arg), void *arg)
+{
+	(void)rq;
+	(void)fn;
+	(void)arg;
+}
