@@ -90,8 +90,11 @@ function tokenInput() {
 }
 
 // A sortable, filterable table; rows are objects, columns {key, label, num, cell}.
-function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
-  let sortKey = null, dir = 1, filter = '';
+// It draws one page of rows at a time (a table of 10^4 series is 10^4 objects
+// in memory, 100 rows in the page); filter, sort and the downloads take all.
+const PAGE_ROWS = 100;
+function dataTable(columns, rows, { id, download, limit = Infinity, page: pageRows = PAGE_ROWS } = {}) {
+  let sortKey = null, dir = 1, filter = '', first = 0;
   const tbody = el('tbody');
   const headCells = columns.map((c) => {
     const b = el('button', { class: 'sort', type: 'button', 'data-key': c.key }, c.label);
@@ -100,6 +103,7 @@ function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
       sortKey = c.key;
       for (const o of thead.querySelectorAll('button.sort')) o.removeAttribute('aria-sort');
       b.setAttribute('aria-sort', dir > 0 ? 'ascending' : 'descending');
+      first = 0;
       render();
     });
     return el('th', { class: c.num ? 'num' : null, scope: 'col' }, b);
@@ -123,12 +127,25 @@ function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
     }
     return out;
   }
+  const prev = el('button', { type: 'button', class: 'secondary', 'aria-label': 'previous rows' }, '‹ Previous');
+  const next = el('button', { type: 'button', class: 'secondary', 'aria-label': 'next rows' }, 'Next ›');
+  prev.addEventListener('click', () => { first = Math.max(0, first - pageRows); render(); });
+  next.addEventListener('click', () => { first += pageRows; render(); });
+  const pager = el('div', { class: 'toolbar pager' }, prev, next);
   function render() {
     const list = shown();
-    tbody.replaceChildren(...list.slice(0, limit).map((r) => el('tr', {}, columns.map((c) =>
+    const all = Math.min(list.length, limit);
+    if (first >= all) first = Math.max(0, all - 1 - ((all - 1) % pageRows));
+    const last = Math.min(all, first + pageRows);
+    tbody.replaceChildren(...list.slice(first, last).map((r) => el('tr', {}, columns.map((c) =>
       el('td', { class: c.num ? 'num' : null }, c.cell ? c.cell(r) : fmt(r[c.key]))))));
-    count.textContent = list.length > limit ? `first ${limit} of ${list.length} shown (the downloads hold all)`
-      : `${list.length} of ${rows.length} shown`;
+    const range = all > pageRows ? `rows ${first + 1}–${last} of ` : '';
+    const of = list.length === rows.length ? `${rows.length}` : `${list.length} matching, ${rows.length} in all`;
+    count.textContent = list.length > limit ? `${range}the first ${limit} of ${list.length} (the downloads hold all)`
+      : range ? `${range}${of}` : `${list.length} of ${rows.length} shown`;
+    pager.hidden = all <= pageRows;
+    prev.disabled = first === 0;
+    next.disabled = last >= all;
   }
   function save(kind) {
     const list = shown();
@@ -147,13 +164,13 @@ function dataTable(columns, rows, { id, download, limit = Infinity } = {}) {
     a.remove();
   }
   const search = el('input', { type: 'search', placeholder: 'filter rows', 'aria-label': 'filter rows' });
-  search.addEventListener('input', () => { filter = search.value; render(); });
+  search.addEventListener('input', () => { filter = search.value; first = 0; render(); });
   const tools = el('div', { class: 'toolbar' }, search,
     download ? el('button', { type: 'button', class: 'secondary', onclick: () => save('csv') }, 'Download CSV') : null,
     download ? el('button', { type: 'button', class: 'secondary', onclick: () => save('json') }, 'Download JSON') : null,
     count);
   render();
-  return el('div', {}, tools, el('div', { class: 'table-wrap' }, table));
+  return el('div', {}, tools, el('div', { class: 'table-wrap' }, table), pager);
 }
 
 // ---- charts: karted's picture, alive ------------------------------------------
@@ -477,6 +494,7 @@ async function home() {
     { key: 'last_run_at', label: 'Last update' },
     { key: 'name', label: 'Compare', cell: (s) => {
       const box = el('input', { type: 'checkbox', 'aria-label': `compare ${s.name}` });
+      box.checked = picked.has(s.name);	// a page drawn again keeps what was ticked
       box.addEventListener('change', () => {
         if (box.checked) picked.add(s.name); else picked.delete(s.name);
         compare.disabled = picked.size < 2;
@@ -487,7 +505,8 @@ async function home() {
   return [el('h1', {}, 'Series'),
     el('p', { class: 'explain' }, 'Every system × application and its variants (algorithms or builds). ' +
       'Open a variant for its analyses; tick two or more to compare them.'),
-    rows.length ? dataTable(columns, rows, { id: 'series' }) : message('ok', 'No runs yet: upload some, or POST them to /api/v1/runs.'),
+    rows.length ? dataTable(columns, rows, { id: 'series', download: 'series' }) :
+      message('ok', 'No runs yet: upload some, or POST them to /api/v1/runs.'),
     el('div', { class: 'toolbar' }, compare)];
 }
 

@@ -494,3 +494,33 @@ test('labels filter a series and compare two commits side by side; history and a
   await page.waitForFunction(() => document.getElementById('view').dataset.ready?.startsWith('/history'));
   assert.match(await page.locator('h1').innerText(), /History of CI:stencil at p = 4, n = 100/);
 });
+
+test('the home page draws a page of 100 series at a time, and its CSV runs nothing in a spreadsheet', async () => {
+  const many = [];
+  for (let i = 0; i < 250; i++) many.push({ system: `many${String(i).padStart(3, '0')}`, application: 'x', p: 1, n: 1, tau: 1 });
+  many.push({ system: 'zz', application: "=cmd|' /C calc'!A0", p: 1, n: 1, tau: 1 });
+  await post(many);
+  await open('/');
+  const rows = page.locator('#series tbody tr');
+  assert.equal(await rows.count(), 100);
+  const total = await (await fetch(`${url}/api/v1/series`)).json();
+  const n = total.series.length;
+  assert.match(await page.locator('.toolbar .muted').first().innerText(), new RegExp(`^rows 1–100 of ${n}$`));
+  await page.getByLabel('compare many000:x').check();
+  await shot('home-paged');
+  await page.getByRole('button', { name: 'next rows' }).click();
+  assert.equal(await rows.count(), 100);
+  assert.match(await page.locator('.toolbar .muted').first().innerText(), /^rows 101–200 of /);
+  await page.getByRole('button', { name: 'previous rows' }).click();
+  assert.equal(await page.getByLabel('compare many000:x').isChecked(), true, 'a page drawn again keeps the ticks');
+  // filtering starts at the first page and the pager hides when one page holds all
+  await page.getByPlaceholder('filter rows').fill('many24');
+  assert.equal(await rows.count(), 10);
+  assert.equal(await page.locator('.pager').isHidden(), true);
+  await page.getByPlaceholder('filter rows').fill('zz');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV' }).click()]);
+  const csv = (await (await dl.createReadStream()).toArray()).join('');
+  assert.match(csv.split('\n')[1], /^zz,'=cmd\|' \/C calc'!A0,,1,/);
+  await page.getByPlaceholder('filter rows').fill('');
+  assert.ok(await page.evaluate(() => document.getElementsByTagName('*').length) < 2000, 'a page, not 253 rows of DOM');
+});
