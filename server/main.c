@@ -574,11 +574,13 @@ static int cmd_serve(const struct opts *o)
 	struct store *st;
 	struct kerr err;
 	sigset_t sigs;
-	char host[128], shown[512];
+	char host[128], shown[512], stale[32];
 	int sig, sigfd = -1, rc = 1;
+	int64_t gone = 0;
 	struct stat sb;
 
 	kerr_clear(&err);
+	store_utc_text(time(NULL) - 60, 0, stale, sizeof(stale));
 	/* a bad address is a usage error, found before the database is touched */
 	if (http_check_listen(o->listen, &err)) {
 		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
@@ -606,6 +608,15 @@ static int cmd_serve(const struct opts *o)
 	/* the loop, two quick and two slow workers, one spare; a statement
 	 * stops a second after the read deadline (the workers' reads are
 	 * stopped at it: this is for the loop's) */
+	/* a large import that a karted left half stored (killed between its
+	 * parts): what it stored goes; on PostgreSQL only when its last part
+	 * is over a minute old (another instance may be storing it now) */
+	if (store_begin(st, &err) || store_import_discard(st, 0, store_is_uri(o->db) ? stale : NULL,
+							    &gone, &err) || store_commit(st, &err))
+		goto out;
+	if (gone)
+		fprintf(stderr, "karted: deleted the %lld runs of an import left half stored\n",
+			(long long)gone);
 	k.readers = pool_open(o->db, 6, o->read_timeout_s > 0 ? o->read_timeout_s + 1.0 : 0, &err);
 	if (!k.readers)
 		goto out;

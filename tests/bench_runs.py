@@ -19,6 +19,13 @@ measured in the same run on the same machine.
                     a point of its own that holds 100 earlier runs (a sweep
                     posted again), into one database, with and without the
                     check in turn (no target: it reads 100 runs per run).
+  POSTs beside an import
+                    four clients post single runs, one after another each,
+                    for IMPORT_BESIDE_S seconds alone (the baseline), then
+                    while a CSV of IMPORT_LINES runs is imported: the
+                    latency of each POST, p50 / p99 / max of both phases
+                    (target: p99 < 250 ms beside the import; it is stored
+                    in parts between the POSTs).
   JSON-lines import an Extra-P JSON-lines file of IMPORT_LINES lines (a run
                     each) through POST /api/v1/import, beside bulk NDJSON of
                     as many runs (bodies of RUNS_PER_BODY) into a fresh karted,
@@ -282,8 +289,8 @@ def main():
     ap.add_argument("--runs-per-body", type=int, default=10000)
     ap.add_argument("--import-lines", type=int, default=1000000)
     ap.add_argument("--import-rounds", type=int, default=3)
-    ap.add_argument("--only", choices=["import", "check"], help="only the import comparison, or only "
-                    "the regression check's cost")
+    ap.add_argument("--only", choices=["import", "check", "beside"], help="only the import comparison, "
+                    "the regression check's cost, or the POSTs beside an import")
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
 
@@ -291,6 +298,8 @@ def main():
         return import_only(a, karted)
     if a.only == "check":
         return check_cost(a, karted)
+    if a.only == "beside":
+        return import_beside(a, karted)
     print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds "
           f"(both servers up, loaded in turn)")
     single_run(a, karted, os.path.join(a.build, "bench", "bare_mhd"))
@@ -311,6 +320,66 @@ def main():
                lambda b, o, size: f"bare SQLite inserts {b:9.0f} rows/s   karted NDJSON {o:9.0f} runs/s",
                lambda size: f"({size / 1e6:.1f} MB per body)", target=50 if args else None)
     import_only(a, karted)
+    import_beside(a, karted)
+
+
+def percentile(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))] if xs else float("nan")
+
+
+def import_beside(a, karted, clients=4, alone_s=5):
+    """Single-run POSTs alone, then beside a large import: their latency."""
+    import threading
+    n = a.import_lines
+    body = ("p,n,tau\n" + "".join(f"{1 << (i % 6)},{1000 * (1 + i % 7)},{10 + i % 13 + i * 1e-9}\n"
+                                  for i in range(n))).encode()
+    k = Karted(karted, args=["--max-import-body", str(len(body) + 1)]).start()
+    try:
+        phase, lat, stop = ["alone"], {"alone": [], "import": []}, threading.Event()
+
+        def client(c):
+            host, port = k.host_port
+            conn = http.client.HTTPConnection(host, port, timeout=120)
+            run = json.dumps(dict(RUN, system=f"beside{c}")).encode()
+            while not stop.is_set():
+                t0 = time.perf_counter()
+                conn.request("POST", "/api/v1/runs", body=run, headers={
+                    "Content-Type": "application/json", "Authorization": "Bearer " + k.first_token})
+                resp = conn.getresponse()
+                resp.read()
+                if resp.status != 201:
+                    raise RuntimeError(f"POST beside the import -> {resp.status}")
+                lat[phase[0]].append(time.perf_counter() - t0)
+            conn.close()
+        ts = [threading.Thread(target=client, args=(c,)) for c in range(clients)]
+        for t in ts:
+            t.start()
+        time.sleep(alone_s)
+        phase[0] = "import"
+        t0 = time.perf_counter()
+        host, port = k.host_port
+        conn = http.client.HTTPConnection(host, port, timeout=900)
+        conn.request("POST", "/api/v1/import?format=csv&system=bench-import&application=md", body=body,
+                     headers={"Authorization": "Bearer " + k.first_token})
+        resp = conn.getresponse()
+        data = resp.read()
+        took = time.perf_counter() - t0
+        stop.set()
+        for t in ts:
+            t.join()
+        if resp.status != 201 or json.loads(data)["stored"] != n:
+            raise RuntimeError(f"import -> {resp.status} {data[:300]}")
+        print(f"single-run POSTs ({clients} clients) beside an import of {n} runs ({len(body) / 1e6:.0f} MB CSV, "
+              f"{took:.1f} s):")
+        for ph in ("alone", "import"):
+            xs = lat[ph]
+            print(f"  {ph:>6}: {len(xs):6d} POSTs, p50 {1e3 * percentile(xs, 0.5):7.1f} ms, p99 "
+                  f"{1e3 * percentile(xs, 0.99):7.1f} ms, max {1e3 * max(xs):7.1f} ms")
+        print(f"  p99 beside the import {1e3 * percentile(lat['import'], 0.99):.1f} ms, "
+              f"{percentile(lat['import'], 0.99) / percentile(lat['alone'], 0.99):.1f}x alone; target < 250 ms")
+    finally:
+        k.stop()
 
 
 def import_only(a, karted):

@@ -475,6 +475,107 @@ def sigterm_during_an_import_stops_cleanly():
         expect(k2.stop() == 0, "the second start stopped cleanly")
 
 
+def big_csv(n, tag=0):
+    return ("p,n,tau\n" + "".join(f"{1 << (i % 6)},{1000 * (1 + i % 7)},{10 + i % 13 + tag + i * 1e-9}\n"
+                                  for i in range(n))).encode()
+
+
+def series_count(k, system):
+    s, b, _ = k.request("GET", "/api/v1/series")
+    return sum(x["runs"] for x in b["series"] if x["system"] == system)
+
+
+@test
+def a_large_import_is_stored_in_parts_and_shown_whole():
+    """An import of over 20,000 runs is stored in parts between other
+    writes: single-run POSTs meanwhile are answered (none waits for the
+    whole import), and a reader sees none of its runs or all of them, in
+    the listing and in the counts, never some. The same file again stores
+    nothing and answers the same ids."""
+    n = 60000
+    body = big_csv(n)
+    seen, lat, stop = set(), [], threading.Event()
+
+    def reader():
+        while not stop.is_set():
+            seen.add(("count", series_count(S.k, "parts")))
+            s, b, _ = S.k.request("GET", "/api/v1/runs?system=parts&application=a&variant=&p=1&limit=1000")
+            seen.add(("p=1 listed", len(b["runs"])))
+
+    def poster():
+        while not stop.is_set():
+            t0 = time.time()
+            s, _, _ = S.k.request("POST", "/api/v1/runs", {"system": "beside", "application": "x", "p": 1,
+                                                           "n": 1, "tau": 1.0}, token=S.token)
+            lat.append(time.time() - t0)
+            expect(s == 201, f"a POST beside the import ({s})")
+    ts = [threading.Thread(target=reader), threading.Thread(target=poster)]
+    for t in ts:
+        t.start()
+    try:
+        s, b = imp(body, format="csv", system="parts", application="a")
+    finally:
+        stop.set()
+        for t in ts:
+            t.join(60)
+    expect(s == 201 and b["runs"] == n and b["stored"] == n, f"stored ({s} {str(b)[:200]})")
+    expect(b["ids"] == list(range(b["ids"][0], b["ids"][0] + n)), "its ids are consecutive")
+    whole = {("count", 0), ("count", n), ("p=1 listed", 0), ("p=1 listed", 1000)}
+    expect(seen <= whole, f"a reader saw none or all, never a part ({sorted(seen - whole)})")
+    expect(series_count(S.k, "parts") == n, "all of it counted")
+    s, b2 = imp(body, format="csv", system="parts", application="a")
+    expect(s == 200 and b2["stored"] == 0 and b2["ids"] == b["ids"], f"again: nothing new ({s} {b2.get('stored')})")
+    print(f"    {n} runs in parts; {len(lat)} POSTs beside it, the slowest {max(lat) * 1000:.0f} ms; "
+          f"a reader saw {sorted(seen)}")
+
+
+@test
+def kill_9_in_the_middle_of_a_large_import_leaves_none_of_it():
+    """karted killed while the parts of a 300,000-run import are stored:
+    none of the import can be read after, and on SQLite the next start
+    deletes what its parts had stored (the log says how many)."""
+    k = Karted(S.binary).start()
+    tok = k.token("t")
+    got = {}
+
+    def post():
+        try:
+            got["status"], got["body"], _ = k.request("POST", "/api/v1/import?format=csv&system=killed&application=a",
+                                                      big_csv(300000), ctype="text/csv", token=tok, timeout=120)
+        except OSError as e:
+            got["error"] = e
+    t = threading.Thread(target=post)
+    t.start()
+    t0 = time.time()
+    while time.time() - t0 < 60 and k.sql("SELECT count(*) FROM import_pending") != "1":
+        time.sleep(0.02)
+    while time.time() - t0 < 60 and int(k.sql("SELECT count(*) FROM runs") or 0) < 10000:
+        time.sleep(0.02)
+    parts = int(k.sql("SELECT count(*) FROM runs"))
+    expect(k.sql("SELECT count(*) FROM import_pending") == "1" and 0 < parts < 300000,
+           f"killed between parts ({parts} runs stored)")
+    expect(series_count(k, "killed") == 0 and
+           k.request("GET", "/api/v1/runs?system=killed&application=a&variant=&limit=5")[1]["runs"] == [],
+           "the parts stored are not seen")
+    k.kill9()
+    t.join(60)
+    k2 = Karted(S.binary, db=k.db).start()
+    try:
+        expect(series_count(k2, "killed") == 0 and
+               k2.request("GET", "/api/v1/runs?system=killed&application=a&variant=&limit=5")[1]["runs"] == [],
+               "after the restart none of it is seen")
+        if not k2.on_pg:
+            left = k2.sql("SELECT count(*) FROM runs")
+            expect(left == "0" and k2.sql("SELECT count(*) FROM import_pending") == "0",
+                   f"the next start deleted what the parts stored ({left} runs left)")
+            expect(f"deleted the {parts}" in k2.stderr or "deleted the" in k2.stderr,
+                   f"the log says so ({k2.stderr[-300:]})")
+        s, b = None, None
+        print(f"    killed with {parts} of 300,000 runs in parts; none seen after the restart")
+    finally:
+        expect(k2.stop() == 0, "the second start stopped cleanly")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--karted", required=True)

@@ -1,9 +1,13 @@
 /*
  * POST /api/v1/import: another tool's file in, runs out. The file is read
  * and mapped on a worker thread (import.c); its runs are then stored by
- * the writer in one transaction, like a POST of runs, while the worker
- * waits. One import is read at a time, so imports never hold every worker
- * from the analyses.
+ * the writer while the worker waits: up to IMPORT_IN_PARTS runs in one
+ * transaction, like a POST of runs; more in parts (store.h, schema 10):
+ * their ids reserved, each part committed between the other writes (sized
+ * to take about IMPORT_PART_NS, so a single-run POST waits at most one
+ * part), and all of them shown in one last commit; a failure, or a karted
+ * that dies, leaves none of them. One import is read and stored at a time,
+ * so imports never hold every worker from the analyses.
  */
 #include <math.h>
 #include <pthread.h>
@@ -14,9 +18,17 @@
 
 #include "import.h"
 #include "karted.h"
+#include "mono.h"
 #include "xalloc.h"
 
 static atomic_bool importing;
+
+#define IMPORT_IN_PARTS 20000		/* more runs than this are stored in parts */
+#define IMPORT_PART_FIRST 2000		/* runs of the first part */
+#define IMPORT_PART_MIN 500
+#define IMPORT_PART_MAX 100000
+#define IMPORT_PART_NS 50000000.0	/* what a part should take: 50 ms */
+#define IMPORT_STALE_S 60		/* a pending import without a part this long was left */
 
 struct import_job {
 	struct wjob job;	/* first: done() casts back */
@@ -124,11 +136,17 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
 }
 
 /* {"ids":[...],"runs",...}: the ids written directly (a million of them
- * would be a large tree), the rest by jansson. */
-static void answer(struct resp *rs, int status, const int64_t *ids, size_t n, json_t *rest)
+ * would be a large tree), the rest by jansson; 201 when fresh runs were
+ * stored, 200 for a repeat. */
+static void answer(struct resp *rs, const int64_t *ids, const struct import_result *res, size_t fresh)
 {
+	json_t *rest = json_pack("{s:I,s:I,s:O,s:O,s:s,s:I}", "runs", (json_int_t)res->batch.count,
+				 "points", (json_int_t)res->points, "regions", res->regions,
+				 "warnings", res->warnings, "format", res->format,
+				 "stored", (json_int_t)fresh);
 	char *tail = json_dumps(rest, KARTE_JSON_FLAGS);
-	size_t len, tl = tail ? strlen(tail) : 0;
+	size_t len, tl = tail ? strlen(tail) : 0, n = res->batch.count;
+	int status = fresh ? 201 : 200;
 
 	json_decref(rest);
 	if (!tail) {
@@ -143,6 +161,159 @@ static void answer(struct resp *rs, int status, const int64_t *ids, size_t n, js
 	rs->len = len;
 	rs->status = status;
 	rs->content_type = "application/json";
+}
+
+/* Run call(st, job) with job->arg = arg on the writer and wait for it;
+ * its rc, err filled. */
+static int writer_wait(struct karted *k, int (*call)(struct store *st, struct wjob *job), void *arg,
+		       struct kerr *err)
+{
+	struct import_job *j = xcalloc(1, sizeof(*j));
+	int rc;
+
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+	j->job.kind = WJOB_CALL;
+	j->job.call = call;
+	j->job.arg = arg;
+	j->job.done = import_done;
+	j->job.done_in_writer = true;
+	writer_submit(k->writer, &j->job);
+	pthread_mutex_lock(&j->lock);
+	while (!j->done)
+		pthread_cond_wait(&j->cond, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+	rc = j->job.rc;
+	if (rc)
+		*err = j->job.err;
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cond);
+	free(j);
+	return rc;
+}
+
+/* An import in parts: what each step of the writer needs. */
+struct parts {
+	const struct run_batch *b;
+	const char *hash;	/* "" for none */
+	int64_t *ids;		/* out: per run */
+	int64_t *series;	/* per run: its series, 0 for a repeat (stored before) */
+	size_t from, to;	/* the part to store now */
+	size_t fresh;
+	int64_t lo;		/* the reserved ids: lo .. lo + b->count - 1 */
+	bool repeat;		/* the hash was imported before: ids from there */
+	enum { P_RESERVE, P_PART, P_PUBLISH, P_DISCARD } step;
+};
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct store_series_count *x = a, *y = b;
+
+	return x->series < y->series ? -1 : x->series > y->series;
+}
+
+/* The fresh runs' counts per series, into *out (malloc'd); how many series. */
+static size_t series_counts(const struct parts *p, struct store_series_count **out)
+{
+	struct store_series_count *c = xcalloc(p->b->count + 1, sizeof(*c));
+	size_t i, n = 0, k;
+
+	for (i = 0; i < p->b->count; i++)
+		if (p->series[i])
+			c[n++] = (struct store_series_count){p->series[i], 1, p->ids[i]};
+	qsort(c, n, sizeof(*c), cmp_count);
+	for (i = 0, k = 0; i < n; i++) {
+		if (k && c[k - 1].series == c[i].series) {
+			c[k - 1].runs++;
+			if (c[i].last_id > c[k - 1].last_id)
+				c[k - 1].last_id = c[i].last_id;
+		} else {
+			c[k++] = c[i];
+		}
+	}
+	*out = c;
+	return k;
+}
+
+static int parts_call(struct store *st, struct wjob *job)
+{
+	struct parts *p = job->arg;
+	struct store_series_count *counts;
+	char stale[32];
+	int64_t first, runs;
+	size_t i, n;
+	bool existed;
+	int rc;
+
+	switch (p->step) {
+	case P_RESERVE:
+		if (*p->hash) {
+			rc = store_import_find(st, p->hash, &first, &runs, &job->err);
+			if (rc < 0)
+				return -1;
+			if (rc == 1) {	/* imported before: its ids, nothing new */
+				p->repeat = true;
+				for (i = 0; i < p->b->count; i++)
+					p->ids[i] = first + (int64_t)(i < (size_t)runs ? i : (size_t)runs - 1);
+				return 0;
+			}
+		}
+		store_utc_text(time(NULL) - IMPORT_STALE_S, 0, stale, sizeof(stale));
+		return store_import_reserve(st, p->hash, (int64_t)p->b->count, stale, &p->lo, &job->err);
+	case P_PART:
+		for (i = p->from; i < p->to; i++) {
+			if (store_put_run_at(st, &p->b->runs[i], p->lo + (int64_t)i, &p->ids[i], &existed,
+					     &p->series[i], &job->err)) {
+				job->err.index = (long)i;
+				return -1;
+			}
+			if (existed)
+				p->series[i] = 0;
+			else
+				p->fresh++;
+		}
+		return store_import_beat(st, p->lo, &job->err);
+	case P_PUBLISH:
+		n = series_counts(p, &counts);
+		rc = store_import_publish(st, p->hash, p->lo, (int64_t)p->b->count, counts, n, &job->err);
+		free(counts);
+		return rc;
+	default:
+		return store_import_discard(st, p->lo, NULL, NULL, &job->err);
+	}
+}
+
+/* Store a large batch in parts; 0 with p->ids, p->fresh (p->repeat for a
+ * file imported before), or -1 with err and nothing of it stored. */
+static int store_in_parts(struct karted *k, struct parts *p, struct kerr *err)
+{
+	size_t size = IMPORT_PART_FIRST, n = p->b->count;
+	double t0, took;
+	struct kerr ignored;
+
+	p->step = P_RESERVE;
+	if (writer_wait(k, parts_call, p, err) || p->repeat)
+		return p->repeat ? 0 : -1;
+	p->series = xcalloc(n, sizeof(*p->series));
+	for (p->from = 0; p->from < n; p->from = p->to) {
+		p->to = p->from + size < n ? p->from + size : n;
+		p->step = P_PART;
+		t0 = mono_s();
+		if (writer_wait(k, parts_call, p, err))
+			goto discard;
+		/* the next part sized to take about IMPORT_PART_NS */
+		took = (mono_s() - t0) * 1e9;
+		size = took > 0 ? (size_t)((double)size * IMPORT_PART_NS / took) : IMPORT_PART_MAX;
+		size = size < IMPORT_PART_MIN ? IMPORT_PART_MIN : size > IMPORT_PART_MAX ? IMPORT_PART_MAX : size;
+	}
+	p->step = P_PUBLISH;
+	if (writer_wait(k, parts_call, p, err))
+		goto discard;
+	return 0;
+discard:
+	p->step = P_DISCARD;
+	writer_wait(k, parts_call, p, &ignored);	/* else the next start, or the next import */
+	return -1;
 }
 
 static int post_import(void *app, struct req *rq, struct resp *rs)
@@ -162,7 +333,7 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 		return 0;
 	}
 	if (!atomic_compare_exchange_strong(&importing, &no, true)) {
-		resp_errorf(rs, 503, "another import is being read; try again in a moment");
+		resp_errorf(rs, 503, "another import is being read or stored; try again in a moment");
 		rs->retry_after = 2;
 		return 0;
 	}
@@ -179,6 +350,20 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 			json_object_set(extra, "warnings", res.warnings);
 		import_result_clear(&res);
 		resp_error_with(rs, &err, extra);
+		return 0;
+	}
+	if (res.batch.count > IMPORT_IN_PARTS) {
+		struct parts p = {&res.batch, res.hash, NULL, NULL, 0, 0, 0, 0, false, P_RESERVE};
+
+		p.ids = xcalloc(res.batch.count, sizeof(*p.ids));
+		if (store_in_parts(k, &p, &err))
+			resp_error(rs, &err);
+		else
+			answer(rs, p.ids, &res, p.fresh);
+		atomic_store(&importing, false);
+		free(p.ids);
+		free(p.series);
+		import_result_clear(&res);
 		return 0;
 	}
 	atomic_store(&importing, false);
@@ -201,11 +386,7 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 	if (j->job.rc)
 		resp_error(rs, &j->job.err);
 	else
-		answer(rs, j->job.fresh ? 201 : 200, j->job.ids, res.batch.count,
-		       json_pack("{s:I,s:I,s:O,s:O,s:s,s:I}", "runs", (json_int_t)res.batch.count,
-				 "points", (json_int_t)res.points, "regions", res.regions,
-				 "warnings", res.warnings, "format", res.format,
-				 "stored", (json_int_t)j->job.fresh));
+		answer(rs, j->job.ids, &res, j->job.fresh);
 	free(j->job.ids);
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->cond);

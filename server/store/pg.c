@@ -69,7 +69,7 @@ static const struct {
 	int nparams;
 } stmt_sql[S_COUNT] = {
 	[S_FIND_KEY] = {"SELECT id FROM runs WHERE idempotency_key = $1", 1},
-	[S_GET] = {"SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = $1", 1},
+	[S_GET] = {"SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = $1" STORE_VISIBLE, 1},
 	[S_DELETE] = {"DELETE FROM runs WHERE id = $1", 1},
 	[S_ID_FLOOR] = {"UPDATE run_id_floor SET high = greatest(high, $1)", 1},
 	[S_SERIES_FIND] = {"SELECT id FROM series WHERE system = $1 AND application = $2 AND "
@@ -115,7 +115,7 @@ static const struct {
 			     "ORDINALITY AS u(id, o) JOIN runs q ON q.id = u.id CROSS JOIN LATERAL "
 			     "(SELECT * FROM runs r WHERE r.series_id = q.series_id AND r.p = q.p AND "
 			     "r.n = q.n AND (coalesce(r.measured_at, r.created_at), r.id) < "
-			     "(coalesce(q.measured_at, q.created_at), q.id) ORDER BY "
+			     "(coalesce(q.measured_at, q.created_at), q.id)" STORE_VISIBLE " ORDER BY "
 			     "coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT $2) r "
 			     "ORDER BY u.o, "
 			     "coalesce(r.measured_at, r.created_at) DESC, r.id DESC", 2},
@@ -934,6 +934,49 @@ static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool
 	return 0;
 }
 
+/* The n ids from the next on (after the lock), for an import in parts; the
+ * floor moves past them, so no later run takes one. */
+static int pg_reserve_ids(struct store *base, int64_t n, int64_t *lo, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	char a[24];
+	const char *params[1];
+
+	if (!st->in_tx)
+		return kerr_set(err, 500, "ids are reserved inside a transaction only");
+	if (tx_lock(st, err))
+		return -1;
+	*lo = st->next_id;
+	st->next_id += n;
+	params[0] = store_i64_text(a, *lo + n - 1);
+	return run_cmd(st, S_ID_FLOOR, params, err, "reserving ids", NULL);
+}
+
+static int pg_put_run_at(struct store *base, const struct run *r, int64_t id, int64_t *out,
+			 bool *existed, int64_t *series, struct kerr *err)
+{
+	struct pg *st = (struct pg *)base;
+	int rc;
+
+	*existed = false;
+	if (!st->in_tx)
+		return kerr_set(err, 500, "a run is stored inside a transaction only");
+	if (tx_lock(st, err))
+		return -1;
+	if (r->idempotency_key) {
+		rc = find_key(st, r->idempotency_key, out, err);
+		if (rc)
+			return rc < 0 ? -1 : (*existed = true, 0);
+	}
+	if (series_id(st, r, series, err))
+		return -1;
+	*out = id;
+	copy_run(st, r, *series, id);
+	if (r->idempotency_key)
+		remember_key(st, r->idempotency_key, id);
+	return st->copy.len >= COPY_FLUSH_BYTES ? copy_flush(st, err) : 0;
+}
+
 /* A run into the COPY buffer. */
 static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id)
 {
@@ -1098,11 +1141,11 @@ static int list_sql(unsigned bits, bool oldest, char *sql, size_t size)
 	int n = 1;
 
 	if (bits & FB_LABEL)
-		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE l.run_id %s $1", STORE_RUN_COLUMNS,
-				       STORE_LABEL_FROM("JOIN"), oldest ? ">" : "<");
+		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE l.run_id %s $1%s", STORE_RUN_COLUMNS,
+				       STORE_LABEL_FROM("JOIN"), oldest ? ">" : "<", STORE_VISIBLE);
 	else
-		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1", STORE_RUN_COLUMNS,
-				       STORE_RUN_FROM, oldest ? ">" : "<");
+		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1%s", STORE_RUN_COLUMNS,
+				       STORE_RUN_FROM, oldest ? ">" : "<", STORE_VISIBLE);
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))
 			len += (size_t)snprintf(sql + len, size - len, "%s$%d", clause[i], ++n);
@@ -1635,5 +1678,7 @@ const struct store_ops store_pg_ops = {
 	.data_version = pg_data_version,
 	.points_before = pg_points_before,
 	.interrupt = pg_interrupt,
+	.reserve_ids = pg_reserve_ids,
+	.put_run_at = pg_put_run_at,
 	.statement_timeout = pg_statement_timeout,
 };

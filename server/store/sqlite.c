@@ -35,7 +35,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
 		      "COALESCE((SELECT max(id) FROM runs), 0)) + 1",
 	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
-	[S_GET] = "SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = ?",
+	[S_GET] = "SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = ?1" STORE_VISIBLE,
 	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
@@ -74,7 +74,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* (time, id) below the run's, on the index runs_point, newest first */
 	[S_POINT_BEFORE] = "SELECT " STORE_POINT_COLUMNS " FROM runs q JOIN runs r ON r.series_id = "
 			   "q.series_id AND r.p = q.p AND r.n = q.n WHERE q.id = ?1 AND (coalesce(r.measured_at, r.created_at), r.id) < "
-			   "(coalesce(q.measured_at, q.created_at), q.id) ORDER BY "
+			   "(coalesce(q.measured_at, q.created_at), q.id)" STORE_VISIBLE " ORDER BY "
 			   "coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT ?2",
 };
 
@@ -398,6 +398,26 @@ static void bind_opt(sqlite3_stmt *s, int i, bool has, double v)
 		sqlite3_bind_null(s, i);
 }
 
+/* S_INSERT's parameters: run r as id of series sid, stored at now. */
+static void bind_run(sqlite3_stmt *s, const struct run *r, int64_t id, int64_t sid, const char *now)
+{
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 2, sid);
+	sqlite3_bind_int64(s, 3, r->p);
+	sqlite3_bind_double(s, 4, r->n);
+	sqlite3_bind_double(s, 5, r->tau);
+	bind_opt(s, 6, r->has & RUN_HAS_CHI, r->chi);
+	bind_opt(s, 7, r->has & RUN_HAS_CHI, r->gamma);
+	bind_opt(s, 8, r->has & RUN_HAS_FREQ, r->frequency_mhz);
+	bind_opt(s, 9, r->has & RUN_HAS_CAP, r->power_cap_w);
+	bind_opt(s, 10, r->has & RUN_HAS_ENERGY, r->energy_j);
+	bind_text(s, 11, r->measured_at);
+	bind_text(s, 12, r->idempotency_key);
+	bind_text(s, 13, r->regions);
+	bind_text(s, 14, r->labels);
+	bind_text(s, 15, now);
+}
+
 static int find_key(struct sq *st, const char *key, int64_t *id, struct kerr *err)
 {
 	sqlite3_stmt *s = stmt(st, S_FIND_KEY, err);
@@ -540,21 +560,7 @@ static int sq_put_run(struct store *base, const struct run *r, int64_t *id, bool
 	s = stmt(st, S_INSERT, err);
 	if (!s)
 		return -1;
-	sqlite3_bind_int64(s, 1, *id);
-	sqlite3_bind_int64(s, 2, sid);
-	sqlite3_bind_int64(s, 3, r->p);
-	sqlite3_bind_double(s, 4, r->n);
-	sqlite3_bind_double(s, 5, r->tau);
-	bind_opt(s, 6, r->has & RUN_HAS_CHI, r->chi);
-	bind_opt(s, 7, r->has & RUN_HAS_CHI, r->gamma);
-	bind_opt(s, 8, r->has & RUN_HAS_FREQ, r->frequency_mhz);
-	bind_opt(s, 9, r->has & RUN_HAS_CAP, r->power_cap_w);
-	bind_opt(s, 10, r->has & RUN_HAS_ENERGY, r->energy_j);
-	bind_text(s, 11, r->measured_at);
-	bind_text(s, 12, r->idempotency_key);
-	bind_text(s, 13, r->regions);
-	bind_text(s, 14, r->labels);
-	bind_text(s, 15, st->now);
+	bind_run(s, r, *id, sid, st->now);
 	rc = sqlite3_step(s);
 	sqlite3_clear_bindings(s);
 	sqlite3_reset(s);
@@ -564,6 +570,41 @@ static int sq_put_run(struct store *base, const struct run *r, int64_t *id, bool
 	}
 	st->next_id++;
 	return count_run(st, sid, *id, err);
+}
+
+/* The n ids from the next on, for an import in parts; the floor moves past
+ * them, so no later run takes one even before they are stored. */
+static int sq_reserve_ids(struct store *base, int64_t n, int64_t *lo, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+
+	if (next_run_id(st, lo, err))
+		return -1;
+	st->next_id += n;
+	return exec_int(st, S_ID_FLOOR, *lo + n - 1, err, "reserving ids");
+}
+
+static int sq_put_run_at(struct store *base, const struct run *r, int64_t id, int64_t *out,
+			 bool *existed, int64_t *series, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	sqlite3_stmt *s;
+	int rc;
+
+	*existed = false;
+	if (r->idempotency_key) {
+		rc = find_key(st, r->idempotency_key, out, err);
+		if (rc)
+			return rc < 0 ? -1 : (*existed = true, 0);
+	}
+	if (series_id(st, r, series, err) || !(s = stmt(st, S_INSERT, err)))
+		return -1;
+	*out = id;
+	bind_run(s, r, id, *series, st->now);
+	rc = sqlite3_step(s);
+	sqlite3_clear_bindings(s);
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_error(st, err, "storing a run");
 }
 
 static char *col_text(sqlite3_stmt *s, int i)
@@ -667,7 +708,7 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
 		" AND r.p = ?4", " AND r.n = ?5",
 	};
-	char sql[768];
+	char sql[1024];
 	size_t i;
 
 	if (st->list[oldest][bits]) {
@@ -676,12 +717,12 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		return st->list[oldest][bits];
 	}
 	if (bits & FB_LABEL)	/* CROSS JOIN: SQLite keeps the label's entries outermost */
-		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE l.key = ?8 AND l.value = ?9 AND %s",
+		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE l.key = ?8 AND l.value = ?9 AND %s%s",
 			 STORE_RUN_COLUMNS, STORE_LABEL_FROM("CROSS JOIN"),
-			 oldest ? "l.run_id > ?6" : "l.run_id < ?6");
+			 oldest ? "l.run_id > ?6" : "l.run_id < ?6", STORE_VISIBLE);
 	else
-		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s", STORE_RUN_COLUMNS, STORE_RUN_FROM,
-			 oldest ? "r.id > ?6" : "r.id < ?6");
+		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s%s", STORE_RUN_COLUMNS, STORE_RUN_FROM,
+			 oldest ? "r.id > ?6" : "r.id < ?6", STORE_VISIBLE);
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))
 			strncat(sql, clause[i], sizeof(sql) - strlen(sql) - 1);
@@ -1183,4 +1224,6 @@ const struct store_ops store_sqlite_ops = {
 	.data_version = sq_data_version,
 	.points_before = sq_points_before,
 	.interrupt = sq_interrupt,
+	.reserve_ids = sq_reserve_ids,
+	.put_run_at = sq_put_run_at,
 };

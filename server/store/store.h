@@ -76,6 +76,48 @@ int store_import_find(struct store *st, const char *hash, int64_t *first_id, int
 int store_import_put(struct store *st, const char *hash, int64_t first_id, int64_t runs,
 		     struct kerr *err);
 
+/* ---- A large import in parts (schema 10; server/api/api_import.c) ----
+ * Its ids are reserved in one transaction, its runs stored in parts (each
+ * in a transaction of its own, between other writes), and shown in one
+ * last: until then every read leaves its id range out. At most one at a
+ * time; a pending import whose last part is older than stale_before (UTC
+ * text as karted writes it) was left by a karted that died: the next
+ * reserve, or store_import_discard, deletes what it stored. */
+
+/* Reserve n ids, *lo..*lo+n-1, for an import (hash: its name or "") in the
+ * open write transaction. -1 with err 503 while another import is pending
+ * and not stale. */
+int store_import_reserve(struct store *st, const char *hash, int64_t n, const char *stale_before,
+			 int64_t *lo, struct kerr *err);
+
+/* Store r as run id (reserved) in the open transaction, not counted in its
+ * series yet: *out is id, or the id of the run stored before with r's
+ * idempotency_key (*existed then, and nothing stored); *series the
+ * series' id (for store_import_publish). */
+int store_put_run_at(struct store *st, const struct run *r, int64_t id, int64_t *out,
+		     bool *existed, int64_t *series, struct kerr *err);
+
+/* After a part: the pending import's beat is now; -1 (503) when it is no
+ * longer pending (another karted took it as stale). */
+int store_import_beat(struct store *st, int64_t lo, struct kerr *err);
+
+/* A series' share of an import: how many runs, the largest id. */
+struct store_series_count {
+	int64_t series, runs, last_id;
+};
+
+/* Show the pending import lo..: the series' counts, the import
+ * remembered under hash (when not "": first lo, n runs), the range no
+ * longer left out; in the open transaction. */
+int store_import_publish(struct store *st, const char *hash, int64_t lo, int64_t n,
+			 const struct store_series_count *counts, size_t ncounts, struct kerr *err);
+
+/* Delete a pending import and what its parts stored: the one at lo (> 0),
+ * or any whose beat is older than stale_before (NULL: any at all). In the
+ * open transaction. *gone: runs deleted (may be NULL). */
+int store_import_discard(struct store *st, int64_t lo, const char *stale_before, int64_t *gone,
+			 struct kerr *err);
+
 /* Fill *out with run id (caller run_clear()s it). -1 with err->code 404
  * when there is none. */
 int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *err);

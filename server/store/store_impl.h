@@ -60,6 +60,10 @@ struct store_ops {
 	 * st->interrupted first, which the backend checks before each later one) */
 	void (*interrupt)(struct store *st);
 	int (*statement_timeout)(struct store *st, double seconds, struct kerr *err);
+	/* n ids from the next one on, in a write transaction, kept from later runs */
+	int (*reserve_ids)(struct store *st, int64_t n, int64_t *lo, struct kerr *err);
+	int (*put_run_at)(struct store *st, const struct run *r, int64_t id, int64_t *out,
+			  bool *existed, int64_t *series, struct kerr *err);
 };
 
 /* Statements store_query prepared, by the address of their text. */
@@ -76,6 +80,13 @@ struct store {
 	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
 	"r.regions, r.labels, r.created_at"
 #define STORE_RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
+
+/* Every read of runs leaves out the ids of an import still being stored in
+ * parts (schema 10): the subqueries are constant, evaluated once a
+ * statement; with no import under way the range is empty (1 .. 0). */
+#define STORE_VISIBLE                                                                        \
+	" AND r.id NOT BETWEEN coalesce((SELECT lo FROM import_pending), 1) AND "             \
+	"coalesce((SELECT hi FROM import_pending), 0)"
 
 /* The columns store_points_before reads, in the same places: what a
  * baseline needs (id, p, n, tau, energy_j, measured_at, regions). */
