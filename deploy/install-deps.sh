@@ -35,6 +35,10 @@ else
 	SUDO=
 fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
+# another apt or dpkg at work (a second make test beside this one): wait for
+# its lock, up to ten minutes, instead of failing
+LOCK="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-$SUDO apt-get install -y -q --no-install-recommends $missing
+$SUDO apt-get $LOCK update -q
+# shellcheck disable=SC2086
+$SUDO apt-get $LOCK install -y -q --no-install-recommends $missing
