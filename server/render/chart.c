@@ -2,6 +2,7 @@
 
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
+#include <ctype.h>
 #include <math.h>
 #include <pango/pangocairo.h>
 #include <pixman.h>
@@ -411,7 +412,6 @@ struct svg_marks {
 
 static const cairo_user_data_key_t svg_marks_key;
 static const struct rgb PLACEHOLDER = {0.125, 0.25, 0.375};	/* rgb(12.5%,25%,37.5%) */
-#define PLACEHOLDER_STYLE "fill:rgb(12.5%,25%,37.5%)"
 
 /* Where (x, y) lands, in tenths of a px; false when the marker would be
  * wholly outside the plot (more than e px beyond it). */
@@ -650,31 +650,90 @@ static void mark_batch_svg(struct sink *s, const struct mark_batch *b, size_t id
 	sink_put(s, "</g>\n", 5);
 }
 
+/* p past spaces, up to end. */
+static const char *skip_blank(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* Whether p starts "NUMBER%" with the number want (12.5, 25, 37.5: exact in
+ * any decimal spelling); *next past the '%'. */
+static bool percent_is(const char *p, const char *end, double want, const char **next)
+{
+	char num[16];
+	size_t n = 0;
+
+	while (p + n < end && n < sizeof(num) - 1 && (isdigit((unsigned char)p[n]) || p[n] == '.'))
+		n++;
+	if (!n || p + n >= end || p[n] != '%')
+		return false;
+	memcpy(num, p, n);
+	num[n] = '\0';
+	*next = p + n + 1;
+	return strtod(num, NULL) == want;
+}
+
+bool chart_svg_placeholder(const char *svg, size_t len, size_t *start, size_t *stop)
+{
+	const char *end = svg + len, *at = svg, *rgb, *p, *open, *close, *q;
+	static const double want[3] = {12.5, 25, 37.5};
+	int i;
+
+	while ((rgb = memmem(at, (size_t)(end - at), "rgb(", 4))) {
+		at = rgb + 4;
+		/* a fill: "fill:" in a style (1.16) or fill=" (>= 1.17.6), spaces allowed */
+		for (q = rgb; q > svg && (q[-1] == ' ' || q[-1] == '"'); q--)
+			;
+		if (q - svg < 5 || (q[-1] != ':' && q[-1] != '=') || memcmp(q - 5, "fill", 4))
+			continue;
+		p = at;
+		for (i = 0; i < 3; i++) {
+			p = skip_blank(p, end);
+			if (!percent_is(p, end, want[i], &p))
+				break;
+			p = skip_blank(p, end);
+			if (p >= end || *p != (i < 2 ? ',' : ')'))
+				break;
+			p++;
+		}
+		if (i < 3)
+			continue;
+		/* the element around it: a path, written whole (<path .../>) */
+		for (open = rgb; open > svg && *open != '<' && *open != '>'; open--)
+			;
+		close = memmem(p, (size_t)(end - p), "/>", 2);
+		if (*open != '<' || (size_t)(end - open) < 5 || memcmp(open, "<path", 5) || !close ||
+		    memchr(p, '<', (size_t)(close - p)))
+			continue;
+		*start = (size_t)(open - svg);
+		*stop = (size_t)(close + 2 - svg);
+		return true;
+	}
+	return false;
+}
+
 /* Cairo's SVG in svg (len bytes) with each placeholder replaced by its
  * batch, in drawing order, into out. -1 when the placeholders and the
- * batches do not pair up (a Cairo that writes fills otherwise). */
+ * batches do not pair up. */
 static int svg_marks_splice(const char *svg, size_t len, const struct svg_marks *sm, struct sink *out)
 {
-	const char *at = svg, *end = svg + len, *hit, *open, *close;
-	size_t k = 0;
+	size_t at = 0, open, close, k = 0;
 
-	while ((hit = memmem(at, (size_t)(end - at), PLACEHOLDER_STYLE,
-			     sizeof(PLACEHOLDER_STYLE) - 1))) {
-		for (open = hit; open > at && *open != '<'; open--)
-			;
-		close = memmem(hit, (size_t)(end - hit), "/>", 2);
-		if (*open != '<' || !close || k == sm->n)
+	while (chart_svg_placeholder(svg + at, len - at, &open, &close)) {
+		if (k == sm->n)
 			return -1;
-		sink_put(out, at, (size_t)(open - at));
+		sink_put(out, svg + at, open);
 		mark_batch_svg(out, &sm->b[k], k);
 		k++;
-		at = close + 2;
-		if (at < end && *at == '\n')
+		at += close;
+		if (at < len && svg[at] == '\n')
 			at++;
 	}
 	if (k != sm->n)
 		return -1;
-	sink_put(out, at, (size_t)(end - at));
+	sink_put(out, svg + at, len - at);
 	return 0;
 }
 

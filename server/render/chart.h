@@ -132,6 +132,17 @@ size_t chart_frames_json(const struct chart_spec *spec, const struct chart_frame
 			 char *buf, size_t size);
 
 /* "svg", "png", "pdf" and their content types; -1 for an unknown name. */
+/* Where in svg[0, len) the next placeholder of a marker layer is (an SVG's
+ * markers are written by karte: chart_render draws each layer as a tiny
+ * path filled with rgb(12.5%, 25%, 37.5%), then puts the markers in its
+ * place): *start at its '<', *stop past its "/>"; false when there is none.
+ * It takes the fill as Cairo 1.16 writes it, in a style attribute
+ * (style="...;fill:rgb(12.5%,25%,37.5%);...") and as Cairo 1.17.6 and
+ * later do, as an attribute (fill="rgb(12.5%, 25%, 37.5%)"), with any
+ * spaces and any spelling of the numbers, and only on a path element:
+ * never a stroke, a group or another colour. */
+bool chart_svg_placeholder(const char *svg, size_t len, size_t *start, size_t *stop);
+
 int chart_format_parse(const char *name, enum chart_format *f);
 const char *chart_content_type(enum chart_format f);
 
