@@ -908,6 +908,65 @@ def models_join_the_isoefficiency_method():
 
 
 @test
+def every_model_says_how_good_it_is():
+    """quality and quality_reasons on every model answer, by the
+    contract's rule: unusable when the model is <= 0 at a measured
+    coordinate of a metric measured above 0, or adj_r2 < 0; else poor when
+    the cross-validated SMAPE > 15 % or adj_r2 < 0.5; else good."""
+    k, t = Shared.k, Shared.token
+
+    def post(pts):
+        s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": [
+            {"coordinates": [p], "values": v if isinstance(v, list) else [v]} for p, v in pts]})
+        expect(s == 200, f"modelled ({s} {b})")
+        return b
+    good = post([(p, 1 + 2 * p) for p in range(1, 9)])
+    expect(good["function"] == "1 + 2 * p" and good["quality"] == "good" and good["quality_reasons"] == [],
+           f"an exact line is good ({good['quality']} {good['quality_reasons']})")
+    # alternating 1, 3: the mean stands (adj. R² 1 as Extra-P says of a constant), SMAPE 53 %
+    poor = post([(p, [1, 3][p % 2]) for p in range(1, 7)])
+    expect(poor["function"] == "2" and poor["adj_r2"] == 1 and poor["quality"] == "poor"
+           and len(poor["quality_reasons"]) == 1 and "SMAPE is 53.3 %" in poor["quality_reasons"][0],
+           f"adj. R² 1 beside SMAPE 53 % is poor ({poor['quality']} {poor['quality_reasons']})")
+    # falling by 1000x over 1..64: the best hypothesis goes below 0 at p = 64
+    bad = post([(1, 10), (2, 9), (4, 1), (8, 0.5), (16, 0.2), (32, 0.05), (64, 0.01)])
+    at64 = [m for m in bad["measurements"] if m["coordinates"] == [64]][0]
+    expect(bad["quality"] == "unusable" and at64["model"] < 0
+           and any("at p = 64, where every measured value is above 0" in r for r in bad["quality_reasons"])
+           and any("adjusted R²" in r for r in bad["quality_reasons"]) and bad["adj_r2"] < 0,
+           f"negative inside the measured range: unusable ({bad['function']} {bad['quality_reasons']})")
+    # stored series: the GET and the isoefficiency's models carry it too
+    s, b, _ = k.request("POST", "/api/v1/runs", isomodel_runs("quality-it"), token=t)
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=quality-it&application=cg&n=1000")
+    expect(s == 200 and g["quality"] in ("good", "poor", "unusable") and isinstance(g["quality_reasons"], list),
+           f"GET model ({s} {g.get('quality')})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=quality-it&application=cg&points=false")
+    m = b["models"]
+    expect(all(m[q]["quality"] == "good" for q in ("work", "overhead", "resource")),
+           f"exact models are good ({[(q, m[q]['quality']) for q in ('work', 'overhead', 'resource')]})")
+    expect(all(c["source"] == "model" for c in m["c1_c3"]), f"good models speak ({m['c1_c3'][:1]})")
+
+
+@test
+def where_tau_stops_falling_never_contradicts_the_measured_steps():
+    """tau falls to p = 8 at n = 1000 and rises after (a C3 step); a
+    resource model that cannot follow that must not say 'C1 throughout':
+    the measured turn stands and the answer says why."""
+    k, t = Shared.k, Shared.token
+    taus = {1: 8.0, 2: 4.2, 4: 2.3, 8: 1.5, 16: 1.9, 32: 3.1, 64: 6.0}
+    runs = [run(system="turn-it", application="cg", p=p, n=1000.0, tau=tau, chi=0.1 * tau) for p, tau in taus.items()]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=turn-it&application=cg&points=false")
+    steps = [(x["from_p"], x["to_p"], x["region"]) for x in b["steps"]]
+    expect((8, 16, "C3") in steps, f"the measured step 8 -> 16 rises ({steps})")
+    c = b["models"]["c1_c3"][0]
+    said = c["p"]
+    expect(said is not None and 8 <= said <= 16, f"the statement turns where the steps do ({c})")
+    expect(c["source"] == "measurement" or b["models"]["resource"]["quality"] == "good",
+           f"from a model only when it is good ({c} {b['models']['resource']['quality']})")
+
+
+@test
 def model_reports_draw_the_model_and_the_isoefficiency_function():
     k, t = Shared.k, Shared.token
     os.makedirs(OUT, exist_ok=True)

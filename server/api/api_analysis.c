@@ -32,6 +32,16 @@ struct iso_out {
 	size_t nsps, ncand, nnot;	/* counted, listed or not */
 };
 
+static void iso_out_free(struct iso_out *o)
+{
+	json_decref(o->sps);
+	json_decref(o->cand);
+	json_decref(o->not);
+	json_decref(o->steps);
+	json_decref(o->boundary);
+	json_decref(o->bases);
+}
+
 /* Room for one more in a list of n so far? */
 static bool listed(const struct iso_out *o, size_t n)
 {
@@ -375,17 +385,19 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 			    "series %s has runs at one point only", series_label(&sd));
 		goto out;
 	}
-	if (with_models &&
-	    !(models = iso_models_json(rq, &sd, obs, nobs, levels, nlevels, &err))) {
-		resp_error(rs, &err);
-		goto out;
-	}
 	tol_auto = is_auto ? auto_tolerance(obs, nobs, &opts) : NULL;
 	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),
 			       json_array(), json_array(), (size_t)max_pairs, 0, 0, 0};
 	ka_iso_analyze(obs, nobs, &opts, work, wsize,
 		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base,
 						&out});
+	if (with_models &&
+	    !(models = iso_models_json(rq, &sd, obs, nobs, levels, nlevels, out.steps, &err))) {
+		resp_error(rs, &err);
+		json_decref(tol_auto);
+		iso_out_free(&out);
+		goto out;
+	}
 	/* points=false: the lists without the points (a large series) */
 	body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
 			 series_json(&sd), "frequency_mhz", json_finite(sd.frequency_mhz), "tolerance",

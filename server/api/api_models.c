@@ -36,6 +36,8 @@
 #define MODEL_NARROW_RANGE 8.0	/* largest / smallest value of a parameter */
 #define MODEL_FAR 4.0		/* a prediction this far past the range extrapolates */
 #define MODEL_CONFIDENCE 0.95
+#define MODEL_POOR_SMAPE 15.0	/* percent: a model missing by more is poor */
+#define MODEL_POOR_R2 0.5	/* adjusted R² below: poor (below 0: unusable) */
 
 /* One measured value at its coordinates. */
 struct obsv {
@@ -345,6 +347,56 @@ static void model_text(const struct model_data *md, const struct ka_pmnf_model *
 		snprintf(text, size, "%s", fn);
 }
 
+/* The model's quality, as the contract reads it (docs/methods.md): with a
+ * sentence for each reason into reasons. */
+static const char *model_quality(const struct fitted *f, json_t *reasons)
+{
+	const struct model_data *md = &f->md;
+	const struct ka_pmnf_model *mdl = &f->mdl;
+	bool positive = true, unusable = false, poor = false;
+	double h, v, worst = INFINITY;
+	const double *at = NULL;
+	char where[128];
+	size_t i;
+	int k;
+
+	for (i = 0; i < md->m; i++)
+		positive = positive && md->lo[i] > 0;
+	for (i = 0; positive && i < md->m; i++) {
+		v = model_at(f, md->x + i * (size_t)md->nparams, &h) / per(md, md->x + i * (size_t)md->nparams);
+		if (!(v > 0) && !(v >= worst)) {
+			worst = v;
+			at = md->x + i * (size_t)md->nparams;
+		}
+	}
+	if (at) {
+		size_t len = 0;
+
+		for (k = 0; k < md->nparams; k++)
+			len += (size_t)snprintf(where + len, sizeof(where) - len, "%s%s = %g", k ? ", " : "",
+						md->names[k], at[k]);
+		json_array_append_new(reasons, json_sprintf("the model is %.4g at %s, where every measured "
+							    "value is above 0", worst, where));
+		unusable = true;
+	}
+	if (isfinite(mdl->adj_r2) && mdl->adj_r2 < 0) {
+		json_array_append_new(reasons, json_sprintf("adjusted R² is %.3g: the model explains less "
+							    "than the mean does", mdl->adj_r2));
+		unusable = true;
+	} else if (isfinite(mdl->adj_r2) && mdl->adj_r2 < MODEL_POOR_R2) {
+		json_array_append_new(reasons, json_sprintf("adjusted R² is %.3g, below %g",
+							    mdl->adj_r2, MODEL_POOR_R2));
+		poor = true;
+	}
+	if (isfinite(mdl->smape) && mdl->smape > MODEL_POOR_SMAPE) {
+		json_array_append_new(reasons, json_sprintf("its cross-validated SMAPE is %.3g %%, above "
+							    "%g %%: it misses measured points by that much",
+							    mdl->smape, MODEL_POOR_SMAPE));
+		poor = true;
+	}
+	return unusable ? "unusable" : poor ? "poor" : "good";
+}
+
 /* The answer for f's model: the model, its fit figures and warnings; with
  * with_points also each point's spread beside the model, and the
  * predictions at npred coordinates pred. */
@@ -404,6 +456,9 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 	o = json_array();
 	warnings_json(o, md, mdl, &rg, &f->b, far);
 	json_object_set_new(body, "warnings", o);
+	o = json_array();
+	json_object_set_new(body, "quality", json_string(model_quality(f, o)));
+	json_object_set_new(body, "quality_reasons", o);
 	return body;
 }
 
@@ -1038,28 +1093,74 @@ static void put_tau(json_t *o, const struct iso_fit *q, double p, double n)
 					    json_finite((r + h) / p)));
 }
 
-/* For each n (at most MODEL_LISTED_MAX), where the resource model says tau
- * stops falling: the p where C1 turns into C2/C3. */
-static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, size_t nobs)
+/* Where the measured steps at n turn (Orii's C1/C3 boundary: the last p
+ * reached through C1 steps, *turn) and the measured p after it (*next,
+ * INFINITY when the steps are C1 throughout, then *turn is the largest
+ * measured p). steps: the analysis' [{n, from_p, to_p, region}] in order. */
+static void measured_turn(const json_t *steps, double n, double *turn, double *next)
 {
-	json_t *a = json_array(), *o;
-	size_t i, listed = 0;
+	const json_t *s;
+	size_t i;
 
+	*turn = NAN;
+	*next = INFINITY;
+	json_array_foreach(steps, i, s) {
+		if (json_real_value(json_object_get(s, "n")) != n)
+			continue;
+		if (strcmp(json_string_value(json_object_get(s, "region")), "C1")) {
+			*turn = json_number_value(json_object_get(s, "from_p"));
+			*next = json_number_value(json_object_get(s, "to_p"));
+			return;
+		}
+		*turn = json_number_value(json_object_get(s, "to_p"));
+	}
+}
+
+/* For each n (at most MODEL_LISTED_MAX), where tau stops falling: the p
+ * where C1 turns into C2/C3. Said from the resource model only when it is
+ * good and agrees with the measured steps (its turn inside the measured
+ * step that turns, or past the largest p when they are C1 throughout);
+ * otherwise the measured boundary stands and the note says why. */
+static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, size_t nobs,
+			  const json_t *steps)
+{
+	json_t *a = json_array(), *o, *reasons = json_array();
+	const char *quality = model_quality(&q->f[Q_RESOURCE], reasons);
+	bool good = !strcmp(quality, "good"), falls, agrees;
+	size_t i, listed = 0;
+	double turn, next;
+
+	json_decref(reasons);
 	for (i = 0; i < nobs && listed < MODEL_LISTED_MAX; i++) {
 		double n = obs[i].n, p;
 
 		if (i > 0 && (obs[i - 1].n == n || q->nparams == 1))
 			continue;	/* obs is sorted by (n, p) */
 		listed++;
-		if (ka_pmnf_tau_turn(&q->f[Q_RESOURCE].mdl, n, q->plo, TURN_P_BEYOND * q->phi,
-				     &p)) {
-			json_array_append_new(a, json_pack("{s:f,s:n,s:s}", "n", n, "p", "note",
-							   "tau still falls at 1024 times the largest "
-							   "measured p: C1 throughout"));
-			continue;
+		measured_turn(steps, q->nparams == 1 ? q->n1 : n, &turn, &next);
+		falls = ka_pmnf_tau_turn(&q->f[Q_RESOURCE].mdl, n, q->plo, TURN_P_BEYOND * q->phi, &p) != 0;
+		agrees = isinf(next) ? falls || p >= turn : !falls && p >= turn && p <= next;
+		if (good && agrees) {
+			if (falls) {
+				o = json_pack("{s:f,s:n,s:s,s:s}", "n", n, "p", "source", "model", "note",
+					      "tau still falls at 1024 times the largest measured p: "
+					      "C1 throughout");
+			} else {
+				o = json_pack("{s:f,s:f,s:b,s:s}", "n", n, "p", p, "extrapolated",
+					      p > q->phi, "source", "model");
+				put_tau(o, q, p, n);
+			}
+		} else {
+			o = json_pack("{s:f,s:o,s:s,s:o,s:s}", "n", n, "p",
+				      isfinite(next) ? json_real(turn) : json_null(), "source", "measurement",
+				      "model_p", falls ? json_null() : json_finite(p), "note",
+				      !good ? (isfinite(next) ? "the resource model is not good enough to "
+						"say where tau stops falling; the measured steps turn at p"
+						: "the resource model is not good enough to say where tau "
+						"stops falling; the measured steps are C1 throughout")
+					    : "the model and the measured steps disagree: the measurement "
+					      "stands");
 		}
-		o = json_pack("{s:f,s:f,s:b}", "n", n, "p", p, "extrapolated", p > q->phi);
-		put_tau(o, q, p, n);
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -1090,7 +1191,8 @@ static json_t *iso_predictions_json(const struct iso_fit *q, const double *pred,
 }
 
 json_t *iso_models_json(struct req *rq, const struct series_data *sd, const struct ka_obs *obs,
-			size_t nobs, const double *levels, size_t nlevels, struct kerr *err)
+			size_t nobs, const double *levels, size_t nlevels, const json_t *steps,
+			struct kerr *err)
 {
 	struct iso_fit q = {0};
 	const char *why = NULL;
@@ -1108,7 +1210,7 @@ json_t *iso_models_json(struct req *rq, const struct series_data *sd, const stru
 			"work", model_json(&q.f[Q_WORK], NULL, 0, false), "overhead",
 			model_json(&q.f[Q_OVERHEAD], NULL, 0, false), "resource",
 			model_json(&q.f[Q_RESOURCE], NULL, 0, false), "isoefficiency_functions",
-			iso_functions_json(&q, levels, nlevels), "c1_c3", turns_json(&q, obs, nobs),
+			iso_functions_json(&q, levels, nlevels), "c1_c3", turns_json(&q, obs, nobs, steps),
 			"predictions", iso_predictions_json(&q, pred, npred), "explanation",
 			"work = p·γ, overhead = p·χ and resource = p·τ are modelled (they grow with p, "
 			"as Extra-P's terms do); ε = work / (work + overhead) and τ = resource / p");

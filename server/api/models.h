@@ -17,10 +17,12 @@
  * function they predict at each level, the p where tau stops falling at
  * each n, and the predictions the query asks for (predict=P:N,... or
  * predict=P,... for one n). A series that is neither a grid nor a strong-
- * scaling line, or too large, gets {"skipped": why}. NULL and err for a
- * bad query. */
+ * scaling line, or too large, gets {"skipped": why}. steps: the measured
+ * C1/C2/C3 steps ([{n, from_p, to_p, region}]), which the statement of
+ * where tau stops falling never contradicts. NULL and err for a bad query. */
 json_t *iso_models_json(struct req *rq, const struct series_data *sd, const struct ka_obs *obs,
-			size_t nobs, const double *levels, size_t nlevels, struct kerr *err);
+			size_t nobs, const double *levels, size_t nlevels, const json_t *steps,
+			struct kerr *err);
 
 /* One series of the model report, with the memory behind it. */
 struct model_plot {
