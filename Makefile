@@ -20,7 +20,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP $(SERVER_INC) -Ia
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 
-SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/csvsafe.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c server/core/token.c \
+SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c server/core/token.c \
               server/store/writer.c server/store/checkpointer.c server/store/copy.c server/http/http.c server/http/resp.c server/http/pool.c server/api/api_runs.c \
               server/api/api_static.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/analysis_data.c \
               server/api/api_alerts.c server/api/watch.c server/api/webhook.c \
@@ -47,6 +47,7 @@ COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
 COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/server/core/csvsafe.o \
+               $(BUILD)/server/core/num.o $(BUILD)/server/core/jsonw.o \
                $(BUILD)/server/core/slurp.o \
                $(BUILD)/server/core/run.o $(BUILD)/server/core/utf8.o $(BUILD)/server/core/kerr.o $(BUILD)/server/core/xalloc.o
 
@@ -152,7 +153,7 @@ build/fuzz/lsan_default.o: tests/lsan.supp tests/fuzz/lsan_default.sh
 	clang -c -O1 -o $@ build/fuzz/lsan_default.c
 
 $(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o
-FUZZ_API_SRC := server/core/csvsafe.c server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c \
+FUZZ_API_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c \
                 server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/api_methods.c \
                 server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
                 server/api/api_runs.c server/store/writer.c server/core/token.c server/api/watch.c \
@@ -172,14 +173,14 @@ build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c server/render/
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/cli/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
 
-build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c server/core/csvsafe.c server/core/slurp.c \
+build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c server/core/csvsafe.c server/core/slurp.c server/core/num.c server/core/jsonw.c \
                          server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
 # one target per import reader, from one harness
-IMPORT_SRC := server/core/csvsafe.c server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c
+IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c
 build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/core/run.c server/core/utf8.c server/core/kerr.c \
                           server/core/xalloc.c server/import/import.h server/import/import_xp.h
 	@mkdir -p $(dir $@)

@@ -478,3 +478,26 @@ enum ka_scaling ka_scaling_kind(const struct ka_obs *obs, size_t nobs, int64_t *
 		return KA_SCALING_WEAK;
 	return KA_SCALING_GRID;
 }
+
+int ka_strong_scaling(const struct ka_obs *obs, size_t nobs, double *speedup, double *efficiency,
+		      int64_t *base_p)
+{
+	size_t i, first = 0;
+
+	for (i = 0; i < nobs; i++) {
+		if (!(obs[i].tau > 0) || !isfinite(obs[i].tau) || obs[i].p < 1)
+			return -KA_EDOM;
+		if (i > 0 && obs[i].n == obs[i - 1].n) {
+			if (obs[i].p <= obs[i - 1].p)
+				return -KA_EDOM;
+		} else {
+			if (i > 0 && obs[i].n < obs[i - 1].n)
+				return -KA_EDOM;
+			first = i;	/* p0 of this n */
+		}
+		base_p[i] = obs[first].p;
+		speedup[i] = obs[first].tau / obs[i].tau;
+		efficiency[i] = (double)obs[first].p * obs[first].tau / ((double)obs[i].p * obs[i].tau);
+	}
+	return 0;
+}

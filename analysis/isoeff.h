@@ -145,6 +145,15 @@ const char *ka_scaling_name(enum ka_scaling s);
 enum ka_scaling ka_scaling_kind(const struct ka_obs *obs, size_t nobs, int64_t *work,
 				double *n_per_p);
 
+/* Strong scaling without chi, the classic readings: at each n, with p0 its
+ * smallest measured p, speedup = tau(p0, n) / tau(p, n) and efficiency =
+ * p0 tau(p0, n) / (p tau(p, n)), relative to p0, not to a serial run.
+ * obs: pooled points sorted by (n, p) (ka_pool; chi may be 0 throughout);
+ * speedup[], efficiency[] and base_p[] (p0 of the point's n) get nobs
+ * values. -KA_EDOM when obs is not so sorted or a tau is not above 0. */
+int ka_strong_scaling(const struct ka_obs *obs, size_t nobs, double *speedup, double *efficiency,
+		      int64_t *base_p);
+
 /* Fit y = c * x^k by least squares on logarithms (GSL): *k, *c and the R^2
  * of the fit. x and y are overwritten with their logarithms. -KA_ENODATA
  * with fewer than 3 points, -KA_EDOM for values <= 0 or not finite. */

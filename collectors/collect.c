@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "csvsafe.h"
+#include "jsonw.h"
 #include "bounds.h"
 #include "slurp.h"
 #include "run.h"
@@ -567,7 +568,7 @@ static void add_line(struct buf *b, json_t *run, size_t index, bool random)
 			content_key(run, index, key);
 		json_object_set_new(run, "idempotency_key", json_string(key));
 	}
-	s = json_dumps(run, JSONF);
+	s = jsonw_string(run, NULL);
 	l = strlen(s);
 	b->p = realloc(b->p, b->len + l + 2);
 	memcpy(b->p + b->len, s, l);

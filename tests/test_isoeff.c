@@ -172,6 +172,42 @@ static void test_efficiency_and_effective_processors(void **state)
 	assert_true(fabs(ka_effective_p(10, 0.552) - 5.52) < 1e-12);
 }
 
+/* Strong scaling from tau alone (chi 0), relative to the smallest p at
+ * each n: Orii's SP2 taus, worked by hand. n = 39200: p 10, 16, 24, 36 at
+ * tau 20, 16, 14, 15: speedup 1, 1.25, 20/14, 20/15; efficiency 1,
+ * 200/256 = 0.78125, 200/336, 200/540. n = 80000 from p = 10 at 40. */
+static void test_strong_scaling_from_tau_alone(void **state)
+{
+	static const double taus[2][4] = {{20, 16, 14, 15}, {40, 32, 25, 28}};
+	static const int64_t ps[4] = {10, 16, 24, 36};
+	struct ka_obs obs[8] = {{0}}, bad[2] = {{0}};
+	double sp[8], ef[8];
+	int64_t p0[8];
+	size_t i, k;
+
+	(void)state;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 4; i++) {
+			obs[k * 4 + i].p = ps[i];
+			obs[k * 4 + i].n = k ? 80000 : 39200;
+			obs[k * 4 + i].tau = taus[k][i];
+		}
+	assert_int_equal(ka_strong_scaling(obs, 8, sp, ef, p0), 0);
+	assert_true(sp[0] == 1 && ef[0] == 1 && p0[3] == 10);
+	assert_true(fabs(sp[1] - 1.25) < 1e-15 && fabs(ef[1] - 0.78125) < 1e-15);
+	assert_true(fabs(sp[2] - 20.0 / 14) < 1e-15 && fabs(ef[2] - 200.0 / 336) < 1e-15);
+	assert_true(fabs(sp[3] - 20.0 / 15) < 1e-15 && fabs(ef[3] - 200.0 / 540) < 1e-15);
+	assert_true(sp[4] == 1 && fabs(sp[7] - 40.0 / 28) < 1e-15 && fabs(ef[7] - 400.0 / 1008) < 1e-15);
+	/* not sorted by (n, p), or a tau of 0: refused */
+	bad[0] = obs[1];
+	bad[1] = obs[0];
+	assert_int_equal(ka_strong_scaling(bad, 2, sp, ef, p0), -KA_EDOM);
+	bad[0] = obs[0];
+	bad[1] = obs[1];
+	bad[1].tau = 0;
+	assert_int_equal(ka_strong_scaling(bad, 2, sp, ef, p0), -KA_EDOM);
+}
+
 static void test_sp2_example(void **state)
 {
 	static struct ka_run r[16];
@@ -510,6 +546,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_efficiency_and_effective_processors),
 		cmocka_unit_test(test_sp2_example),
+		cmocka_unit_test(test_strong_scaling_from_tau_alone),
 		cmocka_unit_test(test_sp2_isoefficiency_function),
 		cmocka_unit_test(test_analytic_isoefficiency_exponent),
 		cmocka_unit_test(test_edge_cases),

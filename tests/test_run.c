@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonw.h"
+#include "num.h"
 #include "run.h"
 #include "utf8.h"
 
@@ -614,9 +616,50 @@ static void test_answer_form(void **state)
 	run_batch_free(&b);
 }
 
+/* Numbers as written: the shortest text that reads back to the double. */
+static void test_shortest_numbers(void **state)
+{
+	static const struct {
+		double v;
+		const char *text;
+	} cases[] = {
+		{2535.05, "2535.05"}, {0.1, "0.1"}, {0.1 + 0.2, "0.30000000000000004"},
+		{1.0 / 3, "0.3333333333333333"}, {4, "4.0"}, {-0.0, "-0.0"}, {1e21, "1e+21"},
+		{1e-300, "1e-300"}, {5e-324, "4.94065645841247e-324"} /* subnormal: reads back */, {12.5, "12.5"},
+		{39200, "39200.0"}, {1.7976931348623157e308, "1.7976931348623157e+308"},
+	};
+	char buf[NUM_TEXT_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		num_shortest(cases[i].v, buf, true);
+		if (strcmp(buf, cases[i].text))
+			fail_msg("%.17g: '%s', want '%s'", cases[i].v, buf, cases[i].text);
+		assert_true(strtod(buf, NULL) == cases[i].v);
+	}
+	num_shortest(4, buf, false);
+	assert_string_equal(buf, "4");
+}
+
+/* jansson values written with those numbers, escapes as JSON wants. */
+static void test_json_writer(void **state)
+{
+	json_t *v = json_pack("{s:f,s:[i,f,b,n],s:s}", "tau", 2535.05, "a", 7, 0.5, 1, "s",
+			      "q\"\\\n\x01\xc3\xa9");
+	char *text = jsonw_string(v, NULL);
+
+	(void)state;
+	assert_string_equal(text, "{\"tau\":2535.05,\"a\":[7,0.5,true,null],\"s\":\"q\\\"\\\\\\n\\u0001\xc3\xa9\"}");
+	free(text);
+	json_decref(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shortest_numbers),
+		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),

@@ -827,3 +827,50 @@ enum http_lane series_lane(void *app, struct req *rq)
 	/* a store that fails here fails the handler too, which says so */
 	return !c.failed && c.runs > LANE_QUICK_RUNS ? LANE_SLOW : LANE_QUICK;
 }
+
+int scaling_load(struct karted *k, struct req *rq, const char *system, const char *application,
+		 const char *variant, const struct label_set *ls, struct scaling_data *sc,
+		 struct kerr *err)
+{
+	struct ka_run *runs;
+	size_t i, n = 0, wsize;
+	void *work;
+	int rc;
+
+	memset(sc, 0, sizeof(*sc));
+	if (series_load_in(k, rq, system, application, variant, ls, SERIES_ALL_RUNS, &sc->sd, err) ||
+	    series_frequency(&sc->sd, req_query(rq, "frequency_mhz"), &sc->frequency, err))
+		return -1;
+	runs = xmalloc((sc->sd.nall ? sc->sd.nall : 1) * sizeof(*runs));
+	for (i = 0; i < sc->sd.nall; i++)
+		if (series_same_frequency(sc->sd.all[i].freq, sc->frequency))
+			runs[n++] = (struct ka_run){sc->sd.all[i].id, sc->sd.all[i].p, sc->sd.all[i].n,
+						    sc->sd.all[i].tau, 0};	/* tau alone */
+	wsize = ka_pool_work(n);
+	work = xmalloc(wsize ? wsize : 1);
+	sc->obs = xmalloc((n ? n : 1) * sizeof(*sc->obs));
+	sc->speedup = xmalloc((n ? n : 1) * sizeof(double));
+	sc->efficiency = xmalloc((n ? n : 1) * sizeof(double));
+	sc->base_p = xmalloc((n ? n : 1) * sizeof(int64_t));
+	rc = ka_pool(runs, n, sc->obs, &sc->nobs, work, wsize) ||
+	     ka_strong_scaling(sc->obs, sc->nobs, sc->speedup, sc->efficiency, sc->base_p);
+	free(work);
+	free(runs);
+	if (rc)
+		return kerr_set(err, 500, "a stored run of series %s is out of domain",
+				series_label(&sc->sd));
+	if (n == 0)
+		return kerr_set(err, 404, "series %s has no runs at frequency_mhz %g",
+				series_label(&sc->sd), sc->frequency);
+	return 0;
+}
+
+void scaling_free(struct scaling_data *sc)
+{
+	series_free(&sc->sd);
+	free(sc->obs);
+	free(sc->speedup);
+	free(sc->efficiency);
+	free(sc->base_p);
+	memset(sc, 0, sizeof(*sc));
+}

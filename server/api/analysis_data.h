@@ -183,6 +183,25 @@ void history_free(struct history *h);
 int series_labels(struct karted *k, const char *system, const char *application,
 		  const char *variant, const char *only, json_t **out, struct kerr *err);
 
+/* Strong scaling of a series from tau alone (GET /api/v1/analysis/scaling
+ * and the scaling report): its runs at one frequency (frequency_mhz=, else
+ * the one most runs have) pooled per (p, n), tau the median, and at each n
+ * the speedup and efficiency relative to its smallest p (ka_strong_scaling).
+ * chi is never needed. 400/404/413 as series_load. */
+struct scaling_data {
+	struct series_data sd;
+	double frequency;	/* NAN: runs without one */
+	struct ka_obs *obs;	/* sorted by (n, p) */
+	size_t nobs;
+	double *speedup, *efficiency;
+	int64_t *base_p;
+};
+
+int scaling_load(struct karted *k, struct req *rq, const char *system, const char *application,
+		 const char *variant, const struct label_set *ls, struct scaling_data *sc,
+		 struct kerr *err);
+void scaling_free(struct scaling_data *sc);
+
 /* The lane (http.h) of a read of stored series: the quick one while the
  * series it names (system, application, variant; and every series=S:A:V)
  * hold LANE_QUICK_RUNS runs or fewer together, else the slow one. One

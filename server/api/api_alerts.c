@@ -12,6 +12,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "jsonw.h"
 #include "analysis_data.h"
 #include "history.h"
 #include "karted.h"
@@ -144,7 +145,7 @@ static void atom(struct resp *rs, struct req *rq, json_t *alerts)
 		fprintf(f, "/api/v1/runs/%lld\"/>\n<content type=\"text\">",
 			(long long)json_integer_value(json_object_get(a, "run_id")));
 		{
-			char *j = json_dumps(a, KARTE_JSON_FLAGS);
+			char *j = jsonw_string(a, NULL);
 
 			xml_text(f, j);
 			free(j);

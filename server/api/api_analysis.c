@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "analysis_data.h"
+#include "num.h"
 #include "energy.h"
 #include "isoeff.h"
 #include "karted.h"
@@ -428,6 +429,49 @@ out:
 	return 0;
 }
 
+/* ---- GET /api/v1/analysis/scaling: tau alone ------------------------------------- */
+
+static int get_scaling(void *app, struct req *rq, struct resp *rs)
+{
+	struct scaling_data sc;
+	struct label_set ls;
+	json_t *pts, *base;
+	struct kerr err;
+	char key[NUM_TEXT_MAX];
+	size_t i;
+
+	kerr_clear(&err);
+	if (query_labels(rq, &ls, &err) ||
+	    scaling_load(app, rq, req_query(rq, "system"), req_query(rq, "application"),
+			 req_query(rq, "variant"), &ls, &sc, &err)) {
+		resp_error(rs, &err);
+		scaling_free(&sc);
+		return 0;
+	}
+	pts = json_array();
+	base = json_object();
+	for (i = 0; i < sc.nobs; i++) {
+		const struct ka_obs *o = &sc.obs[i];
+
+		json_array_append_new(pts, json_pack("{s:I,s:f,s:f,s:I,s:f,s:f}", "p", (json_int_t)o->p,
+						     "n", o->n, "tau", o->tau, "runs",
+						     (json_int_t)o->count, "speedup", sc.speedup[i],
+						     "efficiency", sc.efficiency[i]));
+		num_shortest(o->n, key, false);
+		json_object_set_new(base, key, json_integer(sc.base_p[i]));
+	}
+	resp_json(rs, 200, json_pack("{s:o,s:o,s:o,s:o,s:o,s:s}", "series", series_json(&sc.sd),
+				     "frequency_mhz", json_finite(sc.frequency), "points", pts,
+				     "base_p", base, "other_frequencies",
+				     series_other_frequencies(&sc.sd), "explanation",
+				     "tau is the median of the runs at each (p, n); at each n, with p0 "
+				     "its smallest measured p, speedup = tau(p0) / tau(p) and "
+				     "efficiency = p0 tau(p0) / (p tau(p)): relative to p0, not to a "
+				     "serial run"));
+	scaling_free(&sc);
+	return 0;
+}
+
 /* ---- energy ---------------------------------------------------------------- */
 
 static json_t *predicted_json(const struct ka_region_model *m, const char *const *names, size_t nr,
@@ -607,6 +651,7 @@ out:
 const struct route api_analysis_routes[] = {
 	{"GET", "/api/v1/analysis/isoefficiency", ROUTE_SLOW, get_isoefficiency, series_lane},
 	{"GET", "/api/v1/analysis/points", ROUTE_SLOW, get_points, series_lane},
+	{"GET", "/api/v1/analysis/scaling", ROUTE_SLOW, get_scaling, series_lane},
 	{"GET", "/api/v1/analysis/energy", ROUTE_SLOW, get_energy, series_lane},
 	{"POST", "/api/v1/analysis/energy/model", ROUTE_BODY | ROUTE_SLOW, post_energy_model, NULL},
 	{NULL, NULL, 0, NULL, NULL},

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jsonw.h"
 #include "import.h"
 #include "karted.h"
 #include "mono.h"
@@ -144,7 +145,7 @@ static void answer(struct resp *rs, const int64_t *ids, const struct import_resu
 				 "points", (json_int_t)res->points, "regions", res->regions,
 				 "warnings", res->warnings, "format", res->format,
 				 "stored", (json_int_t)fresh);
-	char *tail = json_dumps(rest, KARTE_JSON_FLAGS);
+	char *tail = jsonw_string(rest, NULL);
 	size_t len, tl = tail ? strlen(tail) : 0, n = res->batch.count;
 	int status = fresh ? 201 : 200;
 

@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "jsonw.h"
+#include "num.h"
 #include "analysis_data.h"
 #include "csvsafe.h"
 #include "karted.h"
@@ -362,10 +364,10 @@ static void out_cell(struct export_ctx *c, const char *s, bool last)
 
 static void out_num(struct export_ctx *c, bool has, double v)
 {
-	char t[32];
+	char t[NUM_TEXT_MAX];
 
 	if (has)
-		snprintf(t, sizeof(t), "%.17g", v);
+		num_shortest(v, t, false);	/* as written: 2535.05, not 2535.0500000000002 */
 	out_cell(c, has ? t : NULL, false);
 }
 
@@ -383,7 +385,7 @@ static int export_run(const struct run *r, void *ctx)
 		char *line;
 
 		json_object_del(o, "efficiency");	/* derived: chi / tau */
-		line = json_dumps(o, KARTE_JSON_FLAGS);
+		line = jsonw_string(o, NULL);
 		json_decref(o);
 		if (!line)
 			return -1;

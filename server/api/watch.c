@@ -19,6 +19,7 @@
 #include "history.h"
 #include "webhook.h"
 #include "xalloc.h"
+#include "jsonw.h"
 
 /* A region's energy in an entry: the window's name slot and the value. */
 struct region_e {
@@ -510,7 +511,7 @@ static int store_alerts(struct store *st, struct watch *wt, struct found *found,
 	for (i = 0; i < n; i++) {
 		const struct run *r = &found[i].job->batch.runs[found[i].i];
 		int64_t run_id = found[i].job->ids[found[i].i], id;
-		char *text = json_dumps(found[i].regs, KARTE_JSON_FLAGS), created[32];
+		char *text = jsonw_string(found[i].regs, NULL), created[32];
 		json_t *a;
 
 		rc = store_alert_put(st, run_id, text, &id, created, &err);
@@ -539,7 +540,7 @@ static int store_alerts(struct store *st, struct watch *wt, struct found *found,
 
 		if (!per_job[i])
 			continue;
-		found[i].job->alerts = json_dumps(per_job[i], KARTE_JSON_FLAGS);
+		found[i].job->alerts = jsonw_string(per_job[i], NULL);
 		atomic_fetch_add(&wt->alerts, json_array_size(per_job[i]));
 		json_array_foreach(per_job[i], k, x)
 			if (wt->hook)

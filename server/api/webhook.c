@@ -14,6 +14,7 @@
 #include "run.h"
 #include "version.h"
 #include "xalloc.h"
+#include "jsonw.h"
 
 struct item {
 	char *body;
@@ -171,7 +172,7 @@ void webhook_send(struct webhook *h, const json_t *alert)
 
 	/* serialised outside the lock; the bound checked and the item queued
 	 * under one hold of it, so senders together never pass the bound */
-	it->body = json_dumps(alert, KARTE_JSON_FLAGS);
+	it->body = jsonw_string(alert, NULL);
 	pthread_mutex_lock(&h->lock);
 	if (h->count >= WEBHOOK_QUEUE || h->stopping) {
 		h->stats.dropped++;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "http.h"
+#include "jsonw.h"
 #include "run.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -45,7 +46,7 @@ void resp_json(struct resp *rs, int status, json_t *body)
 	free(rs->body);
 	rs->body = NULL;
 	rs->len = 0;
-	if (!body || json_dump_callback(body, dump_to, &d, KARTE_JSON_FLAGS)) {
+	if (!body || jsonw(body, dump_to, &d)) {
 		free(d.buf);
 		json_decref(body);
 		/* plain text here: resp_errorf comes back to this function */

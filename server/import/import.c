@@ -19,6 +19,7 @@
 #include <nettle/sha2.h>
 
 #include "csvsafe.h"
+#include "jsonw.h"
 #include "import_xp.h"
 #include "utf8.h"
 #include "xalloc.h"
@@ -755,7 +756,7 @@ static void csv_row(struct csv_read *c)
 		} else {
 			json_error_t je;
 			json_t *j = json_loads(v, 0, &je);
-			char *t = j ? json_dumps(j, JSON_COMPACT | JSON_REAL_PRECISION(17)) : NULL;
+			char *t = j ? jsonw_string(j, NULL) : NULL;
 
 			if (!t)
 				csv_fail(c, col->field, "%s is not JSON: %s", col->field, je.text);
@@ -939,7 +940,7 @@ static int read_ndjson(const char *body, size_t len, const struct import_opts *o
 			json_object_set_new(run, "application", json_string(o->application));
 		if (!json_object_get(run, "variant") && o->variant)
 			json_object_set_new(run, "variant", json_string(o->variant));
-		text = json_dumps(run, JSON_COMPACT | JSON_REAL_PRECISION(17));
+		text = jsonw_string(run, NULL);
 		if (!text) {
 			json_decref(run);
 			return kerr_set(err, 500, "line %ld could not be written again", ln);
