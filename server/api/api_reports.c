@@ -280,7 +280,6 @@ void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
 {
 	const struct chart_spec *spec = report_spec(rep);
 	struct chart_frame *frames = xcalloc(spec->npanels ? spec->npanels : 1, sizeof(*frames));
-	size_t cap = 64 + 320 * spec->npanels;
 	struct kerr err;
 
 	kerr_clear(&err);
@@ -289,8 +288,7 @@ void report_respond(struct resp *rs, struct report *rep, enum chart_format fmt)
 	} else {
 		rs->status = 200;
 		rs->content_type = chart_content_type(fmt);
-		rs->frame = xmalloc(cap);
-		chart_frames_json(spec, frames, rs->frame, cap);
+		rs->frame = chart_frames_json(spec, frames);
 	}
 	free(frames);
 	report_free(rep);
@@ -426,6 +424,47 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs,
 	history_free(&h);
 }
 
+/* GET /api/v1/reports/scaling.{fmt}: tau against p per n, and the
+ * speedup (second=efficiency: the efficiency) relative to each n's
+ * smallest p, of every item (series x label values) overlaid. */
+static void strong_scaling(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+			   const struct report_opts *o, enum chart_format fmt)
+{
+	struct scaling_data *sc = xcalloc(it->n, sizeof(*sc));
+	struct report_scaling *in = xcalloc(it->n, sizeof(*in));
+	const char *sys = req_query(rq, "system"), *app = req_query(rq, "application");
+	const char *var = req_query(rq, "variant"), *second = req_query(rq, "second");
+	char (*names)[SERIES_LABEL_SIZE] = xcalloc(it->n, sizeof(*names));
+	struct kerr err;
+	size_t i;
+
+	kerr_clear(&err);
+	if (second && strcmp(second, "speedup") && strcmp(second, "efficiency"))
+		kerr_field(&err, 400, "second", "second must be speedup or efficiency (the second "
+			   "panel; default speedup)");
+	for (i = 0; i < it->n && !err.code; i++) {
+		if ((*it->spec[i] && split_series(it->spec[i], &sys, &app, &var, &err)) ||
+		    scaling_load(k, rq, sys, app, var, &it->ls[i], &sc[i], &err)) {
+			if (it->n > 1)
+				err.index = (long)i;
+			break;
+		}
+		snprintf(names[i], sizeof(names[i]), "%s", series_label(&sc[i].sd));
+		in[i] = (struct report_scaling){names[i], sc[i].obs, sc[i].nobs, sc[i].speedup,
+						sc[i].efficiency, sc[i].base_p};
+	}
+	if (err.code)
+		resp_error(rs, &err);
+	else
+		report_respond(rs, report_build_scaling(in, it->n, second && !strcmp(second, "efficiency"),
+							o), fmt);
+	for (i = 0; i < it->n; i++)
+		scaling_free(&sc[i]);
+	free(sc);
+	free(in);
+	free(names);
+}
+
 /* GET /api/v1/reports/scaling-history.{fmt}: the p-tau model of one value
  * of a label (by=, default commit; value=, default the latest) beside the
  * value before it, in the order of their first runs. */
@@ -512,7 +551,7 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	char what[64], *dot;
 	struct kerr err;
 	size_t i;
-	bool models, history, scaling;
+	bool models, history, scaling, strong;
 
 	kerr_clear(&err);
 	snprintf(what, sizeof(what), "%s", req_param(rq));
@@ -522,11 +561,12 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	models = !strcmp(what, "model") || !strcmp(what, "isoefficiency-function");
 	history = !strcmp(what, "history");
 	scaling = !strcmp(what, "scaling-history");
-	if (!dot || (!models && !history && !scaling && report_kind_parse(what, &kind)) ||
+	strong = !strcmp(what, "scaling");
+	if (!dot || (!models && !history && !scaling && !strong && report_kind_parse(what, &kind)) ||
 	    chart_format_parse(dot + 1, &fmt)) {
 		resp_errorf(rs, 404,
-			    "there is no report %.60s: reports are isoefficiency, efficiency, energy, "
-			    "energy-shares, model, isoefficiency-function, history and "
+			    "there is no report %.60s: reports are isoefficiency, efficiency, scaling, "
+			    "energy, energy-shares, model, isoefficiency-function, history and "
 			    "scaling-history, each as .svg, .png or .pdf (powercap and trace take "
 			    "their data by POST)", req_param(rq));
 		return 0;
@@ -549,6 +589,10 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	}
 	if (scaling) {
 		scaling_history(k, rq, rs, it, &o, fmt);
+		goto out;
+	}
+	if (strong) {
+		strong_scaling(k, rq, rs, it, &o, fmt);
 		goto out;
 	}
 	if (models) {

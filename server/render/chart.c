@@ -1169,31 +1169,88 @@ void chart_draw(cairo_t *cr, const struct chart_spec *spec, struct chart_frame *
 	}
 }
 
-size_t chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames,
-			 char *buf, size_t size)
+/* A JSON string of text (valid UTF-8: chart_draw's texts are) into s, in
+ * ASCII (\uXXXX for the rest): it travels in an HTTP header, which
+ * browsers read as Latin-1. */
+static void sink_json_string(struct sink *s, const char *text)
 {
-	size_t n, i;
+	const unsigned char *t = (const unsigned char *)text;
+	char esc[16];
+	unsigned cp;
+	int extra;
 
-	n = (size_t)snprintf(buf, size, "{\"width\":%g,\"height\":%g,\"panels\":[", spec->width,
-			     spec->height);
-	for (i = 0; i < spec->npanels && n < size; i++) {
-		const struct chart_frame *f = &frames[i];
-
-		if (!f->drawn) {
-			n += (size_t)snprintf(buf + n, size - n, "%snull", i ? "," : "");
+	sink_put(s, "\"", 1);
+	while (*t) {
+		if (*t >= 0x20 && *t < 0x80 && *t != '"' && *t != '\\') {
+			sink_put(s, (const char *)t++, 1);
 			continue;
 		}
-		n += (size_t)snprintf(buf + n, size - n,
-				      "%s{\"left\":%.2f,\"top\":%.2f,\"right\":%.2f,\"bottom\":%.2f,"
-				      "\"x\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g},"
-				      "\"y\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g}}",
-				      i ? "," : "", f->left, f->top, f->right, f->bottom,
-				      f->xlog ? "true" : "false", f->xmin, f->xmax,
-				      f->ylog ? "true" : "false", f->ymin, f->ymax);
+		if (*t < 0x80) {
+			snprintf(esc, sizeof(esc), *t == '"' || *t == '\\' ? "\\%c" : "\\u%04x", *t);
+			t++;
+		} else {
+			extra = *t >= 0xf0 ? 3 : *t >= 0xe0 ? 2 : 1;
+			cp = *t++ & (0x3fu >> extra);
+			for (; extra && (*t & 0xc0) == 0x80; extra--)
+				cp = cp << 6 | (*t++ & 0x3fu);
+			if (cp > 0xffff)	/* a surrogate pair */
+				snprintf(esc, sizeof(esc), "\\u%04x\\u%04x", 0xd800 + ((cp - 0x10000) >> 10),
+					 0xdc00 + ((cp - 0x10000) & 0x3ff));
+			else
+				snprintf(esc, sizeof(esc), "\\u%04x", cp);
+		}
+		sink_put(s, esc, strlen(esc));
 	}
-	if (n < size)
-		n += (size_t)snprintf(buf + n, size - n, "]}");
-	return n < size ? n : size - 1;
+	sink_put(s, "\"", 1);
+}
+
+char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames)
+{
+	struct sink s = {0};
+	char buf[512];
+	size_t i, k;
+	bool first = true;
+
+	snprintf(buf, sizeof(buf), "{\"width\":%g,\"height\":%g,\"panels\":[", spec->width,
+		 spec->height);
+	sink_put(&s, buf, strlen(buf));
+	for (i = 0; i < spec->npanels; i++) {
+		const struct chart_frame *f = &frames[i];
+
+		if (!f->drawn)
+			snprintf(buf, sizeof(buf), "%snull", i ? "," : "");
+		else
+			snprintf(buf, sizeof(buf),
+				 "%s{\"left\":%.2f,\"top\":%.2f,\"right\":%.2f,\"bottom\":%.2f,"
+				 "\"x\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g},"
+				 "\"y\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g}}",
+				 i ? "," : "", f->left, f->top, f->right, f->bottom,
+				 f->xlog ? "true" : "false", f->xmin, f->xmax,
+				 f->ylog ? "true" : "false", f->ymin, f->ymax);
+		sink_put(&s, buf, strlen(buf));
+	}
+	/* every legend entry and direct label, panel by panel, as drawn */
+	sink_put(&s, "],\"legend\":[", 12);
+	for (i = 0; i < spec->npanels; i++) {
+		const struct chart_panel *p = &spec->panels[i];
+
+		for (k = 0; k < p->nlayers; k++) {
+			if (p->layers[k].kind != LAYER_RAY || !p->layers[k].label)
+				continue;
+			if (!first)
+				sink_put(&s, ",", 1);
+			sink_json_string(&s, p->layers[k].label);
+			first = false;
+		}
+		for (k = 0; k < p->nlegend; k++) {
+			if (!first)
+				sink_put(&s, ",", 1);
+			sink_json_string(&s, p->legend[k].text);
+			first = false;
+		}
+	}
+	sink_put(&s, "]}", 3);	/* with the NUL */
+	return s.buf;
 }
 
 /* ---- output ------------------------------------------------------------------------ */

@@ -125,11 +125,11 @@ void chart_draw(cairo_t *cr, const struct chart_spec *spec, struct chart_frame *
 int chart_render(const struct chart_spec *spec, enum chart_format format, char **out,
 		 size_t *len, struct chart_frame *frames, struct kerr *err);
 
-/* The frames as JSON, {"width", "height", "panels": [{"left", "top",
- * "right", "bottom", "x": {"log", "min", "max"}, "y": {...}}]}, into buf:
- * the length written (at most size - 1). */
-size_t chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames,
-			 char *buf, size_t size);
+/* The frames as JSON (malloc'd), {"width", "height", "panels": [{"left",
+ * "top", "right", "bottom", "x": {"log", "min", "max"}, "y": {...}}],
+ * "legend": [...]}: legend holds the text of every legend entry and direct
+ * label (a ray's), panel by panel, in the order drawn. */
+char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames);
 
 /* "svg", "png", "pdf" and their content types; -1 for an unknown name. */
 /* Where in svg[0, len) the next placeholder of a marker layer is (an SVG's

@@ -1207,6 +1207,100 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 	return r;
 }
 
+/* The look of the k-th line of a chart with many: colour, marker and dash
+ * each cycle at their own length, so neighbours differ in all three. */
+static const enum chart_marker LINE_MARKS[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND,
+					       MARK_CROSS, MARK_STAR, MARK_RING};
+static const enum chart_dash LINE_DASHES[] = {DASH_SOLID, DASH_DASHED, DASH_DOTTED, DASH_DASHDOT};
+
+struct report *report_build_scaling(const struct report_scaling *s, size_t ns, bool efficiency,
+				    const struct report_opts *o)
+{
+	struct report *r = report_new(o, "strong scaling", 2);
+	size_t i, k, j, m, line = 0, total = 0;
+	double pmin = INFINITY, pmax = 0;
+	char num[48];
+
+	if (ns == 1)
+		snprintf(r->title, sizeof(r->title), "strong scaling: %s", s[0].name);
+	else
+		snprintf(r->title, sizeof(r->title), "strong scaling: %zu series", ns);
+	r->panels[0].title = "parallel time τ versus p";
+	r->panels[0].x = axis("p, processors", true, NAN, NAN);
+	r->panels[0].y = axis("τ (s), median of the runs", true, NAN, NAN);
+	r->panels[1].title = efficiency ? "efficiency relative to the smallest p" :
+					  "speedup relative to the smallest p";
+	r->panels[1].x = r->panels[0].x;
+	r->panels[1].y = efficiency ? axis("p₀·τ(p₀) / (p·τ(p))", false, 0, NAN) :
+				      axis("τ(p₀) / τ(p)", true, NAN, NAN);
+	r->panels[1].legend_inside = true;
+	for (i = 0; i < ns; i++) {
+		total += s[i].nobs;
+		for (k = 0; k < s[i].nobs; k = j, line++) {
+			struct rgb c = chart_palette(line);
+			enum chart_marker mk = LINE_MARKS[line % 7];
+			enum chart_dash dash = LINE_DASHES[line % 4];
+			double *x, *y[2];
+			size_t q;
+
+			for (j = k + 1; j < s[i].nobs && s[i].obs[j].n == s[i].obs[k].n; j++)
+				;
+			x = doubles(r, j - k);
+			y[0] = doubles(r, j - k);
+			y[1] = doubles(r, j - k);
+			for (m = k; m < j; m++) {
+				x[m - k] = (double)s[i].obs[m].p;
+				y[0][m - k] = s[i].obs[m].tau;
+				y[1][m - k] = efficiency ? s[i].efficiency[m] : s[i].speedup[m];
+				pmin = fmin(pmin, x[m - k]);
+				pmax = fmax(pmax, x[m - k]);
+			}
+			for (q = 0; q < 2; q++) {
+				struct chart_layer *l = layer(r, q, LAYER_LINE);
+
+				l->x = x;
+				l->y = y[q];
+				l->n = j - k;
+				l->color = c;
+				l->size = 1.4;
+				l->dash = dash;
+				l = layer(r, q, LAYER_MARKERS);
+				l->x = x;
+				l->y = y[q];
+				l->n = j - k;
+				l->color = c;
+				l->marker = mk;
+				l->size = 3.5;
+			}
+			chart_number(s[i].obs[k].n, num, sizeof(num));
+			legend(r, 0, ns == 1 ? str(r, "n = %s", num) : str(r, "%s n = %s", s[i].name, num),
+			       c, mk, dash);
+		}
+	}
+	if (total) {	/* the ideal: p / p0 from the smallest p measured, or 1 */
+		double *x = doubles(r, 2), *y = doubles(r, 2);
+		struct chart_layer *l = layer(r, 1, LAYER_LINE);
+
+		x[0] = pmin;
+		x[1] = pmax;
+		y[0] = 1;
+		y[1] = efficiency ? 1 : pmax / pmin;
+		l->x = x;
+		l->y = y;
+		l->n = 2;
+		l->color = GREY;
+		l->size = 1.2;
+		l->dash = DASH_DOTTED;
+		legend(r, 1, efficiency ? "ideal: 1" : "ideal: p / p₀ (from the smallest p)", GREY,
+		       MARK_COUNT, DASH_DOTTED);
+	} else {
+		r->panels[0].placeholder = r->panels[1].placeholder = "no runs to plot";
+	}
+	apply_view(r, o);
+	report_seal(r);
+	return r;
+}
+
 struct report *report_build_isofunction(const struct report_isofunction *in,
 					const struct report_opts *o)
 {

@@ -151,6 +151,23 @@ struct report_history {
 
 struct report *report_build_history(const struct report_history *in, const struct report_opts *o);
 
+/* Strong scaling from tau alone (GET /api/v1/reports/scaling): panel 0 tau
+ * against p, one line per (series, n); panel 1 the speedup against p (or
+ * the efficiency, with efficiency), the ideal dotted. Every line has a
+ * colour, a marker and a dash of its own and is named in the legend ("n =
+ * 39 200", or "SP2:md n = 39 200" when several series are drawn), so a
+ * greyscale print tells them apart. */
+struct report_scaling {
+	const char *name;
+	const struct ka_obs *obs;	/* pooled, sorted by (n, p) */
+	size_t nobs;
+	const double *speedup, *efficiency;	/* per point (ka_strong_scaling) */
+	const int64_t *base_p;
+};
+
+struct report *report_build_scaling(const struct report_scaling *s, size_t ns, bool efficiency,
+				    const struct report_opts *o);
+
 /* Build the chart of kind for series s[0..ns). Never fails for lack of
  * data: an empty series draws a labelled placeholder. */
 struct report *report_build(enum report_kind kind, struct report_series *s, size_t ns,
