@@ -931,6 +931,50 @@ def numbers_read_back_as_written():
 
 
 @test
+def scaling_needs_tau_alone():
+    """GET /api/v1/analysis/scaling on Orii's SP2 taus without chi (worked
+    by hand: at n = 39200 from p0 = 10 at 20 s, p = 16 at 16 s gives
+    speedup 1.25 and efficiency 200/256), the median of repeated runs, and
+    the scaling report: two panels, a legend entry naming each n."""
+    k, t = Shared.k, Shared.token
+    runs = [dict(system="scale-it", application="md", p=p, n=float(n), tau=tau) for p, n, tau, _ in SP2]
+    runs.append(dict(system="scale-it", application="md", p=16, n=39200.0, tau=17.0))
+    runs.append(dict(system="scale-it", application="md", p=16, n=39200.0, tau=15.0))
+    for r in runs:
+        r.pop("chi", None)
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"tau alone posted ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/scaling?system=scale-it&application=md")
+    expect(s == 200 and b["base_p"] == {"39200": 10, "80000": 10}, f"p0 per n ({s} {b.get('base_p')})")
+    pts = {(x["p"], x["n"]): x for x in b["points"]}
+    x = pts[(16, 39200.0)]
+    expect(x["tau"] == 16 and x["runs"] == 3 and x["speedup"] == 1.25 and x["efficiency"] == 0.78125,
+           f"median of 15, 16, 17 and the readings relative to p0 ({x})")
+    x = pts[(36, 80000.0)]
+    expect(abs(x["speedup"] - 40 / 28) < 1e-15 and abs(x["efficiency"] - 400 / 1008) < 1e-15, f"n = 80000 ({x})")
+    expect([(q["n"], q["p"]) for q in b["points"]] == sorted((q["n"], q["p"]) for q in b["points"]), "sorted by (n, p)")
+    s, b, _ = k.request("GET", "/api/v1/analysis/scaling?system=scale-it&application=none")
+    expect(s == 404, f"no such series ({s})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/scaling?application=md")
+    expect(s == 400 and b["field"] == "system", f"system named ({b})")
+    for second, ytitle in (("", False), ("&second=efficiency", True)):
+        s, body, h = k.request("GET", "/api/v1/reports/scaling.svg?system=scale-it&application=md" + second)
+        frame = json.loads(h["X-Karte-Frame"])
+        expect(s == 200 and len(frame["panels"]) == 2 and all(frame["panels"]),
+               f"two panels drawn ({s} {str(body)[:200]})")
+        expect(frame["legend"][:2] == ["n = 39\u2009200", "n = 80\u2009000"] and frame["legend"][2].startswith("ideal"),
+               f"every n named, then the ideal ({frame['legend']})")
+        expect(frame["panels"][1]["y"]["log"] is not ytitle, "efficiency on a linear axis, speedup on a log one")
+    k.request("POST", "/api/v1/runs", [dict(r, system="scale-it2") for r in runs], token=t)
+    s, b, h = k.request("GET", "/api/v1/reports/scaling.png?series=scale-it:md&series=scale-it2:md")
+    legend = json.loads(h["X-Karte-Frame"])["legend"] if s == 200 else b
+    expect(s == 200 and "scale-it:md n = 39\u2009200" in legend and "scale-it2:md n = 80\u2009000" in legend,
+           f"several series: each line names its series and n ({s} {legend})")
+    s, b, _ = k.request("GET", "/api/v1/reports/scaling.svg?system=scale-it&application=md&second=both")
+    expect(s == 400 and b["field"] == "second", f"second named ({b})")
+
+
+@test
 def every_model_says_how_good_it_is():
     """quality and quality_reasons on every model answer, by the
     contract's rule: unusable when the model is <= 0 at a measured
