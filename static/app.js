@@ -34,6 +34,11 @@ function fmt(x, digits = 4) {
   return Number(x.toPrecision(digits)).toString();
 }
 
+// A number as stored, for a page that shows one run: JavaScript writes the
+// shortest text that reads back (2535.05), as karted does.
+function exact(x) {
+  return x === null || x === undefined ? '' : String(x);
+}
 function seriesName(s) {
   return `${s.system}:${s.application}${s.variant ? ':' + s.variant : ''}`;
 }
@@ -41,6 +46,13 @@ function seriesName(s) {
 function seriesQuery(s) {
   const q = new URLSearchParams({ system: s.system, application: s.application });
   if (s.variant) q.set('variant', s.variant);
+  return q;
+}
+// The same selection for the API: the variant always named (an empty one is
+// the default variant; left out, the runs listing would take every variant).
+function apiQuery(s) {
+  const q = seriesQuery(s);
+  q.set('variant', s.variant || '');
   return q;
 }
 
@@ -69,6 +81,12 @@ async function api(path, options = {}) {
 
 function message(kind, text) {
   return el('div', { class: `message ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, text);
+}
+// What an API answer that is not ok says on a page: a calm note when the
+// data cannot give it (a 4xx: nothing went wrong), an error otherwise.
+function problem(r, what) {
+  const text = `${what ? `${what}: ` : ''}${errorText(r.body)}`;
+  return message(r.status >= 400 && r.status < 500 ? 'note' : 'error', text);
 }
 
 function errorText(body) {
@@ -182,7 +200,7 @@ function dataTable(columns, rows, { id, download, limit = Infinity, page: pageRo
 // paper's. One renderer, no chart library: what the page shows is what
 // the PDF prints.
 
-const RATIO = { isoefficiency: 0.66, efficiency: 0.5, energy: 0.56, 'energy-shares': 0.56, history: 0.6,
+const RATIO = { isoefficiency: 0.66, efficiency: 0.5, scaling: 0.5, energy: 0.56, 'energy-shares': 0.56, history: 0.6,
   'scaling-history': 0.66, model: 0.66 };
 // Beyond this many runs a chart comes as a PNG at the screen's pixel ratio:
 // Chromium takes ~0.5 s to show an SVG of 10^4 markers, 7 s for 10^5, and
@@ -225,6 +243,11 @@ function zoomAxis(ax, lo, hi, c, f, d) {
 
 function pointText(pt) {
   if (pt.text) return pt.text;
+  if (pt.speedup !== undefined) {
+    return [...(pt.series ? [pt.series] : []), `p = ${pt.p}, n = ${fmt(pt.n)}`,
+      `τ = ${fmt(pt.tau)} s${pt.runs > 1 ? ` (median of ${pt.runs} runs)` : ''}`,
+      `speedup ${fmt(pt.speedup)}, efficiency ${fmt(pt.efficiency, 3)} (from p = ${pt.base_p})`];
+  }
   const lines = [];
   if (pt.series) lines.push(pt.series);
   lines.push(`p = ${pt.p}, n = ${fmt(pt.n)}`);
@@ -285,7 +308,7 @@ function liveChart(kind, query, caption, pointsOrPromise, opts = {}) {
     if (!r.ok) {
       let b = null;
       try { b = await r.json(); } catch { /* not JSON */ }
-      plot.replaceChildren(message('error', `${caption}: ${errorText(b || r.statusText)}`));
+      plot.replaceChildren(problem({ status: r.status || 0, body: b || r.statusText }, caption));
       status.textContent = '';
       fig.dataset.ready = 'error';
       fig.dispatchEvent(new CustomEvent('drawn', { bubbles: true }));
@@ -431,6 +454,12 @@ function liveChart(kind, query, caption, pointsOrPromise, opts = {}) {
 }
 
 function pointsTable(points, name) {
+  if (points.length && points[0].speedup !== undefined) {
+    return dataTable([{ key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
+      { key: 'tau', label: 'τ (s), median', num: true }, { key: 'runs', label: 'runs', num: true },
+      { key: 'speedup', label: 'speedup', num: true }, { key: 'efficiency', label: 'efficiency', num: true },
+      { key: 'base_p', label: 'from p', num: true }], points, { download: `${name}-points` });
+  }
   const rows = points.map((q) => ({ series: q.series || '', p: q.p, n: q.n, tau: q.tau, chi: q.chi,
     efficiency: q.efficiency, runs: q.count, id: q.id }));
   const cols = [
@@ -444,7 +473,7 @@ function pointsTable(points, name) {
 
 // The pooled (p, n) points of a series, for hover: [{p, n, tau, chi, ...}].
 async function seriesPoints(s, labels = []) {
-  const q = seriesQuery(s);
+  const q = apiQuery(s);
   for (const [k, v] of labels) q.append(k, v);
   const r = await api(`/api/v1/analysis/points?${q}`);
   if (!r.ok) return { points: [], error: errorText(r.body) };
@@ -458,6 +487,9 @@ function chartPoints(kind, pts, series) {
   for (const q of pts) {
     const base = { ...q, series };
     if (kind === 'isoefficiency') out.push({ ...base, panel: 0, x: q.tau, y: q.chi });
+    else if (kind === 'scaling') {
+      out.push({ ...base, panel: 0, x: q.p, y: q.tau }, { ...base, panel: 1, x: q.p, y: q.speedup });
+    }
     else if (kind === 'efficiency') {
       out.push({ ...base, panel: 0, x: q.p, y: q.efficiency }, { ...base, panel: 1, x: q.p, y: q.tau });
     }
@@ -552,23 +584,37 @@ function stepsTable(iso) {
 // region the runs carry) with its function, fit and warnings; the chart of
 // the chosen row (measured medians with their spread, the model, its band
 // and the extrapolation) and the isoefficiency function from the models.
-function modelsSection(q, runs) {
+function qualityBadge(r) {
+  if (!r.quality || r.quality === 'good') return null;
+  return el('span', { class: `quality ${r.quality}`, title: (r.quality_reasons || []).join(' ') }, r.quality);
+}
+
+// Models of the series' metrics as GET /api/v1/analysis/model answers them
+// by default (the metric as measured); modelling p × the metric (resource)
+// is a choice, named on the table and the chart when made. A model that is
+// not good is greyed and says why; an unusable one draws no extrapolation.
+function modelsSection(q, runs, hasChi = true) {
   const regions = [...new Set(runs.flatMap((r) => (r.regions || []).map((g) => g.name)))].slice(0, MODEL_REGIONS_MAX);
-  const metrics = [['tau', 'τ'], ['chi', 'χ'], ['gamma', 'γ'], ...regions.map((g) => [`region:${g}`, `region ${g}`])];
-  const resource = el('input', { type: 'checkbox', id: 'model-resource', checked: true });
+  const metrics = [['tau', 'τ'], ...(hasChi ? [['chi', 'χ'], ['gamma', 'γ']] : []),
+    ...regions.map((g) => [`region:${g}`, `region ${g}`])];
+  const resource = el('input', { type: 'checkbox', id: 'model-resource' });
   const tableBox = el('div', {}, el('p', { class: 'muted' }, 'Modelling…'));
   const chartBox = el('div', { class: 'charts' });
   let chosen = 'tau';
+  const quality = new Map();
   const queryFor = (metric) => {
     const c = new URLSearchParams(q);
     c.set('metric', metric);
     if (resource.checked) c.set('resource', 'true');
+    if (quality.get(metric) === 'unusable') c.set('max_x', '0');	// the measured range only
     return c;
   };
+  const reading = () => resource.checked ? ' (modelled as p × the metric, divided by p)' : '';
   function drawCharts() {
     const label = (metrics.find(([m]) => m === chosen) || [chosen, chosen])[1];
-    chartBox.replaceChildren(liveChart('model', queryFor(chosen), `scaling model of ${label}`, []),
-      liveChart('isoefficiency-function', q, 'isoefficiency function: measured and from the models', []));
+    const boxes = [liveChart('model', queryFor(chosen), `scaling model of ${label}${reading()}`, [])];
+    if (hasChi) boxes.push(liveChart('isoefficiency-function', q, 'isoefficiency function: measured and from the models', []));
+    chartBox.replaceChildren(...boxes);
   }
   async function load() {
     tableBox.replaceChildren(el('p', { class: 'muted' }, 'Modelling…'));
@@ -576,26 +622,35 @@ function modelsSection(q, runs) {
       const r = await api(`/api/v1/analysis/model?${queryFor(m)}`);
       if (!r.ok) return { key: m, metric: label, function: errorText(r.body) };
       const b = r.body;
-      return { key: m, metric: label, function: b.function, smape: b.smape, adj_r2: b.adj_r2, points: b.points,
-        at: b.n !== undefined ? `n = ${fmt(b.n)}` : b.scaling, band: b.band_from, warnings: b.warnings.join(' ') };
+      quality.set(m, b.quality);
+      return { key: m, metric: label, function: b.function, quality: b.quality, quality_reasons: b.quality_reasons,
+        smape: b.smape, adj_r2: b.adj_r2, points: b.points,
+        at: b.n !== undefined ? `n = ${fmt(b.n)}` : b.scaling, band: b.band_from,
+        notes: [...(b.quality_reasons || []), ...b.warnings].join(' ') };
     }));
-    tableBox.replaceChildren(dataTable([
+    const t = dataTable([
       { key: 'metric', label: 'metric', cell: (r) => el('button', { type: 'button', class: 'linkish',
         'data-metric': r.key, onclick: () => { chosen = r.key; drawCharts(); } }, r.metric) },
-      { key: 'function', label: 'model' }, { key: 'smape', label: 'SMAPE (%)', num: true },
+      { key: 'function', label: `model${resource.checked ? ' (as p × metric) / p' : ''}`,
+        cell: (r) => el('span', {}, r.function || '', qualityBadge(r)) },
+      { key: 'smape', label: 'SMAPE (%)', num: true },
       { key: 'adj_r2', label: 'adj. R²', num: true }, { key: 'points', label: 'points', num: true },
-      { key: 'at', label: 'runs' }, { key: 'band', label: 'band from' }, { key: 'warnings', label: 'warnings' }],
-    rows, { id: 'models', download: 'models' }));
+      { key: 'at', label: 'runs' }, { key: 'band', label: 'band from' }, { key: 'notes', label: 'quality and warnings' }],
+    rows, { id: 'models', download: 'models' });
+    for (const [i, tr] of [...t.querySelectorAll('tbody tr')].entries())
+      if (rows[i] && rows[i].quality && rows[i].quality !== 'good') tr.classList.add('not-good');
+    tableBox.replaceChildren(t);
+    drawCharts();
   }
-  resource.addEventListener('change', () => { load(); drawCharts(); });
+  resource.addEventListener('change', () => load());
   load();
-  drawCharts();
   return el('div', {},
     el('p', { class: 'explain' }, 'Performance models in Extra-P’s normal form, c₀ + Σ cₖ·pⁱ·log₂(p)ʲ, chosen by ' +
-      'cross-validation over the runs at the n with the most points. Extra-P’s exponents are never negative, so a ' +
-      'time that falls like 1/p is modelled as p × time (the resource) and divided by p again. Click a metric to ' +
-      'draw it.'),
-    el('label', { for: 'model-resource' }, resource, ' model p × time (resource), as for strong scaling'),
+      'cross-validation over the runs at the n with the most points: the same models GET /api/v1/analysis/model ' +
+      'and the compare page give. Each says how good it is (good, poor: SMAPE over 15 % or adj. R² under 0.5, ' +
+      'unusable: below zero where the data is not, or adj. R² under 0). Click a metric to draw it.'),
+    el('label', { for: 'model-resource' }, resource, ' model p × the metric instead (the resource, for a time ' +
+      'that falls like 1/p: Extra-P’s exponents are never negative)'),
     tableBox, chartBox);
 }
 
@@ -639,68 +694,107 @@ function runsTable(runs, name, more = false, total = runs.length) {
   return t;
 }
 
+// What a series' runs lack, and what adding it would show: one calm note.
+function absenceNote(counts) {
+  const noChi = counts.with_chi === 0, noEnergy = counts.with_energy === 0;
+  if (!noChi && !noEnergy) return null;
+  const parts = [];
+  if (noChi) {
+    parts.push('These runs carry τ alone: karte shows τ against p with the speedup, the scaling models and the ' +
+      'history. With χ (or γ) per run it would add the τ–χ plane, the efficiency and Orii’s scalable-parallel-' +
+      'system analysis: post "chi" or "gamma" (seconds of overhead, or of parallel computation) with each run, ' +
+      'or import with --chi-regions A,B (chi_regions=A,B) naming the regions that are overhead, such as MPI_Waitall.');
+  }
+  if (noEnergy) {
+    parts.push(`${noChi ? 'No' : 'These runs carry no'} energy: with regions that have "energy_j" (or "power_w") at ` +
+      'the standard frequency and others, karte would predict the energy saved on more nodes (Kimura). ' +
+      '`karte-collect run` measures RAPL energy; the region library writes each region\'s.');
+  }
+  return el('div', { class: 'message note', role: 'status', id: 'absent' }, ...parts.map((t) => el('p', {}, t)));
+}
+
 async function series(params) {
   const s = { system: params.get('system') || '', application: params.get('application') || '',
     variant: params.get('variant') || '' };
   const name = seriesName(s);
   const filters = labelFilters(params);
   document.title = `karte — ${labelled(name, filters)}`;
-  const q = seriesQuery(s);
+  // one selection for every part of the page: this variant, these labels
+  const q = apiQuery(s);
   for (const [k, v] of filters) q.append(k, v);
   const cat = await api('/api/v1/series');
   const info = cat.ok ? cat.body.series.find((x) => seriesName(x) === name) : null;
   if (!info) return [el('h1', {}, name), message('error', `There are no runs of series ${name}.`)];
+  const others = cat.body.series.filter((x) => x.system === s.system && x.application === s.application &&
+    x.variant !== s.variant);
+  const sc = await api(`/api/v1/analysis/scaling?${q}`);
+  if (!sc.ok) return [el('h1', {}, labelled(name, filters)), problem(sc)];
+  const counts = sc.body.runs, hasChi = counts.with_chi > 0, hasEnergy = counts.with_energy > 0;
   const large = info.runs > SVG_POINTS_MAX;
   // the charts first; the points (hover), the analysis and the runs once
   // the first is drawn, so a series of 10^5 runs shows its picture at once
   let firstDrawn;
   const drawn = new Promise((ok) => { firstDrawn = ok; });
-  const points = drawn.then(() => seriesPoints(s));
-  const iso = liveChart('isoefficiency', q, 'τ–χ isoefficiency', points.then((r) => ({ ...r,
-    points: chartPoints('isoefficiency', r.points, '') })),
-  { zoomable: true, view: parseView(params.get('view')), onView: (v) => setParam('view', viewParam(v)), png: large });
-  const eff = liveChart('efficiency', q, 'efficiency and parallel time', points.then((r) => ({ ...r,
-    points: chartPoints('efficiency', r.points, '') })), { png: large, after: drawn });
-  const energy = liveChart('energy', q, 'energy saved versus nodes', [], { after: drawn });
-  iso.addEventListener('drawn', firstDrawn);
+  const charts = [];
+  const scalingPoints = sc.body.points.map((x) => ({ ...x, base_p: sc.body.base_p[String(x.n)] }));
+  const scale = liveChart('scaling', q, 'τ and speedup versus p', { points: chartPoints('scaling', scalingPoints, '') },
+    { png: large });
+  scale.addEventListener('drawn', firstDrawn);
+  charts.push(scale);
+  if (hasChi) {
+    const points = drawn.then(() => seriesPoints(s, filters));
+    charts.push(liveChart('isoefficiency', q, 'τ–χ isoefficiency', points.then((r) => ({ ...r,
+      points: chartPoints('isoefficiency', r.points, '') })),
+    { zoomable: true, view: parseView(params.get('view')), onView: (v) => setParam('view', viewParam(v)), png: large,
+      after: drawn }));
+    charts.push(liveChart('efficiency', q, 'efficiency and parallel time', points.then((r) => ({ ...r,
+      points: chartPoints('efficiency', r.points, '') })), { png: large, after: drawn }));
+  }
+  if (hasEnergy) charts.push(liveChart('energy', q, 'energy saved versus nodes', [], { after: drawn }));
   const spsBox = el('div', {}, el('p', { class: 'muted' }, 'Analysing…'));
   const stepsBox = el('div');
   const runsBox = el('div', {}, el('p', { class: 'muted' }, 'Loading runs…'));
-  drawn.then(() => api(`/api/v1/analysis/isoefficiency?${q}&points=false&max_pairs=2000`)).then((r) => {
-    if (!r.ok) { spsBox.replaceChildren(message('error', errorText(r.body))); return; }
-    spsBox.replaceChildren(r.body.sps.length ? spsTable(r.body) : noSps(r.body.scaling));
-    stepsBox.replaceChildren(el('h2', {}, 'C1, C2 and C3 steps'),
-      el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
-        `changes by at most ${fmt(r.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
-      stepsTable(r.body), turnsTable(r.body.models));
-  });
+  let turns = null;
+  if (hasChi) {
+    turns = drawn.then(() => api(`/api/v1/analysis/isoefficiency?${q}&points=false&max_pairs=2000`)).then((r) => {
+      if (!r.ok) { spsBox.replaceChildren(problem(r)); return null; }
+      spsBox.replaceChildren(r.body.sps.length ? spsTable(r.body) : noSps(r.body.scaling));
+      stepsBox.replaceChildren(el('h2', {}, 'C1, C2 and C3 steps'),
+        el('p', { class: 'explain' }, `Each step to more processors at fixed n: C1 when τ falls, C2 when it ` +
+          `changes by at most ${fmt(r.body.c2_rtol * 100)} %, C3 when it rises — processors used redundantly.`),
+        stepsTable(r.body), turnsTable(r.body.models));
+      return r.body;
+    });
+  }
   const modelsBox = el('div', { id: 'models-section' }, el('p', { class: 'muted' }, 'Modelling…'));
   const historyBox = el('div', { id: 'history-section' }, el('p', { class: 'muted' }, 'Loading runs…'));
   drawn.then(() => runsPage(q, 1000)).then(({ runs, more }) => {
     runsBox.replaceChildren(runsTable(runs, name, more, info.runs));
-    modelsBox.replaceChildren(modelsSection(q, runs));
+    modelsBox.replaceChildren(modelsSection(q, runs, hasChi));
     historyBox.replaceChildren(historyLinks(s, filters, runs));
   });
   const labelsBox = el('div', { id: 'labels-section' });
-  api(`/api/v1/series/labels?${seriesQuery(s)}`).then((r) => {
+  api(`/api/v1/series/labels?${apiQuery(s)}`).then((r) => {
     if (r.ok) labelsBox.replaceChildren(labelControls(s, filters, r.body.labels));
   });
-  return [el('h1', {}, labelled(name, filters)),
+  const variants = others.length ? el('p', { class: 'muted', id: 'variants' }, 'Other variants of ' +
+    `${s.system}:${s.application}: `, ...others.flatMap((x, i) => [i ? ', ' : '',
+    link(`/series?${seriesQuery(x)}`, x.variant || '(default)'), ` (${x.runs} runs)`])) : null;
+  const out = [el('h1', {}, labelled(name, filters)),
     el('div', { class: 'toolbar' }, link(`/compare?series=${encodeURIComponent(name)}`, 'Compare with…'),
       el('span', { class: 'muted' }, `${info.runs} runs${filters.length ? ' in the series (the charts: those with the labels)' : ''}` +
         ' · hover a point for its figures, click it for its run')),
-    labelsBox,
-    el('div', { class: 'charts' }, iso, eff, energy),
-    el('h2', {}, 'Scalable parallel systems'),
-    el('p', { class: 'explain' }, 'A base run (p, n) and a larger problem n′ at the same p identify a ' +
-      'scalable parallel system when raising p at n′ brings the efficiency back down to the base’s: the ' +
-      'isoefficiency holds as both grow (Orii).'),
-    spsBox, stepsBox, el('h2', {}, 'Scaling models'), modelsBox,
-    el('h2', {}, 'History'), historyBox, el('h2', {}, 'Runs'), runsBox];
+    variants, labelsBox, absenceNote(counts), el('div', { class: 'charts' }, ...charts)];
+  if (hasChi) {
+    out.push(el('h2', {}, 'Scalable parallel systems'),
+      el('p', { class: 'explain' }, 'A base run (p, n) and a larger problem n′ at the same p identify a ' +
+        'scalable parallel system when raising p at n′ brings the efficiency back down to the base’s: the ' +
+        'isoefficiency holds as both grow (Orii).'),
+      spsBox, stepsBox);
+  }
+  out.push(el('h2', {}, 'Scaling models'), modelsBox, el('h2', {}, 'History'), historyBox, el('h2', {}, 'Runs'), runsBox);
+  return out.filter((x) => x);
 }
-
-// The labels a series' runs carry (commit, compiler, ...): each a filter of
-// the whole page and a side-by-side comparison of two of its values.
 function labelControls(s, filters, labels) {
   if (!labels.length) return el('p', { class: 'muted' }, 'The runs carry no labels (e.g. commit, compiler) to filter by.');
   const name = seriesName(s);
@@ -1004,7 +1098,7 @@ async function runPage(id) {
   const s = { system: run.system, application: run.application, variant: run.variant };
   const skip = new Set(['regions', 'labels']);
   const fields = el('dl', { class: 'fields' }, Object.entries(run).filter(([k]) => !skip.has(k))
-    .flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, fmt(v, 17))]));
+    .flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, exact(v))]));
   const out = [el('h1', {}, `Run ${run.id}`),
     el('p', {}, 'Series ', link(`/series?${seriesQuery(s)}`, seriesName(s))), fields];
   out.push(el('h2', {}, 'Labels'));
@@ -1014,7 +1108,7 @@ async function runPage(id) {
     : el('p', { class: 'muted' }, 'none'));
   out.push(el('h2', {}, 'Regions'));
   const regions = (run.regions || []).map((g) => ({ ...g,
-    counters: Object.entries(g.counters || {}).map(([k, v]) => `${k}=${fmt(v, 17)}`).join(' ') }));
+    counters: Object.entries(g.counters || {}).map(([k, v]) => `${k}=${exact(v)}`).join(' ') }));
   out.push(regions.length ? dataTable([
     { key: 'name', label: 'name' }, { key: 'time_s', label: 'time (s)', num: true },
     { key: 'energy_j', label: 'energy (J)', num: true }, { key: 'power_w', label: 'power (W)', num: true },

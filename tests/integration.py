@@ -1002,6 +1002,19 @@ def every_model_says_how_good_it_is():
            and any("at p = 64, where every measured value is above 0" in r for r in bad["quality_reasons"])
            and any("adjusted R²" in r for r in bad["quality_reasons"]) and bad["adj_r2"] < 0,
            f"negative inside the measured range: unusable ({bad['function']} {bad['quality_reasons']})")
+    # an unusable model is drawn where measured, never beyond; the title names the fixed n
+    k.request("POST", "/api/v1/runs", [run(system="unusable-it", application="a", p=p, n=1.0, tau=v, chi=0.0)
+                                       for p, v in ((1, 10), (2, 9), (4, 1), (8, 0.5), (16, 0.2), (32, 0.05), (64, 0.01))],
+              token=t)
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=unusable-it&application=a")
+    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=unusable-it&application=a")
+    frame = json.loads(h["X-Karte-Frame"])
+    expect(g["quality"] == "unusable" and frame["panels"][0]["x"]["max"] < 128,
+           f"no extrapolation of an unusable model ({g['quality']} {frame['panels'][0]['x']})")
+    expect(frame["title"] == "scaling model: unusable-it:a at n = 1", f"the title names n ({frame['title']})")
+    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=unusable-it&application=a&resource=true")
+    expect(json.loads(h["X-Karte-Frame"])["title"] == "scaling model: unusable-it:a at n = 1, modelled as p × τ",
+           "and the reading when it is p × τ")
     # stored series: the GET and the isoefficiency's models carry it too
     s, b, _ = k.request("POST", "/api/v1/runs", isomodel_runs("quality-it"), token=t)
     s, g, _ = k.request("GET", "/api/v1/analysis/model?system=quality-it&application=cg&n=1000")
@@ -1058,7 +1071,7 @@ def model_reports_draw_the_model_and_the_isoefficiency_function():
                     f.write(b)
             else:
                 expect(b[:5] == b"%PDF-", f"{tag}: a PDF")
-    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=isomodel-rep&application=cg&max_x=4096")
+    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=isomodel-rep&application=cg&resource=true&max_x=4096")
     expect(s == 200 and json.loads(h["X-Karte-Frame"])["panels"][0]["x"]["max"] >= 4096, "max_x extends the curve")
     for path, status, field in [
             ("model.svg?system=isomodel-rep&application=cg&parameters=p,n", 400, "parameters"),

@@ -37,6 +37,12 @@ static int load_run(const struct run *r, void *ctx)
 			l->sd->all = xrealloc(l->sd->all, l->cap * sizeof(*l->sd->all));
 	}
 	l->runs[l->n] = (struct ka_run){r->id, r->p, r->n, r->tau, r->chi};
+	/* what a page may draw beside tau (GET /api/v1/analysis/scaling says) */
+	l->sd->with_chi += (r->has & RUN_HAS_CHI) != 0;
+	l->sd->with_energy += (r->has & RUN_HAS_ENERGY) != 0 ||
+			      (r->regions && (strstr(r->regions, "\"energy_j\"") ||
+					      strstr(r->regions, "\"power_w\"")));
+	l->sd->with_regions += r->regions != NULL;
 	l->freqs[l->n] = (r->has & RUN_HAS_FREQ) ? r->frequency_mhz : NAN;
 	if (l->flags & (SERIES_WITH_REGIONS | SERIES_ALL_RUNS)) {
 		struct series_run *s = &l->sd->all[l->n];

@@ -57,6 +57,9 @@ struct series_data {
 	struct series_run *all;	/* SERIES_WITH_REGIONS */
 	size_t nall;
 	json_t *others;		/* [{frequency_mhz, runs}] of the frequencies left out */
+	size_t with_chi;	/* runs loaded that carry chi (or gamma) */
+	size_t with_energy;	/* ... energy: the run's energy_j, or a region's energy or power */
+	size_t with_regions;	/* ... regions */
 };
 
 /* The label.K=V parameters of a query: runs whose labels hold each K with

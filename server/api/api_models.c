@@ -1236,10 +1236,10 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 		    struct kerr *err)
 {
 	struct fitted f = {0};
-	json_t *extra = NULL;
-	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
+	json_t *extra = NULL, *reasons;
+	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau", *fixed;
 	double max_x, lo, hi, *d;
-	size_t i, m, nc = PLOT_CURVE_POINTS;
+	size_t i, m, len, nc = PLOT_CURVE_POINTS;
 	int rc = -1;
 
 	memset(mp, 0, sizeof(*mp));
@@ -1257,6 +1257,24 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	lo = f.md.x[0];
 	hi = f.md.x[m - 1];
 	max_x = isnan(max_x) ? MODEL_FAR * hi : fmax(max_x, hi);
+	reasons = json_array();
+	if (!strcmp(model_quality(&f, reasons), "unusable"))
+		max_x = hi;	/* an unusable model is drawn where measured, never beyond */
+	json_decref(reasons);
+	/* the title names the value the model holds fixed and the reading */
+	fixed = json_object_get(extra, "n") ? "n" : json_object_get(extra, "p") ? "p" : NULL;
+	len = 0;
+	if (fixed) {
+		char num[48];
+
+		chart_number(json_number_value(json_object_get(extra, fixed)), num, sizeof(num));
+		len += (size_t)snprintf(mp->at, sizeof(mp->at), " at %s = %s", fixed, num);
+	}
+	if (f.md.resource)
+		snprintf(mp->at + len, sizeof(mp->at) - len, ", modelled as p × %s",
+			 !strcmp(metric, "chi") ? "χ" : !strcmp(metric, "gamma") ? "γ" :
+			 !strncmp(metric, "region:", 7) ? "the region's time" : "τ");
+	snprintf(mp->title, sizeof(mp->title), "scaling model: %s%s", mp->name, mp->at);
 	d = mp->mem = xmalloc((4 * m + 4 * nc) * sizeof(double));
 	for (i = 0; i < m; i++) {
 		double by = per(&f.md, &f.md.x[i]);

@@ -305,6 +305,7 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 	struct model_plot *mp;
 	struct report_model *rm;
 	struct iso_plot ip = {0};
+	char title[160];
 	size_t i;
 	struct kerr err;
 
@@ -338,7 +339,14 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 			rm[i].function = NULL;
 		}
 	}
-	report_respond(rs, report_build_model(rm, it->n, measured_title, mp[0].axis[0],
+	if (!measured_title && it->n > 1) {	/* the fixed value when all hold the same */
+		for (i = 1; i < it->n && !strcmp(mp[i].at, mp[0].at); i++)
+			;
+		snprintf(title, sizeof(title), "scaling models: %zu series%s", it->n,
+			 i == it->n ? mp[0].at : "");
+	}
+	report_respond(rs, report_build_model(rm, it->n, measured_title ? measured_title :
+					      it->n == 1 ? mp[0].title : title, mp[0].axis[0],
 					      mp[0].axis[1], measured_title ?
 					      "markers: median of the runs at each p; whiskers: "
 					      "min–max" : "shaded: 95 % band; whiskers: min–max of "

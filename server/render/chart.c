@@ -1229,8 +1229,10 @@ char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame 
 				 f->ylog ? "true" : "false", f->ymin, f->ymax);
 		sink_put(&s, buf, strlen(buf));
 	}
+	sink_put(&s, "],\"title\":", 10);
+	sink_json_string(&s, spec->title ? spec->title : "");
 	/* every legend entry and direct label, panel by panel, as drawn */
-	sink_put(&s, "],\"legend\":[", 12);
+	sink_put(&s, ",\"legend\":[", 11);
 	for (i = 0; i < spec->npanels; i++) {
 		const struct chart_panel *p = &spec->panels[i];
 

@@ -127,7 +127,7 @@ int chart_render(const struct chart_spec *spec, enum chart_format format, char *
 
 /* The frames as JSON (malloc'd), {"width", "height", "panels": [{"left",
  * "top", "right", "bottom", "x": {"log", "min", "max"}, "y": {...}}],
- * "legend": [...]}: legend holds the text of every legend entry and direct
+ * "title", "legend": [...]}: the chart's title; legend holds the text of every legend entry and direct
  * label (a ray's), panel by panel, in the order drawn. */
 char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames);
 
