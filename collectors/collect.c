@@ -453,7 +453,8 @@ static int cmd_flush(const struct opts *o)
 		names[n++] = strdup(e->d_name);
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), cmp_str);	/* oldest first */
+	if (n)
+		qsort(names, n, sizeof(*names), cmp_str);	/* oldest first */
 	for (i = 0; i < n; i++) {
 		char *body;
 		size_t len;
