@@ -695,9 +695,12 @@ function runsTable(runs, name, more = false, total = runs.length) {
 }
 
 // What a series' runs lack, and what adding it would show: one calm note.
+function energyReady(counts) {
+  return counts.with_energy > 0 && counts.with_frequency > 0;
+}
 function absenceNote(counts) {
   const noChi = counts.with_chi === 0, noEnergy = counts.with_energy === 0;
-  if (!noChi && !noEnergy) return null;
+  if (!noChi && energyReady(counts)) return null;
   const parts = [];
   if (noChi) {
     parts.push('These runs carry τ alone: karte shows τ against p with the speedup, the scaling models and the ' +
@@ -709,6 +712,10 @@ function absenceNote(counts) {
     parts.push(`${noChi ? 'No' : 'These runs carry no'} energy: with regions that have "energy_j" (or "power_w") at ` +
       'the standard frequency and others, karte would predict the energy saved on more nodes (Kimura). ' +
       '`karte-collect run` measures RAPL energy; the region library writes each region\'s.');
+  } else if (!energyReady(counts)) {
+    parts.push('The runs carry energy but no frequency: the prediction of the energy saved on more nodes (Kimura) ' +
+      'compares regions run at the standard frequency with the same regions at others. Post "frequency_mhz" ' +
+      'with each run (and with each region run at another frequency).');
   }
   return el('div', { class: 'message note', role: 'status', id: 'absent' }, ...parts.map((t) => el('p', {}, t)));
 }
@@ -729,7 +736,7 @@ async function series(params) {
     x.variant !== s.variant);
   const sc = await api(`/api/v1/analysis/scaling?${q}`);
   if (!sc.ok) return [el('h1', {}, labelled(name, filters)), problem(sc)];
-  const counts = sc.body.runs, hasChi = counts.with_chi > 0, hasEnergy = counts.with_energy > 0;
+  const counts = sc.body.runs, hasChi = counts.with_chi > 0, hasEnergy = energyReady(counts);
   const large = info.runs > SVG_POINTS_MAX;
   // the charts first; the points (hover), the analysis and the runs once
   // the first is drawn, so a series of 10^5 runs shows its picture at once

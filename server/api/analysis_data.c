@@ -43,6 +43,8 @@ static int load_run(const struct run *r, void *ctx)
 			      (r->regions && (strstr(r->regions, "\"energy_j\"") ||
 					      strstr(r->regions, "\"power_w\"")));
 	l->sd->with_regions += r->regions != NULL;
+	l->sd->with_frequency += (r->has & RUN_HAS_FREQ) ||
+				 (r->regions && strstr(r->regions, "\"frequency_mhz\""));
 	l->freqs[l->n] = (r->has & RUN_HAS_FREQ) ? r->frequency_mhz : NAN;
 	if (l->flags & (SERIES_WITH_REGIONS | SERIES_ALL_RUNS)) {
 		struct series_run *s = &l->sd->all[l->n];

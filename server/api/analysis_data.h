@@ -60,6 +60,7 @@ struct series_data {
 	size_t with_chi;	/* runs loaded that carry chi (or gamma) */
 	size_t with_energy;	/* ... energy: the run's energy_j, or a region's energy or power */
 	size_t with_regions;	/* ... regions */
+	size_t with_frequency;	/* ... a frequency_mhz, the run's or a region's */
 };
 
 /* The label.K=V parameters of a query: runs whose labels hold each K with

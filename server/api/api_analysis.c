@@ -460,13 +460,14 @@ static int get_scaling(void *app, struct req *rq, struct resp *rs)
 		num_shortest(o->n, key, false);
 		json_object_set_new(base, key, json_integer(sc.base_p[i]));
 	}
-	resp_json(rs, 200, json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:I,s:I,s:I,s:I},s:s}", "series",
+	resp_json(rs, 200, json_pack("{s:o,s:o,s:o,s:o,s:o,s:{s:I,s:I,s:I,s:I,s:I},s:s}", "series",
 				     series_json(&sc.sd), "frequency_mhz", json_finite(sc.frequency),
 				     "points", pts, "base_p", base, "other_frequencies",
 				     series_other_frequencies(&sc.sd), "runs", "all",
 				     (json_int_t)sc.sd.nall, "with_chi", (json_int_t)sc.sd.with_chi,
 				     "with_energy", (json_int_t)sc.sd.with_energy, "with_regions",
-				     (json_int_t)sc.sd.with_regions, "explanation",
+				     (json_int_t)sc.sd.with_regions, "with_frequency",
+				     (json_int_t)sc.sd.with_frequency, "explanation",
 				     "tau is the median of the runs at each (p, n); at each n, with p0 "
 				     "its smallest measured p, speedup = tau(p0) / tau(p) and "
 				     "efficiency = p0 tau(p0) / (p tau(p)): relative to p0, not to a "

@@ -72,13 +72,18 @@ test('a series page shows its charts, the SPS and C-class tables and a sortable 
   const fig = page.locator('figure[data-kind="isoefficiency"]');
   await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
   assert.match(await fig.getByRole('link', { name: 'SVG' }).getAttribute('href'),
-    /^\/api\/v1\/reports\/isoefficiency\.svg\?system=SP2&application=md&width=\d+&height=\d+$/);
+    /^\/api\/v1\/reports\/isoefficiency\.svg\?system=SP2&application=md&variant=&width=\d+&height=\d+$/);
+  // tau against p comes first, from tau alone
+  await page.locator('figure[data-kind="scaling"][data-ready="yes"]').waitFor();
+  assert.equal(await page.locator('figure').first().getAttribute('data-kind'), 'scaling');
   await page.locator('#sps tbody tr').first().waitFor();
   assert.equal(await page.locator('#sps tbody tr').count(), 3);
   assert.match(await page.locator('#sps').innerText(), /\(10, 39200\)\s+80000\s+16\s+0\.552\s+crossed\s+C1/);
   assert.equal(await page.locator('#steps tbody tr').count(), 6);
-  // energy: this series has none; the chart is replaced by the reason
-  await page.locator('.message.error', { hasText: 'energy saved versus nodes' }).waitFor();
+  // energy: this series has none: no chart, one calm note that says what energy would add
+  assert.equal(await page.locator('figure[data-kind="energy"]').count(), 0);
+  assert.match(await page.locator('#absent[role="status"]').innerText(), /energy/);
+  assert.deepEqual(await page.locator('[role="alert"]').allInnerTexts(), [], 'nothing went wrong: no alert');
   await page.locator('#runs tbody tr').first().waitFor();
   const taus = async () => (await page.locator('#runs tbody tr td:nth-child(4)').allInnerTexts()).map(Number);
   await page.locator('#runs thead button', { hasText: 'τ (s)' }).click();
@@ -138,7 +143,8 @@ test('charts are alive: sized to the page, hover tells a point, click opens its 
   assert.ok(box.width > 1000 && box.height <= 900 * 0.8 + 1, `sized to the page (${box.width} x ${box.height})`);
   const frame = JSON.parse(await page.locator('figure[data-kind="isoefficiency"]').getAttribute('data-frame'));
   assert.equal(frame.width, Math.round(box.width), 'drawn at the size shown: text at its real size');
-  // (p, n) = (16, 80000): tau 32, chi 16
+  // (p, n) = (16, 80000): tau 32, chi 16 (the scaling chart comes first: scroll to this one)
+  await page.locator('figure[data-kind="isoefficiency"]').scrollIntoViewIfNeeded();
   const at = await pointAt('isoefficiency', 32, 16);
   await page.mouse.move(at.x, at.y);
   const tip = page.locator('figure[data-kind="isoefficiency"] .tip');
@@ -165,6 +171,7 @@ test('zoom and pan on the tau-chi plane ask karted for a view, and the URL keeps
   const fig = page.locator('figure[data-kind="isoefficiency"]');
   await page.locator('figure[data-kind="isoefficiency"][data-ready="yes"]').waitFor();
   const before = JSON.parse(await fig.getAttribute('data-frame')).panels[0];
+  await fig.scrollIntoViewIfNeeded();
   const c = await pointAt('isoefficiency', 25, 15);
   await page.mouse.move(c.x, c.y);
   await page.mouse.wheel(0, -400);	// zoom in about (25, 15)
@@ -381,7 +388,19 @@ test('a series page models every metric and region, draws the chosen model and t
   await page.locator('#models tbody tr').first().waitFor();
   const rows = page.locator('#models tbody tr');
   assert.equal(await rows.count(), 5);	// τ, χ, γ, region solve, region halo
+  // by default the models GET /api/v1/analysis/model answers: the metric as measured
+  const api = await (await fetch(`${url}/api/v1/analysis/model?system=MODEL&application=cg&variant=&metric=tau`)).json();
+  assert.match(await rows.first().innerText(), new RegExp(`^τ\\s+${api.function.replace(/[.*+^()\\/]/g, '\\$&')}`));
+  assert.doesNotMatch(await rows.first().innerText(), /\/ p/);
+  // τ falls like 1/p: Extra-P's exponents cannot follow, and the table says so
+  assert.notEqual(api.quality, 'good');
+  assert.equal(await rows.first().locator('.quality').innerText(), api.quality);
+  assert.equal(await rows.first().getAttribute('class'), 'not-good');
+  // modelled as p × τ: the resource form, named on the table and the chart
+  await page.locator('#model-resource').check();
+  await page.waitForFunction(() => document.getElementById('models')?.innerText.includes('(32000'));
   const text = await page.locator('#models').innerText();
+  assert.match(text, /model \(as p × metric\) \/ p/);
   assert.match(text, /τ\s+\(32000 \+ 5 \* p\^\(3\/2\)\) \/ p/);
   assert.match(text, /region halo\s+\([^)]*5 \* p\^\(3\/2\)\) \/ p/);
   assert.match(text, /γ\s+\(32000\) \/ p/);
@@ -393,17 +412,13 @@ test('a series page models every metric and region, draws the chosen model and t
   const modelFig = page.locator('figure[data-kind="model"]');
   await page.waitForFunction(() => document.querySelector('figure[data-kind="model"]')?.dataset.ready === 'yes' &&
     document.querySelector('figure[data-kind="isoefficiency-function"]')?.dataset.ready === 'yes');
-  assert.match(await modelFig.locator('figcaption').innerText(), /scaling model of τ/);
+  assert.match(await modelFig.locator('figcaption').innerText(), /scaling model of τ \(modelled as p × the metric, divided by p\)/);
   await page.locator('#models button[data-metric="region:halo"]').click();
   await page.waitForFunction(() => document.querySelector('figure[data-kind="model"] figcaption')
     ?.textContent.includes('region halo') && document.querySelector('figure[data-kind="model"]').dataset.ready === 'yes');
   const frame = JSON.parse(await modelFig.getAttribute('data-frame'));
   assert.ok(frame.panels[0].x.log && frame.panels[0].x.max > 64 * 3, 'the model is drawn past the measured p');
   await page.locator('#models-section').screenshot({ path: path.join(out, 'models.png') });
-  // without the resource form, τ gets Extra-P's own (poorer) model
-  await page.locator('#model-resource').uncheck();
-  await page.waitForFunction(() => !document.getElementById('models')?.innerText.includes('(32000'));
-  assert.doesNotMatch(await page.locator('#models tbody tr').first().innerText(), /\/ p/);
 });
 
 test('labels filter a series and compare two commits side by side; history and alerts link runs and charts', async () => {
