@@ -967,6 +967,7 @@ async function alertsPage(params) {
     if (d.ok) btn.replaceWith(el('span', {}, `by ${d.body.acknowledged_by}`));
   };
   const rows = r.body.alerts.map((a) => ({ ...a, series: seriesName(a), change: a.regressions?.[0]?.change ?? null,
+    labelText: Object.entries(a.labels || {}).map(([k, v]) => `${k}=${v}`).join(', '),
     what: a.regressions.map((g) => g.region ? `${g.metric} of ${g.region}` : g.metric).join(', ') }));
   const histHref = (a) => {
     const hq = seriesQuery(a);
@@ -978,6 +979,7 @@ async function alertsPage(params) {
     { key: 'created_at', label: 'found' },
     { key: 'series', label: 'series', cell: (a) => link(`/series?${seriesQuery(a)}`, a.series) },
     { key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true },
+    { key: 'measured_at', label: 'run measured' }, { key: 'labelText', label: 'labels' },
     { key: 'what', label: 'regression of' },
     { key: 'value', label: 'value', num: true }, { key: 'change', label: 'change', num: true,
       cell: (a) => (a.change === null ? '' : `+${fmt(a.change * 100, 3)} %`) },

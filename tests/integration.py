@@ -975,6 +975,23 @@ def scaling_needs_tau_alone():
 
 
 @test
+def history_axes_pad_around_their_values_and_stay_positive():
+    """A history of one run, then of two: the y axis holds the values
+    strictly inside and never goes below zero for positive data (it drew
+    tau from -0.4 to 0.4 s for one run of 0.1 s)."""
+    k, t = Shared.k, Shared.token
+    for taus in ((0.1,), (0.1, 0.12)):
+        system = f"pad-it-{len(taus)}"
+        for i, tau in enumerate(taus):
+            k.request("POST", "/api/v1/runs", run(system=system, application="a", p=2, n=10.0, tau=tau, chi=0.0,
+                                                  measured_at=f"2026-11-2{i}T10:00:00Z"), token=t)
+        s, b, h = k.request("GET", f"/api/v1/reports/history.svg?system={system}&application=a&p=2&n=10")
+        y = json.loads(h["X-Karte-Frame"])["panels"][0]["y"]
+        expect(s == 200 and y["min"] >= 0 and y["min"] < min(taus) and y["max"] > max(taus),
+               f"{len(taus)} run(s): y from {y['min']} to {y['max']} holds {taus} and is not below 0")
+
+
+@test
 def every_model_says_how_good_it_is():
     """quality and quality_reasons on every model answer, by the
     contract's rule: unusable when the model is <= 0 at a measured

@@ -522,7 +522,7 @@ static int store_alerts(struct store *st, struct watch *wt, struct found *found,
 		}
 		a = alert_json(&(struct store_alert){id, run_id, r->system, r->application, r->variant,
 						     r->p, r->n, NULL, created, NULL, NULL,
-						     r->measured_at}, found[i].regs);
+						     r->measured_at, r->labels}, found[i].regs);
 		for (j = 0; j < i && found[j].job != found[i].job; j++)
 			;
 		if (!per_job[j])
@@ -731,6 +731,10 @@ json_t *alert_json(const struct store_alert *a, json_t *regs)
 		      a->acknowledged_at ? json_string(a->acknowledged_at) : json_null(),
 		      "acknowledged_by",
 		      a->acknowledged_by ? json_string(a->acknowledged_by) : json_null());
+	/* the run's labels: which commit regressed */
+	json_object_set_new(o, "labels", a->labels ? json_loads(a->labels, 0, NULL) : json_null());
+	if (!json_object_get(o, "labels"))
+		json_object_set_new(o, "labels", json_null());
 	return o;
 }
 

@@ -174,11 +174,14 @@ static void auto_range(const struct chart_panel *p, bool x_axis, const struct ch
 		mx = pow(10, b + pad);
 	} else {
 		double pad = (mx - mn) * 0.06;
+		bool positive = mn > 0;
 
-		if (pad == 0)
-			pad = fabs(mx) * 0.1 + 0.5;
+		if (pad == 0)	/* one value: a tenth of it either side */
+			pad = mx != 0 ? fabs(mx) * 0.1 : 0.5;
 		mn -= pad;
 		mx += pad;
+		if (positive && mn < 0)
+			mn = 0;	/* positive data: never below zero, and still inside */
 	}
 	*lo = isfinite(ax->min) ? ax->min : mn;
 	*hi = isfinite(ax->max) ? ax->max : mx;

@@ -126,6 +126,7 @@ static int alert_row(const char *const *v, int ncol, void *ctx)
 		.acknowledged_at = v[9],
 		.acknowledged_by = v[10],
 		.measured_at = v[11],
+		.labels = v[12],
 	};
 
 	(void)ncol;
@@ -138,7 +139,7 @@ int store_each_alert(struct store *st, const struct alert_filter *f,
 	/* alerts are few beside runs: newest first by id, filters as parameters */
 	static const char sql[] =
 		"SELECT a.id, a.run_id, s.system, s.application, s.variant, a.p, a.n, a.regressions, "
-		"a.created_at, a.acknowledged_at, a.acknowledged_by, r.measured_at"
+		"a.created_at, a.acknowledged_at, a.acknowledged_by, r.measured_at, r.labels"
 		" FROM alerts a JOIN series s ON s.id = a.series_id LEFT JOIN runs r ON r.id = a.run_id"
 		" WHERE (CAST($1 AS TEXT) IS NULL OR s.system = $1)"
 		" AND (CAST($2 AS TEXT) IS NULL OR s.application = $2)"

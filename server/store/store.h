@@ -289,6 +289,7 @@ struct store_alert {
 	const char *regressions;	/* JSON array text */
 	const char *created_at, *acknowledged_at, *acknowledged_by;	/* the last two may be NULL */
 	const char *measured_at;	/* the run's, may be NULL */
+	const char *labels;		/* the run's, JSON text, may be NULL */
 };
 
 /* Store an alert on run_id (its series, p and n taken from the run) in the

@@ -497,7 +497,7 @@ test('labels filter a series and compare two commits side by side; history and a
   await page.waitForFunction(() => document.getElementById('view').dataset.ready === '/alerts');
   const alerts = page.locator('#alerts tbody tr', { hasText: 'CI:stencil' });
   assert.equal(await alerts.count(), 1);
-  assert.match(await alerts.innerText(), /CI:stencil\s+4\s+100\s+tau\s+14\.5\s+\+45 %/);
+  assert.match(await alerts.innerText(), /CI:stencil\s+4\s+100\s+2026-11-15T10:00:00Z\s+commit=c5\s+tau\s+14\.5\s+\+45 %/);
   assert.equal(await alerts.getByRole('link', { name: String(regressionRun) }).getAttribute('href'), `/runs/${regressionRun}`);
   await shot('alerts');
   await page.locator('#token').fill(token);
