@@ -10,6 +10,7 @@
  * body the server never took is spooled and `flush` sends it later.
  */
 #include <csv.h>
+#include <ctype.h>
 #include <curl/curl.h>
 #include <dirent.h>
 #include <errno.h>
@@ -990,9 +991,67 @@ static void say_list(const char *what, json_t *a)
 	fputc('\n', stderr);
 }
 
+/* The import's query parameters as this tool's options: karted's answers
+ * name what a request sends (p=NAME, n_value), the user typed flags. */
+static const struct {
+	const char *param, *flag;
+} import_flags[] = {
+	{"p", "--p-param"}, {"n", "--n-param"}, {"n_value", "--n-value"}, {"metric", "--metric"},
+	{"region", "--region"}, {"chi_regions", "--chi-regions"}, {"gamma_regions", "--gamma-regions"},
+	{"time_unit", "--time-unit"}, {"format", "--format"}, {"system", "--system"},
+	{"application", "--application"}, {"variant", "--variant"},
+};
+
+/* The option for a parameter karted named ("col.tau" is "--col tau=..."). */
+static const char *flag_of(const char *param)
+{
+	size_t i;
+
+	if (!strncmp(param, "col.", 4))
+		return "--col";
+	for (i = 0; i < sizeof(import_flags) / sizeof(import_flags[0]); i++)
+		if (!strcmp(import_flags[i].param, param))
+			return import_flags[i].flag;
+	return param;
+}
+
+/* text with "NAME=VALUE" of an import parameter as "--flag VALUE",
+ * "col.F=H" as "--col F=H", and a parameter's name standing alone
+ * (n_value, chi_regions) as its flag, into buf. */
+static const char *as_flags(const char *text, char *buf, size_t size)
+{
+	size_t len = 0, i, k;
+	const char *t = text ? text : "";
+
+	while (*t && len + 1 < size) {
+		bool word = t == text || !(isalnum((unsigned char)t[-1]) || t[-1] == '_' || t[-1] == '.');
+
+		if (word && !strncmp(t, "col.", 4)) {
+			len += (size_t)snprintf(buf + len, size - len, "--col ");
+			t += 4;
+			continue;
+		}
+		for (i = 0; word && i < sizeof(import_flags) / sizeof(import_flags[0]); i++) {
+			k = strlen(import_flags[i].param);
+			if (strncmp(t, import_flags[i].param, k) || isalnum((unsigned char)t[k]) || t[k] == '_' ||
+			    (t[k] != '=' && !strchr(import_flags[i].param, '_')))	/* "a metric": a word */
+				continue;
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", import_flags[i].flag,
+						t[k] == '=' ? " " : "");
+			t += k + (t[k] == '=');
+			break;
+		}
+		if (word && i < sizeof(import_flags) / sizeof(import_flags[0]))
+			continue;
+		buf[len++] = *t++;
+	}
+	buf[len < size ? len : size - 1] = '\0';
+	return buf;
+}
+
 static int cmd_import(const struct opts *o, int argc, char **argv)
 {
-	char q[8192] = "", path[8300];
+	char q[8192] = "", path[8300], said[2048];
 	struct post p = {NULL, "application/octet-stream", 3600, NULL, NULL, 0, -1};
 	struct buf file = {0};
 	json_t *w;
@@ -1038,7 +1097,8 @@ static int cmd_import(const struct opts *o, int argc, char **argv)
 	switch (post_body(o, &p, file.p ? file.p : "", file.len)) {
 	case SENT:
 		json_array_foreach(json_object_get(p.answer, "warnings"), i, w)
-			fprintf(stderr, "karte-collect: warning: %s\n", json_string_value(w));
+			fprintf(stderr, "karte-collect: warning: %s\n", as_flags(json_string_value(w), said,
+										    sizeof(said)));
 		if (p.status == 201)
 			fprintf(stderr, "karte-collect: %s (%s): %lld runs from %lld points stored\n",
 				argv[0], json_string_value(json_object_get(p.answer, "format")),
@@ -1058,10 +1118,12 @@ static int cmd_import(const struct opts *o, int argc, char **argv)
 			const char *field = json_string_value(json_object_get(p.answer, "field"));
 
 			fprintf(stderr, "karte-collect: karted refused %s: %s%s%s%s\n", argv[0],
-				json_string_value(json_object_get(p.answer, "error")),
-				field ? " (" : "", field ? field : "", field ? ")" : "");
+				as_flags(json_string_value(json_object_get(p.answer, "error")), said,
+					 sizeof(said)),
+				field ? " (" : "", field ? flag_of(field) : "", field ? ")" : "");
 			json_array_foreach(json_object_get(p.answer, "warnings"), i, w)
-				fprintf(stderr, "karte-collect: warning: %s\n", json_string_value(w));
+				fprintf(stderr, "karte-collect: warning: %s\n",
+					as_flags(json_string_value(w), said, sizeof(said)));
 			if (av) {
 				fprintf(stderr, "the file has\n");
 				say_list("parameters", json_object_get(av, "parameters"));

@@ -282,10 +282,12 @@ def import_cli_relearn():
                 "--application", "a", "--p-param", "x", "--n-param", "y")
     expect(r.returncode == 0 and len(runs_of("s2")) == 125, f"import-extrap is import of extrap-text ({r.stderr})")
     r = collect("import", os.path.join(EXTRAP, "json_test_input.jsonl"), "--system", "s3", "--application", "a")
-    expect(r.returncode == 1 and "n_value" in r.stderr, f"a one-parameter file needs --n-value ({r.stderr})")
-    r = collect("import", os.path.join(EXTRAP, "json_test_input.jsonl"), "--system", "s3", "--application", "a",
+    expect(r.returncode == 0 and "n = 1 (--n-value N gives the problem size)" in r.stderr and
+           {x["n"] for x in runs_of("s3")} == {1}, f"a one-parameter file: n = 1, said in the CLI's words ({r.stderr})")
+    r = collect("import", os.path.join(EXTRAP, "json_test_input.jsonl"), "--system", "s4", "--application", "a",
                 "--n-value", "100")
-    expect(r.returncode == 0 and len(runs_of("s3")) == 25, f"--n-value ({r.stderr})")
+    expect(r.returncode == 0 and len(runs_of("s4")) == 25 and {x["n"] for x in runs_of("s4")} == {100},
+           f"--n-value ({r.stderr})")
     r = collect("import", "/nonexistent/file.txt", "--system", "s", "--application", "a")
     expect(r.returncode == 2 and "cannot open" in r.stderr, f"a missing file ({r.stderr})")
 
@@ -331,6 +333,39 @@ def the_tools_bound_their_input_as_karted_does():
     expect(runs_of("bound") == [], "nothing posted")
     r = collect("post", f)
     expect(r.returncode == 0 and len(runs_of("bound")) == 2, f"the same file under the default ({r.stderr})")
+
+
+@test
+def import_speaks_the_cli_flags():
+    """karted's refusals of an import name what a request sends (p=NAME,
+    n_value); karte-collect says the options the user types. A file of p
+    alone imports at n = 1 with a warning; CSV takes --n-value; a CSV error
+    names the file's line."""
+    two = os.path.join(S.tmp, "two.txt")
+    with open(two, "w") as f:
+        f.write("PARAMETER x y\nPOINTS (1 2) (2 2)\nREGION r\nMETRIC time\nDATA 1\nDATA 2\n")
+    r = collect("import", two, "--system", "flags", "--application", "a")
+    expect(r.returncode == 1 and "(--p-param NAME)" in r.stderr and "p=NAME" not in r.stderr
+           and "(--p-param)" in r.stderr, f"--p-param, not p=NAME ({r.stderr})")
+    r = collect("import", two, "--system", "flags", "--application", "a", "--p-param", "x")
+    expect(r.returncode == 1 and "(--n-param NAME) or give a constant --n-value" in r.stderr
+           and "n_value" not in r.stderr, f"--n-param and --n-value ({r.stderr})")
+    one = os.path.join(S.tmp, "one.txt")
+    with open(one, "w") as f:
+        f.write("PARAMETER p\nPOINTS 1 2 4\nREGION r\nDATA 8\nDATA 4\nDATA 2\n")
+    r = collect("import", one, "--system", "flags", "--application", "one")
+    expect(r.returncode == 0 and "every run gets n = 1 (--n-value N gives the problem size)" in r.stderr
+           and [x["n"] for x in runs_of("flags")] == [1, 1, 1], f"p alone: n = 1 said ({r.stderr})")
+    csvf = os.path.join(S.tmp, "nv.csv")
+    with open(csvf, "w") as f:
+        f.write("p,tau\n4,2.5\n8,fast\n")
+    r = collect("import", csvf, "--system", "flags-csv", "--application", "a", "--n-value", "100")
+    expect(r.returncode == 1 and "line 3: tau is 'fast'" in r.stderr, f"the file's line ({r.stderr})")
+    with open(csvf, "w") as f:
+        f.write("p,tau\n4,2.5\n8,1.5\n")
+    r = collect("import", csvf, "--system", "flags-csv", "--application", "a", "--n-value", "100")
+    expect(r.returncode == 0 and sorted(x["n"] for x in runs_of("flags-csv")) == [100, 100],
+           f"CSV takes --n-value ({r.stderr})")
 
 
 @test

@@ -154,8 +154,11 @@ def extrap_text_grammar_hand_made():
 @test
 def extrap_text_one_parameter_bare_points():
     text = "PARAMETER p\nPOINTS 1 2 4 8\nREGION r\nMETRIC runtime\nDATA 8\nDATA 4.1\nDATA 2.2\nDATA 1.3\n"
-    s, b = imp(text, system="hm", application="one")
-    expect(s == 400 and b["field"] == "n_value", f"no n: 400 naming n_value ({b})")
+    # p alone: imported at n = 1, and the warning says so and how to give n
+    s, b = imp(text, system="hm", application="one-n1")
+    expect(s == 201 and b["runs"] == 4 and all(x["n"] == 1 for x in runs_of("hm", "one-n1"))
+           and any("gets n = 1" in w and "n_value" in w for w in b["warnings"]),
+           f"p alone: n = 1 with a warning ({s} {b.get('warnings')})")
     s, b = imp(text, system="hm", application="one", n_value="1e6")
     expect(s == 201 and b["runs"] == 4, f"n_value: 4 runs ({b})")
     got = sorted((x["p"], x["n"], x["tau"]) for x in runs_of("hm", "one"))
@@ -319,7 +322,8 @@ def geopm_reports_text_and_yaml():
         expect(reg == {"dgemm": (81.75, 34350), "halo-exchange": (12.25, 3140),
                        "unmarked-region": (2, 270)}, f"{name}: {reg}")
     s, b = imp(os.path.join(DATA, "geopm", "dgemm-2hosts.report"), system="geo", application="x")
-    expect(s == 400 and b["field"] == "n_value", f"no problem size: 400 naming n_value ({b})")
+    expect(s == 201 and runs_of("geo", "x")[0]["n"] == 1 and any("n = 1" in w for w in b["warnings"]),
+           f"no problem size: n = 1 with a warning ({b})")
 
 
 # ---- CSV ----------------------------------------------------------------------
@@ -335,8 +339,13 @@ def csv_with_column_mapping():
     expect(got == [(4, 12.5, "gcc"), (8, 6.5, "gcc")], f"{got}")
     s, b = imp(text, system="c", application="csv2", **{"col.p": "cores"})
     expect(s == 400 and b["field"] == "col.p" and "cores" in b["error"], f"a missing column named ({b})")
-    s, b = imp("p,n,tau\n4,1000,fast\n", system="c", application="csv3")
-    expect(s == 400 and b["field"] == "tau" and b["index"] == 1, f"row and field named ({b})")
+    s, b = imp("p,n,tau\n4,1000,1\n4,1000,fast\n", system="c", application="csv3")
+    expect(s == 400 and b["field"] == "tau" and b["index"] == 2 and b["error"].startswith("line 3:"),
+           f"the file's line and the field named ({b})")
+    # n_value gives the n of rows without one
+    s, b = imp("p,tau\n4,2.5\n8,1.5\n", system="c", application="csv-nv", n_value=5000)
+    got = sorted((x["p"], x["n"]) for x in runs_of("c", "csv-nv"))
+    expect(s == 201 and got == [(4, 5000), (8, 5000)], f"CSV honours n_value ({s} {b} {got})")
     s, b = imp("p,n,tau\n4,1000,1\n4,1000", system="c", application="csv4")
     expect(s == 400 and "cells" in b["error"], f"a truncated row ({b})")
     expect(runs_of("c", "csv4") == [], "nothing half-stored")

@@ -227,7 +227,7 @@ static void test_csv(void **state)
 	assert_non_null(run_at(&res, 8, 1.5)->idempotency_key);
 	import_result_clear(&res);
 	o.ncols = 1;
-	read_bad("nodes,n,tau\n4,10,soon\n", &o, "tau", "row 1");
+	read_bad("nodes,n,tau\n4,10,soon\n", &o, "tau", "line 2");	/* the file's line: the header is 1 */
 }
 
 /* Cells a spreadsheet would run get an apostrophe (csvsafe.h), numbers

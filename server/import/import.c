@@ -216,7 +216,8 @@ static void available(const struct xp *x, struct import_result *res)
 /* ---- the mapping ---------------------------------------------------------- */
 
 struct mapping {
-	size_t p, n;		/* parameter indices; n == SIZE_MAX: o->n_value */
+	size_t p, n;		/* parameter indices; n == SIZE_MAX: n_value */
+	double n_value;		/* the constant n: o->n_value, or 1 assumed for a file of p alone */
 	uint32_t metric, energy, region;	/* energy: XP_NONE when the file has none */
 	uint32_t *children;
 	size_t nchildren;
@@ -262,10 +263,16 @@ static int pick_params(const struct xp *x, const struct import_opts *o, struct m
 					  o->n, list);
 	} else if (o->has_n_value) {
 		m->n = SIZE_MAX;
+		m->n_value = o->n_value;
 	} else if ((m->n = param_index(x, "n")) == SIZE_MAX) {
-		return kerr_field(err, 400, "n_value", "the file has no parameter 'n': name the "
-				  "parameter that is n (n=NAME) or give a constant n_value; "
-				  "its parameters: %s", list);
+		if (x->nparams != 1)
+			return kerr_field(err, 400, "n_value", "the file has no parameter 'n': name the "
+					  "parameter that is n (n=NAME) or give a constant n_value; "
+					  "its parameters: %s", list);
+		/* p alone (strong scaling at one size): n is not in the file */
+		m->n_value = 1;
+		xp_warn((struct xp *)x, "the file's one parameter '%s' is p and it has no n: every run "
+			"gets n = 1 (n_value=N gives the problem size)", x->params[m->p]);
 	}
 	if (m->n == m->p)
 		return kerr_field(err, 400, "n", "'%s' cannot be both p and n", x->params[m->p]);
@@ -550,7 +557,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 	for (pt = 0; pt < x->npoints; pt++) {
 		const struct xp_meas *ms = xp_find(x, m.region, m.metric, (uint32_t)pt);
 		const double *coord = x->coords + pt * x->nparams;
-		double p = coord[m.p], n = m.n == SIZE_MAX ? o->n_value : coord[m.n];
+		double p = coord[m.p], n = m.n == SIZE_MAX ? m.n_value : coord[m.n];
 		uint32_t r, v;
 		bool made = false;
 
@@ -671,7 +678,9 @@ static int csv_fail(struct csv_read *c, const char *field, const char *fmt, ...)
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
 	c->failed = true;
-	kerr_field(c->err, 400, field, "row %ld: %s", c->row, what);
+	/* the file's line: the header is line 1 (a quoted cell with a line
+	 * break in it makes its row one line here) */
+	kerr_field(c->err, 400, field, "line %ld: %s", c->row + 1, what);
 	c->err->index = c->row;
 	return -1;
 }
@@ -730,6 +739,7 @@ static void csv_row(struct csv_read *c)
 {
 	struct buf *b = &c->e->nd;
 	bool first = true, labels = false, sys = false, app = false, var = false, key = false;
+	bool has_n = false;
 	size_t i;
 
 	buf_add(b, "{", 1);
@@ -741,6 +751,7 @@ static void csv_row(struct csv_read *c)
 		if (col->type == C_SKIP || col->type == C_LABEL || !*v)
 			continue;
 		sys |= !strcmp(col->field, "system");
+		has_n |= !strcmp(col->field, "n");
 		app |= !strcmp(col->field, "application");
 		var |= !strcmp(col->field, "variant");
 		key |= !strcmp(col->field, "idempotency_key");
@@ -792,6 +803,10 @@ static void csv_row(struct csv_read *c)
 	if (!var && c->o->variant) {
 		buf_key(b, &first, "variant");
 		buf_str(b, c->o->variant, strlen(c->o->variant));
+	}
+	if (!has_n && c->o->has_n_value) {	/* n_value: the n of rows without one */
+		buf_key(b, &first, "n");
+		buf_num(b, c->o->n_value);
 	}
 	if (!key)
 		emit_key(c->e, &first);
