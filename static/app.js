@@ -481,6 +481,16 @@ async function seriesPoints(s, labels = []) {
   return { points: r.body.points.map((row) => Object.fromEntries(c.map((k, i) => [k, row[i]]))) };
 }
 
+// The scaling analysis of a series (tau alone): its points and what its runs carry.
+async function seriesScaling(s, labels = []) {
+  const q = apiQuery(s);
+  for (const [k, v] of labels) q.append(k, v);
+  const r = await api(`/api/v1/analysis/scaling?${q}`);
+  if (!r.ok) return { points: [], error: errorText(r.body), response: r };
+  return { points: r.body.points.map((x) => ({ ...x, base_p: r.body.base_p[String(x.n)] })), counts: r.body.runs,
+    response: r };
+}
+
 // Hover points of a chart kind: tau-chi on one panel, p-eps and p-tau on two.
 function chartPoints(kind, pts, series) {
   const out = [];
@@ -601,12 +611,10 @@ function modelsSection(q, runs, hasChi = true) {
   const tableBox = el('div', {}, el('p', { class: 'muted' }, 'Modelling…'));
   const chartBox = el('div', { class: 'charts' });
   let chosen = 'tau';
-  const quality = new Map();
   const queryFor = (metric) => {
     const c = new URLSearchParams(q);
     c.set('metric', metric);
     if (resource.checked) c.set('resource', 'true');
-    if (quality.get(metric) === 'unusable') c.set('max_x', '0');	// the measured range only
     return c;
   };
   const reading = () => resource.checked ? ' (modelled as p × the metric, divided by p)' : '';
@@ -622,7 +630,6 @@ function modelsSection(q, runs, hasChi = true) {
       const r = await api(`/api/v1/analysis/model?${queryFor(m)}`);
       if (!r.ok) return { key: m, metric: label, function: errorText(r.body) };
       const b = r.body;
-      quality.set(m, b.quality);
       return { key: m, metric: label, function: b.function, quality: b.quality, quality_reasons: b.quality_reasons,
         smape: b.smape, adj_r2: b.adj_r2, points: b.points,
         at: b.n !== undefined ? `n = ${fmt(b.n)}` : b.scaling, band: b.band_from,
@@ -711,7 +718,7 @@ function absenceNote(counts) {
   if (noEnergy) {
     parts.push(`${noChi ? 'No' : 'These runs carry no'} energy: with regions that have "energy_j" (or "power_w") at ` +
       'the standard frequency and others, karte would predict the energy saved on more nodes (Kimura). ' +
-      '`karte-collect run` measures RAPL energy; the region library writes each region\'s.');
+      'karte-collect run measures RAPL energy; the region library writes each region’s.');
   } else if (!energyReady(counts)) {
     parts.push('The runs carry energy but no frequency: the prediction of the energy saved on more nodes (Kimura) ' +
       'compares regions run at the standard frequency with the same regions at others. Post "frequency_mhz" ' +
@@ -734,17 +741,16 @@ async function series(params) {
   if (!info) return [el('h1', {}, name), message('error', `There are no runs of series ${name}.`)];
   const others = cat.body.series.filter((x) => x.system === s.system && x.application === s.application &&
     x.variant !== s.variant);
-  const sc = await api(`/api/v1/analysis/scaling?${q}`);
-  if (!sc.ok) return [el('h1', {}, labelled(name, filters)), problem(sc)];
-  const counts = sc.body.runs, hasChi = counts.with_chi > 0, hasEnergy = energyReady(counts);
+  const sc = await seriesScaling(s, filters);
+  if (sc.error) return [el('h1', {}, labelled(name, filters)), problem(sc.response)];
+  const counts = sc.counts, hasChi = counts.with_chi > 0, hasEnergy = energyReady(counts);
   const large = info.runs > SVG_POINTS_MAX;
   // the charts first; the points (hover), the analysis and the runs once
   // the first is drawn, so a series of 10^5 runs shows its picture at once
   let firstDrawn;
   const drawn = new Promise((ok) => { firstDrawn = ok; });
   const charts = [];
-  const scalingPoints = sc.body.points.map((x) => ({ ...x, base_p: sc.body.base_p[String(x.n)] }));
-  const scale = liveChart('scaling', q, 'τ and speedup versus p', { points: chartPoints('scaling', scalingPoints, '') },
+  const scale = liveChart('scaling', q, 'τ and speedup versus p', { points: chartPoints('scaling', sc.points, '') },
     { png: large });
   scale.addEventListener('drawn', firstDrawn);
   charts.push(scale);
@@ -1047,7 +1053,10 @@ async function compare(params) {
   // each series can be hidden from the charts (toggles kept in the URL:
   // hide=NAME); values of a label are drawn together
   const hidden = new Set(split ? [] : params.getAll('hide').filter((h) => chosen.includes(h)));
-  const loaded = await Promise.all(items.map((it) => seriesPoints(parseSeries(it.spec), it.labels)));
+  // tau alone for every series; the tau-chi points only where runs carry chi
+  const scaled = await Promise.all(items.map((it) => seriesScaling(parseSeries(it.spec), it.labels)));
+  const loaded = await Promise.all(items.map((it, i) => scaled[i].counts && scaled[i].counts.with_chi > 0
+    ? seriesPoints(parseSeries(it.spec), it.labels) : { points: [], noChi: true }));
   const chartsBox = el('div', { class: 'charts' });
   const drawCharts = () => {
     const shown = items.filter((it) => !hidden.has(it.spec));
@@ -1055,14 +1064,23 @@ async function compare(params) {
     const q = new URLSearchParams();
     for (const c of new Set(shown.map((it) => it.spec))) q.append('series', c);
     for (const [k, v] of filters) q.append(k, v);
-    const pts = (kind) => shown.flatMap((it) => chartPoints(kind, loaded[items.indexOf(it)].points, it.name));
-    chartsBox.replaceChildren(
-      liveChart('isoefficiency', q, 'τ–χ isoefficiency', pts('isoefficiency'),
+    const pts = (kind, from) => shown.flatMap((it) => chartPoints(kind, from[items.indexOf(it)].points, it.name));
+    const charts = [liveChart('scaling', q, 'τ and speedup versus p', pts('scaling', scaled))];
+    if (shown.every((it) => !loaded[items.indexOf(it)].noChi)) {
+      charts.push(liveChart('isoefficiency', q, 'τ–χ isoefficiency', pts('isoefficiency', loaded),
         { zoomable: true, view: parseView(new URL(location.href).searchParams.get('view')),
           onView: (v) => setParam('view', viewParam(v)) }),
-      liveChart('efficiency', q, 'efficiency and parallel time', pts('efficiency')),
-      liveChart('model', q, 'scaling model of τ over p', []));
+      liveChart('efficiency', q, 'efficiency and parallel time', pts('efficiency', loaded)));
+    }
+    charts.push(liveChart('model', q, 'scaling model of τ over p', []));
+    chartsBox.replaceChildren(...charts);
   };
+  const tauAlone = items.filter((_, i) => loaded[i].noChi && !scaled[i].error).map((it) => it.name);
+  if (tauAlone.length) {
+    out.push(el('div', { class: 'message note', role: 'status', id: 'absent' },
+      `${tauAlone.join(', ')} ${tauAlone.length > 1 ? 'carry' : 'carries'} τ alone: the series are compared by τ ` +
+      'and the speedup against p; with χ (or γ) in every series the τ–χ plane and the efficiency would be drawn too.'));
+  }
   const toggles = split ? el('div') : el('fieldset', { class: 'toggles' }, el('legend', {}, 'Shown in the charts'),
     chosen.map((c) => {
       const box = el('input', { type: 'checkbox', id: `show-${c}`, checked: !hidden.has(c) });
@@ -1079,19 +1097,23 @@ async function compare(params) {
   drawCharts();
   out.push(toggles, chartsBox);
   const byPoint = new Map();
-  loaded.forEach((l, i) => {
-    if (l.error) { out.push(message('error', `${items[i].name}: ${l.error}`)); return; }
+  // tau of every series at each (p, n); Orii's eps beside it where chi is measured
+  scaled.forEach((l, i) => {
+    const e = l.error || loaded[i].error;
+    if (e) { out.push(message('error', `${items[i].name}: ${e}`)); return; }
+    const eps = new Map(loaded[i].points.map((pt) => [`${pt.p}|${pt.n}`, pt.efficiency]));
     for (const pt of l.points) {
       const key = `${pt.p}|${pt.n}`;
       if (!byPoint.has(key)) byPoint.set(key, { p: pt.p, n: pt.n });
-      byPoint.get(key)[`eps${i}`] = pt.efficiency;
       byPoint.get(key)[`tau${i}`] = pt.tau;
+      if (eps.has(key)) byPoint.get(key)[`eps${i}`] = eps.get(key);
     }
   });
-  const rows = [...byPoint.values()].filter((r) => items.filter((_, i) => r[`eps${i}`] !== undefined).length >= 2);
+  const rows = [...byPoint.values()].filter((r) => items.filter((_, i) => r[`tau${i}`] !== undefined).length >= 2);
   const columns = [{ key: 'p', label: 'p', num: true }, { key: 'n', label: 'n', num: true }];
   items.forEach((it, i) => {
-    columns.push({ key: `eps${i}`, label: `ε ${it.name}`, num: true }, { key: `tau${i}`, label: `τ ${it.name} (s)`, num: true });
+    if (!loaded[i].noChi) columns.push({ key: `eps${i}`, label: `ε ${it.name}`, num: true });
+    columns.push({ key: `tau${i}`, label: `τ ${it.name} (s)`, num: true });
   });
   out.push(el('h2', {}, 'At matching (p, n)'),
     rows.length ? dataTable(columns, rows, { id: 'matching', download: 'compare' })

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cairo.h>
+
 #include "chart.h"
 #include "report.h"
 
@@ -130,6 +132,75 @@ static void test_view(void **state)
 	report_free(rep);
 }
 
+struct png_read {
+	const char *at;
+	size_t left;
+};
+
+static cairo_status_t png_chunk(void *closure, unsigned char *data, unsigned int length)
+{
+	struct png_read *r = closure;
+
+	if (length > r->left)
+		return CAIRO_STATUS_READ_ERROR;
+	memcpy(data, r->at, length);
+	r->at += length;
+	r->left -= length;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+/* A model's curve and band are soft: on a log axis they widen the range a
+ * decade either side of the data at most (a model that dives to 1e-6 or
+ * climbs to 1e6 leaves the measurements their room), and a band whose
+ * lower edge is at or below 0 is drawn down to the axis, not left out. */
+static void test_soft_layers_and_bands_below_a_log_axis(void **state)
+{
+	static const double x[] = {1, 2, 4, 8}, y[] = {1, 2, 4, 10};
+	static const double cx[] = {1, 2, 4, 8, 16}, cy[] = {1e-6, 2, 4, 10, 1e6};
+	static const double hi[] = {3, 3, 3, 3, 3}, lo[] = {-1, -1, -1, -1, -1};
+	struct chart_layer layers[3] = {
+		{.kind = LAYER_AREA, .x = cx, .y = hi, .y0 = lo, .n = 5, .color = {0.8, 0, 0},
+		 .alpha = 1, .soft = true},
+		{.kind = LAYER_LINE, .x = cx, .y = cy, .n = 5, .color = {0, 0, 0}, .soft = true},
+		{.kind = LAYER_MARKERS, .x = x, .y = y, .n = 4, .color = {0, 0.45, 0.7},
+		 .marker = MARK_CIRCLE, .size = 3.5},
+	};
+	struct chart_panel panel = {.title = "t", .x = {"x", true, NAN, NAN, NULL, 0},
+				    .y = {"y", true, NAN, NAN, NULL, 0}, .layers = layers,
+				    .nlayers = 3};
+	struct chart_spec spec = {.title = "test", .width = 400, .height = 300, .panels = &panel, .npanels = 1};
+	struct chart_frame fr;
+	struct kerr err;
+	struct png_read rd;
+	cairo_surface_t *img;
+	unsigned char *px;
+	char *png;
+	size_t len;
+	int stride, xm, yb;
+	uint32_t v;
+
+	(void)state;
+	assert_int_equal(chart_render(&spec, CHART_PNG, &png, &len, &fr, &err), 0);
+	assert_true(fr.ylog && fr.ymin >= 0.1 / 1.5 && fr.ymin < 1 && fr.ymax > 10 && fr.ymax <= 100 * 1.5);
+	/* the band's red down to the plot's bottom edge, halfway across */
+	rd = (struct png_read){png, len};
+	img = cairo_image_surface_create_from_png_stream(png_chunk, &rd);
+	assert_int_equal(cairo_surface_status(img), CAIRO_STATUS_SUCCESS);
+	px = cairo_image_surface_get_data(img);
+	stride = cairo_image_surface_get_stride(img);
+	xm = (int)((fr.left + fr.right) / 2);
+	yb = (int)fr.bottom - 3;
+	memcpy(&v, px + (size_t)yb * (size_t)stride + (size_t)xm * 4, 4);
+	assert_true(((v >> 16) & 0xff) > 180 && ((v >> 8) & 0xff) < 60 && (v & 0xff) < 60);
+	cairo_surface_destroy(img);
+	free(png);
+	/* hard, the same curve takes the axis to 1e-6 */
+	layers[1].soft = false;
+	assert_int_equal(chart_render(&spec, CHART_PNG, &png, &len, &fr, &err), 0);
+	assert_true(fr.ymin < 1e-5);
+	free(png);
+}
+
 /* The placeholders of marker layers in both forms Cairo writes fills
  * (chart.h), in SVG written here in each form's shape; nothing else
  * counts (a stroke, a group, another colour, a fill without a path). */
@@ -217,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_svg_markers_where_the_frame_says),
 		cmocka_unit_test(test_view),
+		cmocka_unit_test(test_soft_layers_and_bands_below_a_log_axis),
 		cmocka_unit_test(test_svg_placeholders_of_both_cairos),
 		cmocka_unit_test(test_svg_placeholders_of_real_cairo_files),
 	};

@@ -1237,7 +1237,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 {
 	struct fitted f = {0};
 	json_t *extra = NULL, *reasons;
-	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau", *fixed;
+	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau", *fixed, *quality;
 	double max_x, lo, hi, *d;
 	size_t i, m, len, nc = PLOT_CURVE_POINTS;
 	int rc = -1;
@@ -1258,7 +1258,8 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	hi = f.md.x[m - 1];
 	max_x = isnan(max_x) ? MODEL_FAR * hi : fmax(max_x, hi);
 	reasons = json_array();
-	if (!strcmp(model_quality(&f, reasons), "unusable"))
+	quality = model_quality(&f, reasons);
+	if (!strcmp(quality, "unusable"))
 		max_x = hi;	/* an unusable model is drawn where measured, never beyond */
 	json_decref(reasons);
 	/* the title names the value the model holds fixed and the reading */
@@ -1293,10 +1294,13 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 		h /= by;
 		d[i] = x;
 		d[nc + i] = v;
-		d[2 * nc + i] = v - h > 0 ? v - h : NAN;	/* a log axis */
+		d[2 * nc + i] = v - h;	/* below a log axis: the band is drawn to its edge */
 		d[3 * nc + i] = v + h;
 	}
 	model_text(&f.md, &f.mdl, mp->function, sizeof(mp->function));
+	if (strcmp(quality, "good"))	/* the legend says what the table says */
+		snprintf(mp->function + strlen(mp->function), sizeof(mp->function) - strlen(mp->function),
+			 " (%s fit)", quality);
 	snprintf(mp->axis[0], sizeof(mp->axis[0]), "%s", axis_title(f.md.names[0]));
 	if (!strncmp(metric, "region:", 7))
 		snprintf(mp->axis[1], sizeof(mp->axis[1]), "time in region %.128s (s)", metric + 7);

@@ -143,23 +143,39 @@ static bool usable(const struct scale *s, double v)
 static void auto_range(const struct chart_panel *p, bool x_axis, const struct chart_axis *ax,
 		       double *lo, double *hi)
 {
-	double mn = INFINITY, mx = -INFINITY, v;
+	double mn = INFINITY, mx = -INFINITY, near_lo = -INFINITY, near_hi = INFINITY;
 	size_t i, j;
+	int pass;
 
-	for (i = 0; i < p->nlayers; i++) {
-		const struct chart_layer *l = &p->layers[i];
-
-		if (l->kind == LAYER_RAY)
-			continue;
-		for (j = 0; j < l->n; j++) {
-			v = x_axis ? l->x[j] : l->y[j];
-			if (isfinite(v) && (!ax->log || v > 0)) {
-				mn = fmin(mn, v);
-				mx = fmax(mx, v);
+	/* the data first, then the soft layers (models) near it; soft layers
+	 * alone (no data) set the range themselves */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1 && isfinite(mn) && !x_axis) {
+			if (ax->log) {
+				near_lo = mn / 10;
+				near_hi = mx * 10;
+			} else {
+				near_lo = mn - (mx - mn);
+				near_hi = mx + (mx - mn);
 			}
-			if (!x_axis && l->y0 && isfinite(l->y0[j]) && (!ax->log || l->y0[j] > 0)) {
-				mn = fmin(mn, l->y0[j]);
-				mx = fmax(mx, l->y0[j]);
+		}
+		for (i = 0; i < p->nlayers; i++) {
+			const struct chart_layer *l = &p->layers[i];
+
+			if (l->kind == LAYER_RAY || l->soft != (pass == 1))
+				continue;
+			for (j = 0; j < l->n; j++) {
+				double v[2] = {x_axis ? l->x[j] : l->y[j],
+					       !x_axis && l->y0 ? l->y0[j] : NAN};
+				int k;
+
+				for (k = 0; k < 2; k++) {
+					if (!isfinite(v[k]) || (ax->log && !(v[k] > 0)) ||
+					    v[k] < near_lo || v[k] > near_hi)
+						continue;
+					mn = fmin(mn, v[k]);
+					mx = fmax(mx, v[k]);
+				}
 			}
 		}
 	}
@@ -846,8 +862,10 @@ static void draw_area(cairo_t *cr, const struct chart_layer *l, const struct sca
 	for (k = l->n; any && k-- > 0;) {
 		double b = l->y0 ? l->y0[k] : sy->lo;
 
-		if (!usable(sx, l->x[k]) || !usable(sy, b))
+		if (!usable(sx, l->x[k]) || !usable(sy, l->y[k]))
 			continue;
+		if (!usable(sy, b))	/* a band reaching below a log axis: to its edge */
+			b = sy->lo;
 		cairo_line_to(cr, px(map(sx, l->x[k])), px(map(sy, b)));
 	}
 	if (!any)

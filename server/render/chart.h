@@ -55,6 +55,11 @@ struct chart_layer {
 	const char *label;		/* LAYER_RAY: drawn at its end; else NULL */
 	bool hatch;			/* LAYER_AREA: diagonal lines over the fill, so
 					 * two areas differ in greyscale too */
+	bool soft;			/* a model's curve or band: widens the axes only
+					 * near the other layers' range (a decade either
+					 * side on a log axis, one span on a linear one), so
+					 * a curve diving to 0 cannot squash the data; the
+					 * rest is clipped */
 };
 
 struct chart_axis {

@@ -1154,6 +1154,8 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 		struct chart_layer *l;
 		double *wx = doubles(r, 3 * s[i].m), *wy = doubles(r, 3 * s[i].m);
 
+		size_t soft_from = r->nlayers[0];
+
 		any = any || s[i].m > 0;
 		/* the band first, under everything */
 		l = layer(r, 0, LAYER_AREA);
@@ -1164,6 +1166,8 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 		l->color = c;
 		l->alpha = 0.15;
 		measured_then_beyond(r, s[i].cx, s[i].cy, s[i].nc, s[i].x_measured, c);
+		for (k = soft_from; k < r->nlayers[0]; k++)
+			r->layers[0][k].soft = true;	/* the model: near the data */
 		if (!s[i].function) {	/* measured alone: the medians joined */
 			l = layer(r, 0, LAYER_LINE);
 			l->x = s[i].x;

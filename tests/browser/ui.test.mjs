@@ -225,6 +225,7 @@ test('compare: each series can be hidden from the charts, and the URL keeps it',
   assert.match(href, /series=SP2%3Amd&/);
   assert.doesNotMatch(href, /T3E/);
   // hover finds SP2's points only; T3E's (tau 0.6 x) are not on the chart
+  await page.locator('figure[data-kind="isoefficiency"] img').scrollIntoViewIfNeeded();
   const at = await pointAt('isoefficiency', 32, 16);
   await page.mouse.move(at.x, at.y);
   await page.locator('figure[data-kind="isoefficiency"] .tip', { hasText: 'SP2:md' }).waitFor();
@@ -538,4 +539,76 @@ test('the home page draws a page of 100 series at a time, and its CSV runs nothi
   assert.match(csv.split('\n')[1], /^zz,'=cmd\|' \/C calc'!A0,,1,/);
   await page.getByPlaceholder('filter rows').fill('');
   assert.ok(await page.evaluate(() => document.getElementsByTagName('*').length) < 2000, 'a page, not 253 rows of DOM');
+});
+
+test('one selection per page: a τ-only import beside another variant, calm notes, the compare page and the default τ model', async () => {
+  // an Extra-P file of p alone, τ only (what most imports give): n = 1, said in a warning
+  const file = ['PARAMETER p', 'POINTS 2 4 8 16 32', 'REGION main', 'METRIC time',
+    'DATA 10.1 10.0 9.9', 'DATA 5.2 5.1 5.0', 'DATA 2.7 2.6 2.65', 'DATA 1.5 1.4 1.45', 'DATA 0.9 0.85 0.88', ''].join('\n');
+  const r = await fetch(`${url}/api/v1/import?format=extrap-text&system=JAC&application=jacobi`,
+    { method: 'POST', body: file, headers: { Authorization: `Bearer ${token}` } });
+  const b = await r.json();
+  assert.equal(r.status, 201, JSON.stringify(b));
+  assert.equal(b.runs, 15);
+  assert.ok(b.warnings.some((w) => /n = 1/.test(w)), JSON.stringify(b.warnings));
+  // another variant of the same application, which this page must not mix in
+  await post([2, 4, 8, 16].map((p) => ({ system: 'JAC', application: 'jacobi', variant: 'iters50', p, n: 1,
+    tau: 5 / p + 0.1 })));
+
+  await open('/series?system=JAC&application=jacobi');
+  await page.locator('figure[data-kind="scaling"][data-ready="yes"]').waitFor();
+  await page.locator('#runs tbody tr').first().waitFor();
+  await page.locator('figure[data-kind="model"][data-ready="yes"]').waitFor();
+  // only what τ alone can show: the scaling chart and the model, no error anywhere
+  assert.deepEqual(await page.locator('figure').evaluateAll((f) => f.map((x) => x.dataset.kind)), ['scaling', 'model']);
+  assert.deepEqual(await page.locator('[role="alert"], .message.error').allInnerTexts(), [], 'nothing went wrong: no alert');
+  const note = await page.locator('#absent[role="status"]').innerText();
+  assert.match(note, /τ alone/);
+  assert.match(note, /--chi-regions/, 'the way to add χ for an import');
+  assert.match(note, /post "chi"/, 'and for a post');
+  // the runs, history and downloads are this variant's: 15 runs, not 19
+  assert.equal(await page.locator('#runs tbody tr').count(), 15);
+  assert.equal(await page.locator('#history-points li').count(), 5);
+  for (const href of await page.locator('#history-points a').evaluateAll((a) => a.map((x) => x.getAttribute('href')))) {
+    assert.match(href, /^\/history\?system=JAC&application=jacobi&p=\d+&n=1$/);
+  }
+  for (const kind of ['scaling', 'model']) {
+    assert.match(await page.locator(`figure[data-kind="${kind}"] a`, { hasText: 'SVG' }).getAttribute('href'),
+      /[?&]variant=(&|$)/, `${kind}: the variant named to the API`);
+  }
+  // the other variant is a link, with its own count
+  const other = page.locator('#variants a', { hasText: 'iters50' });
+  assert.equal(await other.getAttribute('href'), '/series?system=JAC&application=jacobi&variant=iters50');
+  assert.match(await page.locator('#variants').innerText(), /iters50 \(4 runs\)/);
+  // speedup at p = 32 from the medians: 10.0 / 0.88 = 11.36
+  const sc = await (await fetch(`${url}/api/v1/analysis/scaling?system=JAC&application=jacobi&variant=`)).json();
+  assert.equal(sc.points.length, 5);
+  assert.equal(sc.points[4].speedup, 10 / 0.88);
+  // the page's τ model is the API's default, with its quality
+  const api = await (await fetch(`${url}/api/v1/analysis/model?system=JAC&application=jacobi&variant=&metric=tau`)).json();
+  const tauRow = page.locator('#models tbody tr').first();
+  assert.match(await tauRow.innerText(), new RegExp(`^τ\\s+${api.function.replace(/[.*+^()\\/]/g, '\\$&')}`));
+  assert.equal(await tauRow.locator('.quality').innerText(), api.quality);
+  assert.equal(await tauRow.getAttribute('class'), api.quality === 'good' ? '' : 'not-good');
+  await shot('series-tau-only');
+
+  // the other variant's page: its 4 runs, and a link back
+  await other.click();
+  await page.waitForFunction(() => document.getElementById('view').dataset.ready?.includes('variant=iters50'));
+  await page.locator('#runs tbody tr').first().waitFor();
+  assert.equal(await page.locator('#runs tbody tr').count(), 4);
+  assert.match(await page.locator('#variants').innerText(), /\(default\) \(15 runs\)/);
+
+  // compare: τ and speedup of both, the same default model, no error
+  await open('/compare?series=JAC:jacobi&series=JAC:jacobi:iters50');
+  for (const kind of ['scaling', 'model']) await page.locator(`figure[data-kind="${kind}"][data-ready="yes"]`).waitFor();
+  assert.deepEqual(await page.locator('figure').evaluateAll((f) => f.map((x) => x.dataset.kind)), ['scaling', 'model']);
+  assert.deepEqual(await page.locator('[role="alert"], .message.error').allInnerTexts(), []);
+  assert.match(await page.locator('#absent[role="status"]').innerText(), /JAC:jacobi, JAC:jacobi:iters50 carry τ alone/);
+  assert.equal(await page.locator('#matching tbody tr').count(), 4);
+  assert.match(await page.locator('#matching').innerText(), /\n2\s+1\s+10\s+2\.6\n/);
+  const frame = JSON.parse(await page.locator('figure[data-kind="model"]').getAttribute('data-frame'));
+  assert.ok(frame.legend.some((t) => t.includes(api.function)), `the compare page's model is the API's: ${frame.legend}`);
+  assert.doesNotMatch(frame.title, /p ×/);
+  await shot('compare-tau-only');
 });
