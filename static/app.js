@@ -594,6 +594,12 @@ function stepsTable(iso) {
 // region the runs carry) with its function, fit and warnings; the chart of
 // the chosen row (measured medians with their spread, the model, its band
 // and the extrapolation) and the isoefficiency function from the models.
+// Sentences joined as prose: each ends with a full stop and starts with a capital.
+function sentences(list) {
+  return list.map((t) => t.trim()).filter(Boolean)
+    .map((t) => `${t[0].toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? '' : '.'}`).join(' ');
+}
+
 function qualityBadge(r) {
   if (!r.quality || r.quality === 'good') return null;
   return el('span', { class: `quality ${r.quality}`, title: (r.quality_reasons || []).join(' ') }, r.quality);
@@ -633,7 +639,7 @@ function modelsSection(q, runs, hasChi = true) {
       return { key: m, metric: label, function: b.function, quality: b.quality, quality_reasons: b.quality_reasons,
         smape: b.smape, adj_r2: b.adj_r2, points: b.points,
         at: b.n !== undefined ? `n = ${fmt(b.n)}` : b.scaling, band: b.band_from,
-        notes: [...(b.quality_reasons || []), ...b.warnings].join(' ') };
+        notes: sentences([...(b.quality_reasons || []), ...b.warnings]) };
     }));
     const t = dataTable([
       { key: 'metric', label: 'metric', cell: (r) => el('button', { type: 'button', class: 'linkish',
@@ -913,17 +919,20 @@ async function historyPage(params) {
   const out = [...head,
     el('div', { class: 'toolbar' }, el('label', { for: 'history-by' }, 'Across '), axisPick,
       el('label', { for: 'history-metric' }, ' metric '), metricPick,
-      el('span', { class: 'muted' }, `${runs.length} runs · ${c.regression} regression${c.regression === 1 ? '' : 's'}, ` +
+      el('span', { class: 'muted' }, `${runs.length} run${runs.length === 1 ? '' : 's'} · ${c.regression} regression${c.regression === 1 ? '' : 's'}, ` +
         `${c.improvement} improvement${c.improvement === 1 ? '' : 's'} · thresholds ${fmt(t.rel * 100)} % and ` +
         `${fmt(t.noise)} × 1.4826 MAD after ${t.min_runs} runs`)),
     el('div', { class: 'charts' }, liveChart('history', q, `${metric === 'tau' ? 'τ' : 'energy'} over ${by ? `label ${by}` : 'time'}`, points))];
   const rows = runs.map((r) => ({ id: r.id, measured_at: r.measured_at, group: r.group ?? '', value: r[metric],
-    verdict: r.verdict ?? '', median: r.baseline?.median ?? null, mad: r.baseline?.mad ?? null }));
+    verdict: r.verdict ?? '', median: r.baseline?.median ?? null, mad: r.baseline?.mad ?? null,
+    early: r.verdict === 'ok' && (!r.baseline || r.baseline.runs < t.min_runs) }));
   const cols = [{ key: 'id', label: 'run', num: true, cell: (r) => link(`/runs/${r.id}`, String(r.id)) },
     { key: 'measured_at', label: 'measured' }];
   if (by) cols.push({ key: 'group', label: by });
   cols.push({ key: 'value', label: `${metric === 'tau' ? 'τ' : 'E'} (${unit})`, num: true },
-    { key: 'verdict', label: 'verdict', cell: (r) => el('span', { class: `verdict ${r.verdict}` }, r.verdict) },
+    { key: 'verdict', label: 'verdict', cell: (r) => r.early
+      ? el('span', { class: 'verdict muted' }, `ok: fewer than ${t.min_runs} runs before`)
+      : el('span', { class: `verdict ${r.verdict}` }, r.verdict) },
     { key: 'median', label: 'baseline median', num: true }, { key: 'mad', label: 'MAD', num: true });
   out.push(el('h2', {}, 'Runs and verdicts'), dataTable(cols, rows.reverse(), { id: 'history', download: `${name.replaceAll(':', '_')}-history` }));
   // the scaling curve of one label value beside the one before it

@@ -987,8 +987,11 @@ def history_axes_pad_around_their_values_and_stay_positive():
                                                   measured_at=f"2026-11-2{i}T10:00:00Z"), token=t)
         s, b, h = k.request("GET", f"/api/v1/reports/history.svg?system={system}&application=a&p=2&n=10")
         y = json.loads(h["X-Karte-Frame"])["panels"][0]["y"]
+        x = json.loads(h["X-Karte-Frame"])["panels"][0]["x"]
         expect(s == 200 and y["min"] >= 0 and y["min"] < min(taus) and y["max"] > max(taus),
                f"{len(taus)} run(s): y from {y['min']} to {y['max']} holds {taus} and is not below 0")
+        expect(x["min"] == 0.5 and x["max"] == len(taus) + 0.5,
+               f"runs are counted: half a run either side of runs 1..{len(taus)} ({x})")
 
 
 @test

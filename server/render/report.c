@@ -1367,7 +1367,20 @@ struct report *report_build_history(const struct report_history *in, const struc
 		r->panels[0].x.nat = nat;
 		r->panels[0].x.at_text = text;
 	} else if (in->n) {
-		r->panels[0].x.max = in->x[in->n - 1] + 0.5;
+		/* runs are counted: ticks at whole numbers, every 1, 2, 5, 10, ... */
+		static const double mant[3] = {1, 2, 5};
+		double lo = in->x[0], hi = in->x[in->n - 1], unit = 1, *at;
+		int k;
+
+		for (k = 0; (hi - lo) / unit > 10 && k < 60; k++)
+			unit = mant[(k + 1) % 3] * pow(10, (k + 1) / 3);
+		at = doubles(r, 16);
+		for (nat = 0, v = (size_t)ceil(lo / unit); (double)v * unit <= hi && nat < 16; v++)
+			at[nat++] = (double)v * unit;
+		r->panels[0].x.min = lo - 0.5;
+		r->panels[0].x.max = hi + 0.5;
+		r->panels[0].x.at = at;
+		r->panels[0].x.nat = nat;
 	}
 	/* the band: within it a run is ok; then the median it is held against */
 	l = layer(r, 0, LAYER_AREA);

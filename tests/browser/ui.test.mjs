@@ -482,6 +482,8 @@ test('labels filter a series and compare two commits side by side; history and a
   const table = await page.locator('#history').innerText();
   assert.match(table, new RegExp(`${regressionRun}\\s+2026-11-15T10:00:00Z\\s+14\\.5\\s+regression\\s+10\\s+1`));
   assert.match(table, /5\s+improvement\s+10\.5\s+1/);
+  // the first five runs had no baseline: ok, and the table says why (the chart's grey rings)
+  assert.equal((table.match(/ok: fewer than 5 runs before/g) || []).length, 5);
   await page.locator('figure[data-kind="scaling-history"][data-ready="yes"]').waitFor();
   assert.match(await page.locator('figure[data-kind="scaling-history"] a', { hasText: 'SVG' }).getAttribute('href'),
     /scaling-history\.svg\?.*by=commit&value=c6/);
