@@ -627,7 +627,8 @@ def energy_analysis_says_what_is_missing():
            f"missing beta data named ({s} {b})")
     k.request("POST", "/api/v1/runs", [run(system="kimura-bare", application="mg")], token=t)
     s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-bare&application=mg")
-    expect(s == 400 and b.get("field") == "f_std", f"no frequencies -> 400 ({s} {b})")
+    expect(s == 400 and b.get("field") == "f_std" and "frequency_mhz" in b["error"] and "energy_j" in b["error"],
+           f"no frequencies -> 400 that says what to post ({s} {b})")
     s, b, _ = k.request("GET", "/api/v1/analysis/energy?system=kimura-it&application=mg&predict_p=0")
     expect(s == 400 and b.get("field") == "predict_p", f"predict_p=0 -> 400 ({b})")
 
@@ -953,6 +954,9 @@ def scaling_needs_tau_alone():
     x = pts[(36, 80000.0)]
     expect(abs(x["speedup"] - 40 / 28) < 1e-15 and abs(x["efficiency"] - 400 / 1008) < 1e-15, f"n = 80000 ({x})")
     expect([(q["n"], q["p"]) for q in b["points"]] == sorted((q["n"], q["p"]) for q in b["points"]), "sorted by (n, p)")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=scale-it&application=md")
+    expect(s == 400 and "chi_regions=A,B" in b["error"] and "/api/v1/analysis/scaling" in b["error"],
+           f"the analysis that needs chi says how to add it, for posts and imports, and what works without ({b})")
     s, b, _ = k.request("GET", "/api/v1/analysis/scaling?system=scale-it&application=none")
     expect(s == 404, f"no such series ({s})")
     s, b, _ = k.request("GET", "/api/v1/analysis/scaling?application=md")

@@ -278,7 +278,9 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 			}
 		if (kept == 0) {
 			kerr_set(err, BAD, "the %zu runs of series %s carry tau alone; this analysis "
-				 "needs chi or gamma (post them with the runs)", sd->no_chi,
+				 "needs chi or gamma: post \"chi\" (or \"gamma\") with each run, or "
+				 "import with chi_regions=A,B naming the regions that are overhead; "
+				 "GET /api/v1/analysis/scaling needs tau alone", sd->no_chi,
 				 series_label(sd));
 			goto fail;
 		}
@@ -583,8 +585,12 @@ int energy_model_build(const struct series_data *sd, struct energy_model *em, st
 				em->f_std = uf;
 		if (isnan(em->f_std))
 			return kerr_field(err, BAD, "f_std",
-					  "the energy analysis needs runs whose regions ran at one "
-					  "frequency_mhz; series %s has none", series_label(sd));
+					  "series %s has no run whose regions ran at one frequency: "
+					  "the energy analysis (Kimura) holds regions run at the standard "
+					  "frequency against the same regions at others; post "
+					  "\"frequency_mhz\" and regions with \"energy_j\" (or \"power_w\") "
+					  "with each run, or give the standard frequency as f_std=MHz",
+					  series_label(sd));
 	}
 	/* the regions: those of the standard runs at p = 1 */
 	for (i = 0; i < sd->nall; i++) {
