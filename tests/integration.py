@@ -979,6 +979,57 @@ def scaling_needs_tau_alone():
 
 
 @test
+def every_line_is_named_and_nothing_hides_the_data():
+    """Three series of 3 p x 6 n (tau = n/(100 p) + c sqrt(p) log2 n / 10):
+    the efficiency and isoefficiency reports name every (series, n) line
+    in the frame's legend ("L1:a n = 1000"), one series names each n and
+    each p; every isoefficiency line is listed; the C1/C3 boundary is drawn
+    (and listed) only for a series with C3 steps; the SVG's markers are
+    clipped to the plot, as the PNG's and PDF's are."""
+    k, t = Shared.k, Shared.token
+    ps, ns = [4, 16, 64], [1000, 2000, 4000, 8000, 16000, 32000]
+    runs = []
+    for system, c in (("L1", 1.0), ("L2", 1.6), ("L3", 2.5)):
+        for p in ps:
+            for n in ns:
+                chi = c * p ** 0.5 * (n.bit_length() - 1) / 10
+                runs.append(run(system=system, application="a", p=p, n=float(n), tau=n / (100 * p) + chi, chi=chi))
+    # every step C1: tau = 100 / p falls all the way
+    runs += [run(system="L4", application="a", p=p, n=float(n), tau=n / p, chi=0.1 * n / p) for p in ps for n in ns[:2]]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s} {b})")
+
+    def legend(path):
+        s, body, h = k.request("GET", path)
+        expect(s == 200, f"{path}: {s} {str(body)[:200]}")
+        return json.loads(h["X-Karte-Frame"])["legend"], body, json.loads(h["X-Karte-Frame"])
+    three = "series=L1:a&series=L2:a&series=L3:a"
+    for kind in ("efficiency", "isoefficiency"):
+        names, _, _ = legend(f"/api/v1/reports/{kind}.svg?{three}")
+        want = [f"{sy}:a n = {num}" for sy in ("L1", "L2", "L3") for num in
+                ("1000", "2000", "4000", "8000", "16 000", "32 000")]
+        expect([x for x in names if " n = " in x] == want, f"{kind}: every (series, n) line named, in order ({names})")
+    names, _, _ = legend("/api/v1/reports/isoefficiency.svg?system=L1&application=a")
+    expect(all(f"p = {p}" in names for p in ps) and all(any(x.startswith(f"n = {str(n)[:2]}") for x in names) for n in ns),
+           f"one series of 6 n: each p and each n named ({names})")
+    expect("isoefficiency ε = 0.1, 0.2, … 0.9" in names and "ε = 0: χ = τ" in names,
+           f"every isoefficiency line listed ({names})")
+    expect("C1/C3 boundary" in names, f"L1 rises at large p: its boundary drawn and listed ({names})")
+    names, _, _ = legend("/api/v1/reports/efficiency.svg?system=L4&application=a")
+    expect("C1/C3 boundary" not in names, f"every step C1: no boundary ({names})")
+    # zoomed in: each marker group clipped to the frame's plot
+    _, svg, frame = legend("/api/v1/reports/isoefficiency.svg?system=L1&application=a&x_min=2&x_max=20&y_min=1&y_max=10")
+    pl = frame["panels"][0]
+    svg = svg.decode() if isinstance(svg, bytes) else svg
+    rects = re.findall(r'<clipPath id="karte-c\d+"><rect x="([\d.]+)" y="([\d.]+)" width="([\d.]+)" height="([\d.]+)"/>', svg)
+    groups = svg.count('<g clip-path="url(#karte-c')
+    expect(rects and groups == len(rects) and all(
+        abs(float(x) - pl["left"]) < 0.06 and abs(float(y) - pl["top"]) < 0.06 and
+        abs(float(w) - (pl["right"] - pl["left"])) < 0.11 and abs(float(h) - (pl["bottom"] - pl["top"])) < 0.11
+        for x, y, w, h in rects), f"{groups} marker groups, each clipped to the plot ({rects[:2]}, {pl})")
+
+
+@test
 def history_axes_pad_around_their_values_and_stay_positive():
     """A history of one run, then of two: the y axis holds the values
     strictly inside and never goes below zero for positive data (it drew

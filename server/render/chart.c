@@ -319,6 +319,7 @@ static void marker_path(cairo_t *cr, enum chart_marker m, double r)
 		cairo_line_to(cr, r, -r);
 		break;
 	case MARK_STAR:
+	case MARK_STAR_OPEN:
 		for (i = 0; i < 10; i++) {
 			double a = -M_PI / 2 + i * M_PI / 5, rr = i % 2 ? r * 0.5 : r * 1.3;
 
@@ -335,13 +336,24 @@ static void marker_path(cairo_t *cr, enum chart_marker m, double r)
 	}
 }
 
+/* Markers drawn as an outline only, and the width of their stroke. */
+static bool outline(enum chart_marker m)
+{
+	return m == MARK_CROSS || m == MARK_RING || m == MARK_STAR_OPEN;
+}
+
+static double outline_width(enum chart_marker m)
+{
+	return m == MARK_CROSS ? 1.6 : m == MARK_RING ? 1.3 : 1.1;
+}
+
 static void marker_paint(cairo_t *cr, enum chart_marker m, double r, struct rgb c, double alpha)
 {
 	cairo_new_path(cr);	/* text leaves a current point; an arc would join it */
 	marker_path(cr, m, r);
-	if (m == MARK_CROSS || m == MARK_RING) {
+	if (outline(m)) {
 		cairo_set_source_rgba(cr, c.r, c.g, c.b, alpha ? alpha : 1);
-		cairo_set_line_width(cr, m == MARK_RING ? 1.3 : 1.6);
+		cairo_set_line_width(cr, outline_width(m));
 		cairo_stroke(cr);
 		return;
 	}
@@ -422,6 +434,7 @@ struct mark_batch {
 	struct rgb c;
 	int32_t *xy;	/* tenths of a px, x then y */
 	size_t n;
+	double clip[4];	/* the plot: left, top, right, bottom, px */
 };
 
 struct svg_marks {
@@ -508,7 +521,9 @@ static void draw_markers(cairo_t *cr, const struct chart_layer *l, const struct 
 		}
 		b = &sm->b[sm->n++];
 		*b = (struct mark_batch){l->marker, r, l->alpha, l->color,
-					 xmalloc(2 * (l->n ? l->n : 1) * sizeof(int32_t)), 0};
+					 xmalloc(2 * (l->n ? l->n : 1) * sizeof(int32_t)), 0,
+					 {fmin(sx->p0, sx->p1), fmin(sy->p0, sy->p1),
+					  fmax(sx->p0, sx->p1), fmax(sy->p0, sy->p1)}};
 		for (i = 0; i < l->n; i++)
 			if (mark_at(sx, sy, l->x[i], l->y[i], e, &b->xy[2 * b->n], &b->xy[2 * b->n + 1]))
 				b->n++;
@@ -641,21 +656,24 @@ static void mark_batch_svg(struct sink *s, const struct mark_batch *b, size_t id
 	char buf[256];
 	size_t i, n;
 
-	if (b->m == MARK_CROSS || b->m == MARK_RING)
-		n = (size_t)snprintf(buf, sizeof(buf), "<g style=\"fill:none;stroke:#%02x%02x%02x;"
-				     "stroke-opacity:%g;stroke-width:%g\">",
-				     hex255(b->c.r), hex255(b->c.g), hex255(b->c.b), a,
-				     b->m == MARK_RING ? 1.3 : 1.6);
-	else
-		n = (size_t)snprintf(buf, sizeof(buf), "<g style=\"fill:#%02x%02x%02x;fill-opacity:%g;"
-				     "stroke:#%02x%02x%02x;stroke-opacity:%g;stroke-width:0.6\">",
-				     hex255(b->c.r), hex255(b->c.g), hex255(b->c.b), a,
-				     hex255(b->c.r * 0.5), hex255(b->c.g * 0.5), hex255(b->c.b * 0.5), a);
-	sink_put(s, buf, n);
-	n = (size_t)snprintf(buf, sizeof(buf), "<defs><path id=\"karte-m%zu\" d=\"", id);
+	/* clipped to the plot, as the PNG and PDF are: a marker at the edge of a
+	 * zoomed view does not reach across the frame */
+	n = (size_t)snprintf(buf, sizeof(buf), "<defs><clipPath id=\"karte-c%zu\"><rect x=\"%.1f\" "
+			     "y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"/></clipPath><path id=\"karte-m%zu\" d=\"",
+			     id, b->clip[0], b->clip[1], b->clip[2] - b->clip[0], b->clip[3] - b->clip[1], id);
 	sink_put(s, buf, n);
 	mark_path_data(s, b->m, b->r);
 	sink_put(s, "\"/></defs>\n", 10);
+	if (outline(b->m))
+		n = (size_t)snprintf(buf, sizeof(buf), "<g clip-path=\"url(#karte-c%zu)\" style=\"fill:none;"
+				     "stroke:#%02x%02x%02x;stroke-opacity:%g;stroke-width:%g\">", id,
+				     hex255(b->c.r), hex255(b->c.g), hex255(b->c.b), a, outline_width(b->m));
+	else
+		n = (size_t)snprintf(buf, sizeof(buf), "<g clip-path=\"url(#karte-c%zu)\" style=\"fill:#%02x%02x%02x;"
+				     "fill-opacity:%g;stroke:#%02x%02x%02x;stroke-opacity:%g;stroke-width:0.6\">",
+				     id, hex255(b->c.r), hex255(b->c.g), hex255(b->c.b), a,
+				     hex255(b->c.r * 0.5), hex255(b->c.g * 0.5), hex255(b->c.b * 0.5), a);
+	sink_put(s, buf, n);
 	for (i = 0; i < b->n; i++) {
 		n = (size_t)snprintf(buf, 48, "<use xlink:href=\"#karte-m%zu\" x=\"", id);
 		n += put_tenths(buf + n, b->xy[2 * i]);
@@ -902,18 +920,19 @@ static bool overlaps(const struct placed *pl, const double b[4])
 	return false;
 }
 
-static void draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
+/* The ray; true when its label was drawn. */
+static bool draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scale *sx,
 		     const struct scale *sy, struct placed *pl)
 {
 	double x0 = sx->lo, x1 = sx->hi, w = l->size ? l->size : 0.8;
 
 	if (!(l->slope > 0))
-		return;
+		return false;
 	/* clip y = slope x to the plot: x in [ylo/slope, yhi/slope] too */
 	x0 = fmax(x0, sy->lo / l->slope);
 	x1 = fmin(x1, sy->hi / l->slope);
 	if (!(x1 > x0))
-		return;
+		return false;
 	cairo_move_to(cr, px(map(sx, x0)), px(map(sy, l->slope * x0)));
 	cairo_line_to(cr, px(map(sx, x1)), px(map(sy, l->slope * x1)));
 	source(cr, l->color, l->alpha);
@@ -931,14 +950,16 @@ static void draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scal
 		b[2] = b[0] + tw;
 		b[3] = b[1] + th;
 		if (overlaps(pl, b) || pl->n == sizeof(pl->box) / sizeof(pl->box[0]))
-			return;
+			return false;
 		memcpy(pl->box[pl->n++], b, sizeof(b));
 		/* on white, so the lines behind do not cross the text */
 		cairo_rectangle(cr, b[0] - 1, b[1], tw + 2, th);
 		cairo_set_source_rgba(cr, 1, 1, 1, 0.8);
 		cairo_fill(cr);
 		text(cr, l->label, b[0], b[1], A_LEFT, false, TEXT_PT * 0.85, false, 0, 0, l->color);
+		return true;
 	}
+	return false;
 }
 
 /* ---- panels ---------------------------------------------------------------------- */
@@ -1072,18 +1093,19 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 	 * the width, beside it if at most 40 %, else below it in as many
 	 * columns as fit: names are cut short only past the panel's width */
 	double lw = p->nlegend ? legend_width(cr, p) : 0, tw, th, tpt = TEXT_PT * 1.15;
-	bool inside = p->legend_inside && lw <= w * 0.55;	/* wider would cover the data */
+	double row = TEXT_PT * 96 / 72 + 6;
+	/* wider than 55 % or taller than 40 % of the plot would cover the data */
+	bool inside = p->legend_inside && lw <= w * 0.55 && row * (double)p->nlegend <= (h - 80) * 0.4;
 	bool below = !inside && lw > w * 0.4;
 
 	lw = fmin(lw, below ? w - 20 : w * 0.55);
 	size_t cols = below ? (size_t)fmax(1, floor((w - 70) / (lw + 10))) : 1;
-	double row = TEXT_PT * 96 / 72 + 6,
-	       lh = below ? row * ceil((double)p->nlegend / (double)cols) + 8 : 0;
+	double lh = below ? row * ceil((double)p->nlegend / (double)cols) + 8 : 0;
 	double left = x + 62, right = x + w - 12 - (inside || below ? 0 : lw), top = y + 8,
 	       bottom = y + h - 46 - lh;
 	struct scale sx, sy;
 	struct placed pl = {.n = 0};
-	size_t i;
+	size_t i, nlabel = 0;
 
 	if (p->title) {	/* smaller, down to the text size, before it is cut short */
 		text_size(cr, p->title, tpt, true, &tw, &th);
@@ -1102,7 +1124,7 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 	auto_range(p, true, &p->x, &sx.lo, &sx.hi);
 	auto_range(p, false, &p->y, &sy.lo, &sy.hi);
 	*fr = (struct chart_frame){!p->placeholder, left, top, right, bottom, sx.log, sy.log,
-				   sx.lo, sx.hi, sy.lo, sy.hi};
+				   sx.lo, sx.hi, sy.lo, sy.hi, 0};
 
 	/* frame, ticks, titles */
 	draw_axis_ticks(cr, &sx, &p->x, true, bottom, top, bottom);
@@ -1145,7 +1167,9 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 				draw_area(cr, l, &sx, &sy);
 				break;
 			case LAYER_RAY:
-				draw_ray(cr, l, &sx, &sy, &pl);
+				if (draw_ray(cr, l, &sx, &sy, &pl) && nlabel < 64)
+					fr->labels |= UINT64_C(1) << nlabel;
+				nlabel += l->label != NULL;
 				break;
 			}
 		}
@@ -1186,6 +1210,7 @@ void chart_draw(cairo_t *cr, const struct chart_spec *spec, struct chart_frame *
 		struct chart_frame *fr = frames ? &frames[i] : &scratch;
 
 		fr->drawn = false;
+		fr->labels = 0;
 		draw_panel(cr, &spec->panels[i], w * (double)i, top, w, spec->height - top, fr);
 	}
 }
@@ -1256,9 +1281,13 @@ char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame 
 	sink_put(&s, ",\"legend\":[", 11);
 	for (i = 0; i < spec->npanels; i++) {
 		const struct chart_panel *p = &spec->panels[i];
+		size_t nlabel = 0;
 
 		for (k = 0; k < p->nlayers; k++) {
 			if (p->layers[k].kind != LAYER_RAY || !p->layers[k].label)
+				continue;
+			/* the labels drawn: one left out for want of room is not listed */
+			if (nlabel >= 64 || !(frames[i].labels >> nlabel++ & 1))
 				continue;
 			if (!first)
 				sink_put(&s, ",", 1);

@@ -11,6 +11,7 @@
 
 #include <cairo.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 
 #include "kerr.h"
@@ -29,7 +30,9 @@ struct rgb chart_palette(size_t i);
 struct rgb chart_ramp(double t);
 
 enum chart_marker { MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND, MARK_CROSS,
-		    MARK_STAR, MARK_RING, MARK_COUNT };	/* CROSS and RING: outlines only */
+		    MARK_STAR, MARK_RING, MARK_STAR_OPEN, MARK_COUNT };
+		    /* CROSS, RING and STAR_OPEN: outlines only, so what lies under
+		     * them shows through */
 
 enum chart_dash { DASH_SOLID, DASH_DASHED, DASH_DOTTED, DASH_DASHDOT };
 
@@ -119,6 +122,9 @@ struct chart_frame {
 	double left, top, right, bottom;
 	bool xlog, ylog;
 	double xmin, xmax, ymin, ymax;
+	uint64_t labels;		/* bit k: the k-th labelled ray of the panel had room
+					 * for its label (a label that would overlap another
+					 * is left out, and not listed in the frame's legend) */
 };
 
 /* Paint spec on cr (whose surface is spec->width x spec->height); frames,

@@ -10,6 +10,8 @@
 
 #define ARROWS_MAX_POINTS 400	/* above this the arrows would hide the data */
 #define LEGEND_P_MAX 9		/* distinct p listed one by one; more: a colour ramp */
+#define LINES_NAMED_MAX 24	/* lines each named in the legend; more: every k-th, and a note */
+#define STARS_MAX 40		/* SPS crossings drawn; more would bury the runs (a note says so) */
 #define PANELS_MAX 8
 
 struct report {
@@ -81,6 +83,14 @@ static void legend(struct report *r, size_t panel, const char *text, struct rgb 
 static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0},
 			BOUNDARY = {0.25, 0.25, 0.25};	/* the C1/C3 line: a guide */
 
+/* A sentence more in the panel's note (kept in r). */
+static void note_add(struct report *r, size_t panel, const char *text)
+{
+	const char *had = r->panels[panel].note;
+
+	r->panels[panel].note = had ? str(r, "%s; %s", had, text) : str(r, "%s", text);
+}
+
 struct report_opts report_opts_default(void)
 {
 	return (struct report_opts){.width = CHART_WIDTH_DEFAULT, .height = CHART_HEIGHT_DEFAULT,
@@ -117,6 +127,7 @@ struct pooled {
 	size_t ncross, capcross;
 	size_t *boundary;
 	size_t nboundary;
+	double c2_rtol;		/* the analysis' C2 band: which steps are C3 */
 	/* obs indices sorted by (p, n); the distinct p, and where each p's
 	 * indices start in by_p (np + 1 entries) */
 	size_t *by_p, *p_start;
@@ -154,11 +165,19 @@ static void on_sps(const struct ka_sps *s, void *ctx)
 	p->ncross++;
 }
 
+/* The point of an n where tau stops falling: kept only when a C3 step
+ * (tau rising) follows it at that n, so no boundary is drawn where every
+ * step is C1 (or C2). */
 static void on_boundary(size_t i, void *ctx)
 {
 	struct pooled *p = ctx;
+	size_t k;
 
-	p->boundary[p->nboundary++] = i;
+	for (k = i; k + 1 < p->nobs && p->obs[k + 1].n == p->obs[i].n; k++)
+		if (ka_classify_step(p->obs[k].tau, p->obs[k + 1].tau, p->c2_rtol) == KA_C3) {
+			p->boundary[p->nboundary++] = i;
+			return;
+		}
 }
 
 static int by_p_order(const void *a, const void *b, void *ctx)
@@ -205,6 +224,7 @@ static void pool(struct report *r, struct report_series *s, const struct ka_iso_
 	memset(p, 0, sizeof(*p));
 	p->obs = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(*p->obs)));
 	p->boundary = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(size_t)));
+	p->c2_rtol = o->c2_rtol;
 	p->capcross = 4096;	/* a plot shows at most this many crossings */
 	p->cross_tau = doubles(r, p->capcross);
 	p->cross_chi = doubles(r, p->capcross);
@@ -398,6 +418,69 @@ static void base_verdicts(struct report *r, const struct report_opts *o, const s
 	}
 }
 
+/* ---- lines per (series, n) ---------------------------------------------------------- */
+
+/* Six shapes (the star marks SPS crossings) and four dashes. */
+static const enum chart_marker LINE_MARKS[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND,
+					       MARK_CROSS, MARK_RING};
+static const enum chart_dash LINE_DASHES[] = {DASH_SOLID, DASH_DASHED, DASH_DOTTED, DASH_DASHDOT};
+#define NLINE_MARKS (sizeof(LINE_MARKS) / sizeof(LINE_MARKS[0]))
+
+struct line_look {
+	struct rgb c;
+	enum chart_marker m;
+	enum chart_dash d;
+};
+
+/* The look of the line of the ni-th of nn n of the si-th of ns series, so
+ * that a greyscale print tells the lines apart by shape and dash: one
+ * series, colour, shape and dash by n (shape and dash cycle at 6 and 4,
+ * so 12 lines in a row differ in both); several series, the colour and
+ * dash are the series', the shape the n's. */
+static struct line_look line_look(size_t si, size_t ns, size_t ni, size_t nn)
+{
+	struct line_look k;
+
+	k.m = LINE_MARKS[ni % NLINE_MARKS];
+	if (ns > 1) {
+		k.c = chart_palette(si);
+		k.d = LINE_DASHES[si % 4];
+	} else {
+		k.c = nn <= LEGEND_P_MAX ? chart_palette(ni) :
+		      chart_ramp(nn > 1 ? (double)ni / (double)(nn - 1) : 0);
+		k.d = LINE_DASHES[ni % 4];
+	}
+	return k;
+}
+
+/* The legend entry of that line: "n = 39 200", or with several series
+ * "SP2:md n = 39 200". Past LINES_NAMED_MAX lines in all, every k-th
+ * (and the last) is named and the panel says so. */
+static void line_legend(struct report *r, size_t panel, const char *series, size_t ns, double n,
+			size_t line, size_t lines, struct line_look k)
+{
+	char num[48];
+	size_t every = lines <= LINES_NAMED_MAX ? 1 : (lines + LINES_NAMED_MAX - 1) / LINES_NAMED_MAX;
+
+	if (line % every && line != lines - 1)
+		return;
+	chart_number(n, num, sizeof(num));
+	legend(r, panel, ns > 1 ? str(r, "%s n = %s", series, num) : str(r, "n = %s", num), k.c, k.m, k.d);
+	if (every > 1 && line == lines - 1)
+		note_add(r, panel, str(r, "%zu lines: every %zu-th named (colour from the first n to "
+					  "the last)", lines, every));
+}
+
+/* The number of (series, n) lines: distinct n in each series' obs (sorted by n). */
+static size_t count_lines(const struct ka_obs *obs, size_t nobs)
+{
+	size_t k, lines = 0;
+
+	for (k = 0; k < nobs; k++)
+		lines += k == 0 || obs[k].n != obs[k - 1].n;
+	return lines;
+}
+
 /* A markers layer of the points at the gi-th distinct p and n = nv (all n
  * when NAN), in colour c and shape m. */
 static void runs_layer(struct report *r, const struct pooled *p, size_t gi, double nv, struct rgb c,
@@ -436,14 +519,13 @@ static void runs_layer(struct report *r, const struct pooled *p, size_t gi, doub
 }
 
 /* The runs of one series, with p and n both readable: colour by p and
- * shape by n when there are at most four n; with more n but at most four
+ * shape by n when there are at most six n; with more n but at most six
  * p, shape by p and colour by n; with many of both, colour by p (n grows
- * along each p's arrows). Legends list each p and each n encoded. */
+ * along each p's arrows, and the note says so). Legends list each p and
+ * each n encoded. */
 static void iso_runs_one_series(struct report *r, const struct pooled *p, const int64_t *ps,
 				size_t np)
 {
-	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
-						   MARK_DIAMOND};
 	double *ns = doubles(r, p->nobs ? p->nobs : 1);
 	size_t nn = 0, i, j;
 	char num[48];
@@ -451,23 +533,26 @@ static void iso_runs_one_series(struct report *r, const struct pooled *p, const 
 	for (i = 0; i < p->nobs; i++)	/* obs are sorted by n */
 		if (i == 0 || p->obs[i].n != p->obs[i - 1].n)
 			ns[nn++] = p->obs[i].n;
-	if (nn <= 4 || np > 4) {
+	if (nn <= NLINE_MARKS || np > NLINE_MARKS) {
 		for (i = 0; i < np; i++) {
 			struct rgb c = p_color(ps, np, i);
 
-			if (nn <= 4)
+			if (nn <= NLINE_MARKS)
 				for (j = 0; j < nn; j++)
-					runs_layer(r, p, i, ns[j], c, shapes[j]);
+					runs_layer(r, p, i, ns[j], c, LINE_MARKS[j]);
 			else
 				runs_layer(r, p, i, NAN, c, MARK_CIRCLE);
 			if (np <= LEGEND_P_MAX || i % ((np + 5) / 6) == 0 || i == np - 1)
 				legend(r, 0, str(r, "p = %lld", (long long)ps[i]), c, MARK_CIRCLE,
 				       DASH_SOLID);
 		}
-		for (j = 0; nn <= 4 && j < nn; j++) {
+		for (j = 0; nn <= NLINE_MARKS && j < nn; j++) {
 			chart_number(ns[j], num, sizeof(num));
-			legend(r, 0, str(r, "n = %s", num), GREY, shapes[j], DASH_SOLID);
+			legend(r, 0, str(r, "n = %s", num), GREY, LINE_MARKS[j], DASH_SOLID);
 		}
+		if (nn > NLINE_MARKS)
+			note_add(r, 0, str(r, "%zu values of n and %zu of p: colour by p; n grows "
+					      "along each p's solid arrows", nn, np));
 		return;
 	}
 	for (j = 0; j < nn; j++) {	/* many n, few p */
@@ -475,23 +560,38 @@ static void iso_runs_one_series(struct report *r, const struct pooled *p, const 
 			       : chart_ramp(log(ns[j] / ns[0]) / log(ns[nn - 1] / ns[0]));
 
 		for (i = 0; i < np; i++)
-			runs_layer(r, p, i, ns[j], c, shapes[i]);
-		if (nn <= LEGEND_P_MAX || j % ((nn + 5) / 6) == 0 || j == nn - 1) {
-			chart_number(ns[j], num, sizeof(num));
-			legend(r, 0, str(r, "n = %s", num), c, MARK_CIRCLE, DASH_SOLID);
-		}
+			runs_layer(r, p, i, ns[j], c, LINE_MARKS[i]);
+		line_legend(r, 0, NULL, 1, ns[j], j, nn, (struct line_look){c, MARK_CIRCLE, DASH_SOLID});
 	}
 	for (i = 0; i < np; i++)
-		legend(r, 0, str(r, "p = %lld", (long long)ps[i]), GREY, shapes[i], DASH_SOLID);
+		legend(r, 0, str(r, "p = %lld", (long long)ps[i]), GREY, LINE_MARKS[i], DASH_SOLID);
 }
 
-static void iso_series(struct report *r, const struct pooled *p, size_t si, size_t ns,
-		       const char *name)
+/* One series of several: its colour, a shape per n (at most six n; more
+ * are circles) and its dash on the arrows at fixed n; a legend entry per
+ * (series, n), "SP2:md n = 39 200". */
+static void iso_runs_of_many(struct report *r, const struct pooled *p, size_t si, size_t ns,
+			     const char *name, size_t *line, size_t lines)
 {
-	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
-						   MARK_DIAMOND};
+	struct line_look look = line_look(si, ns, 0, 1);
+	size_t i, k, j, nn = count_lines(p->obs, p->nobs), row;
+
+	for (row = 0, k = 0; k < p->nobs; k = j, row++, (*line)++) {
+		look.m = nn <= NLINE_MARKS ? LINE_MARKS[row] : MARK_CIRCLE;
+		for (j = k + 1; j < p->nobs && p->obs[j].n == p->obs[k].n; j++)
+			;
+		for (i = 0; i < p->np; i++)
+			runs_layer(r, p, i, p->obs[k].n, look.c, look.m);
+		line_legend(r, 0, name, ns, p->obs[k].n, *line, lines, look);
+	}
+}
+
+/* The guides of one series: the arrows between its runs, its C1/C3
+ * boundary and its SPS crossings (open stars), all drawn before any run. */
+static void iso_guides(struct report *r, const struct pooled *p, size_t si, size_t ns, bool stars)
+{
 	bool arrows = p->nobs <= ARROWS_MAX_POINTS;
-	struct rgb sc = chart_palette(si);
+	struct line_look sl = line_look(si, ns, 0, 1);
 	struct chart_layer *l;
 	const int64_t *ps = p->ps;
 	size_t np = p->np, i, j;
@@ -501,7 +601,7 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 		for (i = 0; i < np; i++) {
 			l = layer(r, 0, LAYER_ARROWS);
 			l->n = pick(r, p, true, ps[i], 0, true, (double **)&l->x, (double **)&l->y);
-			l->color = ns > 1 ? sc : GREY;
+			l->color = ns > 1 ? sl.c : GREY;
 			l->alpha = 0.8;
 			l->size = 0.9;
 		}
@@ -511,10 +611,10 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 			l = layer(r, 0, LAYER_ARROWS);
 			l->n = pick(r, p, false, 0, p->obs[i].n, true, (double **)&l->x,
 				    (double **)&l->y);
-			l->color = ns > 1 ? sc : GREY;
+			l->color = ns > 1 ? sl.c : GREY;
 			l->alpha = 0.45;
 			l->size = 0.7;
-			l->dash = DASH_DASHED;
+			l->dash = ns > 1 && sl.d != DASH_SOLID ? sl.d : DASH_DASHED;
 		}
 	}
 	/* the C1/C3 boundary, through the boundary points in n order */
@@ -529,27 +629,19 @@ static void iso_series(struct report *r, const struct pooled *p, size_t si, size
 		l->x = bx;
 		l->y = by;
 		l->n = p->nboundary;
-		l->color = ns > 1 ? sc : BOUNDARY;
-		l->size = 1.4;
+		l->color = BOUNDARY;
+		l->size = 1.0;
 		l->dash = DASH_DASHDOT;
 	}
-	/* the runs */
-	if (ns > 1) {
-		for (i = 0; i < np; i++)
-			runs_layer(r, p, i, NAN, sc, shapes[si % 4]);
-	} else {
-		iso_runs_one_series(r, p, ps, np);
-	}
-	if (ns > 1)
-		legend(r, 0, name, sc, shapes[si % 4], DASH_SOLID);
-	if (p->ncross && arrows) {
+	/* SPS crossings: open stars under the runs, so no run is hidden */
+	if (p->ncross && arrows && stars) {
 		l = layer(r, 0, LAYER_MARKERS);
 		l->x = p->cross_tau;
 		l->y = p->cross_chi;
 		l->n = p->ncross;
-		l->color = ns > 1 ? sc : BLACK;
-		l->marker = MARK_STAR;
-		l->size = 4;
+		l->color = BLACK;
+		l->marker = MARK_STAR_OPEN;
+		l->size = 5;
 	}
 }
 
@@ -559,7 +651,8 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 	struct pooled *p = keep(r, xcalloc(ns, sizeof(*p)));
 	struct chart_panel *pan = &r->panels[0];
 	double xlo = INFINITY, xhi = 0, ylo = INFINITY, yhi = 0, total = 0;
-	size_t i, k;
+	size_t i, k, lines = 0, line = 0, crossings = 0;
+	bool boundary = false;
 
 	for (i = 0; i < ns; i++) {
 		pool(r, &s[i], &o->iso, &p[i]);
@@ -598,16 +691,34 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 		base_regions(r, o, &p[0], pan->x.min, pan->x.max, pan->y.min);
 	iso_lines(r, o, ns ? &p[0] : NULL);
 	for (i = 0; i < ns; i++)
-		iso_series(r, &p[i], i, ns, s[i].name);
+		lines += count_lines(p[i].obs, p[i].nobs);
+	for (i = 0; i < ns; i++)
+		crossings += p[i].ncross;
+	for (i = 0; i < ns; i++) {
+		iso_guides(r, &p[i], i, ns, crossings <= STARS_MAX);
+		boundary |= p[i].nboundary > 1;
+	}
+	for (i = 0; i < ns; i++) {	/* the runs, over every guide */
+		if (ns > 1)
+			iso_runs_of_many(r, &p[i], i, ns, s[i].name, &line, lines);
+		else
+			iso_runs_one_series(r, &p[i], p[i].ps, p[i].np);
+	}
 	if (o->has_base)
 		base_verdicts(r, o, &p[0]);
-	if (total <= ARROWS_MAX_POINTS)
-		legend(r, 0, "SPS crossing", BLACK, MARK_STAR, DASH_SOLID);
-	legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
-	legend(r, 0, "isoefficiency ε", GREY, MARK_COUNT, DASH_DASHED);
+	if (total <= ARROWS_MAX_POINTS && crossings && crossings <= STARS_MAX)
+		legend(r, 0, "SPS crossing", BLACK, MARK_STAR_OPEN, DASH_SOLID);
+	if (boundary)	/* only where a C3 step follows */
+		legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
+	/* every isoefficiency line listed, labelled on the plot where room */
+	legend(r, 0, "isoefficiency ε = 0.1, 0.2, … 0.9", GREY, MARK_COUNT, DASH_DASHED);
+	legend(r, 0, "ε = 0: χ = τ", BLACK, MARK_COUNT, DASH_SOLID);
 	if (total > ARROWS_MAX_POINTS)
-		pan->note = str(r, "%.0f points: the arrows between runs and the SPS crossings are "
-				"drawn up to %d points", total, ARROWS_MAX_POINTS);
+		note_add(r, 0, str(r, "%.0f points: the arrows between runs and the SPS crossings are "
+				   "drawn up to %d points", total, ARROWS_MAX_POINTS));
+	else if (crossings > STARS_MAX)
+		note_add(r, 0, str(r, "%zu SPS crossings: drawn up to %d (GET /api/v1/analysis/"
+				   "isoefficiency lists them)", crossings, STARS_MAX));
 }
 
 /* ---- p-eps and p-tau (Orii Fig. 4) --------------------------------------------------- */
@@ -637,10 +748,8 @@ static void measured_p_ticks(struct report *r, const struct pooled *p, size_t ns
 static void build_efficiency(struct report *r, struct report_series *s, size_t ns,
 			     const struct report_opts *o)
 {
-	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
-						   MARK_DIAMOND};
 	struct pooled *p = keep(r, xcalloc(ns, sizeof(*p)));
-	size_t i, k, j, q, nrows, row;
+	size_t i, k, j, q, row, lines = 0, line = 0;
 	double total = 0;
 
 	r->spec.npanels = 2;
@@ -654,13 +763,34 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 	for (i = 0; i < ns; i++) {
 		pool(r, &s[i], &o->iso, &p[i]);
 		total += (double)p[i].nobs;
-		for (nrows = 0, k = 0; k < p[i].nobs; k = j, nrows++)
-			for (j = k + 1; j < p[i].nobs && p[i].obs[j].n == p[i].obs[k].n; j++)
-				;
-		for (row = 0, k = 0; k < p[i].nobs; k = j, row++) {
-			struct rgb c = ns > 1 ? chart_palette(i) :
-				       nrows <= LEGEND_P_MAX ? chart_palette(row) :
-				       chart_ramp((double)row / (double)(nrows - 1));
+		lines += count_lines(p[i].obs, p[i].nobs);
+	}
+	/* the C1/C3 boundaries first: guides under the data, never over a run */
+	for (i = 0; i < ns; i++) {
+		/* p where tau stops falling, at each n with a C3 step */
+		for (q = 0; q < 2 && p[i].nboundary > 1; q++) {
+			struct chart_layer *l = layer(r, q, LAYER_LINE);
+			double *x = doubles(r, p[i].nboundary), *y = doubles(r, p[i].nboundary);
+
+			for (k = 0; k < p[i].nboundary; k++) {
+				x[k] = (double)p[i].obs[p[i].boundary[k]].p;
+				y[k] = q == 0 ? p[i].obs[p[i].boundary[k]].eps :
+						p[i].obs[p[i].boundary[k]].tau;
+			}
+			l->x = x;
+			l->y = y;
+			l->n = p[i].nboundary;
+			l->color = BOUNDARY;
+			l->size = 1.0;
+			l->dash = DASH_DASHDOT;
+		}
+	}
+	for (i = 0; i < ns; i++) {
+		size_t nrows = count_lines(p[i].obs, p[i].nobs);
+
+		/* one line per (series, n), each named: shape and dash apart */
+		for (row = 0, k = 0; k < p[i].nobs; k = j, row++, line++) {
+			struct line_look look = line_look(i, ns, row, nrows);
 
 			for (j = k + 1; j < p[i].nobs && p[i].obs[j].n == p[i].obs[k].n; j++)
 				;
@@ -676,45 +806,24 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 				l->x = x;
 				l->y = y;
 				l->n = j - k;
-				l->color = c;
+				l->color = look.c;
 				l->size = 1.2;
+				l->dash = look.d;
 				l = layer(r, q, LAYER_MARKERS);
 				l->x = x;
 				l->y = y;
 				l->n = j - k;
-				l->color = c;
-				l->marker = shapes[i % 4];
+				l->color = look.c;
+				l->marker = look.m;
 				l->size = 3;
 			}
-			if (ns == 1 && (nrows <= LEGEND_P_MAX || row % ((nrows + 5) / 6) == 0 ||
-					row == nrows - 1)) {
-				char num[48];
-
-				chart_number(p[i].obs[k].n, num, sizeof(num));
-				legend(r, 0, str(r, "n = %s", num), c, MARK_CIRCLE, DASH_SOLID);
-			}
-		}
-		if (ns > 1)
-			legend(r, 0, s[i].name, chart_palette(i), shapes[i % 4], DASH_SOLID);
-		/* the C1/C3 boundary: p where tau stops falling, at each n */
-		for (q = 0; q < 2 && p[i].nboundary > 1; q++) {
-			struct chart_layer *l = layer(r, q, LAYER_LINE);
-			double *x = doubles(r, p[i].nboundary), *y = doubles(r, p[i].nboundary);
-
-			for (k = 0; k < p[i].nboundary; k++) {
-				x[k] = (double)p[i].obs[p[i].boundary[k]].p;
-				y[k] = q == 0 ? p[i].obs[p[i].boundary[k]].eps :
-						p[i].obs[p[i].boundary[k]].tau;
-			}
-			l->x = x;
-			l->y = y;
-			l->n = p[i].nboundary;
-			l->color = ns > 1 ? chart_palette(i) : BOUNDARY;
-			l->size = 1.4;
-			l->dash = DASH_DASHDOT;
+			line_legend(r, 0, s[i].name, ns, p[i].obs[k].n, line, lines, look);
 		}
 	}
-	legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
+	for (i = 0; i < ns && p[i].nboundary <= 1; i++)
+		;
+	if (i < ns)	/* listed only when drawn */
+		legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
 	measured_p_ticks(r, p, ns, &r->panels[0].x);
 	r->panels[1].x = r->panels[0].x;
 	if (total == 0)
@@ -1211,19 +1320,12 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 	return r;
 }
 
-/* The look of the k-th line of a chart with many: colour, marker and dash
- * each cycle at their own length, so neighbours differ in all three. */
-static const enum chart_marker LINE_MARKS[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE, MARK_DIAMOND,
-					       MARK_CROSS, MARK_STAR, MARK_RING};
-static const enum chart_dash LINE_DASHES[] = {DASH_SOLID, DASH_DASHED, DASH_DOTTED, DASH_DASHDOT};
-
 struct report *report_build_scaling(const struct report_scaling *s, size_t ns, bool efficiency,
 				    const struct report_opts *o)
 {
 	struct report *r = report_new(o, "strong scaling", 2);
-	size_t i, k, j, m, line = 0, total = 0;
+	size_t i, k, j, m, line = 0, total = 0, lines = 0, row;
 	double pmin = INFINITY, pmax = 0;
-	char num[48];
 
 	if (ns == 1)
 		snprintf(r->title, sizeof(r->title), "strong scaling: %s", s[0].name);
@@ -1238,12 +1340,14 @@ struct report *report_build_scaling(const struct report_scaling *s, size_t ns, b
 	r->panels[1].y = efficiency ? axis("p₀·τ(p₀) / (p·τ(p))", false, 0, NAN) :
 				      axis("τ(p₀) / τ(p)", true, NAN, NAN);
 	r->panels[1].legend_inside = true;
+	for (i = 0; i < ns; i++)
+		lines += count_lines(s[i].obs, s[i].nobs);
 	for (i = 0; i < ns; i++) {
+		size_t nrows = count_lines(s[i].obs, s[i].nobs);
+
 		total += s[i].nobs;
-		for (k = 0; k < s[i].nobs; k = j, line++) {
-			struct rgb c = chart_palette(line);
-			enum chart_marker mk = LINE_MARKS[line % 7];
-			enum chart_dash dash = LINE_DASHES[line % 4];
+		for (row = 0, k = 0; k < s[i].nobs; k = j, line++, row++) {
+			struct line_look look = line_look(i, ns, row, nrows);
 			double *x, *y[2];
 			size_t q;
 
@@ -1265,20 +1369,18 @@ struct report *report_build_scaling(const struct report_scaling *s, size_t ns, b
 				l->x = x;
 				l->y = y[q];
 				l->n = j - k;
-				l->color = c;
+				l->color = look.c;
 				l->size = 1.4;
-				l->dash = dash;
+				l->dash = look.d;
 				l = layer(r, q, LAYER_MARKERS);
 				l->x = x;
 				l->y = y[q];
 				l->n = j - k;
-				l->color = c;
-				l->marker = mk;
+				l->color = look.c;
+				l->marker = look.m;
 				l->size = 3.5;
 			}
-			chart_number(s[i].obs[k].n, num, sizeof(num));
-			legend(r, 0, ns == 1 ? str(r, "n = %s", num) : str(r, "%s n = %s", s[i].name, num),
-			       c, mk, dash);
+			line_legend(r, 0, s[i].name, ns, s[i].obs[k].n, line, lines, look);
 		}
 	}
 	if (total) {	/* the ideal: p / p0 from the smallest p measured, or 1 */
