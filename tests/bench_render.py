@@ -5,9 +5,12 @@ usage: tests/bench_render.py --build build
 
 The tau-chi isoefficiency chart of 10,000 runs (100 p x 100 n, the data of
 tests/bench/bench_chart.c), as SVG:
-- render only: karte's report build and Cairo/Pango render (median of
-  bench_chart's rounds) against matplotlib's figure and savefig in one
-  warm Python process (median of 7 after a warm-up);
+- render only: karte's report build and Cairo/Pango render against
+  matplotlib's figure and savefig, each side in its own warm process
+  (bench_chart --serve, mpl_isoefficiency.py --serve), asked for one render
+  at a time and alternated pair by pair (who goes first swaps each round);
+  matplotlib both with bbox_inches="tight" (which draws the figure twice)
+  and without; the ratio of each pair, then their median;
 - whole process: `karte plot isoefficiency --csv` against a Python process
   that imports matplotlib, reads the same CSV and writes the SVG (median of 5).
 matplotlib is Debian's python3-matplotlib, run by /usr/bin/python3.
@@ -26,6 +29,7 @@ from karted_proc import ROOT, temp_dir  # noqa: E402
 
 MPL = os.path.join(ROOT, "tests", "bench", "mpl_isoefficiency.py")
 PY = "/usr/bin/python3"  # Debian's, with Debian's matplotlib
+ROUNDS = 7
 
 
 def timed(cmd, rounds=5):
@@ -43,11 +47,38 @@ def main():
     ap.add_argument("--build", default="build")
     a = ap.parse_args()
     b = os.path.join(ROOT, a.build)
-    out = subprocess.run([os.path.join(b, "bench", "bench_chart")], check=True, capture_output=True, text=True).stdout
-    ours = float(re.search(r"render step: ([\d.]+) ms", out).group(1))
-    mpl = float(subprocess.run([PY, MPL, "--rounds", "7"], check=True, capture_output=True, text=True).stdout)
-    print(f"render only, tau-chi SVG of 10,000 runs: karte {ours:.1f} ms, matplotlib {mpl:.1f} ms: "
-          f"karte {mpl / ours:.1f}x faster; goal >= 30x")
+    karte = subprocess.Popen([os.path.join(b, "bench", "bench_chart"), "--serve"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+    mpl = subprocess.Popen([PY, MPL, "--serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+
+    def ask(proc, line):
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        return float(proc.stdout.readline())
+    ratios = {"tight": [], "plain": []}
+    times = {"karte": [], "tight": [], "plain": []}
+    try:
+        for rnd in range(ROUNDS):
+            for mode in ("tight", "plain"):
+                if rnd % 2:  # who goes first swaps each round
+                    m = ask(mpl, mode)
+                    k = ask(karte, "render")
+                else:
+                    k = ask(karte, "render")
+                    m = ask(mpl, mode)
+                ratios[mode].append(m / k)
+                times[mode].append(m)
+                times["karte"].append(k)
+    finally:
+        for proc in (karte, mpl):
+            proc.stdin.close()
+            proc.wait()
+    for mode, how in (("tight", 'bbox_inches="tight"'), ("plain", "without bbox_inches")):
+        print(f"render only, tau-chi SVG of 10,000 runs, {ROUNDS} pairs alternated: karte "
+              f"{statistics.median(times['karte']):.1f} ms, matplotlib ({how}) "
+              f"{statistics.median(times[mode]):.1f} ms; ratio per pair "
+              f"{min(ratios[mode]):.1f}x..{max(ratios[mode]):.1f}x, median {statistics.median(ratios[mode]):.1f}x; "
+              f"goal >= 30x")
     d = temp_dir("karte-bench-render-")
     csv = os.path.join(d, "runs.csv")
     with open(csv, "w") as f:

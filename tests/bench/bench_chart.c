@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "chart.h"
@@ -46,30 +47,57 @@ static cairo_status_t discard(void *c, const unsigned char *d, unsigned int n)
 	return CAIRO_STATUS_SUCCESS;
 }
 
-int main(void)
+/* One render of the chart (report build and Cairo/Pango), seconds. */
+static double render_once(struct ka_run *runs, double *build, size_t *len)
+{
+	struct report_opts o = report_opts_default();
+	struct report_series s = {"bench:md", runs, SIDE * SIDE, NULL, NULL, 0, 0, NULL, NULL, 0};
+	struct report *rep;
+	struct kerr err;
+	char *svg;
+	double t0;
+
+	series(runs);
+	t0 = mono_s();
+	rep = report_build(REPORT_ISOEFFICIENCY, &s, 1, &o);
+	if (build)
+		*build = mono_s() - t0;
+	if (chart_render(report_spec(rep), CHART_SVG, &svg, len, NULL, &err))
+		exit(1);
+	t0 = mono_s() - t0;
+	report_free(rep);
+	free(svg);
+	return t0;
+}
+
+/* --serve: after a warm-up, one render per line of standard input, its
+ * milliseconds on a line of standard output, so that a script can
+ * alternate it with another renderer round by round (tests/bench_render.py). */
+static int serve(struct ka_run *runs)
+{
+	char line[64];
+	size_t len;
+
+	render_once(runs, NULL, &len);
+	while (fgets(line, sizeof(line), stdin)) {
+		printf("%.3f\n", render_once(runs, NULL, &len) * 1e3);
+		fflush(stdout);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static struct ka_run runs[SIDE * SIDE];
 	double ours[ROUNDS], build[ROUNDS], bare[ROUNDS], t0;
 	size_t len = 0, bare_len = 0;
 	int k, i;
 
+	if (argc > 1 && !strcmp(argv[1], "--serve"))
+		return serve(runs);
+
 	for (k = 0; k < ROUNDS; k++) {
-		struct report_opts o = report_opts_default();
-		struct report_series s = {"bench:md", runs, SIDE * SIDE, NULL, NULL, 0, 0, NULL, NULL, 0};
-		struct report *rep;
-		struct kerr err;
-		char *svg;
-
-		series(runs);
-		t0 = mono_s();
-		rep = report_build(REPORT_ISOEFFICIENCY, &s, 1, &o);
-		build[k] = mono_s() - t0;
-		if (chart_render(report_spec(rep), CHART_SVG, &svg, &len, NULL, &err))
-			return 1;
-		ours[k] = mono_s() - t0;
-		report_free(rep);
-		free(svg);
-
+		ours[k] = render_once(runs, &build[k], &len);
 		t0 = mono_s();
 		{
 			cairo_surface_t *surf;

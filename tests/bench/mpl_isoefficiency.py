@@ -5,7 +5,12 @@ the isoefficiency lines eps = 0 ... 0.9 labelled, a legend, SVG out. The
 baseline karte's render is measured against (tests/bench_render.py).
 
 usage: mpl_isoefficiency.py --rounds N        render-only: median ms of N after a warm-up
+       mpl_isoefficiency.py --serve           after a warm-up, one render per line of standard
+                                              input ("tight" or "plain"), its ms on a line out
        mpl_isoefficiency.py --csv F -o OUT    one chart from a CSV (p, n, tau, chi), whole process
+
+"tight" saves with bbox_inches="tight" (a plotting script's habit: matplotlib
+then draws the figure twice, once to measure it); "plain" without.
 """
 import argparse
 import io
@@ -29,7 +34,7 @@ def series():
     return out
 
 
-def draw(runs, out):
+def draw(runs, out, tight=True):
     fig, ax = plt.subplots(figsize=(8, 6), dpi=100)
     ps = [r[0] for r in runs]
     ax.scatter([r[2] for r in runs], [r[3] for r in runs], c=[math.log(p) for p in ps], cmap="viridis",
@@ -50,16 +55,26 @@ def draw(runs, out):
     for p in (1, 20, 40, 60, 80, 100):
         ax.plot([], [], "o", color=cmap(math.log(p) / math.log(100)), label=f"p = {p}")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8)
-    fig.savefig(out, format="svg", bbox_inches="tight")
+    fig.savefig(out, format="svg", bbox_inches="tight" if tight else None)
     plt.close(fig)
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int)
+    ap.add_argument("--serve", action="store_true")
     ap.add_argument("--csv")
     ap.add_argument("-o", dest="out")
     a = ap.parse_args()
+    if a.serve:
+        runs = series()
+        draw(runs, io.BytesIO(), True)  # warm-up: fonts, caches
+        draw(runs, io.BytesIO(), False)
+        for line in sys.stdin:
+            t0 = time.perf_counter()
+            draw(runs, io.BytesIO(), line.strip() != "plain")
+            print(f"{(time.perf_counter() - t0) * 1000:.3f}", flush=True)
+        return
     if a.rounds:
         runs = series()
         draw(runs, io.BytesIO())  # warm-up: fonts, caches
