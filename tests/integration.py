@@ -1009,10 +1009,17 @@ def every_line_is_named_and_nothing_hides_the_data():
         want = [f"{sy}:a n = {num}" for sy in ("L1", "L2", "L3") for num in
                 ("1000", "2000", "4000", "8000", "16 000", "32 000")]
         expect([x for x in names if " n = " in x] == want, f"{kind}: every (series, n) line named, in order ({names})")
+    # at a paper's column width the 18 lines are named in short: each series, each n
+    names, _, frame = legend(f"/api/v1/reports/isoefficiency.svg?{three}&width=480&height=360")
+    names = [x for x in names if not x.startswith("\u03b5=")]  # the labels on the plot
+    expect(all(frame["panels"]) and names[:3] == ["L1:a", "L2:a", "L3:a"] and
+           names[3:9] == [f"n = {num}" for num in ("1000", "2000", "4000", "8000", "16\u2009000",
+                                                    "32\u2009000")],
+           f"480 x 360: the plot drawn, its legend by series and by n ({names}, {frame['panels']})")
     names, _, _ = legend("/api/v1/reports/isoefficiency.svg?system=L1&application=a")
     expect(all(f"p = {p}" in names for p in ps) and all(any(x.startswith(f"n = {str(n)[:2]}") for x in names) for n in ns),
            f"one series of 6 n: each p and each n named ({names})")
-    expect("isoefficiency ε = 0.1, 0.2, … 0.9" in names and "ε = 0: χ = τ" in names,
+    expect("ε = 0.1, 0.2, … 0.9" in names and "ε = 0: χ = τ" in names,
            f"every isoefficiency line listed ({names})")
     expect("C1/C3 boundary" in names, f"L1 rises at large p: its boundary drawn and listed ({names})")
     names, _, _ = legend("/api/v1/reports/efficiency.svg?system=L4&application=a")

@@ -970,6 +970,7 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 	struct ticks t;
 	const char *name[64];	/* at_text: each major tick's label */
 	double room = 0;	/* at_text: px between ticks, the most a label takes */
+	double last_right = -INFINITY, tw, th;	/* x labels: where the last one drawn ends */
 	char buf[48];
 	size_t i;
 
@@ -1017,9 +1018,15 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 		if (x_axis && ax->nat && ax->at_text)
 			text(cr, name[i] ? name[i] : "", v, other + 7, A_CENTER, false, TEXT_PT * 0.85,
 			     false, room > 8 ? room : 0, 0, INK);
-		else if (x_axis)
+		else if (x_axis) {
+			/* a label that would touch the one before is left out (a narrow
+			 * chart of many measured p); the tick stays */
+			text_size(cr, buf, TEXT_PT, false, &tw, &th);
+			if (v - tw / 2 < last_right + 4)
+				continue;
 			text(cr, buf, v, other + 7, A_CENTER, false, TEXT_PT, false, 0, 0, INK);
-		else
+			last_right = v + tw / 2;
+		} else
 			text(cr, buf, other - 8, v, A_RIGHT, true, TEXT_PT, false, 0, 0, INK);
 	}
 	source(cr, INK, 0);
@@ -1066,6 +1073,14 @@ static void draw_legend(cairo_t *cr, const struct chart_panel *p, double x, doub
 			cairo_clip(cr);
 			hatch(cr, -6, -5, 12, 10, e->color);
 		} else {
+			if (e->dash != DASH_SOLID) {	/* a dashed line's marker: on its dash */
+				cairo_move_to(cr, -9, 0);
+				cairo_line_to(cr, 9, 0);
+				source(cr, e->color, 0);
+				cairo_set_line_width(cr, 1.4);
+				set_dash(cr, e->dash, 1.4);
+				cairo_stroke(cr);
+			}
 			marker_paint(cr, e->marker, 3.5, e->color, 0);
 		}
 		cairo_restore(cr);
@@ -1086,21 +1101,72 @@ static double legend_width(cairo_t *cr, const struct chart_panel *p)
 	return w;
 }
 
+/* The legend's place: inside the plot (when asked) if it takes at most
+ * 55 % of the width and 40 % of the height (more would cover the data),
+ * beside it if at most 40 % of the width, else below it in as many columns
+ * as fit: names are cut short only past the panel's width. */
+struct legend_place {
+	bool inside, below;
+	double lw, row, lh;	/* width of a column, a row's height, height below */
+	size_t cols;
+};
+
+static struct legend_place legend_place(cairo_t *cr, const struct chart_panel *p, double w, double h)
+{
+	struct legend_place lp;
+
+	lp.lw = p->nlegend ? legend_width(cr, p) : 0;
+	lp.row = TEXT_PT * 96 / 72 + 6;
+	lp.inside = p->legend_inside && lp.lw <= w * 0.55 && lp.row * (double)p->nlegend <= (h - 80) * 0.4;
+	lp.below = !lp.inside && lp.lw > w * 0.4;
+	lp.lw = fmin(lp.lw, lp.below ? w - 20 : w * 0.55);
+	lp.cols = lp.below ? (size_t)fmax(1, floor((w - 70) / (lp.lw + 10))) : 1;
+	lp.lh = lp.below ? lp.row * ceil((double)p->nlegend / (double)lp.cols) + 8 : 0;
+	if (lp.below && h - 80 - lp.lh < h * 0.35) {
+		/* below, it would leave the plot no room: beside it, names cut
+		 * short at 40 % of the width (a small chart with a long legend) */
+		lp.below = false;
+		lp.lw = fmin(lp.lw, w * 0.4);
+		lp.cols = 1;
+		lp.lh = 0;
+	}
+	return lp;
+}
+
+static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
+			  double h, struct chart_frame *fr);
+
 static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
 		       double h, struct chart_frame *fr)
 {
-	/* the legend inside the plot (when asked) if it takes at most 55 % of
-	 * the width, beside it if at most 40 %, else below it in as many
-	 * columns as fit: names are cut short only past the panel's width */
-	double lw = p->nlegend ? legend_width(cr, p) : 0, tw, th, tpt = TEXT_PT * 1.15;
-	double row = TEXT_PT * 96 / 72 + 6;
-	/* wider than 55 % or taller than 40 % of the plot would cover the data */
-	bool inside = p->legend_inside && lw <= w * 0.55 && row * (double)p->nlegend <= (h - 80) * 0.4;
-	bool below = !inside && lw > w * 0.4;
+	if (p->legend_short && p->nlegend) {
+		struct legend_place lp = legend_place(cr, p, w, h);
+		double pw = w - 74 - (lp.inside || lp.below ? 0 : lp.lw), ph = h - 80 - lp.lh;
 
-	lw = fmin(lw, below ? w - 20 : w * 0.55);
-	size_t cols = below ? (size_t)fmax(1, floor((w - 70) / (lw + 10))) : 1;
-	double lh = below ? row * ceil((double)p->nlegend / (double)cols) + 8 : 0;
+		bool beside = !lp.inside && !lp.below;
+
+		/* the full legend would crowd the plot out, or run past its foot */
+		if (pw < w * 0.5 || ph < h * 0.5 || (beside && lp.row * (double)p->nlegend > ph)) {
+			struct chart_panel q = *p;
+
+			q.legend = p->legend_short;
+			q.nlegend = p->nlegend_short;
+			q.legend_short = NULL;
+			draw_panel_as(cr, &q, x, y, w, h, fr);
+			fr->short_legend = true;
+			return;
+		}
+	}
+	draw_panel_as(cr, p, x, y, w, h, fr);
+}
+
+static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, double y, double w,
+			  double h, struct chart_frame *fr)
+{
+	struct legend_place lp = legend_place(cr, p, w, h);
+	bool inside = lp.inside, below = lp.below;
+	double lw = lp.lw, row = lp.row, lh = lp.lh, tw, th, tpt = TEXT_PT * 1.15;
+	size_t cols = lp.cols;
 	double left = x + 62, right = x + w - 12 - (inside || below ? 0 : lw), top = y + 8,
 	       bottom = y + h - 46 - lh;
 	struct scale sx, sy;
@@ -1124,7 +1190,7 @@ static void draw_panel(cairo_t *cr, const struct chart_panel *p, double x, doubl
 	auto_range(p, true, &p->x, &sx.lo, &sx.hi);
 	auto_range(p, false, &p->y, &sy.lo, &sy.hi);
 	*fr = (struct chart_frame){!p->placeholder, left, top, right, bottom, sx.log, sy.log,
-				   sx.lo, sx.hi, sy.lo, sy.hi, 0};
+				   sx.lo, sx.hi, sy.lo, sy.hi, false, 0};
 
 	/* frame, ticks, titles */
 	draw_axis_ticks(cr, &sx, &p->x, true, bottom, top, bottom);
@@ -1211,6 +1277,7 @@ void chart_draw(cairo_t *cr, const struct chart_spec *spec, struct chart_frame *
 
 		fr->drawn = false;
 		fr->labels = 0;
+		fr->short_legend = false;
 		draw_panel(cr, &spec->panels[i], w * (double)i, top, w, spec->height - top, fr);
 	}
 }
@@ -1294,10 +1361,13 @@ char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame 
 			sink_json_string(&s, p->layers[k].label);
 			first = false;
 		}
-		for (k = 0; k < p->nlegend; k++) {
+		const struct chart_legend *lg = frames[i].short_legend ? p->legend_short : p->legend;
+		size_t nlg = frames[i].short_legend ? p->nlegend_short : p->nlegend;
+
+		for (k = 0; k < nlg; k++) {
 			if (!first)
 				sink_put(&s, ",", 1);
-			sink_json_string(&s, p->legend[k].text);
+			sink_json_string(&s, lg[k].text);
 			first = false;
 		}
 	}

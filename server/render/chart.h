@@ -90,6 +90,11 @@ struct chart_panel {
 	size_t nlayers;
 	const struct chart_legend *legend;
 	size_t nlegend;
+	/* the same in fewer entries (each series once, each n once), or NULL:
+	 * used when the full legend would leave the plot under half the
+	 * panel's width or height (a chart at a paper's column width) */
+	const struct chart_legend *legend_short;
+	size_t nlegend_short;
 	const char *placeholder;	/* not NULL: draw this message instead of data */
 	const char *note;		/* small print under the plot, or NULL */
 	bool legend_inside;		/* in the plot's top right corner, on white */
@@ -122,6 +127,7 @@ struct chart_frame {
 	double left, top, right, bottom;
 	bool xlog, ylog;
 	double xmin, xmax, ymin, ymax;
+	bool short_legend;		/* the panel's legend_short was drawn */
 	uint64_t labels;		/* bit k: the k-th labelled ray of the panel had room
 					 * for its label (a label that would overlap another
 					 * is left out, and not listed in the frame's legend) */

@@ -21,6 +21,12 @@ struct report {
 	size_t nlayers[PANELS_MAX], caplayers[PANELS_MAX];
 	struct chart_legend *legend[PANELS_MAX];
 	size_t nlegend[PANELS_MAX], caplegend[PANELS_MAX];
+	/* the short legend (chart.h): each series once and each n once in
+	 * place of an entry per (series, n) line; every other entry as is */
+	struct chart_legend *brief[PANELS_MAX];
+	size_t nbrief[PANELS_MAX], capbrief[PANELS_MAX];
+	bool factored[PANELS_MAX];	/* lines were named: the short legend differs */
+	size_t nbrief_series[PANELS_MAX], nbrief_n[PANELS_MAX];	/* its first entries: the series, then the n */
 	void **mem;		/* every allocation the spec points into */
 	size_t nmem, capmem;
 	char title[512];	/* room for three names of RUN_NAME_MAX bytes */
@@ -69,15 +75,43 @@ static struct chart_layer *layer(struct report *r, size_t panel, enum layer_kind
 	return l;
 }
 
+static void legend_put(struct chart_legend **a, size_t *n, size_t *cap, const char *text,
+		       struct rgb c, enum chart_marker m, enum chart_dash d)
+{
+	if (*n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		*a = xrealloc(*a, *cap * sizeof(**a));
+	}
+	(*a)[(*n)++] = (struct chart_legend){text, c, m, d, false};
+}
+
+/* An entry of both legends. */
 static void legend(struct report *r, size_t panel, const char *text, struct rgb c,
 		   enum chart_marker m, enum chart_dash d)
 {
-	if (r->nlegend[panel] == r->caplegend[panel]) {
-		r->caplegend[panel] = r->caplegend[panel] ? 2 * r->caplegend[panel] : 16;
-		r->legend[panel] = xrealloc(r->legend[panel],
-					    r->caplegend[panel] * sizeof(*r->legend[panel]));
-	}
-	r->legend[panel][r->nlegend[panel]++] = (struct chart_legend){text, c, m, d, false};
+	legend_put(&r->legend[panel], &r->nlegend[panel], &r->caplegend[panel], text, c, m, d);
+	legend_put(&r->brief[panel], &r->nbrief[panel], &r->capbrief[panel], text, c, m, d);
+}
+
+/* An entry of the short legend alone, once: a series after the series
+ * listed, an n after the n listed, both before every other entry. */
+static void legend_brief(struct report *r, size_t panel, bool series, const char *text,
+			 struct rgb c, enum chart_marker m, enum chart_dash d)
+{
+	struct chart_legend *b;
+	size_t i, at = r->nbrief_series[panel] + (series ? 0 : r->nbrief_n[panel]);
+
+	for (i = 0; i < r->nbrief[panel]; i++)
+		if (!strcmp(r->brief[panel][i].text, text))
+			return;
+	legend_put(&r->brief[panel], &r->nbrief[panel], &r->capbrief[panel], text, c, m, d);
+	b = r->brief[panel];
+	memmove(b + at + 1, b + at, (r->nbrief[panel] - 1 - at) * sizeof(*b));
+	b[at] = (struct chart_legend){text, c, m, d, false};
+	if (series)
+		r->nbrief_series[panel]++;
+	else
+		r->nbrief_n[panel]++;
 }
 
 static const struct rgb GREY = {0.55, 0.55, 0.55}, BLACK = {0, 0, 0},
@@ -374,6 +408,7 @@ static void base_regions(struct report *r, const struct report_opts *o, const st
 	legend(r, 0, "region (I): SPS candidates", chart_palette(0), MARK_SQUARE, DASH_SOLID);
 	legend(r, 0, "region (II): not SPS", chart_palette(1), MARK_SQUARE, DASH_SOLID);
 	r->legend[0][r->nlegend[0] - 1].hatch = true;
+	r->brief[0][r->nbrief[0] - 1].hatch = true;
 }
 
 /* The base's verdicts on its larger n (at the base's p), drawn over the
@@ -465,7 +500,16 @@ static void line_legend(struct report *r, size_t panel, const char *series, size
 	if (line % every && line != lines - 1)
 		return;
 	chart_number(n, num, sizeof(num));
-	legend(r, panel, ns > 1 ? str(r, "%s n = %s", series, num) : str(r, "n = %s", num), k.c, k.m, k.d);
+	if (ns == 1) {
+		legend(r, panel, str(r, "n = %s", num), k.c, k.m, k.d);
+		return;
+	}
+	legend_put(&r->legend[panel], &r->nlegend[panel], &r->caplegend[panel],
+		   str(r, "%s n = %s", series, num), k.c, k.m, k.d);
+	/* the short legend: the series by colour and dash, the n by shape */
+	legend_brief(r, panel, true, series, k.c, MARK_COUNT, k.d);
+	legend_brief(r, panel, false, str(r, "n = %s", num), GREY, k.m, DASH_SOLID);
+	r->factored[panel] = true;
 	if (every > 1 && line == lines - 1)
 		note_add(r, panel, str(r, "%zu lines: every %zu-th named (colour from the first n to "
 					  "the last)", lines, every));
@@ -567,6 +611,13 @@ static void iso_runs_one_series(struct report *r, const struct pooled *p, const 
 		legend(r, 0, str(r, "p = %lld", (long long)ps[i]), GREY, LINE_MARKS[i], DASH_SOLID);
 }
 
+/* The dash of a series' arrows at fixed n when several are overlaid: not
+ * solid, which the arrows at fixed p are. */
+static enum chart_dash iso_dash(size_t si)
+{
+	return LINE_DASHES[1 + si % 3];
+}
+
 /* One series of several: its colour, a shape per n (at most six n; more
  * are circles) and its dash on the arrows at fixed n; a legend entry per
  * (series, n), "SP2:md n = 39 200". */
@@ -576,6 +627,7 @@ static void iso_runs_of_many(struct report *r, const struct pooled *p, size_t si
 	struct line_look look = line_look(si, ns, 0, 1);
 	size_t i, k, j, nn = count_lines(p->obs, p->nobs), row;
 
+	look.d = iso_dash(si);
 	for (row = 0, k = 0; k < p->nobs; k = j, row++, (*line)++) {
 		look.m = nn <= NLINE_MARKS ? LINE_MARKS[row] : MARK_CIRCLE;
 		for (j = k + 1; j < p->nobs && p->obs[j].n == p->obs[k].n; j++)
@@ -612,9 +664,9 @@ static void iso_guides(struct report *r, const struct pooled *p, size_t si, size
 			l->n = pick(r, p, false, 0, p->obs[i].n, true, (double **)&l->x,
 				    (double **)&l->y);
 			l->color = ns > 1 ? sl.c : GREY;
-			l->alpha = 0.45;
-			l->size = 0.7;
-			l->dash = ns > 1 && sl.d != DASH_SOLID ? sl.d : DASH_DASHED;
+			l->alpha = ns > 1 ? 0.75 : 0.45;	/* several: the dash tells the series */
+			l->size = ns > 1 ? 1.0 : 0.7;
+			l->dash = ns > 1 ? iso_dash(si) : DASH_DASHED;
 		}
 	}
 	/* the C1/C3 boundary, through the boundary points in n order */
@@ -711,7 +763,7 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 	if (boundary)	/* only where a C3 step follows */
 		legend(r, 0, "C1/C3 boundary", BOUNDARY, MARK_COUNT, DASH_DASHDOT);
 	/* every isoefficiency line listed, labelled on the plot where room */
-	legend(r, 0, "isoefficiency ε = 0.1, 0.2, … 0.9", GREY, MARK_COUNT, DASH_DASHED);
+	legend(r, 0, "ε = 0.1, 0.2, … 0.9", GREY, MARK_COUNT, DASH_DASHED);
 	legend(r, 0, "ε = 0: χ = τ", BLACK, MARK_COUNT, DASH_SOLID);
 	if (total > ARROWS_MAX_POINTS)
 		note_add(r, 0, str(r, "%.0f points: the arrows between runs and the SPS crossings are "
@@ -963,6 +1015,10 @@ static void report_seal(struct report *r)
 		r->panels[i].nlayers = r->nlayers[i];
 		r->panels[i].legend = r->legend[i];
 		r->panels[i].nlegend = r->nlegend[i];
+		if (r->factored[i]) {
+			r->panels[i].legend_short = r->brief[i];
+			r->panels[i].nlegend_short = r->nbrief[i];
+		}
 	}
 	r->spec.panels = r->panels;
 }
@@ -1550,6 +1606,7 @@ void report_free(struct report *r)
 	for (i = 0; i < PANELS_MAX; i++) {
 		free(r->layers[i]);
 		free(r->legend[i]);
+		free(r->brief[i]);
 	}
 	free(r);
 }
