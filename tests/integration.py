@@ -1054,6 +1054,10 @@ def history_axes_pad_around_their_values_and_stay_positive():
                f"{len(taus)} run(s): y from {y['min']} to {y['max']} holds {taus} and is not below 0")
         expect(x["min"] == 0.5 and x["max"] == len(taus) + 0.5,
                f"runs are counted: half a run either side of runs 1..{len(taus)} ({x})")
+    # a band of +-300 % of the median: drawn down to 0, not below
+    s, b, h = k.request("GET", "/api/v1/reports/history.svg?system=pad-it-2&application=a&p=2&n=10&rel=3&min_runs=1")
+    y = json.loads(h["X-Karte-Frame"])["panels"][0]["y"] if s == 200 else b
+    expect(s == 200 and y["min"] == 0 and y["max"] > 0.4, f"the ok band stops at 0 ({s} {y})")
 
 
 @test

@@ -400,7 +400,7 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs,
 		       0.6 * ((double)seen[x->gi]++ + 0.5) / (double)count[x->gi];
 		d[cap + m] = x->v;
 		d[2 * cap + m] = judged ? x->b.median : NAN;
-		d[3 * cap + m] = judged ? x->b.median - by : NAN;
+		d[3 * cap + m] = judged ? fmax(0, x->b.median - by) : NAN;	/* a time or an energy: never below 0 */
 		d[4 * cap + m] = judged ? x->b.median + by : NAN;
 		verdict[m] = judged ? (int)x->verdict : -1;
 		m++;

@@ -190,7 +190,7 @@ static void auto_range(const struct chart_panel *p, bool x_axis, const struct ch
 		mx = pow(10, b + pad);
 	} else {
 		double pad = (mx - mn) * 0.06;
-		bool positive = mn > 0;
+		bool positive = mn >= 0;	/* no data below 0: the axis neither */
 
 		if (pad == 0)	/* one value: a tenth of it either side */
 			pad = mx != 0 ? fabs(mx) * 0.1 : 0.5;
