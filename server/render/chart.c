@@ -1103,7 +1103,8 @@ static double legend_width(cairo_t *cr, const struct chart_panel *p)
 
 /* The legend's place: inside the plot (when asked) if it takes at most
  * 55 % of the width and 40 % of the height (more would cover the data),
- * beside it if at most 40 % of the width, else below it in as many columns
+ * beside it if at most 40 % of the width and the plot keeps half the
+ * panel's, else below it in as many columns
  * as fit: names are cut short only past the panel's width. */
 struct legend_place {
 	bool inside, below;
@@ -1118,7 +1119,8 @@ static struct legend_place legend_place(cairo_t *cr, const struct chart_panel *p
 	lp.lw = p->nlegend ? legend_width(cr, p) : 0;
 	lp.row = TEXT_PT * 96 / 72 + 6;
 	lp.inside = p->legend_inside && lp.lw <= w * 0.55 && lp.row * (double)p->nlegend <= (h - 80) * 0.4;
-	lp.below = !lp.inside && lp.lw > w * 0.4;
+	/* beside only while the plot keeps half the panel's width */
+	lp.below = !lp.inside && (lp.lw > w * 0.4 || w - 74 - lp.lw < w * 0.5);
 	lp.lw = fmin(lp.lw, lp.below ? w - 20 : w * 0.55);
 	lp.cols = lp.below ? (size_t)fmax(1, floor((w - 70) / (lp.lw + 10))) : 1;
 	lp.lh = lp.below ? lp.row * ceil((double)p->nlegend / (double)lp.cols) + 8 : 0;
