@@ -1453,7 +1453,7 @@ struct report *report_build_scaling(const struct report_scaling *s, size_t ns, b
 		l->color = GREY;
 		l->size = 1.2;
 		l->dash = DASH_DOTTED;
-		legend(r, 1, efficiency ? "ideal: 1" : "ideal: p / p₀ (from the smallest p)", GREY,
+		legend(r, 1, efficiency ? "ideal: 1" : "ideal: p / p₀", GREY,
 		       MARK_COUNT, DASH_DOTTED);
 	} else {
 		r->panels[0].placeholder = r->panels[1].placeholder = "no runs to plot";
