@@ -3,7 +3,8 @@
 
 BUILD   ?= build
 CC      ?= cc
-PKGS    := libmicrohttpd jansson yajl sqlite3 libpq nettle gsl cairo pangocairo pixman-1 libcurl
+PKGS    := libmicrohttpd jansson yajl sqlite3 libpq nettle gsl cairo pangocairo pixman-1 libcurl \
+           libarchive libxml-2.0 zlib
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g
@@ -26,7 +27,7 @@ SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/
               server/api/api_alerts.c server/api/watch.c server/api/webhook.c \
               server/render/chart.c server/render/report.c server/api/api_reports.c server/api/api_methods.c \
               server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c \
-              server/api/api_import.c
+              server/import/import_cube.c server/import/import_thicket.c server/api/api_import.c
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte
@@ -136,9 +137,10 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 # are in tests/fuzz/corpus/TARGET, the dictionary in tests/fuzz/karte.dict;
 # what a run finds is kept in build/fuzz/corpus/TARGET.
 FUZZ_SECONDS ?= 10
-IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json geopm-report csv ndjson
+IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json geopm-report csv ndjson \
+                  cube extrap-experiment thicket-json
 FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
-FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1
+FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1 libarchive libxml-2.0 zlib
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE $(SERVER_INC) -Ianalysis -Icollectors -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
@@ -180,7 +182,8 @@ build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collecto
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
 # one target per import reader, from one harness
-IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c
+IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c \
+              server/import/import_cube.c server/import/import_thicket.c
 build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/core/run.c server/core/utf8.c server/core/kerr.c \
                           server/core/xalloc.c server/import/import.h server/import/import_xp.h
 	@mkdir -p $(dir $@)

@@ -12,7 +12,7 @@ libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev fonts-dejavu-core
 libcmocka-dev python3 curl wrk libxml2-utils libcsv-dev
 libcurl4-openssl-dev libopenmpi-dev openmpi-bin gfortran
 nodejs chromium libotf2-trace-dev clang poppler-utils help2man
-postgresql-15 libpq-dev nginx-light"
+postgresql-15 libpq-dev nginx-light libarchive-dev libxml2-dev zlib1g-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS python3-matplotlib"
 fi

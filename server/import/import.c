@@ -30,8 +30,14 @@
 
 static const char *const formats[] = {
 	"extrap-text", "extrap-jsonl", "extrap-json", "talpas", "caliper-json", "cali",
-	"geopm-report", "csv", "ndjson",
+	"geopm-report", "csv", "ndjson", "cube", "extrap-experiment", "thicket-json",
 };
+
+/* Formats read as bytes (archives), not as UTF-8 text. */
+static bool binary_format(const char *fmt)
+{
+	return !strcmp(fmt, "cube") || !strcmp(fmt, "extrap-experiment");
+}
 
 /* The static name of format name, or NULL when karte reads no such format. */
 static const char *format_static(const char *name)
@@ -243,9 +249,13 @@ static int pick_params(const struct xp *x, const struct import_opts *o, struct m
 	char list[2048];
 	size_t i;
 
+	/* the file's own names of what its reader made p and n */
+	const char *want_p = o->p && x->p_from[0] && !strcmp(o->p, x->p_from) ? "p" : o->p;
+	const char *want_n = o->n && x->n_from[0] && !strcmp(o->n, x->n_from) ? "n" : o->n;
+
 	list_names((char *const *)x->params, x->nparams, list, sizeof(list));
-	if (o->p) {
-		if ((m->p = param_index(x, o->p)) == SIZE_MAX)
+	if (want_p) {
+		if ((m->p = param_index(x, want_p)) == SIZE_MAX)
 			return kerr_field(err, 400, "p", "p='%s' is not a parameter of the file; it has %s",
 					  o->p, list);
 	} else if ((m->p = param_index(x, "p")) == SIZE_MAX) {
@@ -257,8 +267,8 @@ static int pick_params(const struct xp *x, const struct import_opts *o, struct m
 	if (o->n && o->has_n_value)
 		return kerr_field(err, 400, "n_value", "give n (a parameter) or n_value (a constant), "
 				  "not both");
-	if (o->n) {
-		if ((m->n = param_index(x, o->n)) == SIZE_MAX)
+	if (want_n) {
+		if ((m->n = param_index(x, want_n)) == SIZE_MAX)
 			return kerr_field(err, 400, "n", "n='%s' is not a parameter of the file; it has %s",
 					  o->n, list);
 	} else if (o->has_n_value) {
@@ -291,10 +301,13 @@ static int pick_metric(const struct xp *x, const struct import_opts *o, struct m
 	size_t i;
 
 	list_names(x->metrics, x->nmetrics, list, sizeof(list));
+	const char *want = o->metric && x->metric_from[0] && !strcmp(o->metric, x->metric_from) ? "time" :
+			   o->metric;
+
 	m->metric = XP_NONE;
-	if (o->metric) {
+	if (want) {
 		for (i = 0; i < x->nmetrics; i++)
-			if (!strcmp(x->metrics[i], o->metric))
+			if (!strcmp(x->metrics[i], want))
 				m->metric = (uint32_t)i;
 		if (m->metric == XP_NONE)
 			return kerr_field(err, 400, "metric", "metric='%s' is not in the file; it has %s",
@@ -1007,6 +1020,12 @@ const char *import_guess(const char *body, size_t len)
 	size_t pos = 0, n, k;
 	const char *line;
 
+	/* archives: a zip saved by Extra-P holds experiment.json; else profiles */
+	if (len > 4 && !memcmp(body, "PK\x03\x04", 4))
+		return has(body, len < 4096 ? len : 4096, "experiment.json") ? "extrap-experiment" : "cube";
+	if ((len > 2 && !memcmp(body, "\x1f\x8b", 2)) || (len > 3 && !memcmp(body, "BZh", 3)) ||
+	    (len > 6 && !memcmp(body, "\xfd" "7zXZ", 5)) || (len > 262 && !memcmp(body + 257, "ustar", 5)))
+		return "cube";
 	if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {
 		body += 3;
 		len -= 3;
@@ -1026,6 +1045,10 @@ const char *import_guess(const char *body, size_t len)
 			return "extrap-jsonl";
 		if (first_line_has(body, len, "\"parameters\"") && first_line_has(body, len, "\"callpath\""))
 			return "talpas";
+		if (has(body, len < 65536 ? len : 65536, "\"dataframe_indices\"") ||
+		    (has(body, len < 65536 ? len : 65536, "\"dataframe\"") &&
+		     has(body, len < 65536 ? len : 65536, "\"graph\"")))
+			return "thicket-json";
 		if (has(body, len < 65536 ? len : 65536, "\"nodes\"") ||
 		    has(body, len < 65536 ? len : 65536, "\"columns\""))
 			return "caliper-json";
@@ -1135,13 +1158,13 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 	if (o->format && !format_static(o->format))
 		return kerr_field(err, 400, "format", "format='%.40s' is not one karte reads; it reads "
 				  IMPORT_FORMATS, o->format);
-	if (len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {	/* a byte-order mark */
-		body += 3;
-		len -= 3;
-	}
 	if (!len)
 		return kerr_field(err, 400, "body", "the file is empty");
 	fmt = o->format ? format_static(o->format) : import_guess(body, len);
+	if (fmt && !binary_format(fmt) && len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {
+		body += 3;	/* a byte-order mark */
+		len -= 3;
+	}
 	if (!fmt)
 		return kerr_field(err, 400, "format", "%s; say which it is with format= (one of "
 				  IMPORT_FORMATS ")", len ? "the file's format is not one karte "
@@ -1150,7 +1173,7 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 	if (strcmp(fmt, "csv") && strcmp(fmt, "ndjson") && (!o->system || !o->application))
 		return kerr_field(err, 400, o->system ? "application" : "system", "give the runs a "
 				  "system= and an application=");
-	if (!utf8_valid((const unsigned char *)body, len)) {
+	if (!binary_format(fmt) && !utf8_valid((const unsigned char *)body, len)) {
 		size_t i = 0, line = 1;
 
 		/* which line: the first that is not valid on its own */
@@ -1166,7 +1189,7 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 		return kerr_field(err, 400, "body", "line %zu: the file is not valid UTF-8 (save it as "
 				  "UTF-8)", line);
 	}
-	if ((!strcmp(fmt, "extrap-json") || !strcmp(fmt, "caliper-json")) && len > TREE_BODY_MAX)
+	if ((!strcmp(fmt, "extrap-json") || !strcmp(fmt, "caliper-json") || !strcmp(fmt, "thicket-json")) && len > TREE_BODY_MAX)
 		return kerr_field(err, 413, "body", "a %s file may be at most %u bytes (it is read "
 				  "whole)", fmt, TREE_BODY_MAX);
 	if (series_check(o, err))
@@ -1190,6 +1213,12 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 		rc = xp_read_cali(&x, body, len, o, err);
 	else if (!strcmp(fmt, "caliper-json"))
 		rc = xp_read_caliper_json(&x, body, len, o, err);
+	else if (!strcmp(fmt, "cube"))
+		rc = xp_read_cube(&x, body, len, o, err);
+	else if (!strcmp(fmt, "extrap-experiment"))
+		rc = xp_read_extrap_experiment(&x, body, len, err);
+	else if (!strcmp(fmt, "thicket-json"))
+		rc = xp_read_thicket(&x, body, len, o, err);
 	else
 		rc = xp_read_geopm(&x, body, len, o, err);
 	if (!rc && strcmp(fmt, "csv") && strcmp(fmt, "ndjson"))

@@ -29,7 +29,7 @@
 
 /* The formats, as the API and the CLI name them. */
 #define IMPORT_FORMATS "extrap-text, extrap-jsonl, extrap-json, talpas, caliper-json, cali, " \
-		       "geopm-report, csv, ndjson"
+		       "geopm-report, csv, ndjson, cube, extrap-experiment, thicket-json"
 
 struct import_col {
 	const char *field;	/* a run field: p, n, tau, chi, ..., label.NAME */

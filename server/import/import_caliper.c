@@ -96,10 +96,17 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 	const char *s = NULL, *which = NULL;
 	size_t i;
 
-	if (o->p && !(s = global(g, o->p)))
+	if (o->p && strcmp(o->p, "p") && !(s = global(g, o->p)))
 		return kerr_field(err, 400, "p", "p='%s' is not a global of the file", o->p);
-	if (!s && (s = global(g, "mpi.world.size")) == NULL)
-		s = global(g, "jobsize");
+	if (s)
+		which = o->p;
+	else if ((s = global(g, "mpi.world.size")) != NULL)
+		which = "mpi.world.size";
+	else if ((s = global(g, "jobsize")) != NULL)
+		which = "jobsize";
+	if (which)	/* p=NAME names it too */
+		snprintf(x->p_from, sizeof(x->p_from), "%s", which);
+	which = NULL;
 	if (s) {
 		if (!xp_number(s, strlen(s), &pn[0]))
 			return kerr_field(err, 400, "p", "the number of processes '%.40s' is not a number", s);
@@ -110,7 +117,7 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 				"p = 1 (name a global with p=NAME)");
 	}
 	*has_n = false;
-	if (o->n) {
+	if (o->n && strcmp(o->n, "n")) {
 		if (!(s = global(g, o->n)))
 			return kerr_field(err, 400, "n", "n='%s' is not a global of the file", o->n);
 		which = o->n;
@@ -130,6 +137,7 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 		}
 	}
 	if (which) {
+		snprintf(x->n_from, sizeof(x->n_from), "%s", which);
 		if (!xp_number(s, strlen(s), &pn[1]))
 			return kerr_field(err, 400, "n", "the problem size '%s' = '%.40s' is not a number",
 					  which, s);
@@ -189,7 +197,7 @@ out:
 }
 
 /* The time metric among names: o->metric, else the first of these. */
-static int pick_time(const char *const *names, size_t n, const struct import_opts *o,
+static int pick_time(struct xp *x, const char *const *names, size_t n, const struct import_opts *o,
 		     bool *inclusive, double *scale, struct kerr *err)
 {
 	static const char *const prefer[] = {
@@ -222,6 +230,7 @@ static int pick_time(const char *const *names, size_t n, const struct import_opt
 		return kerr_field(err, 400, "metric", "the file has no time.duration value (give "
 				  "metric=NAME); its values: %s", list);
 	}
+	snprintf(x->metric_from, sizeof(x->metric_from), "%s", names[at]);	/* metric=NAME names it too */
 	*inclusive = strstr(names[at], "inclusive") != NULL;
 	if (strstr(names[at], ".ns"))
 		*scale = 1e-9;
@@ -246,6 +255,8 @@ struct cali {
 	struct acc acc;
 	struct globals g;
 	int64_t rank_attr, time_attr;
+	int64_t flat_attr;	/* with no nested attribute: the flat one that names regions, or -1 */
+	int pass;		/* 0: attributes and time; 1: values */
 	char **attr_names;	/* time candidates seen in ctx records */
 	size_t nattr;
 	long line;
@@ -366,7 +377,7 @@ static uint32_t node_path(struct cali *c, int64_t id, struct kerr *err)
 	up = nd ? nd->path : XP_NONE;
 	while (n--) {
 		nd = &c->nodes[chain[n]];
-		if (attr_props(c, nd->attr) & CALI_NESTED) {
+		if ((attr_props(c, nd->attr) & CALI_NESTED) || (c->flat_attr >= 0 && nd->attr == c->flat_attr)) {
 			size_t len = (up == XP_NONE ? 0 : strlen(c->x->paths[up].name) + 2) + strlen(nd->data);
 			char *name = xmalloc(len + 1);
 			uint32_t pa;
@@ -470,7 +481,7 @@ static int cali_ctx(struct cali *c, struct field *f, size_t nf, bool globals, st
 		}
 		return 0;
 	}
-	for (i = 0; ref && i < ref->nval; i++) {
+	for (i = 0; ref && i < ref->nval && c->pass == 1; i++) {	/* regions: once the attributes are known */
 		int64_t id = to_id(ref->val[i]);
 		uint32_t pa = node_path(c, id, err);
 
@@ -503,6 +514,29 @@ static int cali_ctx(struct cali *c, struct field *f, size_t nf, bool globals, st
 	return acc_add(&c->acc, path, rank, has_rank, v, err);
 }
 
+/* A file whose attributes are none of them nested (Caliper's region
+ * attributes are; a file of flat annotations is not): the first of the
+ * usual region attributes it defines names its regions, each a root. */
+static void flat_regions(struct cali *c)
+{
+	static const char *const names[] = {"region", "function", "annotation", "kernel", "loop",
+					    "phase", "mpi.function"};
+	size_t i, k;
+
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].attr == CALI_NAME && (attr_props(c, (int64_t)i) & CALI_NESTED))
+			return;
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++)
+		for (i = 0; i < c->nnodes; i++)
+			if (c->nodes[i].attr == CALI_NAME && c->nodes[i].data && !strcmp(c->nodes[i].data, names[k])) {
+				c->flat_attr = (int64_t)i;
+				xp_warn(c->x, "the file has no nested region attribute: its regions are the "
+					"values of the flat attribute '%s', each a region of its own",
+					names[k]);
+				return;
+			}
+}
+
 /* Two passes: the first finds the attributes and the time metric, the second the values. */
 int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 		 struct kerr *err)
@@ -516,12 +550,14 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 	c.x = x;
 	c.o = o;
 	c.time_attr = -1;
+	c.flat_attr = -1;
 	acc_init(&c.acc);
 	for (pass = 0; pass < 2; pass++) {
 		size_t pos = 0, n, nf;
 		const char *line;
 
 		c.line = 0;
+		c.pass = (int)pass;
 		while (xp_next_line(body, len, &pos, &line, &n)) {
 			struct field *rec;
 
@@ -552,7 +588,7 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 			}
 		}
 		if (pass == 0) {
-			int at = pick_time((const char *const *)c.attr_names, c.nattr, o, &c.acc.inclusive,
+			int at = pick_time(x, (const char *const *)c.attr_names, c.nattr, o, &c.acc.inclusive,
 					   &c.acc.scale, err);
 
 			if (at < 0)
@@ -570,11 +606,13 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 			}
 			if (o->time_scale > 0)
 				c.acc.scale = o->time_scale;
+			flat_regions(&c);
 		}
 	}
 	if (!x->npaths) {
-		kerr_field(err, 400, "region", "the file has no region (no nested attribute such as "
-			   "function, region or loop in its records)");
+		kerr_field(err, 400, "region", "the file has no region: no nested attribute, and no "
+			   "flat one called region, function, annotation, kernel, loop or phase in its "
+			   "records");
 		goto out;
 	}
 	rc = acc_finish(&c.acc, x, &c.g, o, "time", err);
@@ -639,7 +677,7 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 				col[k] = i;
 				vals[k++] = names[i];
 			}
-		at = pick_time(vals, k, o, &a->inclusive, &a->scale, err);
+		at = pick_time(x, vals, k, o, &a->inclusive, &a->scale, err);
 		if (at >= 0)
 			at = (int)col[at];	/* the value's column */
 		free(vals);
@@ -738,7 +776,7 @@ static int json_records(struct xp *x, json_t *doc, const struct import_opts *o, 
 			}
 		}
 	}
-	at = pick_time(vals, nv, o, &a->inclusive, &a->scale, err);
+	at = pick_time(x, vals, nv, o, &a->inclusive, &a->scale, err);
 	key = at >= 0 ? vals[at] : NULL;
 	free(vals);
 	if (at < 0)

@@ -4,6 +4,8 @@
  * JSON documents (the current {"parameters", "measurements"} and the legacy
  * one with ids).
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <ctype.h>
 #include <stdarg.h>
 #include <math.h>
@@ -633,4 +635,151 @@ int xp_read_extrap_json(struct xp *x, const char *body, size_t len, struct kerr 
 		rc = json_current(x, doc, err);
 	json_decref(doc);
 	return rc ? rc : xp_tree(x, err);
+}
+
+/* ---- a saved experiment (.extra-p) ----------------------------------------- */
+
+#define EXPERIMENT_JSON_MAX (32u << 20)	/* experiment.json unpacked */
+
+/* experiment.json of a ZIP (Extra-P 4 saves an experiment so), read
+ * whole and bounded; NULL with err. */
+static char *experiment_json(const char *body, size_t len, size_t *out_len, struct kerr *err)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	char *buf = NULL;
+	size_t n = 0;
+	int r;
+
+	archive_read_support_format_zip(a);
+	if (archive_read_open_memory(a, body, len) != ARCHIVE_OK) {
+		archive_read_free(a);
+		kerr_field(err, 400, "body", "not a saved Extra-P experiment: not a ZIP archive");
+		return NULL;
+	}
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		la_ssize_t got;
+
+		if (strcmp(archive_entry_pathname(e), "experiment.json"))
+			continue;
+		buf = xmalloc(EXPERIMENT_JSON_MAX + 1);
+		while ((got = archive_read_data(a, buf + n, EXPERIMENT_JSON_MAX + 1 - n)) > 0)
+			if ((n += (size_t)got) > EXPERIMENT_JSON_MAX)
+				break;
+		if (got < 0 || n > EXPERIMENT_JSON_MAX) {
+			if (got < 0)
+				kerr_field(err, 400, "body", "experiment.json cannot be unpacked: %s",
+					   archive_error_string(a) ? archive_error_string(a) : "a broken ZIP");
+			else
+				kerr_field(err, 413, "body", "experiment.json unpacks to more than %u bytes",
+					   EXPERIMENT_JSON_MAX);
+			free(buf);
+			buf = NULL;
+		}
+		break;
+	}
+	if (!buf && !err->code)
+		kerr_field(err, 400, "body", "the ZIP holds no experiment.json: not an experiment saved "
+			   "by Extra-P");
+	archive_read_free(a);
+	*out_len = n;
+	return buf;
+}
+
+/* {"parameters": [...], "measurements": {callpath: {metric: [{"coordinate":
+ * [...], "values": [...]} or {"coordinate", "mean", "median", ...}]}}}: a
+ * measurement saved without its values becomes one repetition, its mean. */
+int xp_read_extrap_experiment(struct xp *x, const char *body, size_t len, struct kerr *err)
+{
+	size_t jlen, i, j, k, means = 0;
+	char *text = experiment_json(body, len, &jlen, err);
+	json_t *doc, *params, *meas, *v, *metrics, *list, *m, *pt, *vals;
+	const char *cpname, *mname;
+	json_error_t je;
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	doc = json_loadb(text, jlen, 0, &je);
+	free(text);
+	if (!doc)
+		return kerr_field(err, 400, "body", "experiment.json: not JSON: line %d: %s", je.line, je.text);
+	params = json_object_get(doc, "parameters");
+	meas = json_object_get(doc, "measurements");
+	if (!json_is_array(params) || !json_is_object(meas)) {
+		json_fail(err, "experiment.json needs 'parameters' (an array) and 'measurements' (an object)");
+		goto out;
+	}
+	json_array_foreach(params, i, v) {
+		json_t *name = json_is_object(v) ? json_object_get(v, "name") : v;
+
+		if (!json_is_string(name)) {
+			json_fail(err, "a parameter is not a name");
+			goto out;
+		}
+		if (xp_param(x, json_string_value(name), json_string_length(name), err))
+			goto out;
+	}
+	json_object_foreach(meas, cpname, metrics) {
+		uint32_t path = xp_path(x, cpname, strlen(cpname), err);
+
+		if (path == XP_NONE)
+			goto out;
+		if (!json_is_object(metrics)) {
+			json_fail(err, "a call path's measurements are not an object of metrics");
+			goto out;
+		}
+		json_object_foreach(metrics, mname, list) {
+			uint32_t metric = xp_metric(x, mname, strlen(mname), err), p;
+			double c[IMPORT_PARAMS_MAX], d;
+
+			if (metric == XP_NONE)
+				goto out;
+			if (!json_is_array(list)) {
+				json_fail(err, "a metric's measurements are not an array");
+				goto out;
+			}
+			json_array_foreach(list, j, m) {
+				pt = json_object_get(m, "coordinate");
+				if (!pt)
+					pt = json_object_get(m, "point");
+				if (!json_is_array(pt) || json_array_size(pt) != x->nparams) {
+					json_fail(err, "a measurement's 'coordinate' does not have a value per "
+						  "parameter");
+					goto out;
+				}
+				for (k = 0; k < x->nparams; k++)
+					if (!json_num(json_array_get(pt, k), &c[k]) || !isfinite(c[k])) {
+						json_fail(err, "a coordinate's value is not a finite number");
+						goto out;
+					}
+				if ((p = xp_point(x, c, err)) == XP_NONE)
+					goto out;
+				vals = json_object_get(m, "values");
+				if (json_is_array(vals) && json_array_size(vals)) {
+					json_array_foreach(vals, k, v)
+						if (!json_num(v, &d) || xp_value(x, path, metric, p, d, err)) {
+							if (!err->code)
+								json_fail(err, "a value is not a number");
+							goto out;
+						}
+					continue;
+				}
+				if (!json_num(json_object_get(m, "mean"), &d)) {
+					json_fail(err, "a measurement has neither 'values' nor a 'mean'");
+					goto out;
+				}
+				if (xp_value(x, path, metric, p, d, err))
+					goto out;
+				means++;
+			}
+		}
+	}
+	if (means)
+		xp_warn(x, "%zu measurements were saved without their values: each is one run whose "
+			"value is its saved mean, where Extra-P had its repetitions", means);
+	rc = xp_tree(x, err);
+out:
+	json_decref(doc);
+	return rc;
 }

@@ -58,6 +58,10 @@ struct xp {
 	json_t *warnings;	/* at most IMPORT_WARNINGS_MAX strings */
 	size_t nwarnings;	/* all of them, listed or not */
 	double time_scale;	/* readers scale times by this when set (> 0) */
+	/* the file's own names of what a reader made "p", "n" and "time" (Caliper's
+	 * mpi.world.size, problem_size, max#inclusive#sum#time.duration): p=,
+	 * n= and metric= may name either */
+	char p_from[128], n_from[128], metric_from[256];
 };
 
 void xp_init(struct xp *x);
@@ -103,6 +107,16 @@ int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
 			 const struct import_opts *o, struct kerr *err);
 int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 		  struct kerr *err);
+/* Extra-P's saved experiment: a ZIP holding experiment.json */
+int xp_read_extrap_experiment(struct xp *x, const char *body, size_t len, struct kerr *err);
+/* Thicket's serialized ensemble (Thicket.to_json()) */
+int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		    struct kerr *err);
+/* Score-P Cube 4: a tar or zip of experiment directories (or one .cubex) */
+int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		 struct kerr *err);
+int xp_read_cube_profile(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+			 struct kerr *err);
 
 /* Lines of a body: *line and *n for the next one (without its end, a
  * trailing \r dropped); false at the end. *pos starts at 0. */

@@ -1,0 +1,1058 @@
+/*
+ * Score-P's Cube 4 profiles (format=cube): an upload is a tar or zip (gzip
+ * and the like undone) of experiment directories, each holding one or more
+ * `.cubex`; Extra-P's reading of the directory names gives the parameters
+ * (`mm.x10y1z1.r1`: x = 10, y = 1, z = 1). A `.cubex` is itself a tar:
+ * anchor.xml (maybe gzip'd) holds the metrics, the call tree (cnodes) and
+ * the system tree; `ID.index` lists the cnodes metric ID has values for
+ * (positions in an enumeration of the tree: depth first for exclusive
+ * metrics, children-together for inclusive ones), `ID.data` the values, a
+ * row of one value per location for each listed cnode, raw or in zlib
+ * segments (ZCUBEX.DATA). Read on libarchive, libxml2 and zlib; every
+ * size is bounded before it is allocated.
+ *
+ * Readings (docs/api.md): a profile's value of a metric at a call path is
+ * the sum over its locations (processes and threads) of the inclusive
+ * value (the minimum or maximum for MINDOUBLE and MAXDOUBLE metrics); a
+ * call path without a stored value is 0; every parameter of the directory
+ * names is kept, constant ones too; without a parameter called p, p is the
+ * number of processes of the profile's system tree.
+ */
+#include "import_xp.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <zlib.h>
+
+#include "xalloc.h"
+
+#define CUBE_FILES_MAX 10000		/* profiles of one upload */
+#define CUBE_ENTRY_MAX (64u << 20)	/* bytes of one .cubex, or of a file inside it */
+#define CUBE_UNPACKED_MAX (1024u << 20)	/* bytes unpacked from one upload, in all */
+#define CUBE_LOCATIONS_MAX 1000000	/* locations of a system tree */
+#define CUBE_VALUES_MAX (32u << 20)	/* values of one metric (cnodes x locations) */
+#define CUBE_DEPTH_MAX 1000		/* levels of a call tree */
+#define DIR_NAME_MAX 512
+
+/* ---- the upload: archives read from memory ---------------------------------------- */
+
+struct unpack {
+	size_t total;		/* bytes unpacked so far, all archives */
+	struct kerr *err;
+};
+
+static struct archive *open_archive(const char *body, size_t len, bool outer)
+{
+	struct archive *a = archive_read_new();
+
+	archive_read_support_filter_all(a);
+	archive_read_support_format_tar(a);
+	if (outer) {
+		archive_read_support_format_zip(a);
+		archive_read_support_format_cpio(a);
+	}
+	if (archive_read_open_memory(a, body, len) != ARCHIVE_OK) {
+		archive_read_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* The entry's data, whole, into a malloc'd buffer; NULL with err past the bounds. */
+static char *entry_data(struct archive *a, struct archive_entry *e, struct unpack *u,
+			const char *what, size_t *len)
+{
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
+	la_ssize_t got;
+
+	if (archive_entry_size_is_set(e) && archive_entry_size(e) > (la_int64_t)CUBE_ENTRY_MAX) {
+		kerr_field(u->err, 413, "body", "%s is %lld bytes; a file inside the upload may be at "
+			   "most %u", what, (long long)archive_entry_size(e), CUBE_ENTRY_MAX);
+		return NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= CUBE_ENTRY_MAX) {
+				kerr_field(u->err, 413, "body", "%s unpacks to more than %u bytes", what,
+					   CUBE_ENTRY_MAX);
+				free(buf);
+				return NULL;
+			}
+			cap = cap ? 2 * cap : 65536;
+			buf = xrealloc(buf, cap + 1);
+		}
+		got = archive_read_data(a, buf + n, cap - n);
+		if (got < 0) {
+			kerr_field(u->err, 400, "body", "%s cannot be unpacked: %s", what,
+				   archive_error_string(a) ? archive_error_string(a) : "a broken archive");
+			free(buf);
+			return NULL;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+		u->total += (size_t)got;
+		if (u->total > CUBE_UNPACKED_MAX) {
+			kerr_field(u->err, 413, "body", "the upload unpacks to more than %u bytes; import "
+				   "it in parts", CUBE_UNPACKED_MAX);
+			free(buf);
+			return NULL;
+		}
+	}
+	if (!buf)
+		buf = xmalloc(1);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+/* ---- directory names, as Extra-P reads them ----------------------------------------- */
+
+struct dir_params {
+	char names[IMPORT_PARAMS_MAX][64];
+	double values[IMPORT_PARAMS_MAX];
+	size_t n;
+};
+
+/* The experiment directory of an archive path (the folder holding the
+ * .cubex), into dir; "" for a .cubex at the top. */
+static void experiment_dir(const char *path, char *dir, size_t size)
+{
+	const char *slash = strrchr(path, '/'), *start;
+	size_t n;
+
+	if (!slash) {
+		dir[0] = '\0';
+		return;
+	}
+	for (start = slash; start > path && start[-1] != '/'; start--)
+		;
+	n = (size_t)(slash - start);
+	if (n >= size)
+		n = size - 1;
+	memcpy(dir, start, n);
+	dir[n] = '\0';
+}
+
+static bool numeric_char(char c)
+{
+	return isdigit((unsigned char)c) || c == '.' || c == ',';
+}
+
+/* Parameters from a directory name: what lies between its first '.' and
+ * ".r" (the repetition) splits into names and numbers, "x10y1z1" into x =
+ * 10, y = 1, z = 1; a number may use a decimal comma and end in a
+ * separator ("x20,5.y20,5" is 20.5 and 20.5). -1 with err when a part is
+ * not a number or there are too many. */
+static int parse_dir(const char *dir, struct dir_params *dp, struct kerr *err)
+{
+	const char *dot = strchr(dir, '.'), *start = dot ? dot + 1 : dir, *end = strstr(dir, ".r");
+	const char *s = start, *stop = end && end >= start ? end : dir + strlen(dir);
+
+	dp->n = 0;
+	while (s < stop) {
+		const char *name = s;
+		char num[64];
+		size_t k, nn;
+		char *e;
+
+		while (s < stop && !numeric_char(*s))
+			s++;
+		nn = (size_t)(s - name);
+		if (s == stop) {
+			if (nn)	/* a name without a value */
+				return kerr_field(err, 400, "body", "the experiment directory '%.200s' names "
+						  "'%.*s' without a value after it (Extra-P reads names like "
+						  "mm.x10y1z1.r1)", dir, (int)(nn < 64 ? nn : 64), name);
+			break;
+		}
+		if (dp->n == IMPORT_PARAMS_MAX)
+			return kerr_field(err, 413, "body", "the experiment directory '%.200s' names more "
+					  "than %d parameters", dir, IMPORT_PARAMS_MAX);
+		for (k = 0; s < stop && numeric_char(*s) && k < sizeof(num) - 1; s++, k++)
+			num[k] = *s == ',' ? '.' : *s;
+		num[k] = '\0';
+		while (k && num[k - 1] == '.')	/* a separator after the number */
+			num[--k] = '\0';
+		if (nn >= sizeof(dp->names[0]))
+			nn = sizeof(dp->names[0]) - 1;
+		memcpy(dp->names[dp->n], name, nn);
+		dp->names[dp->n][nn] = '\0';
+		dp->values[dp->n] = strtod(num, &e);
+		if (!k || *e || !isfinite(dp->values[dp->n]))
+			return kerr_field(err, 400, "body", "the experiment directory '%.200s': '%s' is not "
+					  "a number (the value of '%s')", dir, num, dp->names[dp->n]);
+		dp->n++;
+	}
+	return 0;
+}
+
+static bool same_names(const struct dir_params *a, const struct dir_params *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return false;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->names[i], b->names[i]))
+			return false;
+	return true;
+}
+
+static void names_text(const struct dir_params *dp, char *out, size_t size)
+{
+	size_t i, len = 0;
+
+	out[0] = '\0';
+	for (i = 0; i < dp->n && len < size; i++)
+		len += (size_t)snprintf(out + len, size - len, "%s%s", i ? ", " : "", dp->names[i]);
+	if (!dp->n)
+		snprintf(out, size, "none");
+}
+
+/* ---- one profile ------------------------------------------------------------------- */
+
+struct cnode {
+	uint32_t region;	/* index into regions */
+	uint32_t parent;	/* UINT32_MAX for a root */
+	uint32_t first_child, next_sibling;	/* UINT32_MAX: none */
+	uint32_t path;		/* the xp call path */
+};
+
+struct cmetric {
+	char *name;
+	int id;
+	bool inclusive;		/* values stored inclusive (type INCLUSIVE) */
+	char dtype[32];
+};
+
+struct profile {
+	struct cnode *cnodes;
+	size_t ncnodes;
+	uint32_t *cnode_by_id;	/* cnode id -> index, for ids below nids */
+	size_t nids;
+	char **regions;		/* region names by region index */
+	int *region_ids;
+	size_t nregions;
+	struct cmetric *metrics;
+	size_t nmetrics;
+	size_t locations, processes;
+	uint32_t *deep, *wide;	/* tree positions -> cnode index */
+};
+
+static void profile_free(struct profile *pf)
+{
+	size_t i;
+
+	for (i = 0; i < pf->nregions; i++)
+		free(pf->regions[i]);
+	for (i = 0; i < pf->nmetrics; i++)
+		free(pf->metrics[i].name);
+	free(pf->regions);
+	free(pf->region_ids);
+	free(pf->metrics);
+	free(pf->cnodes);
+	free(pf->cnode_by_id);
+	free(pf->deep);
+	free(pf->wide);
+	memset(pf, 0, sizeof(*pf));
+}
+
+static bool named(const xmlNode *n, const char *name)
+{
+	return n->type == XML_ELEMENT_NODE && !strcmp((const char *)n->name, name);
+}
+
+/* The text of n's child element called name, or "" (a static empty string). */
+static const char *child_text(const xmlNode *n, const char *name, xmlChar **keep)
+{
+	const xmlNode *c;
+
+	for (c = n->children; c; c = c->next)
+		if (named(c, name)) {
+			*keep = xmlNodeGetContent(c);
+			return *keep ? (const char *)*keep : "";
+		}
+	*keep = NULL;
+	return "";
+}
+
+static bool int_attr(const xmlNode *n, const char *name, long *out)
+{
+	xmlChar *v = xmlGetProp(n, (const xmlChar *)name);
+	char *e;
+	bool ok;
+
+	if (!v)
+		return false;
+	*out = strtol((const char *)v, &e, 10);
+	ok = e != (char *)v && !*e && *out >= 0 && *out < INT32_MAX;
+	xmlFree(v);
+	return ok;
+}
+
+static int add_metrics(struct profile *pf, const xmlNode *parent, struct kerr *err)
+{
+	const xmlNode *m;
+
+	for (m = parent->children; m; m = m->next) {
+		struct cmetric *cm;
+		xmlChar *type, *uniq, *dtype;
+		const char *u, *d;
+		long id;
+
+		if (!named(m, "metric"))
+			continue;
+		if (pf->nmetrics == IMPORT_METRICS_MAX)
+			return kerr_field(err, 413, "body", "anchor.xml defines more than %d metrics",
+					  IMPORT_METRICS_MAX);
+		if (!int_attr(m, "id", &id))
+			return kerr_field(err, 400, "body", "anchor.xml: a metric without a numeric id");
+		pf->metrics = xrealloc(pf->metrics, (pf->nmetrics + 1) * sizeof(*pf->metrics));
+		cm = &pf->metrics[pf->nmetrics++];
+		memset(cm, 0, sizeof(*cm));
+		cm->id = (int)id;
+		type = xmlGetProp(m, (const xmlChar *)"type");
+		cm->inclusive = type && !strcmp((const char *)type, "INCLUSIVE");
+		xmlFree(type);
+		u = child_text(m, "uniq_name", &uniq);
+		cm->name = xstrdup(*u ? u : "metric");
+		xmlFree(uniq);
+		d = child_text(m, "dtype", &dtype);
+		snprintf(cm->dtype, sizeof(cm->dtype), "%s", d);
+		xmlFree(dtype);
+		if (add_metrics(pf, m, err))	/* derived metrics nest */
+			return -1;
+	}
+	return 0;
+}
+
+static int add_cnodes(struct profile *pf, const xmlNode *parent, uint32_t up, int depth,
+		      struct kerr *err)
+{
+	const xmlNode *c;
+	uint32_t last = UINT32_MAX;
+
+	if (depth > CUBE_DEPTH_MAX)
+		return kerr_field(err, 413, "body", "anchor.xml: the call tree is deeper than %d levels",
+				  CUBE_DEPTH_MAX);
+	for (c = parent->children; c; c = c->next) {
+		struct cnode *cn;
+		long id, callee;
+		size_t r, k;
+
+		if (!named(c, "cnode"))
+			continue;
+		if (pf->ncnodes == IMPORT_PATHS_MAX)
+			return kerr_field(err, 413, "body", "anchor.xml: more than %d call paths",
+					  IMPORT_PATHS_MAX);
+		if (!int_attr(c, "id", &id) || !int_attr(c, "calleeId", &callee))
+			return kerr_field(err, 400, "body", "anchor.xml: a cnode without a numeric id "
+					  "and calleeId");
+		for (r = 0; r < pf->nregions && pf->region_ids[r] != callee; r++)
+			;
+		if (r == pf->nregions)
+			return kerr_field(err, 400, "body", "anchor.xml: cnode %ld calls region %ld, which "
+					  "is not defined", id, callee);
+		if ((size_t)id >= pf->nids) {
+			size_t nids = (size_t)id + 1 > 2 * pf->nids ? (size_t)id + 1 : 2 * pf->nids;
+
+			if (nids > 4 * (size_t)IMPORT_PATHS_MAX)
+				return kerr_field(err, 400, "body", "anchor.xml: cnode id %ld is out of "
+						  "range", id);
+			pf->cnode_by_id = xrealloc(pf->cnode_by_id, nids * sizeof(uint32_t));
+			for (k = pf->nids; k < nids; k++)
+				pf->cnode_by_id[k] = UINT32_MAX;
+			pf->nids = nids;
+		}
+		if (pf->cnode_by_id[id] != UINT32_MAX)
+			return kerr_field(err, 400, "body", "anchor.xml: cnode id %ld twice", id);
+		pf->cnodes = xrealloc(pf->cnodes, (pf->ncnodes + 1) * sizeof(*pf->cnodes));
+		cn = &pf->cnodes[pf->ncnodes];
+		*cn = (struct cnode){(uint32_t)r, up, UINT32_MAX, UINT32_MAX, XP_NONE};
+		pf->cnode_by_id[id] = (uint32_t)pf->ncnodes;
+		if (last != UINT32_MAX)
+			pf->cnodes[last].next_sibling = (uint32_t)pf->ncnodes;
+		else if (up != UINT32_MAX)
+			pf->cnodes[up].first_child = (uint32_t)pf->ncnodes;
+		last = (uint32_t)pf->ncnodes++;
+		if (add_cnodes(pf, c, last, depth + 1, err))
+			return -1;
+	}
+	return 0;
+}
+
+static void count_system(struct profile *pf, const xmlNode *n)
+{
+	const xmlNode *c;
+
+	for (c = n->children; c; c = c->next) {
+		if (named(c, "location")) {
+			pf->locations++;
+		} else if (named(c, "locationgroup")) {
+			xmlChar *keep;
+			const char *type = child_text(c, "type", &keep);
+
+			if (!*type || !strcmp(type, "process"))
+				pf->processes++;
+			xmlFree(keep);
+			count_system(pf, c);
+		} else if (c->type == XML_ELEMENT_NODE) {
+			count_system(pf, c);
+		}
+	}
+}
+
+/* The tree's two enumerations, as Cube writes index positions: deep (each
+ * node, then its subtrees: exclusive metrics) and wide (each node's
+ * children one after another when the node is reached: inclusive ones). */
+static void enumerate(struct profile *pf)
+{
+	uint32_t *stack = xmalloc((pf->ncnodes + 1) * sizeof(uint32_t)), c;
+	size_t top = 0, nd = 0, nw = 0, i, j;
+
+	pf->deep = xmalloc((pf->ncnodes + 1) * sizeof(uint32_t));
+	pf->wide = xmalloc((pf->ncnodes + 1) * sizeof(uint32_t));
+	/* deep: preorder, roots in order */
+	for (i = pf->ncnodes; i-- > 0;)
+		if (pf->cnodes[i].parent == UINT32_MAX)
+			stack[top++] = (uint32_t)i;
+	while (top) {
+		uint32_t v = stack[--top];
+		size_t first = top;
+
+		pf->deep[nd++] = v;
+		for (c = pf->cnodes[v].first_child; c != UINT32_MAX; c = pf->cnodes[c].next_sibling)
+			stack[top++] = c;
+		/* children pushed in order: reverse them so the first is popped first */
+		for (i = 0; i < (top - first) / 2; i++) {
+			uint32_t t = stack[first + i];
+
+			stack[first + i] = stack[top - 1 - i];
+			stack[top - 1 - i] = t;
+		}
+	}
+	/* wide: a root, then at each node popped its children listed together */
+	for (i = 0; i < pf->ncnodes; i++) {
+		uint32_t root = (uint32_t)i;
+
+		if (pf->cnodes[i].parent != UINT32_MAX)
+			continue;
+		pf->wide[nw++] = root;
+		top = 0;
+		stack[top++] = root;
+		while (top) {
+			uint32_t v = stack[--top];
+			size_t first = top;
+
+			for (c = pf->cnodes[v].first_child; c != UINT32_MAX; c = pf->cnodes[c].next_sibling) {
+				pf->wide[nw++] = c;
+				stack[top++] = c;
+			}
+			for (j = 0; j < (top - first) / 2; j++) {
+				uint32_t t = stack[first + j];
+
+				stack[first + j] = stack[top - 1 - j];
+				stack[top - 1 - j] = t;
+			}
+		}
+	}
+	free(stack);
+}
+
+/* gzip'd anchor.xml (Score-P writes it so) unpacked, bounded; NULL with err. */
+static char *gunzip(const char *in, size_t len, size_t *out_len, struct unpack *u)
+{
+	z_stream z;
+	size_t cap = len * 4 + 4096, n = 0;
+	char *out;
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		kerr_field(u->err, 400, "body", "anchor.xml: cannot unpack");
+		return NULL;
+	}
+	if (cap > CUBE_ENTRY_MAX)
+		cap = CUBE_ENTRY_MAX;
+	out = xmalloc(cap + 1);
+	z.next_in = (Bytef *)(uintptr_t)in;
+	z.avail_in = (uInt)len;
+	do {
+		if (n == cap) {
+			if (cap >= CUBE_ENTRY_MAX) {
+				kerr_field(u->err, 413, "body", "anchor.xml unpacks to more than %u bytes",
+					   CUBE_ENTRY_MAX);
+				goto fail;
+			}
+			cap = 2 * cap > CUBE_ENTRY_MAX ? CUBE_ENTRY_MAX : 2 * cap;
+			out = xrealloc(out, cap + 1);
+		}
+		z.next_out = (Bytef *)out + n;
+		z.avail_out = (uInt)(cap - n);
+		rc = inflate(&z, Z_NO_FLUSH);
+		n = cap - z.avail_out;
+		if (rc != Z_OK && rc != Z_STREAM_END) {
+			kerr_field(u->err, 400, "body", "anchor.xml: a broken gzip stream");
+			goto fail;
+		}
+	} while (rc != Z_STREAM_END);
+	inflateEnd(&z);
+	u->total += n;
+	out[n] = '\0';
+	*out_len = n;
+	return out;
+fail:
+	inflateEnd(&z);
+	free(out);
+	return NULL;
+}
+
+static int read_anchor(struct profile *pf, const char *xml, size_t len, struct unpack *u)
+{
+	xmlDoc *doc;
+	const xmlNode *root, *sec, *c;
+	int rc = -1;
+
+	if (len > INT32_MAX)
+		return kerr_field(u->err, 413, "body", "anchor.xml is too large");
+	/* no network, no external entities, no DTD: a file is only its text */
+	doc = xmlReadMemory(xml, (int)len, "anchor.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
+			    XML_PARSE_NOWARNING);
+	if (!doc)
+		return kerr_field(u->err, 400, "body", "anchor.xml is not well-formed XML");
+	root = xmlDocGetRootElement(doc);
+	if (!root || !named(root, "cube")) {
+		kerr_field(u->err, 400, "body", "anchor.xml has no <cube> element: not a Cube 4 profile");
+		goto out;
+	}
+	for (sec = root->children; sec; sec = sec->next) {
+		if (named(sec, "metrics") && add_metrics(pf, sec, u->err))
+			goto out;
+		if (named(sec, "program")) {
+			for (c = sec->children; c; c = c->next) {
+				xmlChar *keep;
+				const char *name;
+				long id;
+
+				if (!named(c, "region"))
+					continue;
+				if (pf->nregions == IMPORT_PATHS_MAX) {
+					kerr_field(u->err, 413, "body", "anchor.xml: more than %d regions",
+						   IMPORT_PATHS_MAX);
+					goto out;
+				}
+				if (!int_attr(c, "id", &id)) {
+					kerr_field(u->err, 400, "body", "anchor.xml: a region without a "
+						   "numeric id");
+					goto out;
+				}
+				name = child_text(c, "name", &keep);
+				pf->regions = xrealloc(pf->regions, (pf->nregions + 1) * sizeof(char *));
+				pf->region_ids = xrealloc(pf->region_ids, (pf->nregions + 1) * sizeof(int));
+				pf->regions[pf->nregions] = xstrdup(*name ? name : "region");
+				pf->region_ids[pf->nregions++] = (int)id;
+				xmlFree(keep);
+			}
+			if (add_cnodes(pf, sec, UINT32_MAX, 0, u->err))
+				goto out;
+		}
+		if (named(sec, "system"))
+			count_system(pf, sec);
+	}
+	if (!pf->ncnodes) {
+		kerr_field(u->err, 400, "body", "anchor.xml has no call tree (no <cnode>)");
+		goto out;
+	}
+	if (!pf->locations || pf->locations > CUBE_LOCATIONS_MAX) {
+		kerr_field(u->err, 400, "body", "anchor.xml has %zu locations in its system tree (1 to "
+			   "%d are read)", pf->locations, CUBE_LOCATIONS_MAX);
+		goto out;
+	}
+	enumerate(pf);
+	rc = 0;
+out:
+	xmlFreeDoc(doc);
+	return rc;
+}
+
+/* ---- index and data ---------------------------------------------------------------- */
+
+static uint32_t get32(const unsigned char *p, bool swap)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return swap ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(const unsigned char *p, bool swap)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return swap ? __builtin_bswap64(v) : v;
+}
+
+/* Bytes of one value of a Cube data type, and how it reads; 0: not read. */
+enum vkind { V_F64, V_I64, V_U64, V_I32, V_U32, V_I16, V_U16, V_I8, V_U8 };
+
+static size_t dtype_size(const char *t, enum vkind *k)
+{
+	static const struct {
+		const char *name;
+		enum vkind k;
+		size_t size;
+	} types[] = {
+		{"DOUBLE", V_F64, 8}, {"MINDOUBLE", V_F64, 8}, {"MAXDOUBLE", V_F64, 8},
+		{"FLOAT", V_F64, 8}, {"INT64", V_I64, 8}, {"INTEGER", V_I64, 8},
+		{"SIGNED INTEGER", V_I64, 8}, {"UINT64", V_U64, 8}, {"UNSIGNED INTEGER", V_U64, 8},
+		{"INT32", V_I32, 4}, {"INT", V_I32, 4}, {"SIGNED INT", V_I32, 4},
+		{"UINT32", V_U32, 4}, {"UNSIGNED INT", V_U32, 4}, {"INT16", V_I16, 2},
+		{"SHORT INT", V_I16, 2}, {"SIGNED SHORT INT", V_I16, 2}, {"UINT16", V_U16, 2},
+		{"UNSIGNED SHORT INT", V_U16, 2}, {"INT8", V_I8, 1}, {"UINT8", V_U8, 1},
+		{"CHAR", V_U8, 1},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (!strcmp(t, types[i].name)) {
+			*k = types[i].k;
+			return types[i].size;
+		}
+	return 0;
+}
+
+static double value_at(const unsigned char *p, enum vkind k, bool swap)
+{
+	double d;
+	uint64_t u;
+
+	switch (k) {
+	case V_F64:
+		u = get64(p, swap);
+		memcpy(&d, &u, 8);
+		return d;
+	case V_I64:
+		return (double)(int64_t)get64(p, swap);
+	case V_U64:
+		return (double)get64(p, swap);
+	case V_I32:
+		return (double)(int32_t)get32(p, swap);
+	case V_U32:
+		return (double)get32(p, swap);
+	case V_I16:
+		return (double)(int16_t)(swap ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]));
+	case V_U16:
+		return (double)(swap ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]));
+	case V_I8:
+		return (double)(int8_t)p[0];
+	default:
+		return (double)p[0];
+	}
+}
+
+/* ZCUBEX.DATA: a count, then (uncompressed position, compressed position,
+ * compressed size) per segment, then the zlib segments; unpacked into
+ * out[0, want). -1 with err. */
+static int unzip_data(const unsigned char *d, size_t len, bool swap, unsigned char *out, size_t want,
+		      const char *what, struct unpack *u)
+{
+	size_t pos = 11, k, seg_at;
+	uint64_t count;
+
+	if (len < pos + 8)
+		return kerr_field(u->err, 400, "body", "%s: cut short", what);
+	count = get64(d + pos, swap);
+	pos += 8;
+	if (count > (len - pos) / 24)
+		return kerr_field(u->err, 400, "body", "%s: %llu segments do not fit the file", what,
+				  (unsigned long long)count);
+	seg_at = pos + (size_t)count * 24;
+	for (k = 0; k < count; k++) {
+		uint64_t at = get64(d + pos + 24 * k, swap), csize = get64(d + pos + 24 * k + 16, swap);
+		uLongf got;
+
+		if (!csize)
+			continue;
+		if (csize > len - seg_at || at >= want)
+			return kerr_field(u->err, 400, "body", "%s: a segment lies outside the file", what);
+		got = (uLongf)(want - at);
+		if (uncompress(out + at, &got, d + seg_at, (uLong)csize) != Z_OK)
+			return kerr_field(u->err, 400, "body", "%s: a segment does not unpack", what);
+		seg_at += (size_t)csize;
+	}
+	return 0;
+}
+
+/* Metric m's value at every cnode (summed over locations; min or max for
+ * MINDOUBLE and MAXDOUBLE), inclusive, into v[ncnodes]. 1 when the
+ * metric's type is not one karte reads (left out), -1 with err. */
+static int metric_values(const struct profile *pf, const struct cmetric *m, const char *index,
+			 size_t ilen, const char *data, size_t dlen, double *v, const char *where,
+			 struct unpack *u)
+{
+	const unsigned char *ix = (const unsigned char *)index, *dd = (const unsigned char *)data;
+	bool swap, is_min = !strcmp(m->dtype, "MINDOUBLE"), is_max = !strcmp(m->dtype, "MAXDOUBLE");
+	uint32_t one, n, i, type;
+	enum vkind kind;
+	size_t size = dtype_size(m->dtype, &kind), L = pf->locations, body_at, k;
+	unsigned char *vals = NULL;
+	const unsigned char *rows;
+	uint32_t *pos;
+	char what[160];
+
+	snprintf(what, sizeof(what), "%s: %d.index", where, m->id);
+	if (!size)
+		return 1;
+	if (ilen < 22 || memcmp(ix, "CUBEX.INDEX", 11))
+		return kerr_field(u->err, 400, "body", "%s is not a Cube index (no CUBEX.INDEX)", what);
+	one = get32(ix + 11, false);
+	swap = one != 1;
+	if (swap && __builtin_bswap32(one) != 1)
+		return kerr_field(u->err, 400, "body", "%s: its byte order mark is not 1", what);
+	type = ix[17];
+	n = get32(ix + 18, swap);
+	if (type != 1)
+		return kerr_field(u->err, 400, "body", "%s: index format %u is not read (karte reads "
+				  "Cube's sparse index, format 1)", what, type);
+	if (n > pf->ncnodes || ilen != 22 + (size_t)n * 4)
+		return kerr_field(u->err, 400, "body", "%s: %u call paths do not fit the file or the "
+				  "call tree", what, n);
+	if ((size_t)n * L > CUBE_VALUES_MAX)
+		return kerr_field(u->err, 413, "body", "%s: %u call paths x %zu locations is more than "
+				  "%u values", what, n, L, CUBE_VALUES_MAX);
+	pos = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
+	for (i = 0; i < n; i++) {
+		pos[i] = get32(ix + 22 + 4 * (size_t)i, swap);
+		if (pos[i] >= pf->ncnodes) {
+			free(pos);
+			return kerr_field(u->err, 400, "body", "%s: tree position %u is past the call "
+					  "tree's %zu nodes", what, pos[i], pf->ncnodes);
+		}
+	}
+	snprintf(what, sizeof(what), "%s: %d.data", where, m->id);
+	if (dlen >= 11 && !memcmp(dd, "ZCUBEX.DATA", 11)) {
+		vals = xcalloc((size_t)n * L * size + 1, 1);
+		if (unzip_data(dd, dlen, swap, vals, (size_t)n * L * size, what, u)) {
+			free(vals);
+			free(pos);
+			return -1;
+		}
+		rows = vals;
+	} else if (dlen >= 10 && !memcmp(dd, "CUBEX.DATA", 10)) {
+		body_at = 10;
+		if (dlen - body_at < (size_t)n * L * size) {
+			free(pos);
+			return kerr_field(u->err, 400, "body", "%s: cut short (%zu bytes for %u call paths "
+					  "x %zu locations)", what, dlen, n, L);
+		}
+		rows = dd + body_at;
+	} else {
+		free(pos);
+		return kerr_field(u->err, 400, "body", "%s is not Cube data (no CUBEX.DATA)", what);
+	}
+	for (k = 0; k < pf->ncnodes; k++)
+		v[k] = 0;
+	for (i = 0; i < n; i++) {
+		const uint32_t *order = m->inclusive ? pf->wide : pf->deep;
+		uint32_t c = order[pos[i]];
+		double acc = is_min ? INFINITY : is_max ? -INFINITY : 0;
+
+		for (k = 0; k < L; k++) {
+			double x = value_at(rows + ((size_t)i * L + k) * size, kind, swap);
+
+			acc = is_min ? fmin(acc, x) : is_max ? fmax(acc, x) : acc + x;
+		}
+		v[c] = acc;
+	}
+	free(vals);
+	free(pos);
+	/* exclusive values (summed) made inclusive: each node plus its subtree,
+	 * children before parents (the deep order backwards) */
+	if (!m->inclusive && !is_min && !is_max)
+		for (k = pf->ncnodes; k-- > 0;) {
+			uint32_t c = pf->deep[k];
+
+			if (pf->cnodes[c].parent != UINT32_MAX)
+				v[pf->cnodes[c].parent] += v[c];
+		}
+	return 0;
+}
+
+/* ---- the upload --------------------------------------------------------------------- */
+
+struct cube_file {
+	long id;		/* the metric's */
+	char *index, *data;
+	size_t ilen, dlen;
+};
+
+/* One .cubex (a tar in memory) into x at point pt. */
+static int read_profile(struct xp *x, const char *cubex, size_t len, const char *where, double *coords,
+			size_t nparams, bool add_p, struct unpack *u)
+{
+	struct archive *a = open_archive(cubex, len, false);
+	struct archive_entry *e;
+	struct profile pf = {0};
+	struct cube_file *files = NULL;
+	char *anchor = NULL;
+	size_t alen = 0, nfiles = 0, i, k;
+	double *v = NULL;
+	uint32_t pt, metric;
+	int rc = -1, r;
+
+	if (!a)
+		return kerr_field(u->err, 400, "body", "%s is not a tar (a .cubex holds anchor.xml and "
+				  "the metrics' .index and .data)", where);
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *name = archive_entry_pathname(e), *base = strrchr(name, '/');
+		char what[600];
+		long id;
+		char *end;
+		bool is_index;
+
+		base = base ? base + 1 : name;
+		snprintf(what, sizeof(what), "%s: %s", where, base);
+		if (!strcmp(base, "anchor.xml")) {
+			free(anchor);
+			if (!(anchor = entry_data(a, e, u, what, &alen)))
+				goto out;
+			continue;
+		}
+		id = strtol(base, &end, 10);
+		is_index = !strcmp(end, ".index");
+		if (end == base || id < 0 || id > INT32_MAX || (!is_index && strcmp(end, ".data")))
+			continue;	/* not a metric's file */
+		for (i = 0; i < nfiles && files[i].id != id; i++)
+			;
+		if (i == nfiles) {
+			if (nfiles == IMPORT_METRICS_MAX) {
+				kerr_field(u->err, 413, "body", "%s: more than %d metrics' files", where,
+					   IMPORT_METRICS_MAX);
+				goto out;
+			}
+			files = xrealloc(files, (nfiles + 1) * sizeof(*files));
+			memset(&files[nfiles], 0, sizeof(*files));
+			files[nfiles++].id = id;
+		}
+		if (is_index) {
+			free(files[i].index);
+			if (!(files[i].index = entry_data(a, e, u, what, &files[i].ilen)))
+				goto out;
+		} else {
+			free(files[i].data);
+			if (!(files[i].data = entry_data(a, e, u, what, &files[i].dlen)))
+				goto out;
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		kerr_field(u->err, 400, "body", "%s cannot be unpacked: %s", where,
+			   archive_error_string(a) ? archive_error_string(a) : "a broken tar");
+		goto out;
+	}
+	if (!anchor) {
+		kerr_field(u->err, 400, "body", "%s has no anchor.xml: not a Cube 4 profile", where);
+		goto out;
+	}
+	if (alen >= 2 && (unsigned char)anchor[0] == 0x1f && (unsigned char)anchor[1] == 0x8b) {
+		char *plain = gunzip(anchor, alen, &alen, u);
+
+		free(anchor);
+		if (!(anchor = plain))
+			goto out;
+	}
+	if (read_anchor(&pf, anchor, alen, u))
+		goto out;
+	/* the call paths, "main->solve" */
+	for (k = 0; k < pf.ncnodes; k++) {
+		uint32_t c = pf.deep[k];
+		const char *leaf = pf.regions[pf.cnodes[c].region];
+		char name[4096];
+
+		if (pf.cnodes[c].parent == UINT32_MAX)
+			snprintf(name, sizeof(name), "%s", leaf);
+		else
+			snprintf(name, sizeof(name), "%s->%s", x->paths[pf.cnodes[pf.cnodes[c].parent].path].name,
+				 leaf);
+		if ((pf.cnodes[c].path = xp_path(x, name, strlen(name), u->err)) == XP_NONE)
+			goto out;
+	}
+	if (add_p)
+		coords[nparams - 1] = (double)(pf.processes ? pf.processes : 1);
+	if ((pt = xp_point(x, coords, u->err)) == XP_NONE)
+		goto out;
+	v = xmalloc((pf.ncnodes + 1) * sizeof(double));
+	for (i = 0; i < pf.nmetrics; i++) {
+		const struct cmetric *m = &pf.metrics[i];
+		const struct cube_file *f = NULL;
+
+		for (k = 0; k < nfiles; k++)
+			if (files[k].id == m->id)
+				f = &files[k];
+		if (!f || !f->index || !f->data)
+			continue;	/* defined, not measured */
+		r = metric_values(&pf, m, f->index, f->ilen, f->data, f->dlen, v, where, u);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			xp_warn(x, "%s: the metric '%s' is of type %s, which karte does not read: left out",
+				where, m->name, m->dtype);
+			continue;
+		}
+		if ((metric = xp_metric(x, m->name, strlen(m->name), u->err)) == XP_NONE)
+			goto out;
+		for (k = 0; k < pf.ncnodes; k++)
+			if (xp_value(x, pf.cnodes[k].path, metric, pt, v[k], u->err))
+				goto out;
+	}
+	rc = 0;
+out:
+	for (i = 0; i < nfiles; i++) {
+		free(files[i].index);
+		free(files[i].data);
+	}
+	free(files);
+	free(anchor);
+	free(v);
+	profile_free(&pf);
+	archive_read_free(a);
+	return rc;
+}
+
+/* A .cubex's archive path: a file whose name ends in .cubex and does not
+ * start with a dot (as Extra-P globs them). */
+static bool is_cubex(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	return base[0] != '.' && n > 6 && !strcmp(base + n - 6, ".cubex");
+}
+
+int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		 struct kerr *err)
+{
+	struct unpack u = {0, err};
+	struct archive *a;
+	struct archive_entry *e;
+	struct dir_params first = {0}, dp;
+	char dir[DIR_NAME_MAX], first_dir[DIR_NAME_MAX] = "", have[256], want[256];
+	double coords[IMPORT_PARAMS_MAX];
+	size_t nfiles = 0, i, nparams;
+	bool add_p = true, single = false;
+	int r;
+
+	/* the directory names first: the parameters every point has */
+	if (!(a = open_archive(body, len, true)))
+		return kerr_field(err, 400, "body", "the upload is not a tar or zip of experiment "
+				  "directories (tar -czf set.tgz mm.x*; or karte-collect import DIR)");
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *path = archive_entry_pathname(e);
+
+		if (!strcmp(path, "anchor.xml"))
+			single = true;	/* a .cubex itself */
+		if (archive_entry_filetype(e) != AE_IFREG || !is_cubex(path))
+			continue;
+		if (++nfiles > CUBE_FILES_MAX) {
+			archive_read_free(a);
+			return kerr_field(err, 413, "body", "the upload holds more than %d .cubex files; "
+					  "import it in parts", CUBE_FILES_MAX);
+		}
+		experiment_dir(path, dir, sizeof(dir));
+		if (parse_dir(dir, &dp, err)) {
+			archive_read_free(a);
+			return -1;
+		}
+		if (nfiles == 1) {
+			first = dp;
+			snprintf(first_dir, sizeof(first_dir), "%s", dir);
+		} else if (!same_names(&first, &dp)) {
+			names_text(&dp, have, sizeof(have));
+			names_text(&first, want, sizeof(want));
+			archive_read_free(a);
+			return kerr_field(err, 400, "body", "the experiment directory '%.200s' names the "
+					  "parameters %s, and '%.200s' names %s: every directory must name "
+					  "the same parameters in the same order (as Extra-P reads them, "
+					  "mm.x10y1z1.r1)", dir, have, first_dir, want);
+		}
+	}
+	if (r != ARCHIVE_EOF) {
+		kerr_field(err, 400, "body", "the upload cannot be unpacked: %s",
+			   archive_error_string(a) ? archive_error_string(a) : "a broken archive");
+		archive_read_free(a);
+		return -1;
+	}
+	archive_read_free(a);
+	if (single)	/* one profile uploaded as it is: no directory names */
+		return xp_read_cube_profile(x, body, len, o, err);
+	if (!nfiles)
+		return kerr_field(err, 400, "body", "the upload holds no .cubex file (Score-P writes "
+				  "profile.cubex in each experiment directory)");
+	for (i = 0; i < first.n; i++) {
+		if (!strcmp(first.names[i], "p"))
+			add_p = false;
+		if (xp_param(x, first.names[i], strlen(first.names[i]), err))
+			return -1;
+	}
+	nparams = first.n + add_p;
+	if (add_p && xp_param(x, "p", 1, err))
+		return -1;
+	/* then each profile */
+	if (!(a = open_archive(body, len, true)))
+		return kerr_field(err, 400, "body", "the upload cannot be unpacked");
+	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
+		const char *path = archive_entry_pathname(e);
+		char where[DIR_NAME_MAX + 64];
+		char *data;
+		size_t dlen;
+
+		if (archive_entry_filetype(e) != AE_IFREG || !is_cubex(path))
+			continue;
+		experiment_dir(path, dir, sizeof(dir));
+		if (parse_dir(dir, &dp, err))
+			goto fail;
+		for (i = 0; i < dp.n; i++)
+			coords[i] = dp.values[i];
+		snprintf(where, sizeof(where), "%.400s", path);
+		if (!(data = entry_data(a, e, &u, where, &dlen)))
+			goto fail;
+		r = read_profile(x, data, dlen, where, coords, nparams, add_p, &u);
+		free(data);
+		if (r)
+			goto fail;
+	}
+	archive_read_free(a);
+	return xp_tree(x, err);
+fail:
+	archive_read_free(a);
+	return -1;
+}
+
+int xp_read_cube_profile(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+			 struct kerr *err)
+{
+	struct unpack u = {0, err};
+	double coords[1];
+
+	(void)o;
+	if (xp_param(x, "p", 1, err))
+		return -1;
+	xp_warn(x, "one profile without an experiment directory: its parameters are not known (send "
+		"a tar of directories named like mm.x10y1z1.r1), p is its number of processes");
+	if (read_profile(x, body, len, "the profile", coords, 1, true, &u))
+		return -1;
+	return xp_tree(x, err);
+}

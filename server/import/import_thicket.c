@@ -1,0 +1,271 @@
+/*
+ * Thicket's serialized ensemble (format=thicket-json, what Thicket.to_json()
+ * writes): "graph" (the call tree: node id -> {"data": {"name"},
+ * "children", "parents"}), "dataframe" (one row per node and profile, the
+ * performance metrics as columns), "metadata" (one row per profile: the
+ * run's settings, such as mpi.world.size and problem_size).
+ *
+ * Each profile is one repetition at its point (p, n): p from the metadata
+ * column p= names, else mpi.world.size, else jobsize; n from the column n=
+ * names, else problem_size, else n_value. Every numeric column of the
+ * data frame is a metric; the default time is the first of Caliper's
+ * inclusive durations present (max#inclusive#sum#time.duration, ...),
+ * as for Caliper's own files, named "time".
+ */
+#include "import_xp.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "xalloc.h"
+
+#define THICKET_DEPTH_MAX 1000
+
+static int fail(struct kerr *err, const char *what)
+{
+	return kerr_field(err, 400, "body", "not a Thicket ensemble (Thicket.to_json()): %s", what);
+}
+
+/* A metadata value as a number (Thicket writes them as strings too). */
+static bool number(json_t *v, double *out)
+{
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return isfinite(*out);
+	}
+	return json_is_string(v) && xp_number(json_string_value(v), json_string_length(v), out) &&
+	       isfinite(*out);
+}
+
+/* The profile key of a row as text (Thicket's keys are 64-bit integers or strings). */
+static void profile_key(json_t *v, char *out, size_t size)
+{
+	if (json_is_integer(v))
+		snprintf(out, size, "%lld", (long long)json_integer_value(v));
+	else if (json_is_string(v))
+		snprintf(out, size, "%s", json_string_value(v));
+	else if (json_is_number(v))
+		snprintf(out, size, "%.17g", json_number_value(v));
+	else
+		out[0] = '\0';
+}
+
+/* The call path of graph node key ("main->lulesh.cycle"), into x; XP_NONE with err. */
+static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *paths, int depth,
+			  struct kerr *err)
+{
+	json_t *node = json_object_get(graph, key), *known = json_object_get(paths, key), *parents, *name;
+	char up[32], full[8192];
+	uint32_t pp;
+
+	if (known)
+		return (uint32_t)json_integer_value(known);
+	if (depth > THICKET_DEPTH_MAX) {
+		kerr_field(err, 413, "body", "the graph is deeper than %d levels (or has a cycle)",
+			   THICKET_DEPTH_MAX);
+		return XP_NONE;
+	}
+	if (!json_is_object(node) || !json_is_string(name = json_object_get(json_object_get(node, "data"),
+									     "name"))) {
+		kerr_field(err, 400, "body", "not a Thicket ensemble: graph node '%.40s' has no "
+			   "data.name", key);
+		return XP_NONE;
+	}
+	parents = json_object_get(node, "parents");
+	if (json_is_array(parents) && json_array_size(parents)) {	/* the first parent's path */
+		profile_key(json_array_get(parents, 0), up, sizeof(up));
+		if ((pp = node_path(x, graph, up, paths, depth + 1, err)) == XP_NONE)
+			return XP_NONE;
+		snprintf(full, sizeof(full), "%s->%s", x->paths[pp].name, json_string_value(name));
+	} else {
+		snprintf(full, sizeof(full), "%s", json_string_value(name));
+	}
+	if ((pp = xp_path(x, full, strlen(full), err)) == XP_NONE)
+		return XP_NONE;
+	json_object_set_new(paths, key, json_integer(pp));
+	return pp;
+}
+
+static bool is_meta_column(const char *k)
+{
+	return !strcmp(k, "node") || !strcmp(k, "profile") || !strcmp(k, "name") || !strcmp(k, "nid") ||
+	       !strcmp(k, "spot.channel");
+}
+
+/* The time column: the first of Caliper's inclusive durations the frame has. */
+static const char *time_column(json_t *columns)
+{
+	static const char *const prefer[] = {
+		"max#inclusive#sum#time.duration", "inclusive#sum#time.duration",
+		"sum#inclusive#sum#time.duration", "avg#inclusive#sum#time.duration",
+		"inclusive#time.duration", "time (inc)", "time.duration",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(prefer) / sizeof(prefer[0]); i++)
+		if (json_object_get(columns, prefer[i]))
+			return prefer[i];
+	return NULL;
+}
+
+int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		    struct kerr *err)
+{
+	json_error_t je;
+	json_t *doc = json_loadb(body, len, 0, &je), *graph, *frame, *meta, *row, *v, *points, *paths;
+	json_t *columns;
+	const char *k, *pcol = NULL, *ncol = NULL, *tcol;
+	char key[32];
+	size_t i, nprofiles = 0, no_p = 0, nmetric_cols = 0;
+	bool has_n;
+	int rc = -1;
+
+	if (!doc)
+		return kerr_field(err, 400, "body", "not JSON: line %d: %s", je.line, je.text);
+	points = json_object();
+	paths = json_object();
+	columns = json_object();
+	graph = json_object_get(doc, "graph");
+	frame = json_object_get(doc, "dataframe");
+	meta = json_object_get(doc, "metadata");
+	if (json_is_array(graph) && json_array_size(graph) == 1)
+		graph = json_array_get(graph, 0);
+	if (!json_is_object(graph) || !json_is_array(frame) || !json_is_array(meta)) {
+		fail(err, "it needs 'graph', 'dataframe' and 'metadata'");
+		goto out;
+	}
+	/* p and n: metadata columns */
+	json_array_foreach(meta, i, row) {
+		if (!json_is_object(row))
+			continue;
+		if (!pcol) {
+			if (o->p && strcmp(o->p, "p"))
+				pcol = json_object_get(row, o->p) ? o->p : NULL;
+			else
+				pcol = json_object_get(row, "mpi.world.size") ? "mpi.world.size" :
+				       json_object_get(row, "jobsize") ? "jobsize" : NULL;
+		}
+		if (!ncol) {
+			if (o->n && strcmp(o->n, "n"))
+				ncol = json_object_get(row, o->n) ? o->n : NULL;
+			else if (!o->has_n_value && json_object_get(row, "problem_size"))
+				ncol = "problem_size";
+		}
+	}
+	if (!pcol) {
+		char list[1024];
+		size_t n = 0;
+
+		list[0] = '\0';
+		row = json_array_get(meta, 0);
+		json_object_foreach(row, k, v)
+			if (n + 80 < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", k);
+		kerr_field(err, 400, "p", o->p && strcmp(o->p, "p") ?
+			   "p='%s' is not a metadata column of the ensemble; it has %s" :
+			   "%sthe ensemble's metadata has no mpi.world.size or jobsize: say which column "
+			   "is p (p=COLUMN); it has %s", o->p && strcmp(o->p, "p") ? o->p : "", list);
+		goto out;
+	}
+	if (o->n && strcmp(o->n, "n") && !ncol) {
+		kerr_field(err, 400, "n", "n='%s' is not a metadata column of the ensemble", o->n);
+		goto out;
+	}
+	has_n = ncol != NULL;
+	if (xp_param(x, "p", 1, err) || (has_n && xp_param(x, "n", 1, err)))
+		goto out;
+	snprintf(x->p_from, sizeof(x->p_from), "%s", pcol);
+	if (ncol)
+		snprintf(x->n_from, sizeof(x->n_from), "%s", ncol);
+	json_array_foreach(meta, i, row) {
+		double pn[2];
+		uint32_t pt;
+
+		profile_key(json_object_get(row, "profile"), key, sizeof(key));
+		if (!*key)
+			continue;
+		/* by default p is each profile's mpi.world.size, else its jobsize */
+		if (!(number(json_object_get(row, pcol), &pn[0]) ||
+		      (!(o->p && strcmp(o->p, "p")) && (number(json_object_get(row, "mpi.world.size"), &pn[0]) ||
+							 number(json_object_get(row, "jobsize"), &pn[0])))) ||
+		    (has_n && !number(json_object_get(row, ncol), &pn[1]))) {
+			no_p++;
+			continue;
+		}
+		if ((pt = xp_point(x, pn, err)) == XP_NONE)
+			goto out;
+		json_object_set_new(points, key, json_integer(pt));
+		nprofiles++;
+	}
+	if (no_p)
+		xp_warn(x, "%zu profiles have no number in %s%s%s: left out", no_p, pcol,
+			has_n ? " or " : "", has_n ? ncol : "");
+	/* the metrics: the numeric columns of the frame */
+	json_array_foreach(frame, i, row) {
+		json_object_foreach(row, k, v)
+			if (!is_meta_column(k) && json_is_number(v) && !json_object_get(columns, k)) {
+				if (++nmetric_cols > IMPORT_METRICS_MAX) {
+					kerr_field(err, 413, "body", "the data frame has more than %d metric "
+						   "columns", IMPORT_METRICS_MAX);
+					goto out;
+				}
+				json_object_set_new(columns, k, json_true());
+			}
+		if (i >= 1000)
+			break;	/* the columns are the same in every row */
+	}
+	tcol = o->metric && strcmp(o->metric, "time") ? o->metric : time_column(columns);
+	if (!tcol || !json_object_get(columns, tcol)) {
+		char list[1500];
+		size_t n = 0;
+
+		list[0] = '\0';
+		json_object_foreach(columns, k, v)
+			if (n + 80 < sizeof(list))
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", k);
+		kerr_field(err, 400, "metric", o->metric && strcmp(o->metric, "time") ?
+			   "metric='%s' is not a column of the data frame; it has %s" :
+			   "%sthe data frame has no inclusive time.duration column (give metric=NAME); "
+			   "its columns: %s", o->metric && strcmp(o->metric, "time") ? o->metric : "", list);
+		goto out;
+	}
+	snprintf(x->metric_from, sizeof(x->metric_from), "%s", tcol);
+	/* the values: each row one repetition of its node's path at its profile's point */
+	json_array_foreach(frame, i, row) {
+		json_t *pt;
+		char node[32];
+		uint32_t path;
+
+		profile_key(json_object_get(row, "profile"), key, sizeof(key));
+		pt = json_object_get(points, key);
+		profile_key(json_object_get(row, "node"), node, sizeof(node));
+		if (!pt || !*node)
+			continue;
+		if ((path = node_path(x, graph, node, paths, 0, err)) == XP_NONE)
+			goto out;
+		json_object_foreach(row, k, v) {
+			const char *mname = !strcmp(k, tcol) ? "time" : k;
+			uint32_t m;
+
+			if (is_meta_column(k) || !json_is_number(v))
+				continue;
+			if ((m = xp_metric(x, mname, strlen(mname), err)) == XP_NONE ||
+			    xp_value(x, path, m, (uint32_t)json_integer_value(pt), json_number_value(v), err))
+				goto out;
+		}
+	}
+	if (!nprofiles) {
+		kerr_field(err, 400, "p", "no profile has a number of processes in '%s'", pcol);
+		goto out;
+	}
+	rc = xp_tree(x, err);
+out:
+	json_decref(points);
+	json_decref(paths);
+	json_decref(columns);
+	json_decref(doc);
+	return rc;
+}
