@@ -9,6 +9,8 @@
  * Every run carries an idempotency key, so a retry never stores twice; a
  * body the server never took is spooled and `flush` sends it later.
  */
+#include <archive.h>
+#include <archive_entry.h>
 #include <csv.h>
 #include <ctype.h>
 #include <curl/curl.h>
@@ -70,11 +72,15 @@ static const char usage[] =
 	"what karte-collect measured; the options win over both. Energy is the\n"
 	"package + DRAM RAPL domains of the powercap tree (KARTE_POWERCAP_ROOT).\n"
 	"\n"
-	"import FILE: karted reads Extra-P text, JSON lines and JSON, Talpas, Caliper .cali\n"
-	"  and cali-query JSON, GEOPM reports, CSV and karte's own NDJSON export; each\n"
-	"  point and repetition becomes a run. Options may come before or after FILE:\n"
+	"import FILE: karted reads Extra-P text, JSON lines and JSON, Talpas, saved Extra-P\n"
+	"  experiments (.extra-p), Caliper .cali and cali-query JSON, Thicket ensembles\n"
+	"  (to_json), GEOPM reports, CSV and karte's own NDJSON export; each point and\n"
+	"  repetition becomes a run. import DIR sends Score-P's experiment directories\n"
+	"  under DIR (mm.x10y1z1.r1/profile.cubex: parameters from the names, as\n"
+	"  Extra-P reads them) as one tar. Options may come before or after FILE:\n"
 	"  --format F          extrap-text, extrap-jsonl, extrap-json, talpas, caliper-json,\n"
-	"                      cali, geopm-report, csv, ndjson (default: guessed by karted)\n"
+	"                      cali, geopm-report, csv, ndjson, cube, extrap-experiment,\n"
+	"                      thicket-json (default: guessed by karted; a DIR is cube)\n"
 	"  --p-param NAME, --n-param NAME   the file's parameters that are p and n\n"
 	"                      (default: those called p and n; the only one is p)\n"
 	"  --n-value N         a constant n (a file with p alone)\n"
@@ -1049,6 +1055,118 @@ static const char *as_flags(const char *text, char *buf, size_t size)
 	return buf;
 }
 
+/* ---- a directory of Score-P experiments, packed ---------------------------------- */
+
+#define PACK_FILES_MAX 10000	/* .cubex files of one directory (as karted reads) */
+#define PACK_DEPTH_MAX 8	/* folder levels searched under it */
+
+struct pack {
+	struct archive *a;
+	size_t files, cap;
+	const char *root;
+};
+
+static bool cubex_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	return name[0] != '.' && n > 6 && !strcmp(name + n - 6, ".cubex");
+}
+
+/* Every .cubex under dir (relative path rel) into the tar; -1 said. */
+static int pack_dir(struct pack *pk, const char *dir, const char *rel, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		fprintf(stderr, "karte-collect: %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && (e = readdir(d)) != NULL) {
+		char path[4096], sub[4096];
+		struct stat st;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		if (stat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < PACK_DEPTH_MAX) {
+			rc = pack_dir(pk, path, sub, depth + 1);
+		} else if (S_ISREG(st.st_mode) && cubex_name(e->d_name)) {
+			struct archive_entry *ae;
+			struct buf f = {0};
+
+			if (++pk->files > PACK_FILES_MAX) {
+				fprintf(stderr, "karte-collect: %s holds more than %d .cubex files; import it "
+					"in parts\n", pk->root, PACK_FILES_MAX);
+				rc = -1;
+				break;
+			}
+			if (!(f.p = read_input(path, pk->cap, IMPORT_LIMIT, &f.len))) {
+				rc = -1;
+				break;
+			}
+			ae = archive_entry_new();
+			archive_entry_set_pathname(ae, sub);
+			archive_entry_set_size(ae, (la_int64_t)f.len);
+			archive_entry_set_filetype(ae, AE_IFREG);
+			archive_entry_set_perm(ae, 0644);
+			if (archive_write_header(pk->a, ae) != ARCHIVE_OK ||
+			    archive_write_data(pk->a, f.p, f.len) != (la_ssize_t)f.len) {
+				fprintf(stderr, "karte-collect: the profiles under %s add up to more than %zu "
+					"bytes (%s); nothing is sent\n", pk->root, pk->cap, IMPORT_LIMIT);
+				rc = -1;
+			}
+			archive_entry_free(ae);
+			free(f.p);
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+/* A directory of experiment directories as one tar (what format=cube
+ * takes), in memory, bounded like a file; NULL said. */
+static char *pack_cubes(const char *dir, size_t cap, size_t *len)
+{
+	struct pack pk = {archive_write_new(), 0, cap, dir};
+	char *buf = malloc(cap + 1);
+	size_t used = 0;
+	int rc;
+
+	if (!buf) {
+		fprintf(stderr, "karte-collect: out of memory\n");
+		archive_write_free(pk.a);
+		return NULL;
+	}
+	archive_write_set_format_pax_restricted(pk.a);
+	archive_write_set_bytes_in_last_block(pk.a, 1);
+	archive_write_open_memory(pk.a, buf, cap, &used);
+	rc = pack_dir(&pk, dir, "", 0);
+	if (archive_write_close(pk.a) != ARCHIVE_OK && !rc) {
+		fprintf(stderr, "karte-collect: the profiles under %s add up to more than %zu bytes "
+			"(%s); nothing is sent\n", dir, cap, IMPORT_LIMIT);
+		rc = -1;
+	}
+	archive_write_free(pk.a);
+	if (!rc && !pk.files) {
+		fprintf(stderr, "karte-collect: %s holds no .cubex file (Score-P writes profile.cubex "
+			"in each experiment directory, named like mm.x10y1z1.r1)\n", dir);
+		rc = -1;
+	}
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	fprintf(stderr, "karte-collect: %s: %zu profiles packed\n", dir, pk.files);
+	*len = used;
+	return buf;
+}
+
 static int cmd_import(const struct opts *o, int argc, char **argv)
 {
 	char q[8192] = "", path[8300], said[2048];
@@ -1057,19 +1175,27 @@ static int cmd_import(const struct opts *o, int argc, char **argv)
 	json_t *w;
 	size_t i;
 	int k, rc = 1;
+	bool is_dir;
 
 	if (argc != 1) {
 		fprintf(stderr, "karte-collect: import needs one FILE (see karte-collect --help)\n");
 		return 2;
 	}
-	file.p = read_input(argv[0], slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), IMPORT_LIMIT,
+	{
+		struct stat st;
+
+		/* a directory: Score-P's experiment directories, sent as one tar */
+		is_dir = !stat(argv[0], &st) && S_ISDIR(st.st_mode);
+	}
+	file.p = is_dir ? pack_cubes(argv[0], slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), &file.len) :
+		 read_input(argv[0], slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), IMPORT_LIMIT,
 			    &file.len);
 	if (!file.p)
 		return 2;
 	{
 		/* the options as the import's query parameters */
 		const char *const params[][2] = {
-			{"format", o->format}, {"system", o->system}, {"application", o->application},
+			{"format", o->format ? o->format : is_dir ? "cube" : NULL}, {"system", o->system}, {"application", o->application},
 			{"variant", o->variant}, {"p", o->p_param}, {"n", o->n_param},
 			{"n_value", o->n_value}, {"metric", o->metric}, {"region", o->region},
 			{"chi_regions", o->chi_regions}, {"gamma_regions", o->gamma_regions},
