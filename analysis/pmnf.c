@@ -202,8 +202,9 @@ int ka_pmnf_single(const double *x, const double *y, size_t m, double *work,
 		if (!isfinite(rss))
 			continue;	/* numeric trouble: Extra-P ignores the hypothesis */
 		fit_line(t, y, m, &c0, &c1);
-		if (!contributes(c1, t, y, m) || !(smape < best_smape))
-			continue;	/* ties keep the earlier pair */
+		/* ties (within 1e-12 relative: rounding) keep the earlier pair */
+		if (!contributes(c1, t, y, m) || !(smape < best_smape - 1e-12 * fmax(1, fabs(best_smape))))
+			continue;
 		best_smape = smape;
 		out->constant = c0;
 		out->nterms = 1;
@@ -382,6 +383,21 @@ static bool terms_contribute(const struct ka_pmnf_model *mdl, const struct mp_po
 	return true;
 }
 
+/* Whether h beats best, by the contract's rule: a lower cost (SMAPE) by
+ * more than 1e-12 relative; within that a tie, which goes to the fewer
+ * terms, then to the earlier hypothesis in Extra-P's order (best, which
+ * was tried first). Rounding never decides. */
+static bool beats(const struct ka_pmnf_model *h, const struct ka_pmnf_model *best)
+{
+	/* relative, and at least 1e-12 of a percentage point: the SMAPE of an
+	 * exact fit is rounding, however small */
+	double tol = 1e-12 * fmax(1, fmax(fabs(h->smape), fabs(best->smape)));
+
+	if (h->smape < best->smape - tol)
+		return true;
+	return h->smape <= best->smape + tol && h->nterms < best->nterms;
+}
+
 int ka_pmnf_multi(const double *x, const double *y, size_t m, struct ka_pmnf_model *out)
 {
 	struct mp_point *in = NULL, *pts = NULL, *tmp = NULL;
@@ -427,7 +443,7 @@ int ka_pmnf_multi(const double *x, const double *y, size_t m, struct ka_pmnf_mod
 		best = h;
 		if ((rc = fit_terms(in, m, tss, &h)))
 			goto out;
-		if (h.smape < best.smape)
+		if (beats(&h, &best))
 			best = h;
 		*out = best;
 		goto out;
@@ -450,7 +466,7 @@ int ka_pmnf_multi(const double *x, const double *y, size_t m, struct ka_pmnf_mod
 			goto out;
 		if (i == 0)
 			best = h;
-		else if (terms_contribute(&h, in, m, sx, sy) && h.smape < best.smape)
+		else if (terms_contribute(&h, in, m, sx, sy) && beats(&h, &best))
 			best = h;
 	}
 	*out = best;

@@ -237,6 +237,39 @@ static void test_diagonal_is_constant(void **state)
 	assert_true(fabs(m.constant - (1 + 63.0 / 6)) < 1e-12);
 }
 
+/* A cross-shaped point set (x = 1..16 at y = 1 and y = 1..16 at x = 1)
+ * of f = x * y: a*b (x * y, one term) and a+b (x + y - 1, two) fit it
+ * exactly, so both cost 0 up to rounding. The contract's rule decides,
+ * not the rounding: the fewer terms, then Extra-P's order. The same
+ * points scaled by 3 and shifted by 7 give the same choice. */
+static void test_ties_go_to_fewer_terms(void **state)
+{
+	/* scalings where rounding alone made x + y - 1 cheaper (found by
+	 * trying 2000: 722 of them picked the two-term model before the rule) */
+	static const double v[] = {1, 2, 4, 8, 16, 32}, ab[][2] = {{0.47, 1.3}, {0.84, 2.6}, {1.95, 6.5},
+								     {1, 0}, {3, 7}};
+	double x[2 * 11], y[11];
+	struct ka_pmnf_model m;
+	size_t k, n, round;
+
+	(void)state;
+	for (round = 0; round < sizeof(ab) / sizeof(ab[0]); round++) {
+		double a = ab[round][0], b = ab[round][1];
+
+		n = 0;
+		for (k = 0; k < 6; k++) {	/* along x at y = 1 */
+			x[2 * n] = v[k], x[2 * n + 1] = 1, y[n++] = a * v[k] + b;
+		}
+		for (k = 1; k < 6; k++) {	/* along y at x = 1 */
+			x[2 * n] = 1, x[2 * n + 1] = v[k], y[n++] = a * v[k] + b;
+		}
+		assert_int_equal(ka_pmnf_multi(x, y, n, &m), 0);
+		assert_int_equal(m.nterms, 1);
+		assert_int_equal(m.t[0].nfactors, 2);	/* x * y, not x + y */
+		assert_true(fabs(m.t[0].coef - a) < 1e-9 && fabs(m.constant - b) < 1e-9);
+	}
+}
+
 /* The confidence band: exact data with known spread gives the sandwich
  * variance; a line through 3 points with equal variances v has Var(c0 +
  * c1 x) = v (1/3 + (x - 2)^2 / 2) at x for x = 1, 2, 3. */
@@ -468,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_no_logs_below_one),
 		cmocka_unit_test(test_two_parameters),
 		cmocka_unit_test(test_diagonal_is_constant),
+		cmocka_unit_test(test_ties_go_to_fewer_terms),
 		cmocka_unit_test(test_band),
 		cmocka_unit_test(test_isoefficiency_from_models),
 		cmocka_unit_test(test_isoefficiency_from_fitted_models),

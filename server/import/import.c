@@ -467,6 +467,7 @@ struct emit {
 	size_t cap;
 	struct buf reg;		/* one run's regions */
 	size_t runs, cells;
+	size_t negative;	/* region values below 0, left out */
 	bool *child_used;
 };
 
@@ -533,6 +534,7 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 		if (!m->child_ok[c])
 			continue;
 		t = rep_value(x, xp_find(x, ch, m->metric, pt), r);
+		e->negative += t < 0;	/* 0 is a measurement (a region that took no time) */
 		if (!(isfinite(t) && t >= 0))
 			continue;
 		en = m->energy == XP_NONE ? NAN : rep_value(x, xp_find(x, ch, m->energy, pt), r);
@@ -619,7 +621,10 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 			skipped_points, x->npoints, x->metrics[m.metric], x->paths[m.region].name);
 	if (bad_tau)
 		xp_warn(x, "%zu repetitions of '%s' are not a time greater than 0 (NaN, inf, 0 or "
-			"negative): left out", bad_tau, x->metrics[m.metric]);
+			"negative): left out, no run made of them", bad_tau, x->metrics[m.metric]);
+	if (e->negative)
+		xp_warn(x, "%zu region values are negative: left out of their runs (a region of 0 s "
+			"is kept)", e->negative);
 	if (!e->runs) {
 		rc = kerr_field(err, 400, "region", "no run: the region '%s' has no value of the metric "
 				"'%s' greater than 0 at any of the file's %zu points",
