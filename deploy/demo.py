@@ -10,8 +10,11 @@ its own database (KARTE_DB, default data/demo.db), and loads, once:
 - K:mg, a two-region NPB-MG-like energy series: standard runs at 3000 MHz,
   optimised runs with per-region frequencies, and p = 1 runs at lower
   frequencies (Kimura's model);
-- RELeARN's runs from Extra-P's own example file, imported with
-  karte-collect (25 points x 2 repetitions, its call tree as regions).
+- Stencil:jacobi, karte's own Extra-P text file (tests/data/import/
+  stencil.txt: 25 points x 2 repetitions, its call tree as regions, the
+  halo exchange and the allreduce as chi), imported with karte-collect;
+- Score-P:mm, karte's own set of Score-P Cube profiles (tests/data/import/
+  stencil-cubes.tar: 3 p x 2 n x 2 repetitions), imported the same way.
 Then it prints where to look and serves until Ctrl-C (or SIGTERM).
 """
 import argparse
@@ -53,16 +56,19 @@ def main():
                                      headers={"Content-Type": "application/json", "Authorization": "Bearer " + token})
         with urllib.request.urlopen(req) as r:
             print(f"demo: {len(json.load(r)['ids'])} example runs stored (SP2, T3E, K:mg)", flush=True)
-        chi = "Exchange branch nodes (w/ Allgather),Create synapses (w/ Alltoall)"
-        subprocess.run([os.path.join(build, "karte-collect"), "import", "--url", url, "--token", token,
-                        "--system", "RELeARN", "--application", "relearn", "--region", "main()",
-                        "--chi-regions", chi, os.path.join(ROOT, "tests", "data", "extrap", "relearn_data.txt")],
-                       check=True)
+        own = os.path.join(ROOT, "tests", "data", "import")
+        collect = [os.path.join(build, "karte-collect"), "import", "--url", url, "--token", token]
+        subprocess.run(collect + ["--system", "Stencil", "--application", "jacobi", "--region", "Iterations",
+                                  "--chi-regions", "Halo exchange (MPI_Sendrecv),Residual (MPI_Allreduce)",
+                                  os.path.join(own, "stencil.txt")], check=True)
+        subprocess.run(collect + ["--system", "Score-P", "--application", "mm",
+                                  os.path.join(own, "stencil-cubes.tar")], check=True)
     print(f"""demo: ready at {url}/
   {url}/series?system=SP2&application=md              Orii's example: tau-chi plane, SPS, C1/C3
   {url}/compare?series=SP2:md&series=T3E:md           two machines side by side
   {url}/series?system=K&application=mg                energy saved versus nodes, region shares
-  {url}/series?system=RELeARN&application=relearn     Extra-P's RELeARN runs
+  {url}/series?system=Stencil&application=jacobi      an Extra-P file: its regions, chi from MPI
+  {url}/series?system=Score-P&application=mm          Score-P Cube profiles
   {url}/methods                                       power caps, trace correction, power models
 Ctrl-C stops karted (the database stays in {db}).""", flush=True)
     try:

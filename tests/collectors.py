@@ -17,11 +17,12 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cubex  # noqa: E402
 from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
 
 SUITE = Suite("collectors")
 test = SUITE.test
-EXTRAP = os.path.join(ROOT, "tests", "data", "extrap")
+OWN = os.path.join(ROOT, "tests", "data", "import")
 
 
 
@@ -255,41 +256,58 @@ def spool_while_away_then_flush_once():
 
 
 @test
-def import_cli_relearn():
-    src = os.path.join(EXTRAP, "relearn_data.txt")
-    chi = "Exchange branch nodes (w/ Allgather),Create synapses (w/ Alltoall)"
+def import_cli_files_and_experiment_directories():
+    src = os.path.join(OWN, "stencil.txt")
+    chi = "Halo exchange (MPI_Sendrecv),Residual (MPI_Allreduce)"
     # options before and after FILE
-    r = collect("import", src, "--system", "relearn-sys", "--application", "relearn", "--region", "main()",
+    r = collect("import", src, "--system", "stencil-sys", "--application", "stencil", "--region", "Iterations",
                 "--chi-regions", chi)
     expect(r.returncode == 0 and "50 runs from 25 points stored" in r.stderr and "(extrap-text)" in r.stderr,
            f"50 runs = 25 points x 2 repetitions ({r.stderr})")
     expect("sending" in r.stderr and "(100 %)" in r.stderr, f"a progress line ({r.stderr})")
-    got = runs_of("relearn-sys")
+    got = runs_of("stencil-sys")
     first = [x for x in got if x["p"] == 32 and x["n"] == 5000]
-    expect(sorted(x["tau"] for x in first) == [405.58, 406.498], f"both repetitions kept ({first})")
+    # Iterations at (32, 5000): sweep 0.78125 (x 1.01) + halo 0.5 + allreduce 0.025
+    expect(sorted(x["tau"] for x in first) == [1.30625, 1.3140625], f"both repetitions kept ({first})")
     for x in got:
         expect(0 < x["chi"] < x["tau"], f"chi = the named regions ({x['chi']})")
-    s, b, _ = S.k.request("GET", "/api/v1/analysis/isoefficiency?system=relearn-sys&application=relearn")
+    s, b, _ = S.k.request("GET", "/api/v1/analysis/isoefficiency?system=stencil-sys&application=stencil")
     expect(s == 200 and len(b["points"]) == 25 and all(p["count"] == 2 for p in b["points"]), f"analysable ({s})")
-    r = collect("import", "--system", "relearn-sys", "--application", "relearn", "--region", "main()",
+    r = collect("import", "--system", "stencil-sys", "--application", "stencil", "--region", "Iterations",
                 "--chi-regions", chi, src)
-    expect(r.returncode == 0 and "nothing new" in r.stderr and len(runs_of("relearn-sys")) == 50,
+    expect(r.returncode == 0 and "nothing new" in r.stderr and len(runs_of("stencil-sys")) == 50,
            f"importing again stores nothing twice ({r.stderr})")
     r = collect("import", "--system", "s", "--application", "a", src)
-    expect(r.returncode == 1 and "'Simulation loop'" in r.stderr and "root regions" in r.stderr and
+    expect(r.returncode == 1 and "'Iterations'" in r.stderr and "root regions" in r.stderr and
            "nothing stored" in r.stderr, f"no region: refused, the roots listed, exit 1 ({r.stderr})")
-    r = collect("import-extrap", os.path.join(EXTRAP, "two_parameter_1.txt"), "--system", "s2",
+    r = collect("import-extrap", os.path.join(OWN, "two-param.txt"), "--system", "s2",
                 "--application", "a", "--p-param", "x", "--n-param", "y")
     expect(r.returncode == 0 and len(runs_of("s2")) == 125, f"import-extrap is import of extrap-text ({r.stderr})")
-    r = collect("import", os.path.join(EXTRAP, "json_test_input.jsonl"), "--system", "s3", "--application", "a")
+    r = collect("import", os.path.join(OWN, "strong.jsonl"), "--system", "s3", "--application", "a")
     expect(r.returncode == 0 and "n = 1 (--n-value N gives the problem size)" in r.stderr and
            {x["n"] for x in runs_of("s3")} == {1}, f"a one-parameter file: n = 1, said in the CLI's words ({r.stderr})")
-    r = collect("import", os.path.join(EXTRAP, "json_test_input.jsonl"), "--system", "s4", "--application", "a",
+    r = collect("import", os.path.join(OWN, "strong.jsonl"), "--system", "s4", "--application", "a",
                 "--n-value", "100")
     expect(r.returncode == 0 and len(runs_of("s4")) == 25 and {x["n"] for x in runs_of("s4")} == {100},
            f"--n-value ({r.stderr})")
     r = collect("import", "/nonexistent/file.txt", "--system", "s", "--application", "a")
     expect(r.returncode == 2 and "cannot open" in r.stderr, f"a missing file ({r.stderr})")
+    # a directory of Score-P experiment directories, as Score-P leaves them
+    top = os.path.join(S.tmp, "scorep")
+    for name, data in cubex.mm_set().items():
+        os.makedirs(os.path.join(top, os.path.dirname(name)), exist_ok=True)
+        with open(os.path.join(top, name), "wb") as f:
+            f.write(data)
+    with open(os.path.join(top, "mm.p2.n1000.r1", "scorep.cfg"), "w") as f:
+        f.write("SCOREP_ENABLE_PROFILING=true\n")
+    r = collect("import", top, "--system", "cube-sys", "--application", "mm")
+    expect(r.returncode == 0 and "12 profiles packed" in r.stderr and "(cube): 12 runs from 6 points" in r.stderr,
+           f"import DIR: every profile, as one tar ({r.stderr})")
+    expect(sorted({(x["p"], x["n"]) for x in runs_of("cube-sys")}) ==
+           [(2, 1000), (2, 2000), (4, 1000), (4, 2000), (8, 1000), (8, 2000)], "p and n from the names")
+    os.makedirs(os.path.join(S.tmp, "empty"), exist_ok=True)
+    r = collect("import", os.path.join(S.tmp, "empty"), "--system", "s", "--application", "a")
+    expect(r.returncode == 2 and "no .cubex" in r.stderr, f"an empty directory said ({r.stderr})")
 
 
 def bounded(cmd, env=None, timeout=60):

@@ -3,12 +3,15 @@
 
 usage: tests/imports.py --karted build/karted [-k NAME]
 
-Every reader of POST /api/v1/import on the real files of tests/data
-(Extra-P, Caliper, GEOPM) and on hand-made edge cases (BOM, CRLF, comments,
-NaN, huge numbers, truncated and non-UTF-8 files), the mapping's choices and
-its 400s, idempotent repeats, and the export (GET /api/v1/runs?format=csv|
-ndjson) imported back into a second server to the same runs. The expected
-numbers are read off the files by hand (see each test).
+Every reader of POST /api/v1/import on karte's own files in every format
+(tests/data/import, written by its generate.py with values a test can work
+out: Extra-P text, JSON lines, saved experiments, Caliper, Thicket, Score-P
+Cube sets written by tests/cubex.py; tests/data/geopm) and on hand-made edge
+cases (BOM, CRLF, comments, NaN, huge numbers, truncated and non-UTF-8
+files), the mapping's choices and its 400s, idempotent repeats, and the
+export (GET /api/v1/runs?format=csv|ndjson) imported back into a second
+server to the same runs. Other tools' real files are read by
+tests/realfiles.py when KARTE_EXTERNAL_DATA names them.
 """
 import argparse
 import csv
@@ -28,6 +31,8 @@ from karted_proc import Karted, ROOT, Suite, add_backend_option, expect, use_bac
 SUITE = Suite("imports")
 test = SUITE.test
 DATA = os.path.join(ROOT, "tests", "data")
+OWN = os.path.join(DATA, "import")
+import cubex  # noqa: E402
 
 
 class S:
@@ -77,57 +82,59 @@ def close(a, b, rel=1e-12):
 
 # ---- Extra-P text ----------------------------------------------------------
 
-RELEARN = os.path.join(DATA, "extrap", "relearn_data.txt")
+STENCIL = os.path.join(OWN, "stencil.txt")
 
 
 @test
-def relearn_needs_a_region_and_says_which():
-    s, b = imp(RELEARN, system="rl", application="relearn")
+def stencil_needs_a_region_and_says_which():
+    s, b = imp(STENCIL, system="rl", application="stencil")
     expect(s == 400 and b["field"] == "region", f"several roots: 400 naming region ({s} {b})")
-    expect(b["available"]["roots"] == ["main()", "Initialization", "Simulation loop"],
+    expect(b["available"]["roots"] == ["main()", "Setup", "Iterations"],
            f"the roots, by indentation ({b['available']['roots']})")
-    expect("'main()'" in b["error"] and "'Simulation loop'" in b["error"], "listed in the sentence")
+    expect("'main()'" in b["error"] and "'Iterations'" in b["error"], "listed in the sentence")
     expect(b["available"]["metrics"] == ["time"] and b["available"]["parameters"] == ["p", "n"],
            "metrics and parameters listed")
     expect(runs_of("rl") == [], "nothing stored")
 
 
 @test
-def relearn_main_is_50_runs_and_a_repeat_stores_nothing():
-    s, b = imp(RELEARN, system="rl", application="relearn", region="main()")
+def stencil_main_is_50_runs_and_a_repeat_stores_nothing():
+    s, b = imp(STENCIL, system="rl", application="stencil", region="main()")
     expect(s == 201 and b["runs"] == 50 and b["points"] == 25 and b["format"] == "extrap-text",
            f"25 points x 2 repetitions ({s} {b if s != 201 else b['runs']})")
     expect(len(b["ids"]) == 50 and b["regions"] == [], "main() has no region under it")
-    got = runs_of("rl", "relearn")
+    got = runs_of("rl", "stencil")
+    # p = 32, n = 5000: sweep 1e-6 n^2 / p = 0.78125 (x 1.01 in repetition 2), halo
+    # 0.02 log2(p) n / 1000 = 0.5, allreduce 0.001 log2(p)^2 = 0.025, setup 1.0,
+    # main() = setup + iterations + 0.05 = 2.35625 and 2.3640625
     first = sorted(x["tau"] for x in got if x["p"] == 32 and x["n"] == 5000)
-    expect(first == [405.58, 406.498], f"the first point's two DATA values ({first})")
+    expect(first == [2.35625, 2.3640625], f"the first point's two DATA values ({first})")
+    # p = 512, n = 9000: sweep 0.158203125, halo 1.62, allreduce 0.081, setup 1.4
     last = sorted(x["tau"] for x in got if x["p"] == 512 and x["n"] == 9000)
-    expect(last == [2536.75, 2536.75], f"the last point ({last})")
+    expect(last == [3.309203125, 3.310785156], f"the last point, as written (9 decimals) ({last})")
     expect(all("chi" not in x for x in got), "tau alone")
-    s2, b2 = imp(RELEARN, system="rl", application="relearn", region="main()")
+    s2, b2 = imp(STENCIL, system="rl", application="stencil", region="main()")
     expect(s2 == 200 and b2["ids"] == b["ids"] and b2["stored"] == 0, f"repeat: 200, first ids ({s2})")
-    expect(len(runs_of("rl", "relearn")) == 50, "nothing new")
-    s3, b3 = imp(RELEARN, system="rl", application="relearn", region="Initialization")
+    expect(len(runs_of("rl", "stencil")) == 50, "nothing new")
+    s3, b3 = imp(STENCIL, system="rl", application="stencil", region="Setup")
     expect(s3 == 201 and not set(b3["ids"]) & set(b["ids"]), "another mapping is another import")
 
 
 @test
-def relearn_children_become_regions_by_leaf_name():
-    s, b = imp(RELEARN, system="rl", application="loop", region="Simulation loop",
-               chi_regions="Connectivity update")
-    expect(s == 201 and b["regions"] == ["Update electrical activity", "Update #synaptic elements delta",
-                                         "Connectivity update"], f"children one level down ({b})")
-    got = {(x["p"], x["n"], x["tau"]): x for x in runs_of("rl", "loop")}
-    x = next(v for k, v in got.items() if k[0] == 512 and k[1] == 9000)
+def stencil_children_become_regions_by_leaf_name():
+    s, b = imp(STENCIL, system="rl", application="loop", region="Iterations",
+               chi_regions="Halo exchange (MPI_Sendrecv),Residual (MPI_Allreduce)")
+    expect(s == 201 and b["regions"] == ["Halo exchange (MPI_Sendrecv)", "Stencil sweep",
+                                         "Residual (MPI_Allreduce)"], f"children one level down ({b})")
+    x = next(v for v in runs_of("rl", "loop") if v["p"] == 512 and v["n"] == 9000 and v["tau"] < 1.86)
     reg = {r["name"]: r["time_s"] for r in x["regions"]}
-    # relearn_data.txt: the last DATA line of "Connectivity update" is 2535.05 2535.05,
-    # of "Simulation loop" 2535.05 2535.05
-    expect(x["tau"] == 2535.05 and reg["Connectivity update"] == 2535.05, f"values of the point ({x})")
-    expect(close(x["chi"], 2535.05), f"chi_regions summed into chi ({x['chi']})")
-    s, b = imp(RELEARN, system="rl", application="loop2", region="Update local trees")
+    # Iterations at (512, 9000), repetition 1: 0.158203125 + 1.62 + 0.081
+    expect(x["tau"] == 1.859203125 and reg["Stencil sweep"] == 0.158203125, f"values of the point ({x})")
+    expect(close(x["chi"], 1.62 + 0.081), f"chi_regions summed into chi ({x['chi']})")
+    s, b = imp(STENCIL, system="rl", application="loop2", region="Boundary")
     expect(s == 201 and b["runs"] == 50, "a nested region by its leaf name")
-    s, b = imp(RELEARN, system="rl", application="x", region="nope")
-    expect(s == 400 and b["field"] == "region" and "'Update local trees'" in b["error"],
+    s, b = imp(STENCIL, system="rl", application="x", region="nope")
+    expect(s == 400 and b["field"] == "region" and "'Stencil sweep'" in b["error"],
            f"unknown region: the file's regions listed ({b})")
 
 
@@ -202,8 +209,8 @@ def extrap_text_broken_files_name_the_line():
 # ---- Extra-P JSON lines, JSON, Talpas ---------------------------------------
 
 @test
-def extrap_jsonl_real_file():
-    path = os.path.join(DATA, "extrap", "json_test_input.jsonl")
+def extrap_jsonl_one_parameter():
+    path = os.path.join(OWN, "strong.jsonl")
     s, b = imp(path, system="jl", application="metr", n_value=64)
     expect(s == 201 and b["format"] == "extrap-jsonl" and b["runs"] == 25 and b["points"] == 5,
            f"5 points x 5 repetitions ({b})")
@@ -211,7 +218,7 @@ def extrap_jsonl_real_file():
         lines = [json.loads(x) for x in f if x.strip()]
     want = sorted((int(x["params"]["x"]), x["value"]) for x in lines)
     got = sorted((x["p"], x["tau"]) for x in runs_of("jl", "metr"))
-    expect(got == want, "every line is a run with its value")
+    expect(got == want and got[0] == (1, 102.0), "every line is a run with its value (100 / x + 2)")
 
 
 @test
@@ -254,50 +261,45 @@ def extrap_json_current_and_legacy_and_talpas():
 
 # ---- Caliper -----------------------------------------------------------------
 
-CALI = os.path.join(DATA, "caliper")
-
-
 @test
-def cali_rajaperf_problem_size_and_groups():
-    s, b = imp(os.path.join(CALI, "rajaperf_quartz_1048576_Base_Seq.cali"), system="quartz",
-               application="rajaperf")
+def cali_nested_regions_and_globals():
+    s, b = imp(os.path.join(OWN, "stencil.cali"), system="quartz", application="stencil")
     expect(s == 201 and b["format"] == "cali" and b["runs"] == 1, f"one run per file ({b})")
-    expect(b["regions"] == ["Basic", "Lcals", "Polybench", "Stream", "Apps", "Algorithm"], f"{b['regions']}")
-    x = runs_of("quartz", "rajaperf")[0]
-    # RAJAPerf's max#inclusive#sum#time.duration, the globals' ProblemSizeRunParam
-    expect(x["n"] == 1048576 and x["p"] == 1 and x["tau"] == 103.47638, f"{x}")
+    expect(b["regions"] == ["init", "solve"], f"{b['regions']}")
+    x = runs_of("quartz", "stencil")[0]
+    # exclusive sum#time.duration summed over the subtree: main 0.5 + 1.25 + 3.5 + 0.75;
+    # the globals mpi.world.size = 16 and problem_size = 4096
+    expect(x["n"] == 4096 and x["p"] == 16 and x["tau"] == 6.0, f"{x}")
     reg = {r["name"]: r["time_s"] for r in x["regions"]}
-    expect(reg["Basic"] == 11.313521, f"Basic ({reg})")
-    s, b = imp(os.path.join(CALI, "rajaperf_quartz_2097152_Base_Seq.cali"), system="quartz",
-               application="rajaperf")
-    expect(s == 201 and sorted(x["n"] for x in runs_of("quartz", "rajaperf")) == [1048576, 2097152],
-           "the second size")
+    expect(reg == {"init": 1.25, "solve": 4.25}, f"solve holds halo ({reg})")
+    # the file's own names for p, n and the metric, beside karte's
+    s, b = imp(os.path.join(OWN, "stencil.cali"), system="quartz", application="names",
+               p="mpi.world.size", n="problem_size", metric="sum#time.duration")
+    x = runs_of("quartz", "names")[0] if s == 201 else b
+    expect(s == 201 and x["p"] == 16 and x["n"] == 4096 and x["tau"] == 6.0, f"the file's names ({x})")
+    s, b = imp(os.path.join(OWN, "stencil.cali"), system="quartz", application="x", p="ranks")
+    expect(s == 400 and b["field"] == "p", f"an unknown global named ({b})")
 
 
 @test
-def cali_lulesh_sums_exclusive_times():
-    s, b = imp(os.path.join(CALI, "lulesh-annotation-profile.cali"), system="cab", application="lulesh",
-               n_value=30)
-    expect(s == 201 and b["regions"] == ["lulesh.cycle"], f"{b}")
-    expect(any("p = 1" in w for w in b["warnings"]), f"no process count: said ({b['warnings']})")
-    x = runs_of("cab", "lulesh")[0]
-    # sum#time.duration of every record at or below main, added up by hand: 0.492491
-    expect(close(x["tau"], 0.492491, 1e-9) and x["p"] == 1, f"inclusive time of main ({x})")
+def cali_flat_attribute_names_the_regions():
+    s, b = imp(os.path.join(OWN, "flat.cali"), system="flat", application="f")
+    expect(s == 400 and b["field"] == "region" and b["available"]["roots"] == ["compute", "exchange"] and
+           any("flat attribute 'function'" in w for w in b["warnings"]), f"the flat values are the roots ({b})")
+    s, b = imp(os.path.join(OWN, "flat.cali"), system="flat", application="f", region="compute")
+    x = runs_of("flat", "f")[0] if s == 201 else b
+    expect(s == 201 and x["tau"] == 3.0, f"compute's two records summed: 2.5 + 0.5 ({x})")
 
 
 @test
 def caliper_json_split_ranks_and_units():
-    s, b = imp(os.path.join(CALI, "lulesh-annotation-profile.json"), system="cab", application="lulesh-json",
-               n_value=30, time_unit="us")
-    expect(s == 201 and b["format"] == "caliper-json", f"{b}")
-    x = runs_of("cab", "lulesh-json")[0]
-    # main's inclusive#sum#time.duration is largest on rank 4: 5905595 us; 8 ranks
-    expect(x["p"] == 8 and close(x["tau"], 5.905595), f"the slowest rank, in seconds ({x})")
-    s, b = imp(os.path.join(CALI, "cpi-callpath-profile.json"), system="cab", application="cpi", n_value=1)
-    expect(s == 400 and b["field"] == "region" and b["available"]["roots"][0] == "_start", f"{b}")
-    s, b = imp(os.path.join(CALI, "cpi-callpath-profile.json"), system="cab", application="cpi", n_value=1,
-               region="main", time_unit="us")
-    expect(s == 201 and runs_of("cab", "cpi")[0]["p"] == 4, f"4 ranks of cpi ({b})")
+    s, b = imp(os.path.join(OWN, "ranks.json"), system="cab", application="ranks", n_value=30, time_unit="us")
+    expect(s == 201 and b["format"] == "caliper-json" and b["regions"] == ["solve", "io"], f"{b}")
+    x = runs_of("cab", "ranks")[0]
+    # main's inclusive time is largest on rank 1: 4.5e6 us; 3 ranks; each region its own
+    # largest over the ranks: solve 3.5e6 (rank 1), io 5e5 (rank 0)
+    reg = {r["name"]: r["time_s"] for r in x["regions"]}
+    expect(x["p"] == 3 and x["tau"] == 4.5 and reg == {"solve": 3.5, "io": 0.5}, f"the slowest rank ({x})")
     recs = [{"path": "main", "mpi.rank": 0, "sum#time.duration": 1.0},
             {"path": "main/solve", "mpi.rank": 0, "sum#time.duration": 3.0},
             {"path": "main", "mpi.rank": 1, "sum#time.duration": 0.5},
@@ -306,6 +308,113 @@ def caliper_json_split_ranks_and_units():
     x = runs_of("cab", "records")[0]
     expect(s == 201 and x["p"] == 2 and x["tau"] == 4.5 and x["regions"][0]["time_s"] == 4.0,
            f"cali-query records: inclusive per rank, the largest ({b} {x})")
+
+
+# ---- Thicket, saved Extra-P experiments, Score-P Cube ------------------------------
+
+@test
+def thicket_ensemble_one_run_per_profile():
+    path = os.path.join(OWN, "ensemble.json")
+    s, b = imp(path, system="th", application="lulesh")
+    expect(s == 400 and b["field"] == "region" and b["available"]["roots"] == ["MPI_Init", "main"],
+           f"two roots: say which ({b})")
+    s, b = imp(path, system="th", application="lulesh", region="main")
+    expect(s == 201 and b["format"] == "thicket-json" and b["runs"] == 6 and
+           b["regions"] == ["cycle", "MPI_Barrier"], f"six profiles ({b})")
+    got = {(x["p"], x["n"]): x for x in runs_of("th", "lulesh")}
+    # main = 10 n / p + p; the first profile has jobsize in place of mpi.world.size
+    expect(sorted(got) == [(1, 10), (1, 20), (2, 10), (2, 20), (4, 10), (4, 20)], f"{sorted(got)}")
+    x = got[(4, 20)]
+    reg = {r["name"]: r["time_s"] for r in x["regions"]}
+    expect(x["tau"] == 54 and reg == {"cycle": 40, "MPI_Barrier": 2}, f"max#inclusive: 10*20/4 + 4 ({x})")
+    s, b = imp(path, system="th", application="avg", region="main", metric="avg#inclusive#sum#time.duration",
+               p="mpi.world.size", n="problem_size")
+    x = {(r["p"], r["n"]): r for r in runs_of("th", "avg")}.get((4, 20)) if s == 201 else b
+    expect(s == 201 and b["runs"] == 5 and x["tau"] == 27, f"p= names a column: the jobsize profile left out, "
+           f"the avg column ({b}, {x})")
+    s, b = imp(path, system="th", application="x", region="main", p="ranks")
+    expect(s == 400 and b["field"] == "p" and "problem_size" in b["error"], f"the columns listed ({b})")
+
+
+@test
+def extrap_experiment_saved_with_and_without_values():
+    s, b = imp(os.path.join(OWN, "values.extra-p"), system="xp", application="values", p="x", n="y",
+               region="main")
+    expect(s == 201 and b["format"] == "extrap-experiment" and b["runs"] == 16 and b["regions"] == ["solve"],
+           f"8 points x 2 values ({b})")
+    got = sorted(x["tau"] for x in runs_of("xp", "values") if x["p"] == 8 and x["n"] == 20)
+    expect(got == [10.0, 10.5], f"x + y / 10 and + 0.5 ({got})")
+    s, b = imp(os.path.join(OWN, "means.extra-p"), system="xp", application="means", p="x", n="y",
+               region="main")
+    expect(s == 201 and b["runs"] == 8 and any("without their values" in w for w in b["warnings"]),
+           f"one run per point, said ({b})")
+    x = next(r for r in runs_of("xp", "means") if r["p"] == 8 and r["n"] == 20)
+    expect(x["tau"] == 10.25 and x["regions"][0]["time_s"] == 5.125, f"the saved mean ({x})")
+    s, b = imp(b"PK\x03\x04 not a zip", system="xp", application="bad", format="extrap-experiment")
+    expect(s == 400 and b["field"] == "body", f"a broken ZIP named ({b})")
+
+
+def cube_tar(files):
+    return cubex.tar(files)
+
+
+@test
+def cube_sets_in_every_spelling():
+    body = cube_tar(cubex.mm_set())
+    s, b = imp(body, system="cube", application="mm")
+    expect(s == 201 and b["format"] == "cube" and b["runs"] == 12 and b["points"] == 6 and
+           b["regions"] == ["init", "solve", "io"], f"3 p x 2 n x 2 repetitions ({b})")
+    got = {(x["p"], x["n"], round(x["tau"], 9)): x for x in runs_of("cube", "mm")}
+    # tests/cubex.py: per location init 0.5, halo 0.25 log2 p, solve n / (1000 p) + halo,
+    # io 0, main their sum + 0.1 (0.3 in r2); 2 threads per process, summed
+    x = got.get((2, 1000, 5.4))
+    reg = {r["name"]: r["time_s"] for r in x["regions"]} if x else {}
+    expect(x and reg == {"init": 2, "solve": 3, "io": 0}, f"p = 2, n = 1000: 4 x 1.35 ({sorted(got)})")
+    expect((8, 2000, 28.8) in got, "p = 8, n = 2000, repetition 2: 16 x (0.5 + 0.25 + 0.75 + 0.3)")
+    # the exclusive visits made inclusive: main 1 + init 1 + solve 10 + halo 10 per location
+    s, b = imp(body, system="cube", application="visits", metric="visits")
+    expect(s == 201 and {x["tau"] for x in runs_of("cube", "visits") if x["p"] == 2} == {88},
+           f"visits: 22 per location x 4 ({b})")
+    # Extra-P's spellings: decimal commas, separators, no prefix, several profiles in one folder
+    spellings = {2: "mm.p2,0.n1000.r1", 4: "x.p4.0.n1000,0.r1", 8: "p8n1000"}
+    files = {f"{spellings[p]}/profile.cubex": c for p in (2, 4, 8)
+             for c in [cubex.profile(cubex.TREE, p, 1, cubex.mm_values(p, 1000, 1, 1))]}
+    files["p8n1000/profile2.cubex"] = cubex.profile(cubex.TREE, 8, 1, cubex.mm_values(8, 1000, 2, 1))
+    files["p8n1000/scorep.cfg"] = b"SCOREP_ENABLE_PROFILING=true\n"
+    s, b = imp(cube_tar(files), system="cube", application="spell")
+    got = sorted((x["p"], x["n"], round(x["tau"], 9)) for x in runs_of("cube", "spell"))
+    # one thread per process: p locations of main = 0.5 + n / (1000 p) + 0.25 log2 p + 0.1 (0.3)
+    expect(s == 201 and got == [(2, 1000, 2.7), (4, 1000, 5.4), (8, 1000, 11.8), (8, 1000, 13.4)],
+           f"every spelling, two profiles in one folder, other files ignored ({b} {got})")
+
+
+@test
+def cube_p_from_processes_and_refusals():
+    files = {f"mm.x{x}/profile.cubex": cubex.profile(cubex.TREE, procs, 2, cubex.mm_values(procs, 1000, 1))
+             for x, procs in ((1, 2), (2, 4))}
+    s, b = imp(cube_tar(files), system="cube", application="procs", n="x")
+    got = sorted((x["p"], x["n"]) for x in runs_of("cube", "procs"))
+    expect(s == 201 and got == [(2, 1), (4, 2)], f"no parameter p: the processes of each profile ({b} {got})")
+    one = cubex.profile(cubex.TREE, 4, 1, cubex.mm_values(4, 1000, 1, 1))
+    s, b = imp(one, system="cube", application="one", format="cube", n_value=1000)
+    x = runs_of("cube", "one")[0] if s == 201 else b
+    expect(s == 201 and x["p"] == 4 and x["tau"] == 5.4 and any("without an experiment directory" in w
+                                                                for w in b["warnings"]), f"one .cubex ({b})")
+    bad = {"mm.p2n1/profile.cubex": one, "mm.n1p2/profile.cubex": one}
+    s, b = imp(cube_tar(bad), system="cube", application="order")
+    expect(s == 400 and b["field"] == "body" and "same parameters in the same order" in b["error"],
+           f"names in another order refused, as Extra-P does ({b})")
+    bad = {"mm.p2n1/profile.cubex": one, "mm.p2wrong1/profile.cubex": one}
+    s, b = imp(cube_tar(bad), system="cube", application="wrong")
+    expect(s == 400 and "'mm.p2wrong1'" in b["error"], f"another name refused ({b})")
+    s, b = imp(cube_tar({"mm.p2n1/profile.cubex": b"not a tar at all" * 40}), system="cube", application="junk")
+    expect(s == 400 and b["field"] == "body", f"a .cubex that is not a tar ({b})")
+    s, b = imp(cube_tar({"mm.p2n1/notes.txt": b"x"}), system="cube", application="none")
+    expect(s == 400 and "no .cubex" in b["error"], f"no profile in the upload ({b})")
+    s, b = imp(cube_tar({"mm.p2n1/profile.cubex": cubex.tar({"0.index": b"CUBEX.INDEX"})}), system="cube",
+               application="noanchor")
+    expect(s == 400 and "anchor.xml" in b["error"], f"no anchor.xml ({b})")
+    expect(runs_of("cube", "order") == [] and runs_of("cube", "junk") == [], "nothing half-stored")
 
 
 # ---- GEOPM --------------------------------------------------------------------
@@ -410,9 +519,10 @@ def export_csv_and_ndjson_import_back_to_the_same_runs():
 
 @test
 def format_guess_and_request_errors():
-    files = {"extrap/relearn_data.txt": "extrap-text", "extrap/json_test_input.jsonl": "extrap-jsonl",
-             "caliper/lulesh-annotation-profile.cali": "cali",
-             "caliper/lulesh-annotation-profile.json": "caliper-json",
+    files = {"import/stencil.txt": "extrap-text", "import/strong.jsonl": "extrap-jsonl",
+             "import/stencil.cali": "cali", "import/ranks.json": "caliper-json",
+             "import/ensemble.json": "thicket-json", "import/means.extra-p": "extrap-experiment",
+             "import/stencil-cubes.tar": "cube",
              "geopm/dgemm-2hosts.report": "geopm-report", "geopm/dgemm-2hosts-yaml.report": "geopm-report"}
     for path, fmt in files.items():
         s, b = imp(os.path.join(DATA, path), system="g", application="guess", n_value=1, region="nope")
@@ -423,11 +533,11 @@ def format_guess_and_request_errors():
     expect(s == 400 and b["field"] == "format", f"unknown format ({b})")
     s, b = imp("x", system="g", application="x", regoin="main")
     expect(s == 400 and b["field"] == "regoin", f"a misspelt parameter named ({b})")
-    s, b = imp(RELEARN, token=False, system="g", application="x")
+    s, b = imp(STENCIL, token=False, system="g", application="x")
     expect(s == 401, f"a token is needed ({s})")
-    s, b = imp(RELEARN, application="x", region="main()")
+    s, b = imp(STENCIL, application="x", region="main()")
     expect(s == 400 and b["field"] == "system", f"system needed ({b})")
-    s, b = imp(RELEARN, system="g", application="x", region="main()", n_value="-1")
+    s, b = imp(STENCIL, system="g", application="x", region="main()", n_value="-1")
     expect(s == 400 and b["field"] == "n_value", f"bad n_value ({b})")
 
 
@@ -436,7 +546,7 @@ def files_over_the_import_limit_get_413():
     small = Karted(S.binary, args=["--max-import-body", "4096"]).start()
     try:
         tok = small.token("t")
-        with open(RELEARN, "rb") as f:
+        with open(STENCIL, "rb") as f:
             body = f.read()
         s, b, _ = small.request("POST", "/api/v1/import?system=a&application=b&region=main()", body,
                                 ctype="text/plain", token=tok)

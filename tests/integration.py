@@ -2457,11 +2457,12 @@ def make_demo_serves_every_example():
         c = http.client.HTTPConnection("127.0.0.1", m.port, timeout=10)
         c.request("GET", "/api/v1/series")
         got = {(x["system"], x["application"]): x["runs"] for x in json.loads(c.getresponse().read())["series"]}
-        expect(got.get(("SP2", "md")) == 8 and got.get(("T3E", "md")) == 8 and got.get(("RELeARN", "relearn")) == 50
+        expect(got.get(("SP2", "md")) == 8 and got.get(("T3E", "md")) == 8 and got.get(("Stencil", "jacobi")) == 50 and got.get(("Score-P", "mm")) == 12
                and got.get(("K", "mg"), 0) >= 10, f"the examples are loaded ({got})")
         for path in ("/api/v1/reports/isoefficiency.svg?system=SP2&application=md",
                      "/api/v1/reports/energy.svg?system=K&application=mg&f_std=3000",
-                     "/api/v1/reports/isoefficiency.svg?system=RELeARN&application=relearn"):
+                     "/api/v1/reports/isoefficiency.svg?system=Stencil&application=jacobi",
+                     "/api/v1/reports/scaling.svg?system=Score-P&application=mm"):
             c.request("GET", path)
             r = c.getresponse()
             r.read()

@@ -289,11 +289,11 @@ static void test_band(void **state)
 	assert_int_equal(ka_pmnf_covariance(&m, x, y, NULL, 2, cov), -KA_ENODATA);
 }
 
-/* ---- Extra-P's own published test cases ------------------------------------
- * From Extra-P's tests/test_basic_modeler.py and test_multi_param_modeler.py
- * (BSD 3-Clause, tests/data/extrap/LICENSE): exact data of c0 + c * f(x) at
- * x = 2, 4, 8, 16, 32 (and the 5 x 5 grid of them for two parameters) must
- * give back f, c0 and c to Extra-P's assertApprox (5 significant places). */
+/* ---- the cases Extra-P's own tests check --------------------------------------
+ * As Extra-P's tests/test_basic_modeler.py and test_multi_param_modeler.py
+ * state them (restated here, no file of theirs copied): exact data of c0 + c *
+ * f(x) at x = 2, 4, 8, 16, 32 (and the 5 x 5 grid of them for two parameters)
+ * must give back f, c0 and c to Extra-P's assertApprox (5 significant places). */
 
 /* Extra-P's exponent list of those tests: x^(a/b) * log2(x)^c. */
 static const int xp_exponents[KA_PMNF_PAIRS][3] = {

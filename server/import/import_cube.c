@@ -736,9 +736,11 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 	for (i = 0; i < n; i++) {
 		pos[i] = get32(ix + 22 + 4 * (size_t)i, swap);
 		if (pos[i] >= pf->ncnodes) {
+			uint32_t bad = pos[i];
+
 			free(pos);
 			return kerr_field(u->err, 400, "body", "%s: tree position %u is past the call "
-					  "tree's %zu nodes", what, pos[i], pf->ncnodes);
+					  "tree's %zu nodes", what, bad, pf->ncnodes);
 		}
 	}
 	snprintf(what, sizeof(what), "%s: %d.data", where, m->id);

@@ -53,40 +53,57 @@ static void profile_key(json_t *v, char *out, size_t size)
 		out[0] = '\0';
 }
 
-/* The call path of graph node key ("main->lulesh.cycle"), into x; XP_NONE with err. */
-static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *paths, int depth,
-			  struct kerr *err)
+/* The call path of graph node key ("main->lulesh.cycle"), into x; XP_NONE
+ * with err. Iterative: up the first parents to a root or a node known, then
+ * down again naming each, so a deep or looping graph costs no stack. */
+static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *paths, struct kerr *err)
 {
-	json_t *node = json_object_get(graph, key), *known = json_object_get(paths, key), *parents, *name;
-	char up[32], full[8192];
-	uint32_t pp;
+	char (*chain)[32] = xmalloc(sizeof(*chain) * (THICKET_DEPTH_MAX + 1));
+	json_t *node, *parents, *name, *known = NULL;
+	uint32_t up = XP_NONE, pa = XP_NONE;
+	size_t n = 0, len;
+	char *full = NULL;
 
-	if (known)
-		return (uint32_t)json_integer_value(known);
-	if (depth > THICKET_DEPTH_MAX) {
-		kerr_field(err, 413, "body", "the graph is deeper than %d levels (or has a cycle)",
-			   THICKET_DEPTH_MAX);
-		return XP_NONE;
+	snprintf(chain[n++], sizeof(chain[0]), "%s", key);
+	while (!(known = json_object_get(paths, chain[n - 1]))) {
+		node = json_object_get(graph, chain[n - 1]);
+		parents = json_is_object(node) ? json_object_get(node, "parents") : NULL;
+		if (!json_is_array(parents) || !json_array_size(parents))
+			break;	/* a root */
+		if (n == THICKET_DEPTH_MAX) {
+			kerr_field(err, 413, "body", "the graph is deeper than %d levels (or its parents "
+				   "loop)", THICKET_DEPTH_MAX);
+			goto out;
+		}
+		profile_key(json_array_get(parents, 0), chain[n], sizeof(chain[0]));
+		n++;
 	}
-	if (!json_is_object(node) || !json_is_string(name = json_object_get(json_object_get(node, "data"),
-									     "name"))) {
-		kerr_field(err, 400, "body", "not a Thicket ensemble: graph node '%.40s' has no "
-			   "data.name", key);
-		return XP_NONE;
+	if (known) {
+		up = (uint32_t)json_integer_value(known);
+		n--;	/* the last one is named already */
 	}
-	parents = json_object_get(node, "parents");
-	if (json_is_array(parents) && json_array_size(parents)) {	/* the first parent's path */
-		profile_key(json_array_get(parents, 0), up, sizeof(up));
-		if ((pp = node_path(x, graph, up, paths, depth + 1, err)) == XP_NONE)
-			return XP_NONE;
-		snprintf(full, sizeof(full), "%s->%s", x->paths[pp].name, json_string_value(name));
-	} else {
-		snprintf(full, sizeof(full), "%s", json_string_value(name));
+	while (n-- > 0) {
+		node = json_object_get(graph, chain[n]);
+		name = json_is_object(node) ? json_object_get(json_object_get(node, "data"), "name") : NULL;
+		if (!json_is_string(name)) {
+			kerr_field(err, 400, "body", "not a Thicket ensemble: graph node '%.31s' has no "
+				   "data.name", chain[n]);
+			goto out;
+		}
+		len = (up == XP_NONE ? 0 : strlen(x->paths[up].name) + 2) + json_string_length(name);
+		free(full);
+		full = xmalloc(len + 1);
+		snprintf(full, len + 1, "%s%s%s", up == XP_NONE ? "" : x->paths[up].name, up == XP_NONE ? "" : "->",
+			 json_string_value(name));
+		if ((up = xp_path(x, full, len, err)) == XP_NONE)
+			goto out;
+		json_object_set_new(paths, chain[n], json_integer(up));
 	}
-	if ((pp = xp_path(x, full, strlen(full), err)) == XP_NONE)
-		return XP_NONE;
-	json_object_set_new(paths, key, json_integer(pp));
-	return pp;
+	pa = up;
+out:
+	free(full);
+	free(chain);
+	return pa;
 }
 
 static bool is_meta_column(const char *k)
@@ -244,7 +261,7 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		profile_key(json_object_get(row, "node"), node, sizeof(node));
 		if (!pt || !*node)
 			continue;
-		if ((path = node_path(x, graph, node, paths, 0, err)) == XP_NONE)
+		if ((path = node_path(x, graph, node, paths, err)) == XP_NONE)
 			goto out;
 		json_object_foreach(row, k, v) {
 			const char *mname = !strcmp(k, tcol) ? "time" : k;

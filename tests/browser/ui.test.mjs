@@ -258,20 +258,20 @@ test('upload: an error names the line and field; a good file shows the new runs'
   assert.equal(r.runs.length, 2);
 });
 
-test('import: a real Extra-P file; no region named gives the roots to click; then 50 runs', async () => {
+test('import: an Extra-P file; no region named gives the roots to click; then 50 runs', async () => {
   await open('/upload');
-  const relearn = path.join(root, 'tests', 'data', 'extrap', 'relearn_data.txt');
+  const stencil = path.join(root, 'tests', 'data', 'import', 'stencil.txt');
   await page.locator('#token').fill(token);
   await page.locator('#token').dispatchEvent('change');
-  await page.locator('#import-file').setInputFiles(relearn);
+  await page.locator('#import-file').setInputFiles(stencil);
   await page.locator('#import-system').fill('JURECA');
-  await page.locator('#import-application').fill('relearn');
+  await page.locator('#import-application').fill('stencil');
   await page.getByRole('button', { name: 'Import' }).click();
   const err = page.locator('#import-result .message.error');
   await err.waitFor();
-  assert.match(await err.innerText(), /^relearn_data\.txt: say which region is tau .*'main\(\)'.* \(field: region\) — nothing was stored$/);
+  assert.match(await err.innerText(), /^stencil\.txt: say which region is tau .*'main\(\)'.* \(field: region\) — nothing was stored$/);
   const roots = page.locator('#import-result .available button.pick');
-  assert.deepEqual(await roots.allInnerTexts(), ['main()', 'Initialization', 'Simulation loop', 'time', 'p', 'n']);
+  assert.deepEqual(await roots.allInnerTexts(), ['main()', 'Setup', 'Iterations', 'time', 'p', 'n']);
   assert.ok(!(await page.locator('#import-result').innerText()).includes('null'), 'no stray null');
   await shot('import-error');
   await roots.first().click();
@@ -279,14 +279,14 @@ test('import: a real Extra-P file; no region named gives the roots to click; the
   await page.getByRole('button', { name: 'Import' }).click();
   const ok = page.locator('#import-result .message.ok', { hasText: 'stored' });
   await ok.waitFor();
-  assert.equal(await ok.innerText(), 'relearn_data.txt (extrap-text): 50 runs from 25 points stored.');
+  assert.equal(await ok.innerText(), 'stencil.txt (extrap-text): 50 runs from 25 points stored.');
   await shot('import-ok');
   await page.getByRole('button', { name: 'Import' }).click();
   await page.locator('#import-result .message.ok', { hasText: 'nothing new' }).waitFor();
   const r = await (await fetch(`${url}/api/v1/runs?system=JURECA&limit=1000`)).json();
   assert.equal(r.runs.length, 50);
   assert.equal(await page.locator('#import-result a').getAttribute('href'),
-    '/series?system=JURECA&application=relearn&variant=');
+    '/series?system=JURECA&application=stencil&variant=');
 });
 
 test('a run page shows every field, labels and regions, and deletes with a token', async () => {
