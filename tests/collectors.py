@@ -2,7 +2,8 @@
 """Tests of the collectors against a real karted on loopback: karte-collect
 run (with a fake powercap tree that wraps around), the region library from
 C, Fortran and MPI (mpirun -np 2), post of CSV/NDJSON, spooling while karted
-is away and flush, and `import` of the real RELeARN runs through karted.
+is away and flush, and `import` of karte's own files and of a directory of
+Score-P experiments through karted.
 
 usage: tests/collectors.py --build build     prints 'N passed, M failed'
 """
