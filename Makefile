@@ -13,48 +13,52 @@ SANFLAGS := -fsanitize=address,undefined
 CFLAGS  := -O1 -g -fno-omit-frame-pointer $(SANFLAGS) -fno-sanitize-recover=all
 LDFLAGS += $(SANFLAGS)
 endif
-# server/ in layers: core (runs, errors), http, store (one file per backend),
-# api, import, render (charts), cli (the offline tool); main.c on top
-SERVER_DIRS := server server/core server/http server/store server/api server/import server/render server/cli
-SERVER_INC  := $(SERVER_DIRS:%=-I%)
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP $(SERVER_INC) -Ianalysis -Itests -Icollectors \
+# server/ in rooms by role, each a static library built from every .c in
+# its folder (one source list per folder: a new file needs no line here),
+# linked top room first: api (handlers) over track (regressions, webhook)
+# and http over store, import and render, all over core (shared with the
+# collectors) and libkarte_analysis. Includes are paths from server/ or the
+# top ("store/store.h", "analysis/isoeff.h"); tests/layers.py refuses one
+# that reaches a room above its own.
+.DEFAULT_GOAL := all
+ROOMS        := api track http store import render core
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -I. \
              $(shell pkg-config --cflags $(PKGS))
 LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 
-SERVER_SRC := server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c server/core/token.c \
-              server/store/writer.c server/store/checkpointer.c server/store/copy.c server/http/http.c server/http/resp.c server/http/pool.c server/api/api_runs.c \
-              server/api/api_static.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/analysis_data.c \
-              server/api/api_alerts.c server/api/watch.c server/api/webhook.c \
-              server/render/chart.c server/render/report.c server/api/api_reports.c server/api/api_methods.c \
-              server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c \
-              server/import/import_cube.c server/import/import_thicket.c server/api/api_import.c
-SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o) $(BUILD)/server/schema_sql.o
+room_src = $(wildcard server/$(1)/*.c)
+room_lib = $(BUILD)/libkarte_$(1).a
+define ROOM_RULE
+$(call room_lib,$(1)): $$(patsubst %.c,$$(BUILD)/%.o,$$(call room_src,$(1))) $(2)
+	$$(AR) rcs $$@ $$^
+endef
+$(foreach r,$(filter-out store,$(ROOMS)),$(eval $(call ROOM_RULE,$(r),)))
+$(eval $(call ROOM_RULE,store,$(BUILD)/server/schema_sql.o))
+SERVER_LIBS := $(foreach r,$(ROOMS),$(call room_lib,$(r)))
 KARTED     := $(BUILD)/karted
 KARTE      := $(BUILD)/karte
-KARTE_OBJ  := $(BUILD)/server/cli/karte.o $(BUILD)/server/core/slurp.o $(BUILD)/server/render/chart.o $(BUILD)/server/render/report.o \
-              $(BUILD)/server/cli/otf2in.o $(BUILD)/server/core/xalloc.o $(BUILD)/server/core/kerr.o
 
 # libkarte_analysis: pure C, no I/O (analysis/)
-ANALYSIS_SRC := analysis/isoeff.c analysis/energy.c analysis/powercap.c analysis/trace.c \
-                analysis/powermodel.c analysis/pmnf.c analysis/history.c
+ANALYSIS_SRC := $(wildcard analysis/*.c)
 ANALYSIS_LIB := $(BUILD)/libkarte_analysis.a
 GSL_LIBS      = $(shell pkg-config --libs gsl)
 
-TESTS      := test_run test_store test_isoeff test_energy test_methods test_chart test_import test_pmnf test_history
+TESTS      := $(patsubst tests/%.c,%,$(wildcard tests/test_*.c))
 TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 
-# collectors: karte-collect (libcurl) and the region library (C, Fortran, MPI)
+# collectors: karte-collect (libcurl, over libkarte_core) and the region
+# library (C, Fortran; MPI when mpicc is there), which builds on its own
+# (make region): it links nothing of karte's.
 COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
-COLLECT_OBJ := $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(BUILD)/server/core/csvsafe.o \
-               $(BUILD)/server/core/num.o $(BUILD)/server/core/jsonw.o \
-               $(BUILD)/server/core/slurp.o \
-               $(BUILD)/server/core/run.o $(BUILD)/server/core/utf8.o $(BUILD)/server/core/kerr.o $(BUILD)/server/core/xalloc.o
+HAVE_MPICC  := $(shell command -v mpicc 2>/dev/null)
 
-.PHONY: all run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
+.PHONY: all region run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
 
-all: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI)
+all: $(KARTED) $(KARTE) $(COLLECT) region
+
+region: $(REGION_LIB) $(if $(HAVE_MPICC),$(REGION_MPI))
 
 help:
 	@echo "make            build $(KARTED)"
@@ -86,10 +90,10 @@ $(BUILD)/server/schema_sql.o: $(BUILD)/server/schema_sql.c
 $(ANALYSIS_LIB): $(ANALYSIS_SRC:%.c=$(BUILD)/%.o)
 	$(AR) rcs $@ $^
 
-$(KARTED): $(SERVER_OBJ) $(BUILD)/server/main.o $(ANALYSIS_LIB)
+$(KARTED): $(BUILD)/server/main.o $(SERVER_LIBS) $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
 
-$(COLLECT): $(COLLECT_OBJ)
+$(COLLECT): $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(call room_lib,core)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcurl -lcsv
 
 $(REGION_LIB): $(BUILD)/collectors/region.o $(BUILD)/collectors/rapl.o
@@ -103,13 +107,14 @@ $(BUILD)/collectors/region_mpi.o: collectors/region.c
 $(REGION_MPI): $(BUILD)/collectors/region_mpi.o $(BUILD)/collectors/rapl.o
 	$(AR) rcs $@ $^
 
-$(KARTE): $(KARTE_OBJ) $(ANALYSIS_LIB)
+$(KARTE): $(BUILD)/server/cli/karte.o $(call room_lib,import) $(call room_lib,render) $(call room_lib,core) \
+         $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lcsv -lotf2
 
 $(BUILD)/tests/test_isoeff: $(BUILD)/tests/iso_oracle.o
 
-$(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_OBJ) $(ANALYSIS_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) $(shell pkg-config --libs cmocka)
+$(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_LIBS) $(ANALYSIS_LIB)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lotf2 $(shell pkg-config --libs cmocka)
 
 # karted's own defaults (127.0.0.1:8080, data/karte.db), so KARTE_LISTEN,
 # KARTE_DB and the other KARTE_* settings of the environment apply.
@@ -143,7 +148,7 @@ IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json 
 FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
 FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1 libarchive libxml-2.0 zlib
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
-             -D_GNU_SOURCE $(SERVER_INC) -Ianalysis -Icollectors -Itests/fuzz \
+             -D_GNU_SOURCE -Iserver -I. -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
 FUZZ_LIBS = build/fuzz/lsan_default.o $(shell pkg-config --libs $(FUZZ_PKGS)) -lpthread -lm
 # LeakSanitizer's suppressions, the same for `make asan` and the fuzzers
@@ -156,11 +161,9 @@ build/fuzz/lsan_default.o: tests/lsan.supp tests/fuzz/lsan_default.sh
 	clang -c -O1 -o $@ build/fuzz/lsan_default.c
 
 $(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o
-FUZZ_API_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/core/kerr.c server/core/xalloc.c server/core/utf8.c server/core/run.c server/store/store.c server/store/alerts.c server/store/sqlite.c server/store/pg.c \
-                server/http/pool.c server/http/resp.c server/api/api_analysis.c server/api/api_models.c server/api/api_history.c server/api/api_methods.c \
-                server/api/api_reports.c server/api/analysis_data.c server/render/chart.c server/render/report.c \
-                server/api/api_runs.c server/store/writer.c server/core/token.c server/api/watch.c \
-                server/api/webhook.c server/api/api_alerts.c $(ANALYSIS_SRC)
+FUZZ_API_SRC := $(call room_src,core) $(call room_src,store) server/http/resp.c $(call room_src,track) \
+                $(filter-out server/api/api_import.c server/api/api_static.c,$(call room_src,api)) \
+                $(call room_src,render) $(ANALYSIS_SRC)
 
 build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c server/core/run.h
 	@mkdir -p $(dir $@)
@@ -171,7 +174,7 @@ build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_mem.c $(FUZZ_API_SRC) 
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcurl
 
 build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c server/render/chart.c server/render/report.c \
-                       server/cli/otf2in.c server/core/xalloc.c server/core/kerr.c server/core/slurp.c $(ANALYSIS_SRC)
+                       server/import/otf2in.c server/core/xalloc.c server/core/kerr.c server/core/slurp.c $(ANALYSIS_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/cli/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
@@ -183,16 +186,16 @@ build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collecto
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
 # one target per import reader, from one harness
-IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c server/import/import.c server/import/import_xp.c server/import/import_extrap.c server/import/import_caliper.c \
-              server/import/import_cube.c server/import/import_thicket.c
+IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c \
+              $(filter-out server/import/otf2in.c,$(call room_src,import))
 build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/core/run.c server/core/utf8.c server/core/kerr.c \
                           server/core/xalloc.c server/import/import.h server/import/import_xp.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -DIMPORT_FORMAT='"$*"' -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcsv
 
-build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/cli/otf2in.c server/core/kerr.c server/core/xalloc.c
+build/fuzz/fuzz_otf2: tests/fuzz/fuzz_otf2.c tests/otf2/otf2_trace.c server/import/otf2in.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_otf2.c server/cli/otf2in.c server/core/kerr.c server/core/xalloc.c \
+	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_otf2.c server/import/otf2in.c server/core/kerr.c server/core/xalloc.c \
 	    $(FUZZ_LIBS) -lotf2
 
 # Each target for FUZZ_SECONDS; the executions of all are added up.
@@ -219,6 +222,7 @@ test-browser: $(KARTED)
 # The documents against the code: routes in docs/api.md, links resolving.
 test-docs:
 	python3 tests/docs_check.py
+	python3 tests/layers.py
 
 test: deps
 	$(MAKE) test-docs test-unit test-integration test-browser test-fuzz

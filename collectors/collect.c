@@ -30,14 +30,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "csvsafe.h"
-#include "jsonw.h"
-#include "bounds.h"
-#include "slurp.h"
-#include "run.h"
+#include "core/csvsafe.h"
+#include "core/jsonw.h"
+#include "core/bounds.h"
+#include "core/slurp.h"
+#include "core/run.h"
 #include "rapl.h"
-#include "mono.h"
-#include "version.h"
+#include "core/mono.h"
+#include "core/version.h"
 
 #define JSONF (JSON_COMPACT | JSON_REAL_PRECISION(17))
 

@@ -14,7 +14,7 @@
 #endif
 
 #include "rapl.h"
-#include "mono.h"
+#include "core/mono.h"
 
 /*
  * One process measures itself, so the state is the process's: a fixed table

@@ -12,12 +12,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "checkpointer.h"
-#include "copy.h"
-#include "karted.h"
-#include "webhook.h"
-#include "version.h"
-#include "token.h"
+#include "store/checkpointer.h"
+#include "store/copy.h"
+#include "api/karted.h"
+#include "track/webhook.h"
+#include "core/version.h"
+#include "core/token.h"
 
 
 static const char usage[] =
@@ -514,7 +514,7 @@ static void first_start_token(const char *db)
 
 const struct route *const karted_routes[] = {api_routes, api_import_routes, api_analysis_routes,
 					     api_model_routes, api_history_routes, api_alert_routes,
-					     api_report_routes, api_method_routes, NULL};
+					     api_report_routes, api_method_routes, api_metric_routes, NULL};
 
 /* The host part of ADDR:PORT as a browser would use it. */
 static const char *shown_host(const char *listen, char *buf, size_t size)

@@ -7,7 +7,7 @@
 #ifndef KARTE_ISO_ORACLE_H
 #define KARTE_ISO_ORACLE_H
 
-#include "isoeff.h"
+#include "analysis/isoeff.h"
 
 void iso_oracle(const struct ka_obs *obs, size_t nobs, const struct ka_iso_opts *o,
 		const struct ka_iso_visitor *v);

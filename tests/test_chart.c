@@ -13,8 +13,8 @@
 
 #include <cairo.h>
 
-#include "chart.h"
-#include "report.h"
+#include "render/chart.h"
+#include "render/report.h"
 
 static void check(double v, const char *want)
 {

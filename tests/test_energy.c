@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <math.h>
 
-#include "energy.h"
+#include "analysis/energy.h"
 
 #define F_STD 3000.0
 

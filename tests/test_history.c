@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history.h"
+#include "analysis/history.h"
 
 /* 10, 11, 9, 10, 12: median 10; deviations 0, 1, 1, 0, 2: MAD 1. */
 static void test_baseline(void **state)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csvsafe.h"
-#include "import.h"
+#include "core/csvsafe.h"
+#include "import/import.h"
 
 static struct import_opts opts(const char *format)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "iso_oracle.h"
-#include "isoeff.h"
+#include "analysis/isoeff.h"
 
 #define MAXR 8192	/* records kept; more are counted only */
 

@@ -7,9 +7,9 @@
 #include <math.h>
 #include <string.h>
 
-#include "powercap.h"
-#include "powermodel.h"
-#include "trace.h"
+#include "analysis/powercap.h"
+#include "analysis/powermodel.h"
+#include "analysis/trace.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((a) - (b)) <= (tol))
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "pmnf.h"
+#include "analysis/pmnf.h"
 
 static const char *const names[] = {"p", "n"};
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
-#include "num.h"
-#include "run.h"
-#include "utf8.h"
+#include "core/jsonw.h"
+#include "core/num.h"
+#include "core/run.h"
+#include "core/utf8.h"
 
 /* Parse body expecting success; returns the batch (caller frees). */
 static struct run_batch parse_ok(const char *body, enum body_kind kind)

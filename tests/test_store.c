@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "schema.h"
-#include "store.h"
-#include "token.h"
-#include "writer.h"
+#include "store/schema.h"
+#include "store/store.h"
+#include "core/token.h"
+#include "store/writer.h"
 
 struct fixture {
 	char dir[64];

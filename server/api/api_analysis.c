@@ -6,13 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_data.h"
-#include "num.h"
-#include "energy.h"
-#include "isoeff.h"
+#include "energy_fit.h"
+#include "series.h"
+#include "core/num.h"
+#include "analysis/energy.h"
+#include "analysis/isoeff.h"
 #include "karted.h"
 #include "models.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define LEVELS_MAX 32
 #define ISO_LIST_MAX 20000	/* max_pairs at most: every answer stays under 16 MiB */

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_data.h"
-#include "history.h"
+#include "series.h"
+#include "analysis/history.h"
 #include "karted.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 /* Limits (documented in docs/api.md). */
 #define HISTORY_LIST_DEFAULT 1000	/* runs listed, the latest */

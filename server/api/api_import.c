@@ -16,11 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonw.h"
-#include "import.h"
+#include "core/jsonw.h"
+#include "import/import.h"
 #include "karted.h"
-#include "mono.h"
-#include "xalloc.h"
+#include "core/mono.h"
+#include "core/xalloc.h"
 
 static atomic_bool importing;
 

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_data.h"
+#include "series.h"
 #include "karted.h"
-#include "powercap.h"
-#include "powermodel.h"
-#include "report.h"
-#include "trace.h"
-#include "xalloc.h"
+#include "analysis/powercap.h"
+#include "analysis/powermodel.h"
+#include "render/report.h"
+#include "analysis/trace.h"
+#include "core/xalloc.h"
 
 #define BAD 400
 

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_data.h"
+#include "series.h"
 #include "karted.h"
 #include "models.h"
-#include "pmnf.h"
-#include "xalloc.h"
+#include "analysis/pmnf.h"
+#include "core/xalloc.h"
 
 #define BAD 400
 

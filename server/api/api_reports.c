@@ -5,11 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis_data.h"
+#include "energy_fit.h"
+#include "series.h"
 #include "karted.h"
 #include "models.h"
-#include "report.h"
-#include "xalloc.h"
+#include "render/report.h"
+#include "core/xalloc.h"
 
 #define SERIES_MAX 8
 

@@ -6,14 +6,14 @@
 #include <string.h>
 #include <time.h>
 
-#include "jsonw.h"
-#include "num.h"
-#include "analysis_data.h"
-#include "csvsafe.h"
+#include "core/jsonw.h"
+#include "core/num.h"
+#include "series.h"
+#include "core/csvsafe.h"
 #include "karted.h"
-#include "token.h"
-#include "xalloc.h"
-#include "mono.h"
+#include "core/token.h"
+#include "core/xalloc.h"
+#include "core/mono.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX     1000

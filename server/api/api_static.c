@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "karted.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define STATIC_MAX (16u << 20)
 

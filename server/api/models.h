@@ -9,8 +9,8 @@
 
 #include <jansson.h>
 
-#include "analysis_data.h"
-#include "report.h"
+#include "series.h"
+#include "render/report.h"
 
 /* The "models" object of the isoefficiency answer for sd's runs[] (pooled
  * into obs): the models of work, overhead and resource, the isoefficiency

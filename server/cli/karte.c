@@ -12,13 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chart.h"
-#include "bounds.h"
-#include "otf2in.h"
-#include "report.h"
-#include "slurp.h"
-#include "version.h"
-#include "xalloc.h"
+#include "render/chart.h"
+#include "core/bounds.h"
+#include "import/otf2in.h"
+#include "render/report.h"
+#include "core/slurp.h"
+#include "core/version.h"
+#include "core/xalloc.h"
 
 static const char usage[] =
 	"usage: karte plot KIND (--csv FILE ... | --model FILE) -o OUT [options]\n"

@@ -21,10 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "run.h"
-#include "utf8.h"
-#include "xalloc.h"
-#include "mono.h"
+#include "core/run.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
+#include "core/mono.h"
 
 #define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
 #define BODY_FIRST_MAX (64u << 10)	/* largest body buffer sized from Content-Length alone */

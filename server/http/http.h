@@ -26,8 +26,8 @@
 
 #include <jansson.h>
 
-#include "kerr.h"
-#include "bounds.h"
+#include "core/kerr.h"
+#include "core/bounds.h"
 
 struct req;
 

@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "http.h"
-#include "jsonw.h"
-#include "run.h"
-#include "utf8.h"
-#include "xalloc.h"
+#include "core/jsonw.h"
+#include "core/run.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
 
 struct dump {
 	char *buf;

@@ -18,11 +18,11 @@
 #include <csv.h>
 #include <nettle/sha2.h>
 
-#include "csvsafe.h"
-#include "jsonw.h"
+#include "core/csvsafe.h"
+#include "core/jsonw.h"
 #include "import_xp.h"
-#include "utf8.h"
-#include "xalloc.h"
+#include "core/utf8.h"
+#include "core/xalloc.h"
 
 #define TREE_BODY_MAX (32u << 20)	/* formats read whole into a JSON tree */
 #define CSV_COLS_MAX  256

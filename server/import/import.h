@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "kerr.h"
-#include "run.h"
+#include "core/kerr.h"
+#include "core/run.h"
 
 /* What one import may hold (documented in docs/api.md). */
 #define IMPORT_RUNS_MAX	   1000000  /* runs one file may make (their ids fit an answer) */

@@ -13,7 +13,7 @@
 #include <strings.h>
 
 #include "import_xp.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define CALI_NODES_MAX 10000000	/* node ids of a .cali file */
 #define CALI_FIELDS_MAX 4096	/* values of one record */

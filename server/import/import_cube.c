@@ -33,7 +33,7 @@
 #include <libxml/tree.h>
 #include <zlib.h>
 
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define CUBE_FILES_MAX 10000		/* profiles of one upload */
 #define CUBE_ENTRY_MAX (64u << 20)	/* bytes of one .cubex, or of a file inside it */

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "import_xp.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define WORD_MAX 4096		/* a name in a text file */
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define THICKET_DEPTH_MAX 1000
 

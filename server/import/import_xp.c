@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define VALUES_MAX 50000000	/* repetitions held at once, all measurements */
 

@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "import.h"
-#include "kerr.h"
+#include "core/kerr.h"
 
 #define XP_NONE UINT32_MAX
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define FONT "DejaVu Sans"
 #define TEXT_PT 9.0		/* tick labels, legend */

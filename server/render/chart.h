@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#include "kerr.h"
+#include "core/kerr.h"
 
 enum chart_format { CHART_SVG, CHART_PNG, CHART_PDF };
 

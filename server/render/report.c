@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define ARROWS_MAX_POINTS 400	/* above this the arrows would hide the data */
 #define LEGEND_P_MAX 9		/* distinct p listed one by one; more: a colour ramp */

@@ -11,9 +11,9 @@
 #include <stddef.h>
 
 #include "chart.h"
-#include "energy.h"
-#include "history.h"
-#include "isoeff.h"
+#include "analysis/energy.h"
+#include "analysis/history.h"
+#include "analysis/isoeff.h"
 
 /* One series' inputs; what a report does not use may be empty. */
 struct report_series {
@@ -57,8 +57,8 @@ bool report_needs_runs(enum report_kind k);
 
 struct report;	/* a built chart and the memory behind it */
 
-#include "powercap.h"
-#include "trace.h"
+#include "analysis/powercap.h"
+#include "analysis/trace.h"
 
 /* Inadomi et al.: measured r(f) with the 2-point, 3-point and best-f3
  * models and their R^2 (Figs. 4 and 6; the cycle ratio of Fig. 3 in the

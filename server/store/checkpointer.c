@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "store.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 struct checkpointer {
 	struct store *st;

@@ -7,7 +7,7 @@
 #ifndef KARTE_CHECKPOINTER_H
 #define KARTE_CHECKPOINTER_H
 
-#include "kerr.h"
+#include "core/kerr.h"
 
 #define CHECKPOINT_TRUNCATE_PAGES 65536	/* 256 MiB of 4 KiB pages */
 

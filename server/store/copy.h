@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "kerr.h"
+#include "core/kerr.h"
 #include "store.h"
 
 struct store_copy_result {

@@ -42,9 +42,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "mono.h"
+#include "core/mono.h"
 #include "schema.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 #define PG_MIGRATE_LOCK 0x6b61727465LL	/* "karte": migrations, at start */
 #define PG_WRITE_LOCK 0x6b61727466LL	/* every write transaction */

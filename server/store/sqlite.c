@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "schema.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "schema.h"
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 const struct store_table_desc store_tables[STORE_TABLES] = {
 	[T_SERIES] = {"series", "id, system, application, variant, runs, last_run_id, last_run_at, "

@@ -14,8 +14,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "kerr.h"
-#include "run.h"
+#include "core/kerr.h"
+#include "core/run.h"
 
 struct store;
 

@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "xalloc.h"
+#include "core/xalloc.h"
 
 /*
  * Two lists, both under lock, move jobs between the event loop and the

@@ -15,8 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kerr.h"
-#include "run.h"
+#include "core/kerr.h"
+#include "core/run.h"
 #include "store.h"
 
 enum wjob_kind { WJOB_RUNS, WJOB_DELETE, WJOB_PVT, WJOB_CALL };

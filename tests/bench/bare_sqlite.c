@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "schema.h"
-#include "mono.h"
+#include "store/schema.h"
+#include "core/mono.h"
 
 int main(int argc, char **argv)
 {

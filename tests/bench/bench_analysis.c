@@ -10,9 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "iso_oracle.h"
-#include "isoeff.h"
-#include "mono.h"
+#include "tests/iso_oracle.h"
+#include "analysis/isoeff.h"
+#include "core/mono.h"
 
 #define ROUNDS 7
 

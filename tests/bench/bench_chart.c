@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "chart.h"
-#include "report.h"
-#include "mono.h"
+#include "render/chart.h"
+#include "render/report.h"
+#include "core/mono.h"
 
 #define ROUNDS 7
 #define SIDE 100

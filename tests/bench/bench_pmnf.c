@@ -16,7 +16,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "pmnf.h"
+#include "analysis/pmnf.h"
 
 #define REPS 200
 #define ROUNDS 41

@@ -13,8 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "karte_region.h"
-#include "mono.h"
+#include "collectors/karte_region.h"
+#include "core/mono.h"
 
 #define PAIRS 1000000
 

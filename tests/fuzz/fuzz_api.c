@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "karted.h"
+#include "api/karted.h"
 #include "req_mem.h"
-#include "run.h"
+#include "core/run.h"
 
 struct target {
 	const struct route *table;

@@ -11,7 +11,7 @@
 #undef main
 
 #include "memfile.h"
-#include "run.h"
+#include "core/run.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

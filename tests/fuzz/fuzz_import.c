@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "import.h"
+#include "import/import.h"
 
 #ifndef IMPORT_FORMAT
 #define IMPORT_FORMAT "extrap-text"

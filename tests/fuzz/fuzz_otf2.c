@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "otf2in.h"
+#include "import/otf2in.h"
 
 static const char *const files[] = {"build/fuzz/otf2/t/0.evt", "build/fuzz/otf2/t.def",
 				    "build/fuzz/otf2/t.otf2"};

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "run.h"
+#include "core/run.h"
 
 static void check(const struct run_batch *b)
 {

@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "http.h"
-#include "utf8.h"
+#include "http/http.h"
+#include "core/utf8.h"
 
 /* A request with these parts (borrowed: they must outlive it); query is
  * an undecoded query string of qlen bytes. Free with mem_req_free. */

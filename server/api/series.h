@@ -1,19 +1,21 @@
 /*
- * analysis_data: from stored runs to the inputs of libkarte_analysis. Loads
- * one series (system, application, variant) for the analysis endpoints,
- * picks the runs of one frequency for Orii's analysis, and sorts runs into
- * standard / single-frequency / optimised for Kimura's energy model.
+ * series: from stored runs to the inputs of libkarte_analysis. Loads one
+ * series (system, application, variant) for the analysis endpoints, picks
+ * the runs of one frequency for Orii's analysis, pools them into points,
+ * the history of one point, the strong scaling from tau alone, and the
+ * lane a read of series belongs in.
  */
-#ifndef KARTE_ANALYSIS_DATA_H
-#define KARTE_ANALYSIS_DATA_H
+#ifndef KARTE_SERIES_H
+#define KARTE_SERIES_H
 
 #include <jansson.h>
 #include <stddef.h>
 
-#include "energy.h"
-#include "history.h"
-#include "isoeff.h"
+#include "analysis/energy.h"
+#include "analysis/history.h"
+#include "analysis/isoeff.h"
 #include "karted.h"
+#include "query.h"
 
 /* Limits on what one analysis may load and walk (documented in the README):
  * the runs of one series, and the (p, n, n') pairs Orii's analysis walks
@@ -63,21 +65,6 @@ struct series_data {
 	size_t with_frequency;	/* ... a frequency_mhz, the run's or a region's */
 };
 
-/* The label.K=V parameters of a query: runs whose labels hold each K with
- * value V. At most RUN_FILTER_LABELS_MAX; 400 naming the parameter for a
- * key or value out of the run limits. */
-struct label_set {
-	struct label_eq eq[RUN_FILTER_LABELS_MAX];
-	size_t n;
-};
-
-int query_labels(struct req *rq, struct label_set *ls, struct kerr *err);
-
-/* system=&application=&variant= naming one series (variant "" when left
- * out); -1 with a 400 naming the one missing. */
-int query_series(struct req *rq, const char **system, const char **application,
-		 const char **variant, struct kerr *err);
-
 /* Load the series named by the query (system and application required,
  * variant "" when absent). 400 naming the field, 404 when it has no runs.
  * SERIES_ONE_FREQUENCY keeps only runs with chi (Orii's analyses need it) and
@@ -123,21 +110,6 @@ json_t *series_other_frequencies(const struct series_data *sd);
  * caller frees it) and the work space Orii's analysis needs (*work, *wsize). */
 int series_pool(const struct series_data *sd, struct ka_obs **obs, size_t *nobs, void **work,
 		size_t *wsize, struct kerr *err);
-
-/* A query parameter that is a number in [lo, hi] / an integer in [min,
- * max]; absent keeps *out. 400 naming key. */
-int query_num(struct req *rq, const char *key, double lo, double hi, double *out,
-	      struct kerr *err);
-int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t *out,
-	      struct kerr *err);
-
-/* A comma-separated list of numbers in [lo, hi], at most max, into out
- * (*n of them); absent leaves out and *n alone. 400 naming key. */
-int query_list(struct req *rq, const char *key, double lo, double hi, double *out, size_t max,
-	       size_t *n, struct kerr *err);
-
-/* A yes/no query parameter: "true" or "false", def when absent. */
-int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err);
 
 /* One (p, n) point of a series over time (GET /api/v1/analysis/history
  * and the history report): its runs in (measured_at, id) order, each held
@@ -212,27 +184,5 @@ void scaling_free(struct scaling_data *sc);
  * catalogue lookup per series, on a quick worker. */
 #define LANE_QUICK_RUNS 20000
 enum http_lane series_lane(void *app, struct req *rq);
-
-/* Kimura's per-region parameters, fitted from a series' runs. */
-struct energy_model {
-	double f_std;		/* in: NAN to take the highest run frequency */
-	size_t nregions;
-	char **names;
-	struct ka_region_model *model;
-	const char **f_opt_from;	/* "optimised runs" or "least energy at p=1" */
-};
-
-/* Fit alpha_p (eq. 5), beta_on (eq. 6), f_opt, P and T for each region of
- * the standard runs at p = 1. 400 with a sentence naming what is missing. */
-int energy_model_build(const struct series_data *sd, struct energy_model *em, struct kerr *err);
-void energy_model_free(struct energy_model *em);
-
-/* Delta E measured (eq. 1) at every p with optimised and standard runs of
- * the model's regions, into ps and de (room for sd->nall + 1); the count. */
-size_t energy_measured(const struct series_data *sd, const struct energy_model *em, double *ps,
-		       double *de);
-
-/* The same as [{p, delta_e}]; a new reference. */
-json_t *energy_measured_json(const struct series_data *sd, const struct energy_model *em);
 
 #endif

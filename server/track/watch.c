@@ -16,10 +16,10 @@
 
 #include <jansson.h>
 
-#include "history.h"
+#include "analysis/history.h"
 #include "webhook.h"
-#include "xalloc.h"
-#include "jsonw.h"
+#include "core/xalloc.h"
+#include "core/jsonw.h"
 
 /* A region's energy in an entry: the window's name slot and the value. */
 struct region_e {

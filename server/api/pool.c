@@ -1,8 +1,11 @@
+/* The reader pool (pool.h). */
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "karted.h"
-#include "xalloc.h"
+#include "pool.h"
+
+#include "http/http.h"
+#include "core/xalloc.h"
 
 struct pool {
 	pthread_mutex_t lock;

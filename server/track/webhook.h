@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "kerr.h"
+#include "core/kerr.h"
 
 #define WEBHOOK_QUEUE 1000	/* alerts waiting at most */
 #define WEBHOOK_TRIES 5		/* attempts per alert */

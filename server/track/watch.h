@@ -15,8 +15,8 @@
 
 #include <jansson.h>
 
-#include "store.h"
-#include "writer.h"
+#include "store/store.h"
+#include "store/writer.h"
 
 /* Limits (documented in docs/api.md). */
 #define WATCH_WINDOW 100	/* earlier runs a baseline takes, the latest */

@@ -9,13 +9,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "http.h"
-#include "report.h"
-#include "store.h"
-#include "watch.h"
-#include "writer.h"
-
-struct pool;
+#include "http/http.h"
+#include "render/report.h"
+#include "store/store.h"
+#include "track/watch.h"
+#include "store/writer.h"
+#include "pool.h"
 
 #define TOKEN_CACHE 16		/* tokens remembered as valid */
 #define TOKEN_CACHE_S 1.0	/* for this long: a revoked token works at most 1 s more */
@@ -61,15 +60,6 @@ void write_req_submit(void *arg);	/* for req_defer() */
 int write_call(struct karted *k, struct req *rq, int (*call)(struct store *st, struct wjob *job),
 	       void *arg, void (*done)(struct wjob *job));
 
-/* Reader pool: `size` read-only connections to path, each statement of
- * which stops after timeout_s (0: none; store_statement_timeout). A
- * connection taken on a worker is stopped with its request (req_on_cancel):
- * when the client hangs up or the read's time is up. */
-struct pool *pool_open(const char *path, unsigned size, double timeout_s, struct kerr *err);
-struct store *pool_get(struct pool *p);	/* blocks until one is free */
-void pool_put(struct pool *p, struct store *st);
-void pool_close(struct pool *p);
-
 /* The API route tables (each ended by a NULL method), and all of them. */
 extern const struct route api_routes[];
 extern const struct route api_import_routes[];
@@ -79,6 +69,7 @@ extern const struct route api_history_routes[];
 extern const struct route api_alert_routes[];
 extern const struct route api_report_routes[];
 extern const struct route api_method_routes[];
+extern const struct route api_metric_routes[];
 extern const struct route *const karted_routes[];
 
 /* Draw rep in fmt into rs (or a 500 with Cairo's reason), then free rep. */

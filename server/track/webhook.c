@@ -11,10 +11,10 @@
 
 #include <curl/curl.h>
 
-#include "run.h"
-#include "version.h"
-#include "xalloc.h"
-#include "jsonw.h"
+#include "core/run.h"
+#include "core/version.h"
+#include "core/xalloc.h"
+#include "core/jsonw.h"
 
 struct item {
 	char *body;

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bounds.h"
-#include "xalloc.h"
+#include "core/bounds.h"
+#include "core/xalloc.h"
 
 #define MAX_DEPTH 64
 

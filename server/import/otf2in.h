@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "kerr.h"
-#include "trace.h"
+#include "core/kerr.h"
+#include "analysis/trace.h"
 
 struct otf2_segment {
 	char name[128];

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""The rooms of the source tree and which may include which: fails when a
+file includes a header of a room above its own (or beside it), or a file
+lies in a room the table does not know.
+
+usage: tests/layers.py        prints 'layers: N files, M includes, K refused'
+
+A room's rank is its floor: a file may include its own room's headers
+(bare: "store_impl.h") and those of rooms on lower floors, by path from
+server/ or the top ("store/store.h", "analysis/isoeff.h"). The floors:
+
+  4  server/main.c            karted's main: options, start, stop
+  3  server/api/              handlers, the read pool, query and series loading
+  3  server/cli/              karte, the offline tool
+  2  server/track/            regressions on ingest, the alert webhook
+  2  server/http/             libmicrohttpd, routing, lanes, answers
+  1  server/store/            SQLite and PostgreSQL, the writer
+  1  server/import/           other tools' files, OTF2 traces
+  1  server/render/           charts and reports (Cairo, Pango)
+  1  collectors/              karte-collect, the region library
+  0  server/core/             runs, errors, buffers: shared with the collectors
+  0  analysis/                libkarte_analysis: pure C, includes nothing of karte's
+"""
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+FLOORS = {"server/main.c": 4, "server/api": 3, "server/cli": 3, "server/track": 2, "server/http": 2,
+          "server/store": 1, "server/import": 1, "server/render": 1, "collectors": 1,
+          "server/core": 0, "analysis": 0}
+# rooms on floor 0 include nothing of another room, whatever its floor
+ALONE = {"analysis", "server/core"}
+
+
+def room_of(path):
+    """The room of a file (a path from the top), or None."""
+    if path in FLOORS:
+        return path
+    d = os.path.dirname(path)
+    return d if d in FLOORS else None
+
+
+def target_room(inc, src_dir):
+    """The room a quoted include names, from the including file's folder."""
+    if "/" not in inc:
+        return room_of(os.path.join(src_dir, inc))
+    for base in ("server", ""):
+        p = os.path.normpath(os.path.join(base, inc))
+        if os.path.exists(os.path.join(ROOT, p)):
+            return room_of(p)
+    return None
+
+
+def main():
+    refused, files, includes = [], 0, 0
+    for top in ("server", "analysis", "collectors"):
+        for dp, _, fn in os.walk(os.path.join(ROOT, top)):
+            for f in sorted(fn):
+                if not f.endswith((".c", ".h")):
+                    continue
+                path = os.path.relpath(os.path.join(dp, f), ROOT)
+                room = room_of(path)
+                files += 1
+                if room is None:
+                    refused.append(f"{path}: in no room of tests/layers.py (add its folder to FLOORS)")
+                    continue
+                with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
+                    for n, line in enumerate(fh, 1):
+                        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                        if not m:
+                            continue
+                        includes += 1
+                        t = target_room(m.group(1), os.path.dirname(path))
+                        if t is None:
+                            refused.append(f"{path}:{n}: \"{m.group(1)}\" is in no room")
+                        elif t == room:
+                            continue
+                        elif room in ALONE:
+                            refused.append(f"{path}:{n}: {room} includes nothing of karte's, but \"{m.group(1)}\"")
+                        elif FLOORS[t] >= FLOORS[room]:
+                            refused.append(f"{path}:{n}: {room} (floor {FLOORS[room]}) includes "
+                                           f"\"{m.group(1)}\" of {t} (floor {FLOORS[t]}): only rooms below")
+    for r in refused:
+        print("FAIL", r)
+    print(f"layers: {files} files, {includes} includes, {len(refused)} refused")
+    return 1 if refused else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
