@@ -426,9 +426,9 @@ static int new_token(struct store *st, const char *name, char token[TOKEN_LEN + 
 	char hash[TOKEN_HASH_LEN + 1];
 
 	if (!*name || strlen(name) > 64)
-		return kerr_set(err, 400, "a token name must be 1 to 64 characters");
+		return kerr_set(err, KERR_INVALID, "a token name must be 1 to 64 characters");
 	if (token_generate(token))
-		return kerr_set(err, 500, "cannot read random bytes for a token: %s", strerror(errno));
+		return kerr_set(err, KERR_INTERNAL, "cannot read random bytes for a token: %s", strerror(errno));
 	token_hash(token, strlen(token), hash);
 	return store_token_add(st, name, hash, err);
 }

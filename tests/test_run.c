@@ -34,7 +34,7 @@ static void parse_bad(const char *body, enum body_kind kind, const char *field, 
 	struct kerr err;
 
 	assert_int_equal(run_parse_body(body, strlen(body), kind, &b, &err), -1);
-	assert_int_equal(err.code, 400);
+	assert_int_equal(err.code, KERR_INVALID);
 	assert_true(err.msg[0] != '\0');
 	if (field)
 		assert_string_equal(err.field, field);

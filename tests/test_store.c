@@ -167,7 +167,7 @@ static void test_round_trip(void **state)
 	assert_int_equal(strlen(r.created_at), strlen("2026-11-22T03:00:00.000Z"));
 	run_clear(&r);
 	assert_int_equal(store_get_run(f->st, id + 1000, &r, &err), -1);
-	assert_int_equal(err.code, 404);
+	assert_int_equal(err.code, KERR_NOT_FOUND);
 }
 
 static void test_idempotency_key(void **state)
@@ -395,7 +395,7 @@ static void test_delete_never_reuses_ids(void **state)
 	assert_int_equal(store_commit(f->st, &err), 0);
 	assert_true(deleted);
 	assert_int_equal(store_get_run(f->st, id, &r, &err), -1);
-	assert_int_equal(err.code, 404);
+	assert_int_equal(err.code, KERR_NOT_FOUND);
 	assert_int_equal(store_delete_run(f->st, id, &deleted, &err), 0);
 	assert_false(deleted);
 	id2 = put(f->st, RUN("A", "md", "", 1, 100));
@@ -421,11 +421,11 @@ static void test_tokens(void **state)
 	assert_int_equal(store_token_add(f->st, "ci", hash, &err), 0);
 	assert_int_equal(store_token_valid(f->st, hash, &err), 1);
 	assert_int_equal(store_token_add(f->st, "ci", "00", &err), -1);
-	assert_int_equal(err.code, 400);
+	assert_int_equal(err.code, KERR_INVALID);
 	assert_int_equal(store_token_revoke(f->st, "ci", &err), 0);
 	assert_int_equal(store_token_valid(f->st, hash, &err), 0);
 	assert_int_equal(store_token_revoke(f->st, "ci", &err), -1);
-	assert_int_equal(err.code, 404);
+	assert_int_equal(err.code, KERR_NOT_FOUND);
 }
 
 static int count_done;

@@ -177,18 +177,18 @@ static int get_alerts(void *app, struct req *rq, struct resp *rs)
 	f.variant = req_query(rq, "variant");
 	f.acknowledged = -1;
 	if (format && strcmp(format, "json") && strcmp(format, "atom")) {
-		kerr_field(&err, 400, "format", "format must be json or atom");
+		kerr_field(&err, KERR_INVALID, "format", "format must be json or atom");
 		goto fail;
 	}
 	if (ack && strcmp(ack, "true") && strcmp(ack, "false")) {
-		kerr_field(&err, 400, "acknowledged", "acknowledged must be true or false");
+		kerr_field(&err, KERR_INVALID, "acknowledged", "acknowledged must be true or false");
 		goto fail;
 	}
 	if (ack)
 		f.acknowledged = ack[0] == 't';
 	if (req_query(rq, "since")) {
 		if (strlen(req_query(rq, "since")) > 40 || canonical_time(req_query(rq, "since"), since)) {
-			kerr_field(&err, 400, "since", "since must be an ISO 8601 time such as "
+			kerr_field(&err, KERR_INVALID, "since", "since must be an ISO 8601 time such as "
 				   "2026-11-24T10:00:00Z (or a date)");
 			goto fail;
 		}
@@ -247,7 +247,7 @@ static int ack_call(struct store *st, struct wjob *job)
 	}
 	if (!found) {
 		json_decref(c.alerts);
-		return kerr_set(&job->err, 404, "there is no alert with id %lld", (long long)a->id);
+		return kerr_set(&job->err, KERR_NOT_FOUND, "there is no alert with id %lld", (long long)a->id);
 	}
 	a->alert = json_incref(json_array_get(c.alerts, 0));
 	json_decref(c.alerts);
@@ -340,7 +340,7 @@ static int get_thresholds(void *app, struct req *rq, struct resp *rs)
 	found = store_thresholds_get(st, system, application, variant, &t, &err);
 	pool_put(k->readers, st);
 	if (found == 0)
-		kerr_set(&err, 404, "there is no series %s:%s%s%s", system, application,
+		kerr_set(&err, KERR_NOT_FOUND, "there is no series %s:%s%s%s", system, application,
 			 *variant ? ":" : "", variant);
 	if (found <= 0)
 		resp_error(rs, &err);
@@ -385,7 +385,7 @@ static int body_num(json_t *o, const char *key, double lo, double hi, bool integ
 		return 0;
 	if (!json_is_number(v) || !(json_number_value(v) >= lo && json_number_value(v) <= hi) ||
 	    (integral && !json_is_integer(v)))
-		return kerr_field(err, 400, key, "%s must be %s from %g to %g", key,
+		return kerr_field(err, KERR_INVALID, key, "%s must be %s from %g to %g", key,
 				  integral ? "an integer" : "a number", lo, hi);
 	*out = json_number_value(v);
 	return 0;
@@ -410,7 +410,7 @@ static int put_thresholds(void *app, struct req *rq, struct resp *rs)
 			return 0;
 		json_object_foreach(body, key, v) {
 			if (strcmp(key, "rel") && strcmp(key, "noise") && strcmp(key, "min_runs")) {
-				kerr_field(&err, 400, key, "thresholds are rel, noise and min_runs; "
+				kerr_field(&err, KERR_INVALID, key, "thresholds are rel, noise and min_runs; "
 					   "'%.64s' is none of them", key);
 				goto fail;
 			}

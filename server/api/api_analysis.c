@@ -369,7 +369,7 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	is_auto = req_query(rq, "tolerance") && !strcmp(req_query(rq, "tolerance"), "auto");
 	if ((!is_auto && query_num(rq, "tolerance", 0, 1, &opts.tol, &err)) ||
 	    (is_auto && req_query(rq, "c2_rtol") &&
-	     kerr_field(&err, 400, "c2_rtol", "tolerance=auto sets c2_rtol from the spread too; "
+	     kerr_field(&err, KERR_INVALID, "c2_rtol", "tolerance=auto sets c2_rtol from the spread too; "
 			"give one or the other")) ||
 	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
 	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||

@@ -103,12 +103,12 @@ int history_load(struct karted *k, struct req *rq, struct history *h, struct ker
 	h->application = f.application;
 	h->variant = f.variant;
 	if (strcmp(h->metric, "tau") && strcmp(h->metric, "energy_j"))
-		return kerr_field(err, 400, "metric", "metric must be tau or energy_j");
+		return kerr_field(err, KERR_INVALID, "metric", "metric must be tau or energy_j");
 	h->energy = h->metric[0] == 'e';
 	if ((h->by = req_query(rq, "by")) && !strcmp(h->by, "time"))
 		h->by = NULL;
 	if (h->by && (!*h->by || strlen(h->by) > RUN_LABEL_MAX))
-		return kerr_field(err, 400, "by", "by must be time (the default) or a label key of "
+		return kerr_field(err, KERR_INVALID, "by", "by must be time (the default) or a label key of "
 				  "1 to %d bytes, such as by=commit", RUN_LABEL_MAX);
 	/* the series' own thresholds (PUT /api/v1/series/thresholds), then the query's */
 	st = pool_get(k->readers);
@@ -127,7 +127,7 @@ int history_load(struct karted *k, struct req *rq, struct history *h, struct ker
 	    query_int(rq, "limit", 1, HISTORY_LIST_MAX, &limit, err) || query_labels(rq, &ls, err))
 		return -1;
 	if (f.p == 0 || !(f.n > 0))
-		return kerr_field(err, 400, f.p == 0 ? "p" : "n", "p and n choose the point whose "
+		return kerr_field(err, KERR_INVALID, f.p == 0 ? "p" : "n", "p and n choose the point whose "
 				  "history is shown, e.g. p=64&n=1e6");
 	t.min_runs = (size_t)min_runs;
 	h->t = t;
@@ -142,10 +142,10 @@ int history_load(struct karted *k, struct req *rq, struct history *h, struct ker
 	if (rc < 0)
 		return -1;
 	if (rc > 0)
-		return kerr_field(err, 413, "p", "this point has more than %d runs, the most a "
+		return kerr_field(err, KERR_TOO_LARGE, "p", "this point has more than %d runs, the most a "
 				  "history reads; narrow it with label.K=V", HISTORY_RUNS_MAX);
 	if (h->nruns == 0)
-		return kerr_set(err, 404, "series %s:%s%s%s has no runs at p=%lld, n=%g", f.system,
+		return kerr_set(err, KERR_NOT_FOUND, "series %s:%s%s%s has no runs at p=%lld, n=%g", f.system,
 				f.application, *f.variant ? ":" : "", f.variant, (long long)f.p, f.n);
 	qsort(h->runs, h->nruns, sizeof(*h->runs), by_time);
 	if (h->by)
@@ -310,7 +310,7 @@ int series_labels(struct karted *k, const char *system, const char *application,
 	rc = store_each_run(st, &f, count_labels, &w, err);	/* newest first */
 	pool_put(k->readers, st);
 	if (rc == 0 && w.runs == 0)
-		rc = kerr_set(err, 404, "there are no runs of series %s:%s%s%s", system, application,
+		rc = kerr_set(err, KERR_NOT_FOUND, "there are no runs of series %s:%s%s%s", system, application,
 			      *variant ? ":" : "", variant);
 	json_object_foreach(w.keys, key, vals) {
 		size_t i = 0, n = json_object_size(vals);

@@ -69,11 +69,11 @@ static void take_param(const char *key, const char *value, void *ctx)
 		return;
 	if (!strncmp(key, "col.", 4)) {
 		if (!key[4] || !*value) {
-			kerr_field(q->err, 400, key, "col.FIELD=HEADER needs a field and a column name");
+			kerr_field(q->err, KERR_INVALID, key, "col.FIELD=HEADER needs a field and a column name");
 			return;
 		}
 		if (o->ncols == IMPORT_COLS_MAX) {
-			kerr_field(q->err, 413, key, "at most %d col. mappings", IMPORT_COLS_MAX);
+			kerr_field(q->err, KERR_TOO_LARGE, key, "at most %d col. mappings", IMPORT_COLS_MAX);
 			return;
 		}
 		o->cols[o->ncols].field = key + 4;
@@ -83,7 +83,7 @@ static void take_param(const char *key, const char *value, void *ctx)
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]) && strcmp(keys[i], key); i++)
 		;
 	if (i == sizeof(keys) / sizeof(keys[0]))
-		kerr_field(q->err, 400, key, "'%.40s' is not a parameter of the import (format, system, "
+		kerr_field(q->err, KERR_INVALID, key, "'%.40s' is not a parameter of the import (format, system, "
 			   "application, variant, p, n, n_value, metric, region, chi_regions, "
 			   "gamma_regions, time_unit, col.FIELD)", key);
 }
@@ -109,13 +109,13 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
 	o->chi_regions = req_query(rq, "chi_regions");
 	o->gamma_regions = req_query(rq, "gamma_regions");
 	if (o->chi_regions && o->gamma_regions)
-		return kerr_field(err, 400, "gamma_regions", "give chi_regions or gamma_regions, not both");
+		return kerr_field(err, KERR_INVALID, "gamma_regions", "give chi_regions or gamma_regions, not both");
 	if ((s = req_query(rq, "n_value"))) {
 		char *end;
 
 		o->n_value = strtod(s, &end);
 		if (!*s || *end || !isfinite(o->n_value) || !(o->n_value > 0))
-			return kerr_field(err, 400, "n_value", "n_value must be a number greater than 0 "
+			return kerr_field(err, KERR_INVALID, "n_value", "n_value must be a number greater than 0 "
 					  "(got '%.40s')", s);
 		o->has_n_value = true;
 	}
@@ -129,7 +129,7 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
 		for (i = 0; i < 4 && strcmp(units[i].name, s); i++)
 			;
 		if (i == 4)
-			return kerr_field(err, 400, "time_unit", "time_unit must be s, ms, us or ns "
+			return kerr_field(err, KERR_INVALID, "time_unit", "time_unit must be s, ms, us or ns "
 					  "(got '%.40s')", s);
 		o->time_scale = units[i].scale;
 	}

@@ -16,7 +16,6 @@
 #include "analysis/trace.h"
 #include "core/xalloc.h"
 
-#define BAD 400
 
 /* Limits on what one request may ask of these methods (documented in the
  * README): each bounds the time and memory of the work and the answer's

@@ -21,7 +21,6 @@
 #include "analysis/pmnf.h"
 #include "core/xalloc.h"
 
-#define BAD 400
 
 /* Limits (documented in the README). The cross-validation of one
  * parameter costs 42 m^2 steps: 1000 coordinates are about 0.1 s. */
@@ -108,7 +107,7 @@ static int group_points(struct obsv *o, size_t nv, struct model_data *md, const 
 	for (i = 0; i < nv; i++)
 		m += i == 0 || !same_point(&o[i], &o[i - 1]);
 	if (m > MODEL_POINTS_MAX)
-		return kerr_field(err, 413, field,
+		return kerr_field(err, KERR_TOO_LARGE, field,
 				  "the values sit at %zu distinct coordinates, more than the %d one "
 				  "model fits; send fewer", m, MODEL_POINTS_MAX);
 	md->m = m;
@@ -157,9 +156,9 @@ static int model_fit(const struct model_data *md, struct ka_pmnf_model *mdl, str
 		rc = ka_pmnf_multi(md->x, md->mean, md->m, mdl);
 	}
 	if (rc == -KA_ESPACE)
-		return kerr_set(err, 503, "out of memory while modelling; try again");
+		return kerr_set(err, KERR_STORE, "out of memory while modelling; try again");
 	if (rc)
-		return kerr_set(err, BAD, "these points cannot be modelled (a value or coordinate "
+		return kerr_set(err, KERR_INVALID, "these points cannot be modelled (a value or coordinate "
 				"out of range)");
 	return 0;
 }
@@ -547,7 +546,7 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 		return 0;
 	if (json_unpack_ex(root, &je, JSON_STRICT, "{s:o,s:o,s?o}", "parameters", &jpar, "points",
 			   &jpts, "predict", &jpred)) {
-		resp_errorf(rs, BAD, "the body must be {\"parameters\": [\"p\"], \"points\": "
+		resp_errorf(rs, 400, "the body must be {\"parameters\": [\"p\"], \"points\": "
 			    "[{\"coordinates\": [4], \"values\": [1.2, 1.22]}, ...]} with an "
 			    "optional \"predict\": [[1024], ...]: %s", je.text);
 		goto out;
@@ -646,7 +645,7 @@ static int parse_metric(const char *s, struct metric *m, struct kerr *err)
 	else if (!strncmp(s, "region:", 7) && s[7] && strlen(s + 7) <= RUN_NAME_MAX)
 		m->kind = M_REGION, m->region = s + 7;
 	else
-		return kerr_field(err, BAD, "metric", "metric must be tau, chi, gamma or "
+		return kerr_field(err, KERR_INVALID, "metric", "metric must be tau, chi, gamma or "
 				  "region:NAME (a region name of 1 to %d bytes)", RUN_NAME_MAX);
 	return 0;
 }
@@ -687,7 +686,7 @@ static int parse_parameters(const char *s, struct model_data *md, bool *is_p, st
 	for (f = 0; f < 4 && strcmp(s, forms[f]); f++)
 		;
 	if (f == 4)
-		return kerr_field(err, BAD, "parameters", "parameters must be p, n or p,n");
+		return kerr_field(err, KERR_INVALID, "parameters", "parameters must be p, n or p,n");
 	md->nparams = f < 2 ? 1 : 2;
 	md->names[0] = f == 1 || f == 3 ? "n" : "p";
 	md->names[1] = f == 3 ? "p" : "n";
@@ -754,7 +753,7 @@ static int query_positive(struct req *rq, const char *key, double *out, struct k
 	errno = 0;
 	*out = strtod(s, &end);
 	if (!*s || *end || errno || !(*out > 0) || *out > MODEL_MAGNITUDE)
-		return kerr_field(err, BAD, key, "%s must be a number above 0 (got '%.40s')", key, s);
+		return kerr_field(err, KERR_INVALID, key, "%s must be a number above 0 (got '%.40s')", key, s);
 	return 0;
 }
 
@@ -773,7 +772,7 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
 	*pred = xmalloc(MODEL_PREDICT_MAX * (size_t)nparams * sizeof(double));
 	while (*s) {
 		if (n == MODEL_PREDICT_MAX)
-			return kerr_field(err, BAD, "predict", "predict takes at most %d coordinates",
+			return kerr_field(err, KERR_INVALID, "predict", "predict takes at most %d coordinates",
 					  MODEL_PREDICT_MAX);
 		for (k = 0; k < nparams; k++) {
 			double v;
@@ -782,7 +781,7 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
 			v = strtod(s, &end);
 			if (end == s || errno || !(v > 0) || v > MODEL_MAGNITUDE ||
 			    (k + 1 < nparams ? *end != ':' : *end && *end != ','))
-				return kerr_field(err, BAD, "predict", "predict must be a comma-"
+				return kerr_field(err, KERR_INVALID, "predict", "predict must be a comma-"
 						  "separated list of %s above 0", nparams == 1 ?
 						  "numbers" : "p:n pairs");
 			(*pred)[n * (size_t)nparams + (size_t)k] = v;
@@ -822,19 +821,19 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 	    query_bool(rq, "resource", false, &resource, err))
 		goto out;
 	if (resource && md->nparams == 1 && !is_p[0]) {
-		kerr_field(err, BAD, "resource", "resource=true models p times the metric, so "
+		kerr_field(err, KERR_INVALID, "resource", "resource=true models p times the metric, so "
 			   "parameters must include p");
 		goto out;
 	}
 	if (resource)	/* which parameter is p, plus one */
 		md->resource = md->nparams == 2 && is_p[1] ? 2 : 1;
 	if (md->nparams == 2 && (!isnan(fixed_n) || !isnan(fixed_p))) {
-		kerr_field(err, BAD, isnan(fixed_n) ? "p" : "n", "parameters=p,n models every run; "
+		kerr_field(err, KERR_INVALID, isnan(fixed_n) ? "p" : "n", "parameters=p,n models every run; "
 			   "n= and p= choose the runs of one-parameter models");
 		goto out;
 	}
 	if (md->nparams == 1 && !isnan(is_p[0] ? fixed_p : fixed_n)) {
-		kerr_field(err, BAD, is_p[0] ? "p" : "n", "parameters=%s models over %s; choose "
+		kerr_field(err, KERR_INVALID, is_p[0] ? "p" : "n", "parameters=%s models over %s; choose "
 			   "the runs with %s= instead", md->names[0], md->names[0],
 			   is_p[0] ? "n" : "p");
 		goto out;
@@ -868,7 +867,7 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 		nv++;
 	}
 	if (nv == 0) {
-		kerr_field(err, metric.kind == M_REGION ? 404 : BAD, "metric",
+		kerr_field(err, metric.kind == M_REGION ? KERR_NOT_FOUND : KERR_INVALID, "metric",
 			   "no run of series %s%s carries %s%s", series_label(&sd),
 			   isnan(freq) ? "" : " at this frequency", metric.kind == M_REGION ?
 			   "region " : "", metric.kind == M_REGION ? metric.region : metric_name);
@@ -892,7 +891,7 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 			if (o[i].x[0] == chosen)
 				o[kept++] = (struct obsv){{o[i].x[1], 0}, o[i].v};
 		if (kept == 0) {
-			kerr_field(err, 404, fixed_name, "series %s has no %s runs at %s=%g (%s_values "
+			kerr_field(err, KERR_NOT_FOUND, fixed_name, "series %s has no %s runs at %s=%g (%s_values "
 				   "in GET /api/v1/analysis/model lists them)", series_label(&sd),
 				   metric.kind == M_REGION ? metric.region : "such", fixed_name, want,
 				   fixed_name);
@@ -1247,7 +1246,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	    series_model(k, rq, sys, app, var, ls, &f.md, &extra, mp->name, sizeof(mp->name), err))
 		goto out;
 	if (f.md.nparams != 1) {
-		kerr_field(err, BAD, "parameters", "the model report draws one parameter: "
+		kerr_field(err, KERR_INVALID, "parameters", "the model report draws one parameter: "
 			   "parameters=p (the default) or parameters=n");
 		goto out;
 	}

@@ -59,7 +59,7 @@ static int size_param(struct req *rq, const char *key, double def, double *out, 
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (!*s || *end || errno || v < CHART_SIZE_MIN || v > CHART_SIZE_MAX)
-		return kerr_field(err, 400, key, "%s must be a whole number of pixels from %d to %d",
+		return kerr_field(err, KERR_INVALID, key, "%s must be a whole number of pixels from %d to %d",
 				  key, CHART_SIZE_MIN, CHART_SIZE_MAX);
 	*out = (double)v;
 	return 0;
@@ -81,11 +81,11 @@ static int view_params(struct req *rq, bool *has, double view[4], struct kerr *e
 		*has = true;
 		view[i] = strtod(s, &end);
 		if (!*s || *end || !isfinite(view[i]))
-			return kerr_field(err, 400, keys[i], "%s must be a finite number", keys[i]);
+			return kerr_field(err, KERR_INVALID, keys[i], "%s must be a finite number", keys[i]);
 	}
 	for (i = 0; i < 4; i += 2)
 		if (!isnan(view[i]) && !isnan(view[i + 1]) && !(view[i + 1] > view[i]))
-			return kerr_field(err, 400, keys[i + 1], "%s must be above %s", keys[i + 1],
+			return kerr_field(err, KERR_INVALID, keys[i + 1], "%s must be above %s", keys[i + 1],
 					  keys[i]);
 	return 0;
 }
@@ -103,37 +103,37 @@ static int parse_opts(struct req *rq, struct report_opts *o, struct kerr *err)
 		long v = strtol(s, &end, 10);
 
 		if (!*s || *end || v < 1 || v > CHART_SCALE_MAX)
-			return kerr_field(err, 400, "scale", "scale must be a whole number from 1 to %d "
+			return kerr_field(err, KERR_INVALID, "scale", "scale must be a whole number from 1 to %d "
 					  "(device pixels per px of a PNG)", CHART_SCALE_MAX);
 		o->scale = (double)v;
 		/* the image in memory: width x height x scale^2 x 4 bytes, at most
 		 * what 4000 x 4000 at scale 1 takes (64 MB) */
 		if (o->width * o->height * o->scale * o->scale > (double)CHART_SIZE_MAX * CHART_SIZE_MAX)
-			return kerr_field(err, 413, "scale", "width x height x scale^2 must not exceed "
+			return kerr_field(err, KERR_TOO_LARGE, "scale", "width x height x scale^2 must not exceed "
 					  "%d x %d device pixels", CHART_SIZE_MAX, CHART_SIZE_MAX);
 	}
 	if ((s = req_query(rq, "base"))) {
 		long long p = strtoll(s, &end, 10);
 
 		if (end == s || *end != ',' || p < 1)
-			return kerr_field(err, 400, "base", "base must be P,N such as base=10,39200");
+			return kerr_field(err, KERR_INVALID, "base", "base must be P,N such as base=10,39200");
 		o->base_p = p;
 		o->base_n = strtod(end + 1, &end);
 		if (*end || !(o->base_n > 0))
-			return kerr_field(err, 400, "base", "base must be P,N such as base=10,39200");
+			return kerr_field(err, KERR_INVALID, "base", "base must be P,N such as base=10,39200");
 		o->has_base = true;
 	}
 	if ((s = req_query(rq, "tolerance")) &&
 	    (!(o->iso.tol = strtod(s, &end), *s && !*end) || !(o->iso.tol >= 0)))
-		return kerr_field(err, 400, "tolerance", "tolerance must be a number, 0 or more");
+		return kerr_field(err, KERR_INVALID, "tolerance", "tolerance must be a number, 0 or more");
 	if ((s = req_query(rq, "c2_rtol")) &&
 	    (!(o->iso.c2_rtol = strtod(s, &end), *s && !*end) || !(o->iso.c2_rtol >= 0)))
-		return kerr_field(err, 400, "c2_rtol", "c2_rtol must be a number, 0 or more");
+		return kerr_field(err, KERR_INVALID, "c2_rtol", "c2_rtol must be a number, 0 or more");
 	if (view_params(rq, &o->has_view, o->view, err))
 		return -1;
 	if ((s = req_query(rq, "max_p")) &&
 	    (!(o->max_p = strtod(s, &end), *s && !*end) || !(o->max_p >= 2 && o->max_p <= 1e9)))
-		return kerr_field(err, 400, "max_p", "max_p must be a number from 2 to 1e9");
+		return kerr_field(err, KERR_INVALID, "max_p", "max_p must be a number from 2 to 1e9");
 	return 0;
 }
 
@@ -155,7 +155,7 @@ static int split_series(char *spec, const char **sys, const char **app, const ch
 	if (**sys && **app)
 		return 0;
 bad:
-	return kerr_field(err, 400, "series",
+	return kerr_field(err, KERR_INVALID, "series",
 			  "series must be system:application or system:application:variant");
 }
 
@@ -190,7 +190,7 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 	if ((fs = req_query(rq, "f_std"))) {
 		l->em.f_std = strtod(fs, &end);
 		if (!*fs || *end || !(l->em.f_std > 0))
-			return kerr_field(err, 400, "f_std", "f_std must be a frequency in MHz above 0");
+			return kerr_field(err, KERR_INVALID, "f_std", "f_std must be a frequency in MHz above 0");
 	}
 	if (energy_model_build(&l->sd, &l->em, err))
 		return -1;
@@ -239,7 +239,7 @@ static int report_items(struct req *rq, const struct series_names *names, struct
 			for (j = 0; j < i; j++)
 				if (!strcmp(all.eq[j].key, all.eq[i].key)) {
 					if (strcmp(all.eq[j].value, all.eq[i].value))
-						return kerr_field(err, 400, "label", "two values can "
+						return kerr_field(err, KERR_INVALID, "label", "two values can "
 								  "be compared for one label key at "
 								  "a time (label.%.64s and label.%.64s "
 								  "are both repeated)", key,
@@ -260,7 +260,7 @@ static int report_items(struct req *rq, const struct series_names *names, struct
 	if (!key)
 		nv = 1;
 	if (ns * nv > SERIES_MAX)
-		return kerr_field(err, 400, key ? "label" : "series", "at most %d series can be "
+		return kerr_field(err, KERR_INVALID, key ? "label" : "series", "at most %d series can be "
 				  "overlaid (%zu series x %zu label values asked for)", SERIES_MAX,
 				  ns, nv);
 	it->n = 0;
@@ -313,7 +313,7 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 	kerr_clear(&err);
 	if (iso) {
 		if (it->n > 1)
-			kerr_field(&err, 400, "series", "the isoefficiency-function report draws one "
+			kerr_field(&err, KERR_INVALID, "series", "the isoefficiency-function report draws one "
 				   "series");
 		else if (*it->spec[0])
 			split_series(it->spec[0], &sys, &app, &var, &err);
@@ -449,7 +449,7 @@ static void strong_scaling(struct karted *k, struct req *rq, struct resp *rs, st
 
 	kerr_clear(&err);
 	if (second && strcmp(second, "speedup") && strcmp(second, "efficiency"))
-		kerr_field(&err, 400, "second", "second must be speedup or efficiency (the second "
+		kerr_field(&err, KERR_INVALID, "second", "second must be speedup or efficiency (the second "
 			   "panel; default speedup)");
 	for (i = 0; i < it->n && !err.code; i++) {
 		if ((*it->spec[i] && split_series(it->spec[i], &sys, &app, &var, &err)) ||
@@ -492,19 +492,19 @@ static void scaling_history(struct karted *k, struct req *rq, struct resp *rs, s
 	if (query_series(rq, &sys, &app, &var, &err))
 		goto fail;
 	if (it->n > 1 || *it->spec[0]) {
-		kerr_field(&err, 400, "series", "scaling-history draws one series (system=, "
+		kerr_field(&err, KERR_INVALID, "series", "scaling-history draws one series (system=, "
 			   "application=, variant=) at two values of by=%.64s", by);
 		goto fail;
 	}
 	if (!*by || strlen(by) > RUN_LABEL_MAX) {
-		kerr_field(&err, 400, "by", "by must be a label key of 1 to %d bytes", RUN_LABEL_MAX);
+		kerr_field(&err, KERR_INVALID, "by", "by must be a label key of 1 to %d bytes", RUN_LABEL_MAX);
 		goto fail;
 	}
 	if (series_labels(k, sys, app, var, by, &labels, &err))
 		goto fail;
 	vals = json_object_get(json_array_get(json_object_get(labels, "labels"), 0), "values");
 	if (!(nv = json_array_size(vals))) {
-		kerr_field(&err, 404, "by", "no run of series %s:%s%s%s has the label %.64s", sys,
+		kerr_field(&err, KERR_NOT_FOUND, "by", "no run of series %s:%s%s%s has the label %.64s", sys,
 			   app, *var ? ":" : "", var, by);
 		goto fail;
 	}
@@ -515,7 +515,7 @@ static void scaling_history(struct karted *k, struct req *rq, struct resp *rs, s
 									   "value"))))
 				break;
 		if (at == nv) {
-			kerr_field(&err, 404, "value", "no run of this series has the label "
+			kerr_field(&err, KERR_NOT_FOUND, "value", "no run of this series has the label "
 				   "%.64s=%.64s", by, want);
 			goto fail;
 		}
@@ -524,7 +524,7 @@ static void scaling_history(struct karted *k, struct req *rq, struct resp *rs, s
 	 * the query's other label filters */
 	base = it->ls[0];
 	if (base.n == RUN_FILTER_LABELS_MAX) {
-		kerr_field(&err, 400, "label", "scaling-history adds label.%.64s to the filters: "
+		kerr_field(&err, KERR_INVALID, "label", "scaling-history adds label.%.64s to the filters: "
 			   "give at most %d others", by, RUN_FILTER_LABELS_MAX - 1);
 		goto fail;
 	}
@@ -591,7 +591,7 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	req_query_each(rq, "series", add_series, &names);
 	it = xmalloc(sizeof(*it));
 	if (names.too_many)
-		kerr_field(&err, 400, "series", "at most %d series can be overlaid", SERIES_MAX);
+		kerr_field(&err, KERR_INVALID, "series", "at most %d series can be overlaid", SERIES_MAX);
 	if (err.code || report_items(rq, &names, it, &err)) {
 		resp_error(rs, &err);
 		goto out;

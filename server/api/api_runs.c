@@ -494,7 +494,7 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 
 		f.n = strtod(s, &end);
 		if (!*s || *end || !(f.n > 0)) {
-			kerr_field(&err, 400, "n", "n must be a number greater than 0 (got '%.40s')", s);
+			kerr_field(&err, KERR_INVALID, "n", "n must be a number greater than 0 (got '%.40s')", s);
 			resp_error(rs, &err);
 			return 0;
 		}

@@ -9,7 +9,6 @@
 
 #include "core/xalloc.h"
 
-#define BAD 400
 
 /* ---- Kimura's model from runs --------------------------------------------- */
 
@@ -155,9 +154,9 @@ static int fit_region(const struct series_data *sd, struct energy_model *em, siz
 	m->time_std = median_fig(sd, name, KIND_UNIFORM, 1, f_std, PICK_TIME, buf);
 	m->power_std = median_fig(sd, name, KIND_UNIFORM, 1, f_std, PICK_POWER, buf);
 	if (!(m->time_std > 0))
-		return kerr_set(err, BAD, "region %s has no time_s in the standard runs at p=1", name);
+		return kerr_set(err, KERR_INVALID, "region %s has no time_s in the standard runs at p=1", name);
 	if (!(m->power_std > 0))
-		return kerr_set(err, BAD, "region %s has neither power_w nor energy_j in the "
+		return kerr_set(err, KERR_INVALID, "region %s has neither power_w nor energy_j in the "
 				"standard runs at p=1", name);
 
 	/* eq. 5 over the standard runs' p */
@@ -166,10 +165,10 @@ static int fit_region(const struct series_data *sd, struct energy_model *em, siz
 		ts[i] = median_fig(sd, name, KIND_UNIFORM, (int64_t)xs[i], f_std, PICK_TIME, buf);
 	rc = ka_fit_alpha_p(xs, ts, n, m->time_std, &m->alpha_p);
 	if (rc == -KA_ENODATA)
-		return kerr_set(err, BAD, "alpha_p for region %s needs standard runs (frequency_mhz "
+		return kerr_set(err, KERR_INVALID, "alpha_p for region %s needs standard runs (frequency_mhz "
 				"%g) at p=1 and at one or more p > 1", name, f_std);
 	if (rc)
-		return kerr_set(err, BAD, "alpha_p for region %s: a standard run lacks its time_s",
+		return kerr_set(err, KERR_INVALID, "alpha_p for region %s: a standard run lacks its time_s",
 				name);
 
 	/* eq. 6 over the frequencies measured at p = 1 */
@@ -178,10 +177,10 @@ static int fit_region(const struct series_data *sd, struct energy_model *em, siz
 		ts[i] = median_fig(sd, name, KIND_UNIFORM, 1, xs[i], PICK_TIME, buf);
 	rc = ka_fit_beta_on(f_std, xs, ts, n, m->time_std, &m->beta_on);
 	if (rc == -KA_ENODATA)
-		return kerr_set(err, BAD, "beta_on for region %s needs runs at p=1 at two or more "
+		return kerr_set(err, KERR_INVALID, "beta_on for region %s needs runs at p=1 at two or more "
 				"frequencies", name);
 	if (rc)
-		return kerr_set(err, BAD, "beta_on for region %s: a run at p=1 lacks its time_s",
+		return kerr_set(err, KERR_INVALID, "beta_on for region %s: a run at p=1 lacks its time_s",
 				name);
 
 	/* f_opt: as the optimised runs ran it, else the least P*T at p = 1 */
@@ -198,12 +197,12 @@ static int fit_region(const struct series_data *sd, struct energy_model *em, siz
 		}
 	}
 	if (!(m->f_opt > 0))
-		return kerr_set(err, BAD, "f_opt for region %s: no run at p=1 has its power", name);
+		return kerr_set(err, KERR_INVALID, "f_opt for region %s: no run at p=1 has its power", name);
 	m->power_opt = median_fig(sd, name, KIND_OPTIMISED, 1, m->f_opt, PICK_POWER, buf);
 	if (!(m->power_opt > 0))
 		m->power_opt = median_fig(sd, name, KIND_UNIFORM, 1, m->f_opt, PICK_POWER, buf);
 	if (!(m->power_opt > 0))
-		return kerr_set(err, BAD, "region %s: no power measured at p=1 at its f_opt %g MHz",
+		return kerr_set(err, KERR_INVALID, "region %s: no power measured at p=1 at its f_opt %g MHz",
 				name, m->f_opt);
 	return 0;
 }
@@ -220,7 +219,7 @@ int energy_model_build(const struct series_data *sd, struct energy_model *em, st
 			if (kind_of(&sd->all[i], &uf) == KIND_UNIFORM && !(uf <= em->f_std))
 				em->f_std = uf;
 		if (isnan(em->f_std))
-			return kerr_field(err, BAD, "f_std",
+			return kerr_field(err, KERR_INVALID, "f_std",
 					  "series %s has no run whose regions ran at one frequency: "
 					  "the energy analysis (Kimura) holds regions run at the standard "
 					  "frequency against the same regions at others; post "
@@ -246,7 +245,7 @@ int energy_model_build(const struct series_data *sd, struct energy_model *em, st
 		}
 	}
 	if (em->nregions == 0)
-		return kerr_set(err, BAD, "the energy analysis needs a standard run (frequency_mhz "
+		return kerr_set(err, KERR_INVALID, "the energy analysis needs a standard run (frequency_mhz "
 				"%g, regions with time_s and power_w or energy_j) at p=1", em->f_std);
 	em->model = xcalloc(em->nregions, sizeof(*em->model));
 	em->f_opt_from = xcalloc(em->nregions, sizeof(*em->f_opt_from));

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BAD 400
 
 struct label_query {
 	struct label_set *ls;
@@ -22,10 +21,10 @@ static void label_param(const char *key, const char *value, void *ctx)
 	if (q->rc || strncmp(key, "label.", 6))
 		return;
 	if (!*k || strlen(k) > RUN_LABEL_MAX || strlen(value) > RUN_LABEL_VAL_MAX)
-		q->rc = kerr_field(q->err, BAD, key, "label.KEY=VALUE takes a key of 1 to %d bytes "
+		q->rc = kerr_field(q->err, KERR_INVALID, key, "label.KEY=VALUE takes a key of 1 to %d bytes "
 				   "and a value of at most %d", RUN_LABEL_MAX, RUN_LABEL_VAL_MAX);
 	else if (q->ls->n == RUN_FILTER_LABELS_MAX)
-		q->rc = kerr_field(q->err, BAD, key, "at most %d label filters", RUN_FILTER_LABELS_MAX);
+		q->rc = kerr_field(q->err, KERR_INVALID, key, "at most %d label filters", RUN_FILTER_LABELS_MAX);
 	else
 		q->ls->eq[q->ls->n++] = (struct label_eq){k, value};
 }
@@ -53,7 +52,7 @@ int query_num(struct req *rq, const char *key, double lo, double hi, double *out
 	errno = 0;
 	v = strtod(s, &end);
 	if (!*s || *end || errno || !(v >= lo && v <= hi))
-		return kerr_field(err, 400, key, "%s must be a number from %g to %g (got '%.40s')", key,
+		return kerr_field(err, KERR_INVALID, key, "%s must be a number from %g to %g (got '%.40s')", key,
 				  lo, hi, s);
 	*out = v;
 	return 0;
@@ -72,7 +71,7 @@ int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (!*s || *end || errno || v < min || v > max)
-		return kerr_field(err, 400, key, "%s must be an integer from %lld to %lld (got '%.40s')",
+		return kerr_field(err, KERR_INVALID, key, "%s must be an integer from %lld to %lld (got '%.40s')",
 				  key, (long long)min, (long long)max, s);
 	*out = v;
 	return 0;
@@ -92,15 +91,15 @@ int query_list(struct req *rq, const char *key, double lo, double hi, double *ou
 		errno = 0;
 		out[*n] = strtod(s, &end);
 		if (end == s || errno || !(out[*n] >= lo && out[*n] <= hi) || (*end && *end != ','))
-			return kerr_field(err, 400, key,
+			return kerr_field(err, KERR_INVALID, key,
 					  "%s must be a comma-separated list of numbers from %g to %g",
 					  key, lo, hi);
 		if (++*n == max && *end)
-			return kerr_field(err, 400, key, "%s takes at most %zu values", key, max);
+			return kerr_field(err, KERR_INVALID, key, "%s takes at most %zu values", key, max);
 		s = *end ? end + 1 : end;
 	}
 	if (*n == 0)
-		return kerr_field(err, 400, key, "%s is empty", key);
+		return kerr_field(err, KERR_INVALID, key, "%s is empty", key);
 	return 0;
 }
 
@@ -113,7 +112,7 @@ int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr
 	if (!s)
 		return 0;
 	if (strcmp(s, "true") && strcmp(s, "false"))
-		return kerr_field(err, 400, key, "%s must be true or false", key);
+		return kerr_field(err, KERR_INVALID, key, "%s must be true or false", key);
 	*out = !strcmp(s, "true");
 	return 0;
 }
@@ -125,7 +124,7 @@ int query_series(struct req *rq, const char **system, const char **application,
 	*application = req_query(rq, "application");
 	*variant = req_query(rq, "variant") ? req_query(rq, "variant") : "";
 	if (!*system || !**system || !*application || !**application)
-		return kerr_field(err, 400, *system && **system ? "application" : "system",
+		return kerr_field(err, KERR_INVALID, *system && **system ? "application" : "system",
 				  "system and application (and variant) select the series");
 	return 0;
 }

@@ -9,7 +9,6 @@
 
 #include "core/xalloc.h"
 
-#define BAD 400
 
 /* ---- loading a series ---------------------------------------------------- */
 
@@ -118,7 +117,7 @@ static int parse_frequency(const char *frequency, double *out, struct kerr *err)
 
 	*out = strtod(frequency, &end);
 	if (!*frequency || *end || !(*out > 0) || !isfinite(*out))
-		return kerr_field(err, BAD, "frequency_mhz",
+		return kerr_field(err, KERR_INVALID, "frequency_mhz",
 				  "frequency_mhz must be a number above 0 (got '%.40s')", frequency);
 	return 0;
 }
@@ -185,15 +184,15 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	sd->frequency_mhz = NAN;
 	sd->others = json_array();
 	if (!system || !*system)
-		return kerr_field(err, BAD, "system", "system is required to select a series");
+		return kerr_field(err, KERR_INVALID, "system", "system is required to select a series");
 	if (!application || !*application)
-		return kerr_field(err, BAD, "application",
+		return kerr_field(err, KERR_INVALID, "application",
 				  "application is required to select a series");
 	if (!variant)
 		variant = "";
 	if (strlen(system) > RUN_NAME_MAX || strlen(application) > RUN_NAME_MAX ||
 	    strlen(variant) > RUN_NAME_MAX)
-		return kerr_set(err, BAD, "series names are at most %d bytes", RUN_NAME_MAX);
+		return kerr_set(err, KERR_INVALID, "series names are at most %d bytes", RUN_NAME_MAX);
 	snprintf(sd->system, sizeof(sd->system), "%s", system);
 	snprintf(sd->application, sizeof(sd->application), "%s", application);
 	snprintf(sd->variant, sizeof(sd->variant), "%s", variant);
@@ -227,13 +226,13 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	if (rc < 0)
 		goto fail;
 	if (rc > 0) {
-		kerr_field(err, 413, "series", "series %s has more than %d runs, the most one "
+		kerr_field(err, KERR_TOO_LARGE, "series", "series %s has more than %d runs, the most one "
 			   "analysis loads; select fewer (variant, frequency_mhz)", series_label(sd),
 			   SERIES_RUNS_MAX);
 		goto fail;
 	}
 	if (l.n == 0) {
-		kerr_set(err, 404, "there are no runs of series %s (GET /api/v1/series lists the "
+		kerr_set(err, KERR_NOT_FOUND, "there are no runs of series %s (GET /api/v1/series lists the "
 			 "series)", series_label(sd));
 		goto fail;
 	}
@@ -246,7 +245,7 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 				l.freqs[kept++] = l.freqs[i];
 			}
 		if (kept == 0) {
-			kerr_set(err, BAD, "the %zu runs of series %s carry tau alone; this analysis "
+			kerr_set(err, KERR_INVALID, "the %zu runs of series %s carry tau alone; this analysis "
 				 "needs chi or gamma: post \"chi\" (or \"gamma\") with each run, or "
 				 "import with chi_regions=A,B naming the regions that are overhead; "
 				 "GET /api/v1/analysis/scaling needs tau alone", sd->no_chi,
@@ -265,7 +264,7 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 			if (series_same_frequency(l.freqs[i], sd->frequency_mhz))
 				l.runs[kept++] = l.runs[i];
 		if (kept == 0) {
-			kerr_set(err, 404, "series %s has no runs at frequency_mhz=%g",
+			kerr_set(err, KERR_NOT_FOUND, "series %s has no runs at frequency_mhz=%g",
 				 series_label(sd), sd->frequency_mhz);
 			goto fail;
 		}
@@ -274,7 +273,7 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 		l.runs = NULL;
 		pairs = iso_pairs(sd->runs, sd->nruns);
 		if (pairs > ISO_PAIRS_MAX) {
-			kerr_field(err, 413, "series", "the points of series %s make %.3g (p, n, n') "
+			kerr_field(err, KERR_TOO_LARGE, "series", "the points of series %s make %.3g (p, n, n') "
 				   "pairs to walk, more than the limit of %.3g; select fewer runs "
 				   "(frequency_mhz, variant)", series_label(sd), pairs, ISO_PAIRS_MAX);
 			goto fail;
@@ -354,7 +353,7 @@ int series_pool(const struct series_data *sd, struct ka_obs **obs, size_t *nobs,
 								    ka_pool_work(sd->nruns);
 	*work = xmalloc(*wsize ? *wsize : 1);
 	if (ka_pool(sd->runs, sd->nruns, *obs, nobs, *work, *wsize))
-		return kerr_set(err, 500, "a stored run of this series is out of domain");
+		return kerr_set(err, KERR_INTERNAL, "a stored run of this series is out of domain");
 	return 0;
 }
 
@@ -440,10 +439,10 @@ int scaling_load(struct karted *k, struct req *rq, const char *system, const cha
 	free(work);
 	free(runs);
 	if (rc)
-		return kerr_set(err, 500, "a stored run of series %s is out of domain",
+		return kerr_set(err, KERR_INTERNAL, "a stored run of series %s is out of domain",
 				series_label(&sc->sd));
 	if (n == 0)
-		return kerr_set(err, 404, "series %s has no runs at frequency_mhz %g",
+		return kerr_set(err, KERR_NOT_FOUND, "series %s has no runs at frequency_mhz %g",
 				series_label(&sc->sd), sc->frequency);
 	return 0;
 }

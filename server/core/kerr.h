@@ -1,11 +1,11 @@
 /*
  * kerr: the caller-owned error a library function fills for a person to read.
- * Only main() and http.c decide how to show it (log line, HTTP status, exit).
- * `code` is an HTTP-like status (400 bad input, 404 missing, 500 internal,
- * 503 the store failed: try again); `field` and `index` locate bad input in
- * a request (empty / -1 when unknown). `detail` is text for the operator's
- * log only, never for a client: a database's own message, which may name
- * its host and port.
+ * Only main() and http/resp.c decide how to show it (a log line, an HTTP
+ * status, an exit code): `code` is karte's own kind of failure (enum
+ * kerr_code), which resp.c alone maps to HTTP. `field` and `index` locate
+ * bad input in a request (empty / -1 when unknown). `detail` is text for
+ * the operator's log only, never for a client: a database's own message,
+ * which may name its host and port.
  */
 #ifndef KARTE_KERR_H
 #define KARTE_KERR_H
@@ -13,15 +13,23 @@
 #include <stdarg.h>
 #include <stddef.h>
 
+/* What went wrong, whoever reads it (a request, a command line). */
+enum kerr_code {
+	KERR_NONE = 0,		/* no error was set */
+	KERR_INVALID,		/* the input is wrong: a field, a line, a value (HTTP 400) */
+	KERR_NOT_FOUND,		/* what was asked for does not exist (404) */
+	KERR_TOO_LARGE,		/* the input passes one of karte's limits (413) */
+	KERR_STORE,		/* the store failed (unreachable, I/O, refused): try again (503) */
+	KERR_INTERNAL,		/* karte's own fault (500) */
+};
+
 struct kerr {
-	int code;		/* 0 when no error was set */
+	int code;		/* enum kerr_code; KERR_NONE (0) when no error was set */
 	char field[64];		/* API field name, "" when none applies */
 	long index;		/* item index in a batch, -1 when none applies */
 	char msg[256];		/* one sentence for a person */
 	char detail[256];	/* for the log only ("" when none): see above */
 };
-
-#define KERR_STORE 503		/* the store failed (unreachable, I/O, refused) */
 
 /* Reset to "no error". */
 void kerr_clear(struct kerr *err);

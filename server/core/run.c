@@ -23,7 +23,6 @@
  * posted numbers digit for digit.
  */
 
-#define BAD 400
 
 /* Top-level fields, in the order a missing one is reported. */
 enum fld {
@@ -163,7 +162,7 @@ static int vfail(struct sax *x, const char *field, const char *fmt, va_list ap)
 		field = here;
 	}
 	snprintf(x->err->field, sizeof(x->err->field), "%s", field);
-	x->err->code = BAD;
+	x->err->code = KERR_INVALID;
 	vsnprintf(x->err->msg, sizeof(x->err->msg), fmt, ap);
 	x->err->index = x->top_array || x->kind == BODY_NDJSON ? x->index : -1;
 	return 0;
@@ -1006,11 +1005,11 @@ static void syntax_error(struct sax *x, const char *body, size_t len, bool at_en
 		*nl = '\0';
 	if (x->kind == BODY_NDJSON) {
 		/* inside a run, name the line the run starts on */
-		kerr_set(x->err, BAD, "line %ld is not valid JSON (%s)",
+		kerr_set(x->err, KERR_INVALID, "line %ld is not valid JSON (%s)",
 			 line_of(body, x->level == L_TOP ? at : x->run_at), (char *)msg);
 		x->err->index = x->index;
 	} else {
-		kerr_set(x->err, BAD, "the body is not valid JSON (%s, near byte %zu)", (char *)msg, at);
+		kerr_set(x->err, KERR_INVALID, "the body is not valid JSON (%s, near byte %zu)", (char *)msg, at);
 	}
 	yajl_free_error(x->h, msg);
 }
@@ -1030,7 +1029,7 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	while (len && isspace((unsigned char)body[len - 1]))
 		len--;
 	if (!len)
-		return kerr_set(err, BAD, "the body is empty: post a run object%s",
+		return kerr_set(err, KERR_INVALID, "the body is empty: post a run object%s",
 				kind == BODY_NDJSON ? " per line" : " or an array of runs");
 	x.batch = batch;
 	x.err = err;
@@ -1052,7 +1051,7 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	if (st != yajl_status_ok && !err->code)
 		syntax_error(&x, body, len, at_end);
 	if (!err->code && batch->count == 0)
-		kerr_set(err, BAD, kind == BODY_NDJSON ? "the NDJSON body holds no runs" :
+		kerr_set(err, KERR_INVALID, kind == BODY_NDJSON ? "the NDJSON body holds no runs" :
 			 "the body is an empty array: post at least one run");
 	if (err->code && kind == BODY_NDJSON && st != yajl_status_ok && strncmp(err->msg, "line ", 5)) {
 		size_t n = strlen(err->msg);

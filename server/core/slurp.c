@@ -17,7 +17,7 @@ int slurp(const char *path, size_t cap, const char *limit, char **out, size_t *l
 	*out = NULL;
 	*len = 0;
 	if (!f)
-		return kerr_set(err, 400, "cannot open '%s': %s", path, strerror(errno));
+		return kerr_set(err, KERR_INVALID, "cannot open '%s': %s", path, strerror(errno));
 	for (;;) {
 		if (room - have < 65536) {
 			/* one byte past cap tells a file that is too large */
@@ -29,14 +29,14 @@ int slurp(const char *path, size_t cap, const char *limit, char **out, size_t *l
 		got = fread(buf + have, 1, room - have, f);
 		have += got;
 		if (have > cap) {
-			kerr_set(err, 413, "'%s' is larger than %zu bytes, the limit of %s", path, cap, limit);
+			kerr_set(err, KERR_TOO_LARGE, "'%s' is larger than %zu bytes, the limit of %s", path, cap, limit);
 			goto fail;
 		}
 		if (got == 0)
 			break;
 	}
 	if (ferror(f)) {
-		kerr_set(err, 400, "cannot read '%s': %s", path, strerror(errno));
+		kerr_set(err, KERR_INVALID, "cannot read '%s': %s", path, strerror(errno));
 		goto fail;
 	}
 	if (f != stdin)

@@ -1144,7 +1144,7 @@ static int parse_listen(const char *listen, struct sockaddr_storage *ss, bool *v
 		return 0;
 	}
 bad:
-	return kerr_set(err, 400,
+	return kerr_set(err, KERR_INVALID,
 			"cannot use listen address '%s': give ADDR:PORT such as 127.0.0.1:8080 or "
 			"[::1]:8080", listen);
 }
@@ -1203,7 +1203,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 				MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
 				MHD_OPTION_END);
 	if (!h->d) {
-		kerr_set(err, 500, "cannot listen on %s (address in use, or not this machine's?)",
+		kerr_set(err, KERR_INTERNAL, "cannot listen on %s (address in use, or not this machine's?)",
 			 cfg->listen);
 		free(h);
 		return NULL;
@@ -1211,7 +1211,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info ? info->port : 0;
 	if (workers_start(h)) {
-		kerr_set(err, 500, "cannot start the analysis worker threads: %s", strerror(errno));
+		kerr_set(err, KERR_INTERNAL, "cannot start the analysis worker threads: %s", strerror(errno));
 		MHD_stop_daemon(h->d);
 		workers_stop(h);
 		free(h);

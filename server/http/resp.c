@@ -98,11 +98,28 @@ const char *resp_request_id(const struct resp *rs, char buf[17])
 	return buf;
 }
 
-void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra)
+/* The one place karte's errors become HTTP statuses. */
+static int http_status(int code)
+{
+	switch (code) {
+	case KERR_INVALID:
+		return 400;
+	case KERR_NOT_FOUND:
+		return 404;
+	case KERR_TOO_LARGE:
+		return 413;
+	case KERR_STORE:
+		return 503;
+	default:
+		return 500;
+	}
+}
+
+/* err answered with status (the error's own, or one a handler chose). */
+static void answer(struct resp *rs, int status, const struct kerr *err, json_t *extra)
 {
 	json_t *o = extra ? extra : json_object();
 	char msg[sizeof(err->msg)], field[sizeof(err->field)], id[17];
-	int status = err->code >= 400 ? err->code : 500;
 
 	/* messages quote input cut at a byte count: keep them valid UTF-8 */
 	snprintf(msg, sizeof(msg), "%s", err->msg[0] ? err->msg : "internal error");
@@ -127,6 +144,11 @@ void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra)
 	resp_json(rs, status, o);
 }
 
+void resp_error_with(struct resp *rs, const struct kerr *err, json_t *extra)
+{
+	answer(rs, http_status(err->code), err, extra);
+}
+
 void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 {
 	struct kerr err;
@@ -134,9 +156,9 @@ void resp_errorf(struct resp *rs, int status, const char *fmt, ...)
 
 	kerr_clear(&err);
 	va_start(ap, fmt);
-	kerr_vset(&err, status, fmt, ap);
+	kerr_vset(&err, KERR_INVALID, fmt, ap);
 	va_end(ap);
-	resp_error(rs, &err);
+	answer(rs, status, &err, NULL);
 }
 
 static void field_error(struct resp *rs, int status, const char *field, long index,
@@ -147,8 +169,8 @@ static void field_error(struct resp *rs, int status, const char *field, long ind
 	kerr_clear(&err);
 	err.index = index;
 	snprintf(err.field, sizeof(err.field), "%s", field);
-	kerr_vset(&err, status, fmt, ap);
-	resp_error(rs, &err);
+	kerr_vset(&err, KERR_INVALID, fmt, ap);
+	answer(rs, status, &err, NULL);
 }
 
 int resp_field_errorf(struct resp *rs, const char *field, long index, const char *fmt, ...)

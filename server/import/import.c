@@ -256,27 +256,27 @@ static int pick_params(const struct xp *x, const struct import_opts *o, struct m
 	list_names((char *const *)x->params, x->nparams, list, sizeof(list));
 	if (want_p) {
 		if ((m->p = param_index(x, want_p)) == SIZE_MAX)
-			return kerr_field(err, 400, "p", "p='%s' is not a parameter of the file; it has %s",
+			return kerr_field(err, KERR_INVALID, "p", "p='%s' is not a parameter of the file; it has %s",
 					  o->p, list);
 	} else if ((m->p = param_index(x, "p")) == SIZE_MAX) {
 		if (x->nparams != 1)
-			return kerr_field(err, 400, "p", "say which parameter is p (p=NAME): the file "
+			return kerr_field(err, KERR_INVALID, "p", "say which parameter is p (p=NAME): the file "
 					  "has no parameter 'p', and it has %s", list);
 		m->p = 0;
 	}
 	if (o->n && o->has_n_value)
-		return kerr_field(err, 400, "n_value", "give n (a parameter) or n_value (a constant), "
+		return kerr_field(err, KERR_INVALID, "n_value", "give n (a parameter) or n_value (a constant), "
 				  "not both");
 	if (want_n) {
 		if ((m->n = param_index(x, want_n)) == SIZE_MAX)
-			return kerr_field(err, 400, "n", "n='%s' is not a parameter of the file; it has %s",
+			return kerr_field(err, KERR_INVALID, "n", "n='%s' is not a parameter of the file; it has %s",
 					  o->n, list);
 	} else if (o->has_n_value) {
 		m->n = SIZE_MAX;
 		m->n_value = o->n_value;
 	} else if ((m->n = param_index(x, "n")) == SIZE_MAX) {
 		if (x->nparams != 1)
-			return kerr_field(err, 400, "n_value", "the file has no parameter 'n': name the "
+			return kerr_field(err, KERR_INVALID, "n_value", "the file has no parameter 'n': name the "
 					  "parameter that is n (n=NAME) or give a constant n_value; "
 					  "its parameters: %s", list);
 		/* p alone (strong scaling at one size): n is not in the file */
@@ -285,7 +285,7 @@ static int pick_params(const struct xp *x, const struct import_opts *o, struct m
 			"gets n = 1 (n_value=N gives the problem size)", x->params[m->p]);
 	}
 	if (m->n == m->p)
-		return kerr_field(err, 400, "n", "'%s' cannot be both p and n", x->params[m->p]);
+		return kerr_field(err, KERR_INVALID, "n", "'%s' cannot be both p and n", x->params[m->p]);
 	for (i = 0; i < x->nparams; i++)
 		if (i != m->p && i != m->n)
 			xp_warn((struct xp *)x, "the parameter '%s' is neither p nor n%s: left out "
@@ -310,7 +310,7 @@ static int pick_metric(const struct xp *x, const struct import_opts *o, struct m
 			if (!strcmp(x->metrics[i], want))
 				m->metric = (uint32_t)i;
 		if (m->metric == XP_NONE)
-			return kerr_field(err, 400, "metric", "metric='%s' is not in the file; it has %s",
+			return kerr_field(err, KERR_INVALID, "metric", "metric='%s' is not in the file; it has %s",
 					  o->metric, list);
 	} else if (x->nmetrics == 1) {
 		m->metric = 0;
@@ -319,7 +319,7 @@ static int pick_metric(const struct xp *x, const struct import_opts *o, struct m
 			if (!strcasecmp(x->metrics[i], "time") || !strcasecmp(x->metrics[i], "runtime"))
 				m->metric = (uint32_t)i;
 		if (m->metric == XP_NONE)
-			return kerr_field(err, 400, "metric", "say which metric is tau (metric=NAME): the "
+			return kerr_field(err, KERR_INVALID, "metric", "say which metric is tau (metric=NAME): the "
 					  "file has %s, none called time or runtime", list);
 	}
 	m->energy = XP_NONE;
@@ -349,13 +349,13 @@ static uint32_t find_path(const struct xp *x, const char *name, size_t len, cons
 			at = (uint32_t)i;
 	if (n > 1) {
 		list_names(names, n, list, sizeof(list));
-		kerr_field(err, 400, field, "%s='%.*s' names several call paths: %s; give the whole "
+		kerr_field(err, KERR_INVALID, field, "%s='%.*s' names several call paths: %s; give the whole "
 			   "path", field, (int)len, name, list);
 	} else if (at == XP_NONE) {
 		for (i = n = 0; i < x->npaths; i++)
 			names[n++] = x->paths[i].name;
 		list_names(names, n, list, sizeof(list));
-		kerr_field(err, 400, field, "%s: '%.*s' is not a region of the file; it has %s", field,
+		kerr_field(err, KERR_INVALID, field, "%s: '%.*s' is not a region of the file; it has %s", field,
 			   (int)len, name, list);
 	}
 	free(names);
@@ -380,7 +380,7 @@ static int pick_overhead(const struct xp *x, const struct import_opts *o, struct
 		if (comma == s)
 			continue;
 		if (m->noverhead == x->npaths)
-			return kerr_field(err, 400, field, "%s names a region twice", field);
+			return kerr_field(err, KERR_INVALID, field, "%s names a region twice", field);
 		m->overhead[m->noverhead] = find_path(x, s, (size_t)(comma - s), field, err);
 		if (m->overhead[m->noverhead++] == XP_NONE)
 			return -1;
@@ -409,7 +409,7 @@ static int pick_region(const struct xp *x, const struct import_opts *o, struct m
 					m->region = (uint32_t)i;
 		} else {
 			list_names(names, n, list, sizeof(list));
-			rc = kerr_field(err, 400, "region", "say which region is tau (region=NAME): the "
+			rc = kerr_field(err, KERR_INVALID, "region", "say which region is tau (region=NAME): the "
 					"file has %zu roots, %s", n, list);
 		}
 	}
@@ -518,7 +518,7 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 				sum += t;
 		}
 		if (sum > tau)
-			return kerr_field(err, 400, m->gamma ? "gamma_regions" : "chi_regions", "at p = %g, "
+			return kerr_field(err, KERR_INVALID, m->gamma ? "gamma_regions" : "chi_regions", "at p = %g, "
 					  "n = %g the regions add up to %g s, more than tau (%g s)", p, n, sum,
 					  tau);
 		run->chi = m->gamma ? tau - sum : sum;
@@ -581,13 +581,13 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 			continue;
 		}
 		if (p != floor(p) || p < 1 || p > 1e9) {
-			rc = kerr_field(err, 400, "p", "the parameter '%s' is p, and a point has p = %g: p "
+			rc = kerr_field(err, KERR_INVALID, "p", "the parameter '%s' is p, and a point has p = %g: p "
 					"must be a whole number of processors from 1 (say which "
 					"parameter is p with p=NAME)", x->params[m.p], p);
 			goto out;
 		}
 		if (!(n > 0)) {
-			rc = kerr_field(err, 400, m.n == SIZE_MAX ? "n_value" : "n", "the parameter '%s' "
+			rc = kerr_field(err, KERR_INVALID, m.n == SIZE_MAX ? "n_value" : "n", "the parameter '%s' "
 					"is n, and a point has n = %g: n must be greater than 0",
 					m.n == SIZE_MAX ? "n_value" : x->params[m.n], n);
 			goto out;
@@ -600,7 +600,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 				continue;
 			}
 			if (e->runs == IMPORT_RUNS_MAX) {
-				rc = kerr_field(err, 413, "body", "the file makes more than %d runs; split it",
+				rc = kerr_field(err, KERR_TOO_LARGE, "body", "the file makes more than %d runs; split it",
 						IMPORT_RUNS_MAX);
 				goto out;
 			}
@@ -608,7 +608,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 				goto out;
 			made = true;
 			if (e->cells > IMPORT_CELLS_MAX) {
-				rc = kerr_field(err, 413, "region", "runs x regions exceeds %d; choose a "
+				rc = kerr_field(err, KERR_TOO_LARGE, "region", "runs x regions exceeds %d; choose a "
 						"region with fewer children (region=NAME) or split the file",
 						IMPORT_CELLS_MAX);
 				goto out;
@@ -626,7 +626,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 		xp_warn(x, "%zu region values are negative: left out of their runs (a region of 0 s "
 			"is kept)", e->negative);
 	if (!e->runs) {
-		rc = kerr_field(err, 400, "region", "no run: the region '%s' has no value of the metric "
+		rc = kerr_field(err, KERR_INVALID, "region", "no run: the region '%s' has no value of the metric "
 				"'%s' greater than 0 at any of the file's %zu points",
 				x->paths[m.region].name, x->metrics[m.metric], x->npoints);
 		goto out;
@@ -698,7 +698,7 @@ static int csv_fail(struct csv_read *c, const char *field, const char *fmt, ...)
 	c->failed = true;
 	/* the file's line: the header is line 1 (a quoted cell with a line
 	 * break in it makes its row one line here) */
-	kerr_field(c->err, 400, field, "line %ld: %s", c->row + 1, what);
+	kerr_field(c->err, KERR_INVALID, field, "line %ld: %s", c->row + 1, what);
 	c->err->index = c->row;
 	return -1;
 }
@@ -839,7 +839,7 @@ static void csv_cell(void *s, size_t len, void *ctx)
 	if (c->failed)
 		return;
 	if (c->col == CSV_COLS_MAX) {
-		kerr_field(c->err, 413, "body", "row %ld has more than %d columns", c->row, CSV_COLS_MAX);
+		kerr_field(c->err, KERR_TOO_LARGE, "body", "row %ld has more than %d columns", c->row, CSV_COLS_MAX);
 		c->failed = true;
 		return;
 	}
@@ -880,7 +880,7 @@ static void csv_end(int term, void *ctx)
 	} else if (c->col != c->ncols) {
 		csv_fail(c, "body", "the row has %zu cells where the header has %zu", c->col, c->ncols);
 	} else if (c->e->runs == IMPORT_RUNS_MAX) {
-		kerr_field(c->err, 413, "body", "the file makes more than %d runs; split it",
+		kerr_field(c->err, KERR_TOO_LARGE, "body", "the file makes more than %d runs; split it",
 			   IMPORT_RUNS_MAX);
 		c->failed = true;
 	} else {
@@ -907,15 +907,15 @@ static int read_csv(const char *body, size_t len, const struct import_opts *o, s
 	c.warn = warn;
 	c.err = err;
 	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL))
-		return kerr_set(err, 500, "cannot start the CSV reader");
+		return kerr_set(err, KERR_INTERNAL, "cannot start the CSV reader");
 	if (csv_parse(&p, body, len, csv_cell, csv_end, &c) != len && !c.failed)
-		kerr_field(err, 400, "body", "row %ld: not CSV: %s", c.row, csv_strerror(csv_error(&p)));
+		kerr_field(err, KERR_INVALID, "body", "row %ld: not CSV: %s", c.row, csv_strerror(csv_error(&p)));
 	else if (!c.failed && csv_fini(&p, csv_cell, csv_end, &c) && !c.failed)
-		kerr_field(err, 400, "body", "row %ld: not CSV: %s", c.row, csv_strerror(csv_error(&p)));
+		kerr_field(err, KERR_INVALID, "body", "row %ld: not CSV: %s", c.row, csv_strerror(csv_error(&p)));
 	else if (!c.failed && !c.header_done)
-		kerr_field(err, 400, "body", "the file is empty: a CSV needs a header row");
+		kerr_field(err, KERR_INVALID, "body", "the file is empty: a CSV needs a header row");
 	else if (!c.failed && !e->runs)
-		kerr_field(err, 400, "body", "the file has a header and no rows: no run");
+		kerr_field(err, KERR_INVALID, "body", "the file has a header and no rows: no run");
 	else
 		rc = c.failed ? -1 : 0;
 	csv_free(&p);
@@ -954,14 +954,14 @@ static int read_ndjson(const char *body, size_t len, const struct import_opts *o
 		run = json_loadb(line, n, 0, &je);
 		if (!json_is_object(run)) {
 			json_decref(run);
-			kerr_field(err, 400, "body", "line %ld: not a JSON object%s%s", ln, run ? "" : ": ",
+			kerr_field(err, KERR_INVALID, "body", "line %ld: not a JSON object%s%s", ln, run ? "" : ": ",
 				   run ? "" : je.text);
 			err->index = ln;
 			return -1;
 		}
 		if (e->runs == IMPORT_RUNS_MAX) {
 			json_decref(run);
-			return kerr_field(err, 413, "body", "the file makes more than %d runs; split it",
+			return kerr_field(err, KERR_TOO_LARGE, "body", "the file makes more than %d runs; split it",
 					  IMPORT_RUNS_MAX);
 		}
 		json_object_del(run, "id");
@@ -976,7 +976,7 @@ static int read_ndjson(const char *body, size_t len, const struct import_opts *o
 		text = jsonw_string(run, NULL);
 		if (!text) {
 			json_decref(run);
-			return kerr_set(err, 500, "line %ld could not be written again", ln);
+			return kerr_set(err, KERR_INTERNAL, "line %ld could not be written again", ln);
 		}
 		buf_add(&e->nd, text, strlen(text) - 1);	/* without its '}' */
 		if (!json_object_get(run, "idempotency_key"))
@@ -987,7 +987,7 @@ static int read_ndjson(const char *body, size_t len, const struct import_opts *o
 		e->runs++;
 	}
 	if (!e->runs)
-		return kerr_field(err, 400, "body", "the file has no run");
+		return kerr_field(err, KERR_INVALID, "body", "the file has no run");
 	res->points = e->runs;
 	res->regions = json_array();
 	return 0;
@@ -1161,22 +1161,22 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 	memset(res, 0, sizeof(*res));
 	kerr_clear(err);
 	if (o->format && !format_static(o->format))
-		return kerr_field(err, 400, "format", "format='%.40s' is not one karte reads; it reads "
+		return kerr_field(err, KERR_INVALID, "format", "format='%.40s' is not one karte reads; it reads "
 				  IMPORT_FORMATS, o->format);
 	if (!len)
-		return kerr_field(err, 400, "body", "the file is empty");
+		return kerr_field(err, KERR_INVALID, "body", "the file is empty");
 	fmt = o->format ? format_static(o->format) : import_guess(body, len);
 	if (fmt && !binary_format(fmt) && len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {
 		body += 3;	/* a byte-order mark */
 		len -= 3;
 	}
 	if (!fmt)
-		return kerr_field(err, 400, "format", "%s; say which it is with format= (one of "
+		return kerr_field(err, KERR_INVALID, "format", "%s; say which it is with format= (one of "
 				  IMPORT_FORMATS ")", len ? "the file's format is not one karte "
 				  "recognises" : "the file is empty");
 	res->format = fmt;
 	if (strcmp(fmt, "csv") && strcmp(fmt, "ndjson") && (!o->system || !o->application))
-		return kerr_field(err, 400, o->system ? "application" : "system", "give the runs a "
+		return kerr_field(err, KERR_INVALID, o->system ? "application" : "system", "give the runs a "
 				  "system= and an application=");
 	if (!binary_format(fmt) && !utf8_valid((const unsigned char *)body, len)) {
 		size_t i = 0, line = 1;
@@ -1191,11 +1191,11 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 			i = end + 1;
 			line++;
 		}
-		return kerr_field(err, 400, "body", "line %zu: the file is not valid UTF-8 (save it as "
+		return kerr_field(err, KERR_INVALID, "body", "line %zu: the file is not valid UTF-8 (save it as "
 				  "UTF-8)", line);
 	}
 	if ((!strcmp(fmt, "extrap-json") || !strcmp(fmt, "caliper-json") || !strcmp(fmt, "thicket-json")) && len > TREE_BODY_MAX)
-		return kerr_field(err, 413, "body", "a %s file may be at most %u bytes (it is read "
+		return kerr_field(err, KERR_TOO_LARGE, "body", "a %s file may be at most %u bytes (it is read "
 				  "whole)", fmt, TREE_BODY_MAX);
 	if (series_check(o, err))
 		return -1;

@@ -97,7 +97,7 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 	size_t i;
 
 	if (o->p && strcmp(o->p, "p") && !(s = global(g, o->p)))
-		return kerr_field(err, 400, "p", "p='%s' is not a global of the file", o->p);
+		return kerr_field(err, KERR_INVALID, "p", "p='%s' is not a global of the file", o->p);
 	if (s)
 		which = o->p;
 	else if ((s = global(g, "mpi.world.size")) != NULL)
@@ -109,7 +109,7 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 	which = NULL;
 	if (s) {
 		if (!xp_number(s, strlen(s), &pn[0]))
-			return kerr_field(err, 400, "p", "the number of processes '%.40s' is not a number", s);
+			return kerr_field(err, KERR_INVALID, "p", "the number of processes '%.40s' is not a number", s);
 	} else {
 		pn[0] = ranks ? (double)ranks : 1;
 		if (!ranks)
@@ -119,7 +119,7 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 	*has_n = false;
 	if (o->n && strcmp(o->n, "n")) {
 		if (!(s = global(g, o->n)))
-			return kerr_field(err, 400, "n", "n='%s' is not a global of the file", o->n);
+			return kerr_field(err, KERR_INVALID, "n", "n='%s' is not a global of the file", o->n);
 		which = o->n;
 	} else if (!o->has_n_value) {
 		for (i = 0; i < g->n && !which; i++) {
@@ -139,7 +139,7 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 	if (which) {
 		snprintf(x->n_from, sizeof(x->n_from), "%s", which);
 		if (!xp_number(s, strlen(s), &pn[1]))
-			return kerr_field(err, 400, "n", "the problem size '%s' = '%.40s' is not a number",
+			return kerr_field(err, KERR_INVALID, "n", "the problem size '%s' = '%.40s' is not a number",
 					  which, s);
 		*has_n = true;
 	}
@@ -225,9 +225,9 @@ static int pick_time(struct xp *x, const char *const *names, size_t n, const str
 		for (j = 0; j < n && k + 80 < sizeof(list); j++)
 			k += (size_t)snprintf(list + k, sizeof(list) - k, "%s'%s'", j ? ", " : "", names[j]);
 		if (o->metric)
-			return kerr_field(err, 400, "metric", "metric='%s' is not a value of the file; it "
+			return kerr_field(err, KERR_INVALID, "metric", "metric='%s' is not a value of the file; it "
 					  "has %s", o->metric, list);
-		return kerr_field(err, 400, "metric", "the file has no time.duration value (give "
+		return kerr_field(err, KERR_INVALID, "metric", "the file has no time.duration value (give "
 				  "metric=NAME); its values: %s", list);
 	}
 	snprintf(x->metric_from, sizeof(x->metric_from), "%s", names[at]);	/* metric=NAME names it too */
@@ -368,7 +368,7 @@ static uint32_t node_path(struct cali *c, int64_t id, struct kerr *err)
 
 	for (nd = cnode(c, id); nd && !nd->resolved; nd = cnode(c, nd->parent)) {
 		if (n == CHAIN_MAX) {
-			kerr_field(err, 400, "body", "line %ld: a context node is more than %d levels "
+			kerr_field(err, KERR_INVALID, "body", "line %ld: a context node is more than %d levels "
 				   "deep, or its parents loop", c->line, CHAIN_MAX);
 			return XP_NONE;
 		}
@@ -405,7 +405,7 @@ static int cali_node(struct cali *c, struct field *f, size_t nf, struct kerr *er
 	struct cnode *nd;
 
 	if (i < 0 || !attr || attr->nval != 1 || !data || data->nval < 1)
-		return kerr_field(err, 400, "body", "line %ld: a node record needs id, attr and data",
+		return kerr_field(err, KERR_INVALID, "body", "line %ld: a node record needs id, attr and data",
 				  c->line);
 	if ((size_t)i >= c->nnodes) {
 		size_t old = c->nnodes, k;
@@ -422,7 +422,7 @@ static int cali_node(struct cali *c, struct field *f, size_t nf, struct kerr *er
 	/* a '=' in the data was a separator for the splitter: it belongs to the value */
 	nd->data = xstrdup(data->val[0]);
 	if (data->nval > 1)
-		return kerr_field(err, 400, "body", "line %ld: a node's data has an unescaped '='", c->line);
+		return kerr_field(err, KERR_INVALID, "body", "line %ld: a node's data has an unescaped '='", c->line);
 	nd->path = XP_NONE;
 	nd->resolved = false;
 	return 0;
@@ -468,7 +468,7 @@ static int cali_ctx(struct cali *c, struct field *f, size_t nf, bool globals, st
 	size_t i;
 
 	if ((attr ? attr->nval : 0) != (data ? data->nval : 0))
-		return kerr_field(err, 400, "body", "line %ld: a record has %zu attributes and %zu values",
+		return kerr_field(err, KERR_INVALID, "body", "line %ld: a record has %zu attributes and %zu values",
 				  c->line, attr ? attr->nval : 0, data ? data->nval : 0);
 	if (globals) {
 		for (i = 0; ref && i < ref->nval; i++)
@@ -569,13 +569,13 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 				buf = xrealloc(buf, cbuf);
 			}
 			if (split(line, n, buf, f, &nf)) {
-				kerr_field(err, 413, "body", "line %ld: a record with more than %d fields or "
+				kerr_field(err, KERR_TOO_LARGE, "body", "line %ld: a record with more than %d fields or "
 					   "values", c.line, CALI_FIELDS_MAX);
 				goto out;
 			}
 			rec = field_of(f, nf, "__rec");
 			if (!rec || rec->nval != 1) {
-				kerr_field(err, 400, "body", "line %ld: not a Caliper record (no __rec=)", c.line);
+				kerr_field(err, KERR_INVALID, "body", "line %ld: not a Caliper record (no __rec=)", c.line);
 				goto out;
 			}
 			if (!strcmp(rec->val[0], "node")) {
@@ -610,7 +610,7 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 		}
 	}
 	if (!x->npaths) {
-		kerr_field(err, 400, "region", "the file has no region: no nested attribute, and no "
+		kerr_field(err, KERR_INVALID, "region", "the file has no region: no nested attribute, and no "
 			   "flat one called region, function, annotation, kernel, loop or phase in its "
 			   "records");
 		goto out;
@@ -644,7 +644,7 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 	int at, rc = -1;
 
 	if (!json_is_array(cols) || !json_is_array(nodes) || !json_is_array(data))
-		return kerr_field(err, 400, "body", "not Caliper's JSON: it needs 'columns', 'nodes' "
+		return kerr_field(err, KERR_INVALID, "body", "not Caliper's JSON: it needs 'columns', 'nodes' "
 				  "and 'data' arrays");
 	ncols = json_array_size(cols);
 	nnodes = json_array_size(nodes);
@@ -663,7 +663,7 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 		    strstr(names[i], "function"))
 			path_col = i;
 	if (path_col == SIZE_MAX) {
-		rc = kerr_field(err, 400, "region", "the file has no region column ('path' or a "
+		rc = kerr_field(err, KERR_INVALID, "region", "the file has no region column ('path' or a "
 				"function)");
 		goto out;
 	}
@@ -698,13 +698,13 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 			   json_string_value(json_object_get(v, "column")) : "", names[path_col]))
 			continue;
 		if (up >= (json_int_t)i) {
-			rc = kerr_field(err, 400, "body", "node %zu's parent comes after it", i);
+			rc = kerr_field(err, KERR_INVALID, "body", "node %zu's parent comes after it", i);
 			goto out;
 		}
 		len = (up >= 0 && path_of[up] != XP_NONE ? strlen(x->paths[path_of[up]].name) + 2 : 0) +
 		      strlen(lab);
 		if (len > NAME_MAX_LEN * 64) {
-			rc = kerr_field(err, 413, "body", "node %zu's path is too long", i);
+			rc = kerr_field(err, KERR_TOO_LARGE, "body", "node %zu's path is too long", i);
 			goto out;
 		}
 		name = xmalloc(len + 1);
@@ -727,7 +727,7 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 		if (!json_is_integer(p))
 			continue;	/* rows of no region: process totals */
 		if (ni < 0 || (size_t)ni >= nnodes || path_of[ni] == XP_NONE) {
-			rc = kerr_field(err, 400, "body", "data row %zu refers to node %lld, which is not a "
+			rc = kerr_field(err, KERR_INVALID, "body", "data row %zu refers to node %lld, which is not a "
 					"region", i, (long long)ni);
 			goto out;
 		}
@@ -763,7 +763,7 @@ static int json_records(struct xp *x, json_t *doc, const struct import_opts *o, 
 	json_array_foreach(doc, i, rec) {
 		if (!json_is_object(rec)) {
 			free(vals);
-			return kerr_field(err, 400, "body", "record %zu is not an object", i);
+			return kerr_field(err, KERR_INVALID, "body", "record %zu is not an object", i);
 		}
 		json_object_foreach(rec, key, v) {
 			if (!json_is_number(v) || !strcmp(key, "mpi.rank"))
@@ -828,18 +828,18 @@ int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
 	int rc;
 
 	if (!doc)
-		return kerr_field(err, 400, "body", "not JSON: line %d: %s", je.line, je.text);
+		return kerr_field(err, KERR_INVALID, "body", "not JSON: line %d: %s", je.line, je.text);
 	acc_init(&a);
 	if (json_is_array(doc))
 		rc = json_records(x, doc, o, &a, err);
 	else if (json_is_object(doc))
 		rc = json_split(x, doc, o, &a, err);
 	else
-		rc = kerr_field(err, 400, "body", "not Caliper's JSON: neither records nor json-split");
+		rc = kerr_field(err, KERR_INVALID, "body", "not Caliper's JSON: neither records nor json-split");
 	if (o->time_scale > 0)
 		a.scale = o->time_scale;
 	if (!rc && !x->npaths)
-		rc = kerr_field(err, 400, "region", "the file has no region");
+		rc = kerr_field(err, KERR_INVALID, "region", "the file has no region");
 	if (!rc && !o->time_scale) {
 		/* json-split carries no unit; old Caliper wrote microseconds */
 		size_t i;
@@ -969,7 +969,7 @@ region_found:
 				;
 			if (i == nregions) {
 				if (nregions == IMPORT_PATHS_MAX) {
-					kerr_field(err, 413, "body", "the report has more than %d regions",
+					kerr_field(err, KERR_TOO_LARGE, "body", "the report has more than %d regions",
 						   IMPORT_PATHS_MAX);
 					goto out;
 				}
@@ -1030,11 +1030,11 @@ region_found:
 		}
 	}
 	if (!hosts) {
-		rc = kerr_field(err, 400, "body", "not a GEOPM report: no 'Host:' section");
+		rc = kerr_field(err, KERR_INVALID, "body", "not a GEOPM report: no 'Host:' section");
 		goto out;
 	}
 	if (!(tau > 0)) {
-		rc = kerr_field(err, 400, "body", "the report has no 'Application Totals' runtime");
+		rc = kerr_field(err, KERR_INVALID, "body", "the report has no 'Application Totals' runtime");
 		goto out;
 	}
 	{

@@ -76,14 +76,14 @@ static char *entry_data(struct archive *a, struct archive_entry *e, struct unpac
 	la_ssize_t got;
 
 	if (archive_entry_size_is_set(e) && archive_entry_size(e) > (la_int64_t)CUBE_ENTRY_MAX) {
-		kerr_field(u->err, 413, "body", "%s is %lld bytes; a file inside the upload may be at "
+		kerr_field(u->err, KERR_TOO_LARGE, "body", "%s is %lld bytes; a file inside the upload may be at "
 			   "most %u", what, (long long)archive_entry_size(e), CUBE_ENTRY_MAX);
 		return NULL;
 	}
 	for (;;) {
 		if (n == cap) {
 			if (cap >= CUBE_ENTRY_MAX) {
-				kerr_field(u->err, 413, "body", "%s unpacks to more than %u bytes", what,
+				kerr_field(u->err, KERR_TOO_LARGE, "body", "%s unpacks to more than %u bytes", what,
 					   CUBE_ENTRY_MAX);
 				free(buf);
 				return NULL;
@@ -93,7 +93,7 @@ static char *entry_data(struct archive *a, struct archive_entry *e, struct unpac
 		}
 		got = archive_read_data(a, buf + n, cap - n);
 		if (got < 0) {
-			kerr_field(u->err, 400, "body", "%s cannot be unpacked: %s", what,
+			kerr_field(u->err, KERR_INVALID, "body", "%s cannot be unpacked: %s", what,
 				   archive_error_string(a) ? archive_error_string(a) : "a broken archive");
 			free(buf);
 			return NULL;
@@ -103,7 +103,7 @@ static char *entry_data(struct archive *a, struct archive_entry *e, struct unpac
 		n += (size_t)got;
 		u->total += (size_t)got;
 		if (u->total > CUBE_UNPACKED_MAX) {
-			kerr_field(u->err, 413, "body", "the upload unpacks to more than %u bytes; import "
+			kerr_field(u->err, KERR_TOO_LARGE, "body", "the upload unpacks to more than %u bytes; import "
 				   "it in parts", CUBE_UNPACKED_MAX);
 			free(buf);
 			return NULL;
@@ -171,13 +171,13 @@ static int parse_dir(const char *dir, struct dir_params *dp, struct kerr *err)
 		nn = (size_t)(s - name);
 		if (s == stop) {
 			if (nn)	/* a name without a value */
-				return kerr_field(err, 400, "body", "the experiment directory '%.200s' names "
+				return kerr_field(err, KERR_INVALID, "body", "the experiment directory '%.200s' names "
 						  "'%.*s' without a value after it (Extra-P reads names like "
 						  "mm.x10y1z1.r1)", dir, (int)(nn < 64 ? nn : 64), name);
 			break;
 		}
 		if (dp->n == IMPORT_PARAMS_MAX)
-			return kerr_field(err, 413, "body", "the experiment directory '%.200s' names more "
+			return kerr_field(err, KERR_TOO_LARGE, "body", "the experiment directory '%.200s' names more "
 					  "than %d parameters", dir, IMPORT_PARAMS_MAX);
 		for (k = 0; s < stop && numeric_char(*s) && k < sizeof(num) - 1; s++, k++)
 			num[k] = *s == ',' ? '.' : *s;
@@ -190,7 +190,7 @@ static int parse_dir(const char *dir, struct dir_params *dp, struct kerr *err)
 		dp->names[dp->n][nn] = '\0';
 		dp->values[dp->n] = strtod(num, &e);
 		if (!k || *e || !isfinite(dp->values[dp->n]))
-			return kerr_field(err, 400, "body", "the experiment directory '%.200s': '%s' is not "
+			return kerr_field(err, KERR_INVALID, "body", "the experiment directory '%.200s': '%s' is not "
 					  "a number (the value of '%s')", dir, num, dp->names[dp->n]);
 		dp->n++;
 	}
@@ -314,10 +314,10 @@ static int add_metrics(struct profile *pf, const xmlNode *parent, struct kerr *e
 		if (!named(m, "metric"))
 			continue;
 		if (pf->nmetrics == IMPORT_METRICS_MAX)
-			return kerr_field(err, 413, "body", "anchor.xml defines more than %d metrics",
+			return kerr_field(err, KERR_TOO_LARGE, "body", "anchor.xml defines more than %d metrics",
 					  IMPORT_METRICS_MAX);
 		if (!int_attr(m, "id", &id))
-			return kerr_field(err, 400, "body", "anchor.xml: a metric without a numeric id");
+			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: a metric without a numeric id");
 		pf->metrics = xrealloc(pf->metrics, (pf->nmetrics + 1) * sizeof(*pf->metrics));
 		cm = &pf->metrics[pf->nmetrics++];
 		memset(cm, 0, sizeof(*cm));
@@ -344,7 +344,7 @@ static int add_cnodes(struct profile *pf, const xmlNode *parent, uint32_t up, in
 	uint32_t last = UINT32_MAX;
 
 	if (depth > CUBE_DEPTH_MAX)
-		return kerr_field(err, 413, "body", "anchor.xml: the call tree is deeper than %d levels",
+		return kerr_field(err, KERR_TOO_LARGE, "body", "anchor.xml: the call tree is deeper than %d levels",
 				  CUBE_DEPTH_MAX);
 	for (c = parent->children; c; c = c->next) {
 		struct cnode *cn;
@@ -354,21 +354,21 @@ static int add_cnodes(struct profile *pf, const xmlNode *parent, uint32_t up, in
 		if (!named(c, "cnode"))
 			continue;
 		if (pf->ncnodes == IMPORT_PATHS_MAX)
-			return kerr_field(err, 413, "body", "anchor.xml: more than %d call paths",
+			return kerr_field(err, KERR_TOO_LARGE, "body", "anchor.xml: more than %d call paths",
 					  IMPORT_PATHS_MAX);
 		if (!int_attr(c, "id", &id) || !int_attr(c, "calleeId", &callee))
-			return kerr_field(err, 400, "body", "anchor.xml: a cnode without a numeric id "
+			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: a cnode without a numeric id "
 					  "and calleeId");
 		for (r = 0; r < pf->nregions && pf->region_ids[r] != callee; r++)
 			;
 		if (r == pf->nregions)
-			return kerr_field(err, 400, "body", "anchor.xml: cnode %ld calls region %ld, which "
+			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: cnode %ld calls region %ld, which "
 					  "is not defined", id, callee);
 		if ((size_t)id >= pf->nids) {
 			size_t nids = (size_t)id + 1 > 2 * pf->nids ? (size_t)id + 1 : 2 * pf->nids;
 
 			if (nids > 4 * (size_t)IMPORT_PATHS_MAX)
-				return kerr_field(err, 400, "body", "anchor.xml: cnode id %ld is out of "
+				return kerr_field(err, KERR_INVALID, "body", "anchor.xml: cnode id %ld is out of "
 						  "range", id);
 			pf->cnode_by_id = xrealloc(pf->cnode_by_id, nids * sizeof(uint32_t));
 			for (k = pf->nids; k < nids; k++)
@@ -376,7 +376,7 @@ static int add_cnodes(struct profile *pf, const xmlNode *parent, uint32_t up, in
 			pf->nids = nids;
 		}
 		if (pf->cnode_by_id[id] != UINT32_MAX)
-			return kerr_field(err, 400, "body", "anchor.xml: cnode id %ld twice", id);
+			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: cnode id %ld twice", id);
 		pf->cnodes = xrealloc(pf->cnodes, (pf->ncnodes + 1) * sizeof(*pf->cnodes));
 		cn = &pf->cnodes[pf->ncnodes];
 		*cn = (struct cnode){(uint32_t)r, up, UINT32_MAX, UINT32_MAX, XP_NONE};
@@ -480,7 +480,7 @@ static char *gunzip(const char *in, size_t len, size_t *out_len, struct unpack *
 
 	memset(&z, 0, sizeof(z));
 	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		kerr_field(u->err, 400, "body", "anchor.xml: cannot unpack");
+		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: cannot unpack");
 		return NULL;
 	}
 	if (cap > CUBE_ENTRY_MAX)
@@ -491,7 +491,7 @@ static char *gunzip(const char *in, size_t len, size_t *out_len, struct unpack *
 	do {
 		if (n == cap) {
 			if (cap >= CUBE_ENTRY_MAX) {
-				kerr_field(u->err, 413, "body", "anchor.xml unpacks to more than %u bytes",
+				kerr_field(u->err, KERR_TOO_LARGE, "body", "anchor.xml unpacks to more than %u bytes",
 					   CUBE_ENTRY_MAX);
 				goto fail;
 			}
@@ -503,7 +503,7 @@ static char *gunzip(const char *in, size_t len, size_t *out_len, struct unpack *
 		rc = inflate(&z, Z_NO_FLUSH);
 		n = cap - z.avail_out;
 		if (rc != Z_OK && rc != Z_STREAM_END) {
-			kerr_field(u->err, 400, "body", "anchor.xml: a broken gzip stream");
+			kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: a broken gzip stream");
 			goto fail;
 		}
 	} while (rc != Z_STREAM_END);
@@ -525,15 +525,15 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 	int rc = -1;
 
 	if (len > INT32_MAX)
-		return kerr_field(u->err, 413, "body", "anchor.xml is too large");
+		return kerr_field(u->err, KERR_TOO_LARGE, "body", "anchor.xml is too large");
 	/* no network, no external entities, no DTD: a file is only its text */
 	doc = xmlReadMemory(xml, (int)len, "anchor.xml", NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
 			    XML_PARSE_NOWARNING);
 	if (!doc)
-		return kerr_field(u->err, 400, "body", "anchor.xml is not well-formed XML");
+		return kerr_field(u->err, KERR_INVALID, "body", "anchor.xml is not well-formed XML");
 	root = xmlDocGetRootElement(doc);
 	if (!root || !named(root, "cube")) {
-		kerr_field(u->err, 400, "body", "anchor.xml has no <cube> element: not a Cube 4 profile");
+		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has no <cube> element: not a Cube 4 profile");
 		goto out;
 	}
 	for (sec = root->children; sec; sec = sec->next) {
@@ -548,12 +548,12 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 				if (!named(c, "region"))
 					continue;
 				if (pf->nregions == IMPORT_PATHS_MAX) {
-					kerr_field(u->err, 413, "body", "anchor.xml: more than %d regions",
+					kerr_field(u->err, KERR_TOO_LARGE, "body", "anchor.xml: more than %d regions",
 						   IMPORT_PATHS_MAX);
 					goto out;
 				}
 				if (!int_attr(c, "id", &id)) {
-					kerr_field(u->err, 400, "body", "anchor.xml: a region without a "
+					kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: a region without a "
 						   "numeric id");
 					goto out;
 				}
@@ -571,11 +571,11 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 			count_system(pf, sec);
 	}
 	if (!pf->ncnodes) {
-		kerr_field(u->err, 400, "body", "anchor.xml has no call tree (no <cnode>)");
+		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has no call tree (no <cnode>)");
 		goto out;
 	}
 	if (!pf->locations || pf->locations > CUBE_LOCATIONS_MAX) {
-		kerr_field(u->err, 400, "body", "anchor.xml has %zu locations in its system tree (1 to "
+		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has %zu locations in its system tree (1 to "
 			   "%d are read)", pf->locations, CUBE_LOCATIONS_MAX);
 		goto out;
 	}
@@ -672,11 +672,11 @@ static int unzip_data(const unsigned char *d, size_t len, bool swap, unsigned ch
 	uint64_t count;
 
 	if (len < pos + 8)
-		return kerr_field(u->err, 400, "body", "%s: cut short", what);
+		return kerr_field(u->err, KERR_INVALID, "body", "%s: cut short", what);
 	count = get64(d + pos, swap);
 	pos += 8;
 	if (count > (len - pos) / 24)
-		return kerr_field(u->err, 400, "body", "%s: %llu segments do not fit the file", what,
+		return kerr_field(u->err, KERR_INVALID, "body", "%s: %llu segments do not fit the file", what,
 				  (unsigned long long)count);
 	seg_at = pos + (size_t)count * 24;
 	for (k = 0; k < count; k++) {
@@ -686,10 +686,10 @@ static int unzip_data(const unsigned char *d, size_t len, bool swap, unsigned ch
 		if (!csize)
 			continue;
 		if (csize > len - seg_at || at >= want)
-			return kerr_field(u->err, 400, "body", "%s: a segment lies outside the file", what);
+			return kerr_field(u->err, KERR_INVALID, "body", "%s: a segment lies outside the file", what);
 		got = (uLongf)(want - at);
 		if (uncompress(out + at, &got, d + seg_at, (uLong)csize) != Z_OK)
-			return kerr_field(u->err, 400, "body", "%s: a segment does not unpack", what);
+			return kerr_field(u->err, KERR_INVALID, "body", "%s: a segment does not unpack", what);
 		seg_at += (size_t)csize;
 	}
 	return 0;
@@ -716,21 +716,21 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 	if (!size)
 		return 1;
 	if (ilen < 22 || memcmp(ix, "CUBEX.INDEX", 11))
-		return kerr_field(u->err, 400, "body", "%s is not a Cube index (no CUBEX.INDEX)", what);
+		return kerr_field(u->err, KERR_INVALID, "body", "%s is not a Cube index (no CUBEX.INDEX)", what);
 	one = get32(ix + 11, false);
 	swap = one != 1;
 	if (swap && __builtin_bswap32(one) != 1)
-		return kerr_field(u->err, 400, "body", "%s: its byte order mark is not 1", what);
+		return kerr_field(u->err, KERR_INVALID, "body", "%s: its byte order mark is not 1", what);
 	type = ix[17];
 	n = get32(ix + 18, swap);
 	if (type != 1)
-		return kerr_field(u->err, 400, "body", "%s: index format %u is not read (karte reads "
+		return kerr_field(u->err, KERR_INVALID, "body", "%s: index format %u is not read (karte reads "
 				  "Cube's sparse index, format 1)", what, type);
 	if (n > pf->ncnodes || ilen != 22 + (size_t)n * 4)
-		return kerr_field(u->err, 400, "body", "%s: %u call paths do not fit the file or the "
+		return kerr_field(u->err, KERR_INVALID, "body", "%s: %u call paths do not fit the file or the "
 				  "call tree", what, n);
 	if ((size_t)n * L > CUBE_VALUES_MAX)
-		return kerr_field(u->err, 413, "body", "%s: %u call paths x %zu locations is more than "
+		return kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: %u call paths x %zu locations is more than "
 				  "%u values", what, n, L, CUBE_VALUES_MAX);
 	pos = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
 	for (i = 0; i < n; i++) {
@@ -739,7 +739,7 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 			uint32_t bad = pos[i];
 
 			free(pos);
-			return kerr_field(u->err, 400, "body", "%s: tree position %u is past the call "
+			return kerr_field(u->err, KERR_INVALID, "body", "%s: tree position %u is past the call "
 					  "tree's %zu nodes", what, bad, pf->ncnodes);
 		}
 	}
@@ -756,13 +756,13 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 		body_at = 10;
 		if (dlen - body_at < (size_t)n * L * size) {
 			free(pos);
-			return kerr_field(u->err, 400, "body", "%s: cut short (%zu bytes for %u call paths "
+			return kerr_field(u->err, KERR_INVALID, "body", "%s: cut short (%zu bytes for %u call paths "
 					  "x %zu locations)", what, dlen, n, L);
 		}
 		rows = dd + body_at;
 	} else {
 		free(pos);
-		return kerr_field(u->err, 400, "body", "%s is not Cube data (no CUBEX.DATA)", what);
+		return kerr_field(u->err, KERR_INVALID, "body", "%s is not Cube data (no CUBEX.DATA)", what);
 	}
 	for (k = 0; k < pf->ncnodes; k++)
 		v[k] = 0;
@@ -815,7 +815,7 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 	int rc = -1, r;
 
 	if (!a)
-		return kerr_field(u->err, 400, "body", "%s is not a tar (a .cubex holds anchor.xml and "
+		return kerr_field(u->err, KERR_INVALID, "body", "%s is not a tar (a .cubex holds anchor.xml and "
 				  "the metrics' .index and .data)", where);
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e), *base = strrchr(name, '/');
@@ -840,7 +840,7 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 			;
 		if (i == nfiles) {
 			if (nfiles == IMPORT_METRICS_MAX) {
-				kerr_field(u->err, 413, "body", "%s: more than %d metrics' files", where,
+				kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: more than %d metrics' files", where,
 					   IMPORT_METRICS_MAX);
 				goto out;
 			}
@@ -859,12 +859,12 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 		}
 	}
 	if (r != ARCHIVE_EOF) {
-		kerr_field(u->err, 400, "body", "%s cannot be unpacked: %s", where,
+		kerr_field(u->err, KERR_INVALID, "body", "%s cannot be unpacked: %s", where,
 			   archive_error_string(a) ? archive_error_string(a) : "a broken tar");
 		goto out;
 	}
 	if (!anchor) {
-		kerr_field(u->err, 400, "body", "%s has no anchor.xml: not a Cube 4 profile", where);
+		kerr_field(u->err, KERR_INVALID, "body", "%s has no anchor.xml: not a Cube 4 profile", where);
 		goto out;
 	}
 	if (alen >= 2 && (unsigned char)anchor[0] == 0x1f && (unsigned char)anchor[1] == 0x8b) {
@@ -959,7 +959,7 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 
 	/* the directory names first: the parameters every point has */
 	if (!(a = open_archive(body, len, true)))
-		return kerr_field(err, 400, "body", "the upload is not a tar or zip of experiment "
+		return kerr_field(err, KERR_INVALID, "body", "the upload is not a tar or zip of experiment "
 				  "directories (tar -czf set.tgz mm.x*; or karte-collect import DIR)");
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *path = archive_entry_pathname(e);
@@ -970,7 +970,7 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 			continue;
 		if (++nfiles > CUBE_FILES_MAX) {
 			archive_read_free(a);
-			return kerr_field(err, 413, "body", "the upload holds more than %d .cubex files; "
+			return kerr_field(err, KERR_TOO_LARGE, "body", "the upload holds more than %d .cubex files; "
 					  "import it in parts", CUBE_FILES_MAX);
 		}
 		experiment_dir(path, dir, sizeof(dir));
@@ -985,14 +985,14 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 			names_text(&dp, have, sizeof(have));
 			names_text(&first, want, sizeof(want));
 			archive_read_free(a);
-			return kerr_field(err, 400, "body", "the experiment directory '%.200s' names the "
+			return kerr_field(err, KERR_INVALID, "body", "the experiment directory '%.200s' names the "
 					  "parameters %s, and '%.200s' names %s: every directory must name "
 					  "the same parameters in the same order (as Extra-P reads them, "
 					  "mm.x10y1z1.r1)", dir, have, first_dir, want);
 		}
 	}
 	if (r != ARCHIVE_EOF) {
-		kerr_field(err, 400, "body", "the upload cannot be unpacked: %s",
+		kerr_field(err, KERR_INVALID, "body", "the upload cannot be unpacked: %s",
 			   archive_error_string(a) ? archive_error_string(a) : "a broken archive");
 		archive_read_free(a);
 		return -1;
@@ -1001,7 +1001,7 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 	if (single)	/* one profile uploaded as it is: no directory names */
 		return xp_read_cube_profile(x, body, len, o, err);
 	if (!nfiles)
-		return kerr_field(err, 400, "body", "the upload holds no .cubex file (Score-P writes "
+		return kerr_field(err, KERR_INVALID, "body", "the upload holds no .cubex file (Score-P writes "
 				  "profile.cubex in each experiment directory)");
 	for (i = 0; i < first.n; i++) {
 		if (!strcmp(first.names[i], "p"))
@@ -1014,7 +1014,7 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 		return -1;
 	/* then each profile */
 	if (!(a = open_archive(body, len, true)))
-		return kerr_field(err, 400, "body", "the upload cannot be unpacked");
+		return kerr_field(err, KERR_INVALID, "body", "the upload cannot be unpacked");
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *path = archive_entry_pathname(e);
 		char where[DIR_NAME_MAX + 64];

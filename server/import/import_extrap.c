@@ -58,7 +58,7 @@ static int text_fail(struct text *t, struct kerr *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return kerr_field(err, 400, "body", "line %ld: %s", t->line, what);
+	return kerr_field(err, KERR_INVALID, "body", "line %ld: %s", t->line, what);
 }
 
 /* One point of n values from s[0, len): numbers between blanks. */
@@ -253,7 +253,7 @@ int xp_read_extrap_text(struct xp *x, const char *body, size_t len, struct kerr 
 #undef IS
 	}
 	if (!x->nparams) {
-		kerr_field(err, 400, "body", "the file names no PARAMETER: is it Extra-P's text format?");
+		kerr_field(err, KERR_INVALID, "body", "the file names no PARAMETER: is it Extra-P's text format?");
 		goto out;
 	}
 	rc = xp_tree(x, err);
@@ -287,7 +287,7 @@ static int line_fail(struct kerr *err, long line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	return kerr_field(err, 400, "body", "line %ld: %s", line, what);
+	return kerr_field(err, KERR_INVALID, "body", "line %ld: %s", line, what);
 }
 
 /* One object of a JSON-lines or Talpas file; unknown counts the lines that
@@ -396,7 +396,7 @@ int xp_read_extrap_jsonl(struct xp *x, const char *body, size_t len, bool talpas
 		json_decref(o);
 	}
 	if (!x->nparams) {
-		kerr_field(err, 400, "body", "the file has no measurement");
+		kerr_field(err, KERR_INVALID, "body", "the file has no measurement");
 		goto out;
 	}
 	json_object_foreach(unknown, key, v)
@@ -413,7 +413,7 @@ out:
 
 static int json_fail(struct kerr *err, const char *what)
 {
-	return kerr_field(err, 400, "body", "not Extra-P's JSON: %s", what);
+	return kerr_field(err, KERR_INVALID, "body", "not Extra-P's JSON: %s", what);
 }
 
 /* {"parameters": [names], "measurements": {callpath: {metric: [{"point", "values"}]}}} */
@@ -489,7 +489,7 @@ static int by_id(json_t *doc, const char *key, json_t ***out, size_t *n, struct 
 	size_t i, base = SIZE_MAX;
 
 	if (!json_is_array(a))
-		return kerr_field(err, 400, "body", "not Extra-P's JSON: '%s' is not an array", key);
+		return kerr_field(err, KERR_INVALID, "body", "not Extra-P's JSON: '%s' is not an array", key);
 	*n = json_array_size(a);
 	*out = xcalloc(*n ? *n : 1, sizeof(**out));
 	json_array_foreach(a, i, o) {
@@ -511,7 +511,7 @@ static int by_id(json_t *doc, const char *key, json_t ***out, size_t *n, struct 
 bad:
 	free(*out);
 	*out = NULL;
-	return kerr_field(err, 400, "body", "not Extra-P's JSON: the ids of '%s' are not 1..%zu", key,
+	return kerr_field(err, KERR_INVALID, "body", "not Extra-P's JSON: the ids of '%s' are not 1..%zu", key,
 			  *n);
 }
 
@@ -527,7 +527,7 @@ static int legacy_names(struct xp *x, json_t **items, size_t n,
 		json_t *name = json_object_get(items[i], "name");
 
 		if (!json_is_string(name))
-			return kerr_field(err, 400, "body", "not Extra-P's JSON: a %s has no name", what);
+			return kerr_field(err, KERR_INVALID, "body", "not Extra-P's JSON: a %s has no name", what);
 		if ((out[i] = add(x, json_string_value(name), json_string_length(name), err)) == XP_NONE)
 			return -1;
 	}
@@ -625,7 +625,7 @@ int xp_read_extrap_json(struct xp *x, const char *body, size_t len, struct kerr 
 		/* Extra-P's JSON reader takes JSON lines too */
 		if (len && memchr(body, '\n', len) && body[0] == '{')
 			return xp_read_extrap_jsonl(x, body, len, false, err);
-		return kerr_field(err, 400, "body", "not JSON: line %d: %s", je.line, je.text);
+		return kerr_field(err, KERR_INVALID, "body", "not JSON: line %d: %s", je.line, je.text);
 	}
 	if (!json_is_object(doc))
 		rc = json_fail(err, "the document is not an object");
@@ -654,7 +654,7 @@ static char *experiment_json(const char *body, size_t len, size_t *out_len, stru
 	archive_read_support_format_zip(a);
 	if (archive_read_open_memory(a, body, len) != ARCHIVE_OK) {
 		archive_read_free(a);
-		kerr_field(err, 400, "body", "not a saved Extra-P experiment: not a ZIP archive");
+		kerr_field(err, KERR_INVALID, "body", "not a saved Extra-P experiment: not a ZIP archive");
 		return NULL;
 	}
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
@@ -668,10 +668,10 @@ static char *experiment_json(const char *body, size_t len, size_t *out_len, stru
 				break;
 		if (got < 0 || n > EXPERIMENT_JSON_MAX) {
 			if (got < 0)
-				kerr_field(err, 400, "body", "experiment.json cannot be unpacked: %s",
+				kerr_field(err, KERR_INVALID, "body", "experiment.json cannot be unpacked: %s",
 					   archive_error_string(a) ? archive_error_string(a) : "a broken ZIP");
 			else
-				kerr_field(err, 413, "body", "experiment.json unpacks to more than %u bytes",
+				kerr_field(err, KERR_TOO_LARGE, "body", "experiment.json unpacks to more than %u bytes",
 					   EXPERIMENT_JSON_MAX);
 			free(buf);
 			buf = NULL;
@@ -679,7 +679,7 @@ static char *experiment_json(const char *body, size_t len, size_t *out_len, stru
 		break;
 	}
 	if (!buf && !err->code)
-		kerr_field(err, 400, "body", "the ZIP holds no experiment.json: not an experiment saved "
+		kerr_field(err, KERR_INVALID, "body", "the ZIP holds no experiment.json: not an experiment saved "
 			   "by Extra-P");
 	archive_read_free(a);
 	*out_len = n;
@@ -703,7 +703,7 @@ int xp_read_extrap_experiment(struct xp *x, const char *body, size_t len, struct
 	doc = json_loadb(text, jlen, 0, &je);
 	free(text);
 	if (!doc)
-		return kerr_field(err, 400, "body", "experiment.json: not JSON: line %d: %s", je.line, je.text);
+		return kerr_field(err, KERR_INVALID, "body", "experiment.json: not JSON: line %d: %s", je.line, je.text);
 	params = json_object_get(doc, "parameters");
 	meas = json_object_get(doc, "measurements");
 	if (!json_is_array(params) || !json_is_object(meas)) {

@@ -26,7 +26,7 @@
 
 static int fail(struct kerr *err, const char *what)
 {
-	return kerr_field(err, 400, "body", "not a Thicket ensemble (Thicket.to_json()): %s", what);
+	return kerr_field(err, KERR_INVALID, "body", "not a Thicket ensemble (Thicket.to_json()): %s", what);
 }
 
 /* A metadata value as a number (Thicket writes them as strings too). */
@@ -71,7 +71,7 @@ static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *
 		if (!json_is_array(parents) || !json_array_size(parents))
 			break;	/* a root */
 		if (n == THICKET_DEPTH_MAX) {
-			kerr_field(err, 413, "body", "the graph is deeper than %d levels (or its parents "
+			kerr_field(err, KERR_TOO_LARGE, "body", "the graph is deeper than %d levels (or its parents "
 				   "loop)", THICKET_DEPTH_MAX);
 			goto out;
 		}
@@ -86,7 +86,7 @@ static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *
 		node = json_object_get(graph, chain[n]);
 		name = json_is_object(node) ? json_object_get(json_object_get(node, "data"), "name") : NULL;
 		if (!json_is_string(name)) {
-			kerr_field(err, 400, "body", "not a Thicket ensemble: graph node '%.31s' has no "
+			kerr_field(err, KERR_INVALID, "body", "not a Thicket ensemble: graph node '%.31s' has no "
 				   "data.name", chain[n]);
 			goto out;
 		}
@@ -141,7 +141,7 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 	int rc = -1;
 
 	if (!doc)
-		return kerr_field(err, 400, "body", "not JSON: line %d: %s", je.line, je.text);
+		return kerr_field(err, KERR_INVALID, "body", "not JSON: line %d: %s", je.line, je.text);
 	points = json_object();
 	paths = json_object();
 	columns = json_object();
@@ -181,14 +181,14 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		json_object_foreach(row, k, v)
 			if (n + 80 < sizeof(list))
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", k);
-		kerr_field(err, 400, "p", o->p && strcmp(o->p, "p") ?
+		kerr_field(err, KERR_INVALID, "p", o->p && strcmp(o->p, "p") ?
 			   "p='%s' is not a metadata column of the ensemble; it has %s" :
 			   "%sthe ensemble's metadata has no mpi.world.size or jobsize: say which column "
 			   "is p (p=COLUMN); it has %s", o->p && strcmp(o->p, "p") ? o->p : "", list);
 		goto out;
 	}
 	if (o->n && strcmp(o->n, "n") && !ncol) {
-		kerr_field(err, 400, "n", "n='%s' is not a metadata column of the ensemble", o->n);
+		kerr_field(err, KERR_INVALID, "n", "n='%s' is not a metadata column of the ensemble", o->n);
 		goto out;
 	}
 	has_n = ncol != NULL;
@@ -225,7 +225,7 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		json_object_foreach(row, k, v)
 			if (!is_meta_column(k) && json_is_number(v) && !json_object_get(columns, k)) {
 				if (++nmetric_cols > IMPORT_METRICS_MAX) {
-					kerr_field(err, 413, "body", "the data frame has more than %d metric "
+					kerr_field(err, KERR_TOO_LARGE, "body", "the data frame has more than %d metric "
 						   "columns", IMPORT_METRICS_MAX);
 					goto out;
 				}
@@ -243,7 +243,7 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		json_object_foreach(columns, k, v)
 			if (n + 80 < sizeof(list))
 				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", k);
-		kerr_field(err, 400, "metric", o->metric && strcmp(o->metric, "time") ?
+		kerr_field(err, KERR_INVALID, "metric", o->metric && strcmp(o->metric, "time") ?
 			   "metric='%s' is not a column of the data frame; it has %s" :
 			   "%sthe data frame has no inclusive time.duration column (give metric=NAME); "
 			   "its columns: %s", o->metric && strcmp(o->metric, "time") ? o->metric : "", list);
@@ -275,7 +275,7 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		}
 	}
 	if (!nprofiles) {
-		kerr_field(err, 400, "p", "no profile has a number of processes in '%s'", pcol);
+		kerr_field(err, KERR_INVALID, "p", "no profile has a number of processes in '%s'", pcol);
 		goto out;
 	}
 	rc = xp_tree(x, err);

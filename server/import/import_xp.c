@@ -182,14 +182,14 @@ int xp_param(struct xp *x, const char *name, size_t len, struct kerr *err)
 	size_t i;
 
 	if (!len)
-		return kerr_set(err, 400, "a parameter has no name");
+		return kerr_set(err, KERR_INVALID, "a parameter has no name");
 	for (i = 0; i < x->nparams; i++)
 		if (strlen(x->params[i]) == len && !memcmp(x->params[i], name, len))
-			return kerr_set(err, 400, "the parameter '%.*s' is named twice", (int)len, name);
+			return kerr_set(err, KERR_INVALID, "the parameter '%.*s' is named twice", (int)len, name);
 	if (x->nparams == IMPORT_PARAMS_MAX)
-		return kerr_set(err, 413, "the file has more than %d parameters", IMPORT_PARAMS_MAX);
+		return kerr_set(err, KERR_TOO_LARGE, "the file has more than %d parameters", IMPORT_PARAMS_MAX);
 	if (x->npoints)
-		return kerr_set(err, 400, "a parameter is named after the first point");
+		return kerr_set(err, KERR_INVALID, "a parameter is named after the first point");
 	x->params[x->nparams++] = xstrndup(name, len);
 	return 0;
 }
@@ -208,7 +208,7 @@ uint32_t xp_point(struct xp *x, const double *v, struct kerr *err)
 	if (slot && *slot)
 		return *slot - 1;
 	if (x->npoints >= IMPORT_RUNS_MAX) {
-		kerr_set(err, 413, "the file has more than %d points", IMPORT_RUNS_MAX);
+		kerr_set(err, KERR_TOO_LARGE, "the file has more than %d points", IMPORT_RUNS_MAX);
 		return XP_NONE;
 	}
 	map_reserve(x, 0, x->npoints);
@@ -227,7 +227,7 @@ static uint32_t add_path(struct xp *x, const char *name, size_t len, uint32_t pa
 	struct xp_path *pa;
 
 	if (x->npaths >= IMPORT_PATHS_MAX) {
-		kerr_set(err, 413, "the file has more than %d call paths", IMPORT_PATHS_MAX);
+		kerr_set(err, KERR_TOO_LARGE, "the file has more than %d call paths", IMPORT_PATHS_MAX);
 		return XP_NONE;
 	}
 	grow((void **)&x->paths, &x->cpaths, x->npaths, sizeof(*x->paths));
@@ -261,7 +261,7 @@ uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err)
 	if (slot && *slot)
 		return *slot - 1;
 	if (x->nmetrics >= IMPORT_METRICS_MAX) {
-		kerr_set(err, 413, "the file has more than %d metrics", IMPORT_METRICS_MAX);
+		kerr_set(err, KERR_TOO_LARGE, "the file has more than %d metrics", IMPORT_METRICS_MAX);
 		return XP_NONE;
 	}
 	map_reserve(x, 2, x->nmetrics);
@@ -289,7 +289,7 @@ int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, doubl
 	struct xp_meas *m;
 
 	if (x->nvals >= VALUES_MAX)
-		return kerr_set(err, 413, "the file has more than %d measured values", VALUES_MAX);
+		return kerr_set(err, KERR_TOO_LARGE, "the file has more than %d measured values", VALUES_MAX);
 	if (!slot || !*slot) {
 		map_reserve(x, 3, x->nmeas);
 		grow((void **)&x->meas, &x->cmeas, x->nmeas, sizeof(*x->meas));

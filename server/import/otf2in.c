@@ -274,10 +274,10 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 	c.resolution = 1;
 	r = OTF2_Reader_Open(anchor);
 	if (!r)
-		return kerr_set(err, 400, "cannot open OTF2 archive %s", anchor);
+		return kerr_set(err, KERR_INVALID, "cannot open OTF2 archive %s", anchor);
 	OTF2_Reader_SetSerialCollectiveCallbacks(r);
 	if (OTF2_Reader_GetNumberOfLocations(r, &nloc) != OTF2_SUCCESS) {
-		kerr_set(err, 400, "%s is not a readable OTF2 archive", anchor);
+		kerr_set(err, KERR_INVALID, "%s is not a readable OTF2 archive", anchor);
 		goto out;
 	}
 	gdr = OTF2_Reader_GetGlobalDefReader(r);
@@ -292,16 +292,16 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
 	OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &nread);
 	if (c.ids_too_large) {
-		kerr_set(err, 400, "%s has definition ids above %u; karte reads archives with at most "
+		kerr_set(err, KERR_INVALID, "%s has definition ids above %u; karte reads archives with at most "
 			 "that many strings, regions and metric classes", anchor, OTF2_IDS_MAX);
 		goto out;
 	}
 	if (!c.have_location) {
-		kerr_set(err, 400, "%s has no locations", anchor);
+		kerr_set(err, KERR_INVALID, "%s has no locations", anchor);
 		goto out;
 	}
 	if (c.power_member == UINT32_MAX) {
-		kerr_set(err, 400, "%s has no power metric (a member with unit W or 'power' in its "
+		kerr_set(err, KERR_INVALID, "%s has no power metric (a member with unit W or 'power' in its "
 			 "name)", anchor);
 		goto out;
 	}
@@ -319,7 +319,7 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 	OTF2_Reader_CloseGlobalEvtReader(r, ger);
 	OTF2_Reader_CloseEvtFiles(r);
 	if (c.too_many) {
-		kerr_set(err, 413, "%s has more than %d power samples or %d regions entered, karted's "
+		kerr_set(err, KERR_TOO_LARGE, "%s has more than %d power samples or %d regions entered, karted's "
 			 "limits of a trace correction", anchor, LIMIT_TRACE_SAMPLES, LIMIT_SEGMENTS);
 		goto out;
 	}
@@ -329,7 +329,7 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 	snprintf(t->metric, sizeof(t->metric), "%s", c.power_name);
 	segments(&c, t);
 	if (!t->nsamples) {
-		kerr_set(err, 400, "%s has no samples of metric %s", anchor, c.power_name);
+		kerr_set(err, KERR_INVALID, "%s has no samples of metric %s", anchor, c.power_name);
 		otf2_trace_free(t);
 		goto out;
 	}

@@ -1421,7 +1421,7 @@ int chart_render(const struct chart_spec *spec, enum chart_format format, char *
 	if (st != CAIRO_STATUS_SUCCESS) {
 		free(s.buf);
 		svg_marks_free(&sm);
-		return kerr_set(err, 500, "cannot draw the chart: %s", cairo_status_to_string(st));
+		return kerr_set(err, KERR_INTERNAL, "cannot draw the chart: %s", cairo_status_to_string(st));
 	}
 	if (format == CHART_SVG) {
 		struct sink spliced = {0};
@@ -1430,7 +1430,7 @@ int chart_render(const struct chart_spec *spec, enum chart_format format, char *
 			free(spliced.buf);
 			free(s.buf);
 			svg_marks_free(&sm);
-			return kerr_set(err, 500, "cannot draw the chart: the markers of the SVG "
+			return kerr_set(err, KERR_INTERNAL, "cannot draw the chart: the markers of the SVG "
 					"were not where Cairo was asked to draw them");
 		}
 		free(s.buf);

@@ -65,7 +65,7 @@ int store_thresholds_put(struct store *st, const char *system, const char *appli
 	if (store_query(st, sql, "tttt", params, NULL, NULL, &changed, err) < 0)
 		return -1;
 	if (changed == 0)
-		return kerr_set(err, 404, "there is no series %s:%s%s%s", system, application,
+		return kerr_set(err, KERR_NOT_FOUND, "there is no series %s:%s%s%s", system, application,
 				*variant ? ":" : "", variant);
 	return 0;
 }
@@ -102,7 +102,7 @@ int store_alert_put(struct store *st, int64_t run_id, const char *regressions, i
 	if (store_query(st, sql, "itt", params, one_row, &c, NULL, err) < 0)
 		return -1;
 	if (c.id == 0)
-		return kerr_set(err, 404, "there is no run with id %lld", (long long)run_id);
+		return kerr_set(err, KERR_NOT_FOUND, "there is no run with id %lld", (long long)run_id);
 	*id = c.id;
 	return 0;
 }

@@ -54,7 +54,7 @@ struct checkpointer *checkpointer_start(const char *db_path, struct kerr *err)
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->wake, NULL);
 	if (pthread_create(&c->thread, NULL, checkpointer_main, c)) {
-		kerr_set(err, 500, "cannot start the checkpoint thread: %s", "pthread_create failed");
+		kerr_set(err, KERR_INTERNAL, "cannot start the checkpoint thread: %s", "pthread_create failed");
 		store_close(c->st);
 		free(c);
 		return NULL;

@@ -52,7 +52,7 @@ static int64_t copy_some(struct store *src, struct store *dst, enum store_table 
 		return c.rows;
 	}
 	if (rc > 0 && !err->code)
-		kerr_set(err, 500, "copying %s failed", store_tables[t].name);
+		kerr_set(err, KERR_INTERNAL, "copying %s failed", store_tables[t].name);
 	store_rollback(dst);
 	return -1;
 }
@@ -140,7 +140,7 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 	if (newest_id(src, &src_newest, err) || newest_id(dst, &after, err))
 		goto out;
 	if (after > src_newest) {
-		kerr_set(err, 400, "%s holds run %lld, newer than any in %s: copy into an empty "
+		kerr_set(err, KERR_INVALID, "%s holds run %lld, newer than any in %s: copy into an empty "
 			 "database (or one an interrupted copy of the same source left)",
 			 store_shown(to, shown, sizeof(shown)), (long long)after, from);
 		goto out;
@@ -178,7 +178,7 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 		if (b < 0)
 			goto out;
 		if (a != b) {
-			kerr_set(err, 500, "after the copy %s has %lld rows in %s but %s has %lld", from,
+			kerr_set(err, KERR_INTERNAL, "after the copy %s has %lld rows in %s but %s has %lld", from,
 				 (long long)a, store_tables[t].name, store_shown(to, shown, sizeof(shown)),
 				 (long long)b);
 			goto out;
@@ -188,7 +188,7 @@ int store_copy(const char *from, const char *to, int64_t chunk, FILE *progress,
 	if (checksum(src, sum_src, err) || checksum(dst, sum_dst, err))
 		goto out;
 	if (strcmp(sum_src, sum_dst)) {
-		kerr_set(err, 500, "the copy differs from its source: checksum %s there, %s here",
+		kerr_set(err, KERR_INTERNAL, "the copy differs from its source: checksum %s there, %s here",
 			 sum_src, sum_dst);
 		goto out;
 	}

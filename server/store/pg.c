@@ -433,7 +433,7 @@ static int migrate(struct pg *st, struct kerr *err)
 	int have, i, rc = -1;
 
 	if (last->version != store_schema_latest())
-		return kerr_set(err, 500, "schema/pg ends at version %d but schema/ at %d: a migration "
+		return kerr_set(err, KERR_INTERNAL, "schema/pg ends at version %d but schema/ at %d: a migration "
 				"is missing", last->version, store_schema_latest());
 	snprintf(sql, sizeof(sql), "SELECT pg_advisory_lock(%lld)", PG_MIGRATE_LOCK);
 	PQclear(PQexec(st->conn, sql));
@@ -447,7 +447,7 @@ static int migrate(struct pg *st, struct kerr *err)
 		goto out;
 	}
 	if (have > store_schema_latest()) {
-		kerr_set(err, 500, "the database has schema version %d, newer than this karted knows "
+		kerr_set(err, KERR_INTERNAL, "the database has schema version %d, newer than this karted knows "
 			 "(%d): use a newer karted", have, store_schema_latest());
 		goto out;
 	}
@@ -459,7 +459,7 @@ static int migrate(struct pg *st, struct kerr *err)
 			continue;
 		res = PQexec(st->conn, m->sql);
 		if (PQresultStatus(res) != PGRES_COMMAND_OK) {
-			kerr_set(err, 500, "migration pg/%s failed: %s", m->name, PQerrorMessage(st->conn));
+			kerr_set(err, KERR_INTERNAL, "migration pg/%s failed: %s", m->name, PQerrorMessage(st->conn));
 			PQclear(res);
 			goto out;
 		}
@@ -494,7 +494,7 @@ struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
 	/* the URI's own parameters win over these defaults (expand_dbname) */
 	st->conn = PQconnectdbParams(keys, vals, 1);
 	if (!st->conn || PQstatus(st->conn) != CONNECTION_OK) {
-		kerr_set(err, 500, "cannot connect to '%s': %s", store_shown(uri, shown, sizeof(shown)),
+		kerr_set(err, KERR_INTERNAL, "cannot connect to '%s': %s", store_shown(uri, shown, sizeof(shown)),
 			 st->conn ? PQerrorMessage(st->conn) : "out of memory");
 		goto fail;
 	}
@@ -504,7 +504,7 @@ struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
 		goto fail;
 	have = schema_version(st);
 	if (have != store_schema_latest()) {
-		kerr_set(err, 500, "database '%s' has schema version %d but this karted needs %d%s",
+		kerr_set(err, KERR_INTERNAL, "database '%s' has schema version %d but this karted needs %d%s",
 			 store_shown(uri, shown, sizeof(shown)), have, store_schema_latest(),
 			 have < store_schema_latest() ? ": run `karted migrate` once" : "");
 		goto fail;
@@ -900,7 +900,7 @@ static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool
 
 	*existed = false;
 	if (!st->in_tx)
-		return kerr_set(err, 500, "a run is stored inside a transaction only");
+		return kerr_set(err, KERR_INTERNAL, "a run is stored inside a transaction only");
 	if (!st->locked && !r->idempotency_key && st->npend < PEND_MAX &&
 	    series_cache_hit(&st->last, r, &sid) &&
 	    tally_add(&st->tally, sid, (int64_t)st->npend)) {
@@ -943,7 +943,7 @@ static int pg_reserve_ids(struct store *base, int64_t n, int64_t *lo, struct ker
 	const char *params[1];
 
 	if (!st->in_tx)
-		return kerr_set(err, 500, "ids are reserved inside a transaction only");
+		return kerr_set(err, KERR_INTERNAL, "ids are reserved inside a transaction only");
 	if (tx_lock(st, err))
 		return -1;
 	*lo = st->next_id;
@@ -960,7 +960,7 @@ static int pg_put_run_at(struct store *base, const struct run *r, int64_t id, in
 
 	*existed = false;
 	if (!st->in_tx)
-		return kerr_set(err, 500, "a run is stored inside a transaction only");
+		return kerr_set(err, KERR_INTERNAL, "a run is stored inside a transaction only");
 	if (tx_lock(st, err))
 		return -1;
 	if (r->idempotency_key) {
@@ -1098,7 +1098,7 @@ static int pg_get_run(struct store *base, int64_t id, struct run *out, struct ke
 		return -1;
 	if (PQntuples(res) == 0) {
 		PQclear(res);
-		return kerr_set(err, 404, "there is no run with id %lld", (long long)id);
+		return kerr_set(err, KERR_NOT_FOUND, "there is no run with id %lld", (long long)id);
 	}
 	row_to_run(res, 0, out, true);
 	PQclear(res);
@@ -1364,7 +1364,7 @@ static int pg_token_add(struct store *base, const char *name, const char *hash_h
 	if (!res)
 		return -1;
 	if (!strcmp(sqlstate(res), "23505"))	/* unique_violation */
-		rc = kerr_set(err, 400,
+		rc = kerr_set(err, KERR_INVALID,
 			      "a token named '%s' exists already: revoke it or choose another name",
 			      name);
 	else if (PQresultStatus(res) != PGRES_COMMAND_OK)
@@ -1396,7 +1396,7 @@ static int pg_token_revoke(struct store *base, const char *name, struct kerr *er
 	if (run_cmd(st, S_TOKEN_REVOKE, params, err, "revoking a token", &changed))
 		return -1;
 	if (changed == 0)
-		return kerr_set(err, 404, "there is no active token named '%s'", name);
+		return kerr_set(err, KERR_NOT_FOUND, "there is no active token named '%s'", name);
 	return 0;
 }
 

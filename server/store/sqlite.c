@@ -193,7 +193,7 @@ static int migrate(struct sq *st, struct kerr *err)
 	have = user_version(st);
 	if (have > store_schema_latest()) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		return kerr_set(err, 500,
+		return kerr_set(err, KERR_INTERNAL,
 				"the database has schema version %d, newer than this karted knows "
 				"(%d): use a newer karted", have, store_schema_latest());
 	}
@@ -203,7 +203,7 @@ static int migrate(struct sq *st, struct kerr *err)
 		if (m->version <= have)
 			continue;
 		if (sqlite3_exec(st->db, m->sql, NULL, NULL, &msg) != SQLITE_OK) {
-			kerr_set(err, 500, "migration %s failed: %s", m->name, msg);
+			kerr_set(err, KERR_INTERNAL, "migration %s failed: %s", m->name, msg);
 			sqlite3_free(msg);
 			sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
@@ -216,7 +216,7 @@ static int migrate(struct sq *st, struct kerr *err)
 		goto fail;
 	return 0;
 fail:
-	kerr_set(err, 500, "cannot migrate the database: %s", msg ? msg : sqlite3_errmsg(st->db));
+	kerr_set(err, KERR_INTERNAL, "cannot migrate the database: %s", msg ? msg : sqlite3_errmsg(st->db));
 	sqlite3_free(msg);
 	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 	return -1;
@@ -256,7 +256,7 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 	oflags |= (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY :
 					     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
 	if (sqlite3_open_v2(path, &st->db, oflags, NULL) != SQLITE_OK) {
-		kerr_set(err, 500, "cannot open database '%s': %s", path,
+		kerr_set(err, KERR_INTERNAL, "cannot open database '%s': %s", path,
 			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
 		goto fail;
 	}
@@ -275,7 +275,7 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 				 "PRAGMA wal_autocheckpoint = 0" : "PRAGMA wal_autocheckpoint = 1000",
 				 NULL, NULL, &msg) != SQLITE_OK ||
 		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK) {
-			kerr_set(err, 500, "cannot set up database '%s': %s", path, msg);
+			kerr_set(err, KERR_INTERNAL, "cannot set up database '%s': %s", path, msg);
 			sqlite3_free(msg);
 			goto fail;
 		}
@@ -284,7 +284,7 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 		goto fail;
 	have = user_version(st);
 	if (have != store_schema_latest()) {
-		kerr_set(err, 500,
+		kerr_set(err, KERR_INTERNAL,
 			 "database '%s' has schema version %d but this karted needs %d%s", path, have,
 			 store_schema_latest(),
 			 have < store_schema_latest() ? ": start `karted serve` once to migrate it" : "");
@@ -677,7 +677,7 @@ static int sq_get_run(struct store *base, int64_t id, struct run *out, struct ke
 		row_to_run(s, out, true);
 	sqlite3_reset(s);
 	if (rc == SQLITE_DONE)
-		return kerr_set(err, 404, "there is no run with id %lld", (long long)id);
+		return kerr_set(err, KERR_NOT_FOUND, "there is no run with id %lld", (long long)id);
 	if (rc != SQLITE_ROW)
 		return db_error(st, err, "reading a run");
 	return 0;
@@ -842,7 +842,7 @@ static int sq_token_add(struct store *base, const char *name, const char *hash_h
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
 	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
-		return kerr_set(err, 400,
+		return kerr_set(err, KERR_INVALID,
 				"a token named '%s' exists already: revoke it or choose another name",
 				name);
 	if (rc != SQLITE_DONE)
@@ -880,7 +880,7 @@ static int sq_token_revoke(struct store *base, const char *name, struct kerr *er
 	if (rc != SQLITE_DONE)
 		return db_error(st, err, "revoking a token");
 	if (sqlite3_changes(st->db) == 0)
-		return kerr_set(err, 404, "there is no active token named '%s'", name);
+		return kerr_set(err, KERR_NOT_FOUND, "there is no active token named '%s'", name);
 	return 0;
 }
 
@@ -972,7 +972,7 @@ static int sq_pvt_put(struct store *base, const char *system, const struct pvt_r
 		rc = sqlite3_step(s);
 		sqlite3_reset(s);
 		if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-			return kerr_field(err, 400, "modules", "module %ld appears twice", rows[i].module);
+			return kerr_field(err, KERR_INVALID, "modules", "module %ld appears twice", rows[i].module);
 		if (rc != SQLITE_DONE)
 			return db_error(st, err, "storing a power variation table");
 	}

@@ -141,7 +141,7 @@ int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t 
 			struct kerr *err)
 {
 	if (n > STORE_POINTS_MAX)
-		return kerr_set(err, 500, "store_points_before: %zu runs, at most %d", n,
+		return kerr_set(err, KERR_INTERNAL, "store_points_before: %zu runs, at most %d", n,
 				STORE_POINTS_MAX);
 	return n ? st->ops->points_before(st, ids, n, limit, each, ctx, err) : 0;
 }
@@ -437,7 +437,7 @@ int store_import_reserve(struct store *st, const char *hash, int64_t n, const ch
 	if (store_import_discard(st, 0, stale_before, NULL, err) || read_pending(st, &p, err))
 		return -1;
 	if (p.found)
-		return kerr_set(err, 503, "another large import is being stored; try again when it is in");
+		return kerr_set(err, KERR_STORE, "another large import is being stored; try again when it is in");
 	if (st->ops->reserve_ids(st, n, lo, err))
 		return -1;
 	store_utc_now(now, sizeof(now));
@@ -462,7 +462,7 @@ int store_import_beat(struct store *st, int64_t lo, struct kerr *err)
 	if (store_query(st, "UPDATE import_pending SET beat = $2 WHERE lo = $1", "it",
 			(const char *const[]){store_i64_text(a, lo), now}, NULL, NULL, &n, err) < 0)
 		return -1;
-	return n == 1 ? 0 : kerr_set(err, 503, "the import was taken for one left behind (its parts "
+	return n == 1 ? 0 : kerr_set(err, KERR_STORE, "the import was taken for one left behind (its parts "
 				      "came too slowly); send it again");
 }
 

@@ -83,7 +83,7 @@ static int do_runs(struct store *st, struct wjob *job)
 		/* one job's new runs take consecutive ids (the writer is alone) */
 		for (i = 1; i < job->batch.count; i++)
 			if (job->ids[i] != job->ids[0] + (int64_t)i)
-				return kerr_set(&job->err, 500, "an import's runs did not get consecutive ids");
+				return kerr_set(&job->err, KERR_INTERNAL, "an import's runs did not get consecutive ids");
 		return store_import_put(st, job->import_hash, job->ids[0], (int64_t)job->batch.count,
 					&job->err);
 	}
@@ -274,7 +274,7 @@ struct writer *writer_open(struct store *st, struct kerr *err)
 	w->st = st;
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	if (w->wake_fd < 0) {
-		kerr_set(err, 500, "cannot create the writer's eventfd: %s", strerror(errno));
+		kerr_set(err, KERR_INTERNAL, "cannot create the writer's eventfd: %s", strerror(errno));
 		goto fail;
 	}
 	pthread_mutex_init(&w->lock, NULL);
@@ -283,7 +283,7 @@ struct writer *writer_open(struct store *st, struct kerr *err)
 	pthread_cond_init(&w->cond, &ca);
 	pthread_condattr_destroy(&ca);
 	if (pthread_create(&w->thread, NULL, writer_main, w)) {
-		kerr_set(err, 500, "cannot start the writer thread");
+		kerr_set(err, KERR_INTERNAL, "cannot start the writer thread");
 		pthread_mutex_destroy(&w->lock);
 		pthread_cond_destroy(&w->cond);
 		close(w->wake_fd);

@@ -143,12 +143,12 @@ struct webhook *webhook_open(const char *url, struct kerr *err)
 	struct webhook *h;
 
 	if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8)) {
-		kerr_set(err, 400, "--alert-webhook takes an http:// or https:// URL (got '%.200s')",
+		kerr_set(err, KERR_INVALID, "--alert-webhook takes an http:// or https:// URL (got '%.200s')",
 			 url);
 		return NULL;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT)) {
-		kerr_set(err, 500, "libcurl did not start");
+		kerr_set(err, KERR_INTERNAL, "libcurl did not start");
 		return NULL;
 	}
 	h = xcalloc(1, sizeof(*h));
@@ -156,7 +156,7 @@ struct webhook *webhook_open(const char *url, struct kerr *err)
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_cond_init(&h->cond, NULL);
 	if (pthread_create(&h->thread, NULL, webhook_main, h)) {
-		kerr_set(err, 500, "cannot start the webhook thread");
+		kerr_set(err, KERR_INTERNAL, "cannot start the webhook thread");
 		pthread_mutex_destroy(&h->lock);
 		pthread_cond_destroy(&h->cond);
 		free(h->url);

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	for (kind = 0; kind < 2; kind++) {
 		if (run_parse_body((const char *)data, size, kind ? BODY_NDJSON : BODY_JSON, &b, &err)) {
-			if (err.code != 400 || !err.msg[0] || b.count || b.runs)
+			if (err.code != KERR_INVALID || !err.msg[0] || b.count || b.runs)
 				abort();
 			continue;
 		}
