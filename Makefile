@@ -145,7 +145,7 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 FUZZ_SECONDS ?= 10
 IMPORT_FORMATS := extrap-text extrap-jsonl extrap-json talpas cali caliper-json geopm-report csv ndjson \
                   cube extrap-experiment thicket-json
-FUZZ_TARGETS := fuzz_run fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
+FUZZ_TARGETS := fuzz_run fuzz_run_agree fuzz_api fuzz_karte fuzz_collect fuzz_otf2 $(IMPORT_FORMATS:%=fuzz_import_%)
 FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1 libarchive libxml-2.0 zlib
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE -Iserver -I. -Itests/fuzz \
@@ -166,6 +166,10 @@ FUZZ_API_SRC := $(call room_src,core) $(call room_src,store) server/http/resp.c 
                 $(call room_src,render) $(ANALYSIS_SRC)
 
 build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c server/core/run.h
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
+
+build/fuzz/fuzz_run_agree: tests/fuzz/fuzz_run_agree.c $(call room_src,core)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 

@@ -68,6 +68,7 @@ struct sax {
 	bool top_array;
 	long index;		/* item number of the run being read */
 	size_t run_at;		/* byte offset where that run starts */
+	size_t value_end;	/* byte offset just past the last top-level value read */
 	yajl_handle h;
 	size_t raw_start;	/* offset of the regions / labels value being read */
 
@@ -582,7 +583,7 @@ static char *compact_copy(const char *s, size_t start, size_t end)
 			else if (c == '"')
 				in_str = false;
 		} else if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f') {
-			continue;	/* yajl's blanks, \v and \f too; jansson takes only JSON's four */
+			continue;	/* JSON's blanks (run_parse_body refuses \v and \f) */
 		} else if (c == '"') {
 			in_str = true;
 		}
@@ -804,6 +805,8 @@ static int ev_end_map(void *ctx)
 	switch (x->level) {
 	case L_RUN:
 		names_free(x);
+		if (!x->top_array)
+			x->value_end = here(x);
 		return run_finish(x);
 	case L_LABELS:
 		x->cur.labels = compact_copy(x->body, x->raw_start, here(x));
@@ -856,6 +859,7 @@ static int ev_end_array(void *ctx)
 
 	if (x->level == L_BATCH) {
 		x->level = L_TOP;
+		x->value_end = here(x);
 		return 1;
 	}
 	/* L_REGIONS */
@@ -1026,11 +1030,24 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	batch->runs = NULL;
 	batch->count = 0;
 	kerr_clear(err);
-	while (len && isspace((unsigned char)body[len - 1]))
+	while (len && (body[len - 1] == ' ' || body[len - 1] == '\t' || body[len - 1] == '\n' ||
+		       body[len - 1] == '\r'))	/* JSON's blanks, no others */
 		len--;
 	if (!len)
 		return kerr_set(err, KERR_INVALID, "the body is empty: post a run object%s",
 				kind == BODY_NDJSON ? " per line" : " or an array of runs");
+	/* JSON's whitespace is space, tab, newline and return; a string holds no
+	 * raw control character. yajl takes \v and \f as blanks (jansson, which
+	 * reads what is stored, does not): refuse them, and every other, here */
+	{
+		const char *c = body, *end = body + len;
+
+		for (; c < end; c++)
+			if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r')
+				return kerr_set(err, KERR_INVALID, "line %ld: the control character 0x%02x is "
+						"not JSON (escape it in a string, \\u%04x)", line_of(body, (size_t)(c - body)),
+						(unsigned char)*c, (unsigned char)*c);
+	}
 	x.batch = batch;
 	x.err = err;
 	x.body = body;
@@ -1048,6 +1065,18 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	at_end = st == yajl_status_ok;
 	if (at_end)
 		st = yajl_complete_parse(x.h);
+	if (st == yajl_status_ok && !err->code) {
+		/* yajl stops at the end of the (last) value and lets a token cut
+		 * short after it pass ("{...} \"x"): nothing but blanks may follow */
+		size_t used = x.value_end;
+
+		while (used < len && (body[used] == ' ' || body[used] == '\t' || body[used] == '\n' ||
+				      body[used] == '\r'))
+			used++;
+		if (used < len)
+			kerr_set(err, KERR_INVALID, "line %ld: the body is not valid JSON: something "
+				 "follows the value", line_of(body, used));
+	}
 	if (st != yajl_status_ok && !err->code)
 		syntax_error(&x, body, len, at_end);
 	if (!err->code && batch->count == 0)
