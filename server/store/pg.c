@@ -56,8 +56,6 @@
 enum stmt_id {
 	S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND, S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_DELETE, S_TALLY_LAST,
-	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
-	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST, S_IMPORT_FIND, S_IMPORT_ADD,
 	S_PUT_RUNS, S_POINTS_BEFORE,
 	S_COUNT
 };
@@ -88,20 +86,6 @@ static const struct {
 			  "series_id = series.id), last_run_at = (SELECT created_at FROM runs WHERE "
 			  "id = (SELECT max(id) FROM runs WHERE series_id = series.id)) "
 			  "WHERE last_run_id = $1", 1},
-	[S_TOKEN_ADD] = {"INSERT INTO tokens (name, hash) VALUES ($1, $2)", 2},
-	[S_TOKEN_VALID] = {"SELECT 1 FROM tokens WHERE hash = $1 AND revoked_at IS NULL", 1},
-	[S_TOKEN_REVOKE] = {"UPDATE tokens SET revoked_at = " UTC_NOW
-			    " WHERE name = $1 AND revoked_at IS NULL", 1},
-	[S_TOKEN_LIST] = {"SELECT name, created_at, revoked_at FROM tokens ORDER BY name", 0},
-	[S_PVT_CLEAR] = {"DELETE FROM power_variation WHERE system = $1", 1},
-	/* a whole table in one statement: modules and ratios as arrays */
-	[S_PVT_ADD] = {"INSERT INTO power_variation (system, module, ratio_max, ratio_min, "
-		       "measured_at) SELECT $1, m, a, b, $5 FROM unnest($2::bigint[], "
-		       "$3::float8[], $4::float8[]) AS u(m, a, b)", 5},
-	[S_PVT_LIST] = {"SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = $1 "
-			"ORDER BY module", 1},
-	[S_IMPORT_FIND] = {"SELECT first_id, runs FROM imports WHERE hash = $1", 1},
-	[S_IMPORT_ADD] = {"INSERT INTO imports (hash, first_id, runs) VALUES ($1, $2, $3)", 3},
 	/* the group commit of pending runs (schema/pg/0008_writes.sql): the
 	 * lock, a write number, the base of the ids, the runs from arrays and
 	 * the series' counts, in one statement and one implicit transaction */
@@ -1001,35 +985,7 @@ static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id
 	st->copy_rows++;
 }
 
-static int pg_import_find(struct store *base, const char *hash, int64_t *first_id, int64_t *runs,
-			  struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	const char *params[1] = {hash};
-	PGresult *res = run_stmt(st, S_IMPORT_FIND, params, PGRES_TUPLES_OK, err,
-				 "looking up an import");
-	int found;
 
-	if (!res)
-		return -1;
-	found = PQntuples(res) > 0;
-	if (found) {
-		*first_id = get_i64(res, 0, 0);
-		*runs = get_i64(res, 0, 1);
-	}
-	PQclear(res);
-	return found;
-}
-
-static int pg_import_put(struct store *base, const char *hash, int64_t first_id, int64_t runs,
-			 struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	char a[24], b[24];
-	const char *params[3] = {hash, store_i64_text(a, first_id), store_i64_text(b, runs)};
-
-	return run_cmd(st, S_IMPORT_ADD, params, err, "recording an import", NULL);
-}
 
 static double get_num(const PGresult *res, int row, int col)
 {
@@ -1353,70 +1309,9 @@ static int pg_each_group(struct store *base, enum store_group g,
 	return stop;
 }
 
-static int pg_token_add(struct store *base, const char *name, const char *hash_hex,
-			struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	const char *params[2] = {name, hash_hex};
-	PGresult *res = exec_stmt(st, S_TOKEN_ADD, params, err);
-	int rc = 0;
 
-	if (!res)
-		return -1;
-	if (!strcmp(sqlstate(res), "23505"))	/* unique_violation */
-		rc = kerr_set(err, KERR_INVALID,
-			      "a token named '%s' exists already: revoke it or choose another name",
-			      name);
-	else if (PQresultStatus(res) != PGRES_COMMAND_OK)
-		rc = db_error(st, err, "storing a token");
-	PQclear(res);
-	return rc;
-}
 
-static int pg_token_valid(struct store *base, const char *hash_hex, struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	const char *params[1] = {hash_hex};
-	PGresult *res = run_stmt(st, S_TOKEN_VALID, params, PGRES_TUPLES_OK, err, "checking a token");
-	int ok;
 
-	if (!res)
-		return -1;
-	ok = PQntuples(res) > 0;
-	PQclear(res);
-	return ok;
-}
-
-static int pg_token_revoke(struct store *base, const char *name, struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	const char *params[1] = {name};
-	long changed = 0;
-
-	if (run_cmd(st, S_TOKEN_REVOKE, params, err, "revoking a token", &changed))
-		return -1;
-	if (changed == 0)
-		return kerr_set(err, KERR_NOT_FOUND, "there is no active token named '%s'", name);
-	return 0;
-}
-
-static int pg_each_token(struct store *base,
-			 int (*each)(const char *name, const char *created_at,
-				     const char *revoked_at, void *ctx),
-			 void *ctx, struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	PGresult *res = run_stmt(st, S_TOKEN_LIST, NULL, PGRES_TUPLES_OK, err, "listing tokens");
-	int i, stop = 0;
-
-	if (!res)
-		return -1;
-	for (i = 0; i < PQntuples(res) && !stop; i++)
-		stop = each(get_text(res, i, 0, false), get_text(res, i, 1, false),
-			    get_text(res, i, 2, false), ctx);
-	PQclear(res);
-	return stop;
-}
 
 /* PostgreSQL keeps its own log and checkpoints: nothing to do. */
 static int pg_checkpoint(struct store *base, bool truncate, int *wal_pages, struct kerr *err)
@@ -1429,67 +1324,7 @@ static int pg_checkpoint(struct store *base, bool truncate, int *wal_pages, stru
 	return 0;
 }
 
-static int pg_pvt_put(struct store *base, const char *system, const struct pvt_row *rows,
-		      size_t n, struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	struct strbuf arr[3] = {{0}};
-	const char *params[5] = {system};
-	char num[40];
-	size_t i, k;
-	int rc = -1;
 
-	/* modules are unique: the API checked before the job was queued */
-	if (run_cmd(st, S_PVT_CLEAR, params, err, "clearing a power variation table", NULL))
-		return -1;
-	for (i = 0; i < n; i++) {
-		const char *sep = i ? "," : "{";
-
-		snprintf(num, sizeof(num), "%s%ld", sep, rows[i].module);
-		buf_put(&arr[0], num, strlen(num));
-		snprintf(num, sizeof(num), "%s%.17g", sep, rows[i].ratio_max);
-		buf_put(&arr[1], num, strlen(num));
-		snprintf(num, sizeof(num), "%s%.17g", sep, rows[i].ratio_min);
-		buf_put(&arr[2], num, strlen(num));
-	}
-	for (k = 0; k < 3; k++) {
-		buf_put(&arr[k], "}", 2);	/* with its NUL */
-		params[k + 1] = arr[k].p;
-	}
-	params[4] = st->now;
-	if (n == 0 || run_cmd(st, S_PVT_ADD, params, err, "storing a power variation table",
-			      NULL) == 0)
-		rc = 0;
-	for (k = 0; k < 3; k++)
-		free(arr[k].p);
-	return rc;
-}
-
-static long pg_pvt_each(struct store *base, const char *system,
-			int (*each)(const struct pvt_row *row, void *ctx), void *ctx,
-			struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	const char *params[1] = {system};
-	PGresult *res = run_stmt(st, S_PVT_LIST, params, PGRES_TUPLES_OK, err,
-				 "reading a power variation table");
-	struct pvt_row row;
-	long n = 0;
-	int i;
-
-	if (!res)
-		return -1;
-	for (i = 0; i < PQntuples(res); i++) {
-		row.module = (long)get_i64(res, i, 0);
-		row.ratio_max = get_num(res, i, 1);
-		row.ratio_min = get_num(res, i, 2);
-		n++;
-		if (each && each(&row, ctx))
-			break;
-	}
-	PQclear(res);
-	return n;
-}
 
 struct dump_ctx {
 	int (*row)(const char *const *v, void *ctx);
@@ -1575,17 +1410,6 @@ static int pg_load(struct store *base, enum store_table t, const char *const *v,
 	return res ? 0 : -1;
 }
 
-static int64_t pg_count(struct store *base, enum store_table t, struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	char sql[128];
-	int64_t n;
-
-	if (alive(st, err) || (st->in_tx && copy_flush(st, err)))
-		return -1;
-	snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[t].name);
-	return one_i64(st, sql, &n, err, "counting a table") ? -1 : n;
-}
 
 static int pg_query(struct store *base, const char *sql, const char *types,
 		    const char *const *params, int (*row)(const char *const *v, int ncol, void *ctx),
@@ -1618,6 +1442,11 @@ again:
 		PQclear(res);
 		retried = true;
 		goto again;
+	}
+	if (PQresultStatus(res) == PGRES_FATAL_ERROR && !strcmp(sqlstate(res), "23505")) {
+		PQclear(res);	/* unique_violation: the caller says which key */
+		kerr_set(err, KERR_INVALID, "stored already");
+		return STORE_DUPLICATE;
 	}
 	if (PQresultStatus(res) != PGRES_TUPLES_OK) {
 		res = expect(st, res, PGRES_COMMAND_OK, err, "querying");
@@ -1658,22 +1487,13 @@ const struct store_ops store_pg_ops = {
 	.rollback = pg_rollback,
 	.checkpoint = pg_checkpoint,
 	.put_run = pg_put_run,
-	.import_find = pg_import_find,
-	.import_put = pg_import_put,
 	.get_run = pg_get_run,
 	.delete_run = pg_delete_run,
 	.each_run = pg_each_run,
 	.explain_listing = pg_explain_listing,
 	.each_group = pg_each_group,
-	.pvt_put = pg_pvt_put,
-	.pvt_each = pg_pvt_each,
-	.token_add = pg_token_add,
-	.token_valid = pg_token_valid,
-	.token_revoke = pg_token_revoke,
-	.each_token = pg_each_token,
 	.dump = pg_dump,
 	.load = pg_load,
-	.count = pg_count,
 	.query = pg_query,
 	.data_version = pg_data_version,
 	.points_before = pg_points_before,

@@ -16,9 +16,6 @@ enum stmt_id {
 	S_SERIES_ADD,
 	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
-	S_TOKEN_ADD, S_TOKEN_VALID, S_TOKEN_REVOKE, S_TOKEN_LIST,
-	S_PVT_CLEAR, S_PVT_ADD, S_PVT_LIST,
-	S_IMPORT_FIND, S_IMPORT_ADD,
 	S_DATA_VERSION, S_READ_BEGIN, S_POINT_BEFORE,
 	S_COUNT
 };
@@ -57,18 +54,6 @@ static const char *const stmt_sql[S_COUNT] = {
 			 "series_id = series.id), last_run_at = (SELECT created_at FROM runs WHERE "
 			 "id = (SELECT max(id) FROM runs WHERE series_id = series.id)) "
 			 "WHERE last_run_id = ?1",
-	[S_TOKEN_ADD] = "INSERT INTO tokens (name, hash) VALUES (?, ?)",
-	[S_TOKEN_VALID] = "SELECT 1 FROM tokens WHERE hash = ? AND revoked_at IS NULL",
-	[S_TOKEN_REVOKE] = "UPDATE tokens SET revoked_at = strftime('%Y-%m-%dT%H:%M:%SZ', 'now') "
-			   "WHERE name = ? AND revoked_at IS NULL",
-	[S_TOKEN_LIST] = "SELECT name, created_at, revoked_at FROM tokens ORDER BY name",
-	[S_PVT_CLEAR] = "DELETE FROM power_variation WHERE system = ?",
-	[S_PVT_ADD] = "INSERT INTO power_variation (system, module, ratio_max, ratio_min, "
-		      "measured_at) VALUES (?, ?, ?, ?, ?)",
-	[S_PVT_LIST] = "SELECT module, ratio_max, ratio_min FROM power_variation WHERE system = ? "
-		       "ORDER BY module",
-	[S_IMPORT_FIND] = "SELECT first_id, runs FROM imports WHERE hash = ?",
-	[S_IMPORT_ADD] = "INSERT INTO imports (hash, first_id, runs) VALUES (?, ?, ?)",
 	[S_DATA_VERSION] = "PRAGMA data_version",
 	[S_READ_BEGIN] = "BEGIN",
 	/* (time, id) below the run's, on the index runs_point, newest first */
@@ -87,7 +72,7 @@ struct sq {
 	int64_t next_id;	/* the id the next run gets; 0: look it up */
 	sqlite3_stmt *stmt[S_COUNT];		/* prepared on first use */
 	sqlite3_stmt *list[2][LIST_VARIANTS];	/* [oldest_first][filter bits] */
-	sqlite3_stmt *dump[STORE_TABLES], *load[STORE_TABLES], *count[STORE_TABLES];
+	sqlite3_stmt *dump[STORE_TABLES], *load[STORE_TABLES];
 	struct {
 		const char *sql;	/* store_query's text, by address */
 		sqlite3_stmt *s;
@@ -312,7 +297,6 @@ static void sq_close(struct store *base)
 	for (i = 0; i < STORE_TABLES; i++) {
 		sqlite3_finalize(st->dump[i]);
 		sqlite3_finalize(st->load[i]);
-		sqlite3_finalize(st->count[i]);
 	}
 	for (i = 0; i < 2; i++)
 		for (j = 0; j < LIST_VARIANTS; j++)
@@ -435,43 +419,7 @@ static int find_key(struct sq *st, const char *key, int64_t *id, struct kerr *er
 	return rc == SQLITE_ROW;
 }
 
-static int sq_import_find(struct store *base, const char *hash, int64_t *first_id, int64_t *runs,
-		      struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_IMPORT_FIND, err);
-	int rc;
 
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	if (rc == SQLITE_ROW) {
-		*first_id = sqlite3_column_int64(s, 0);
-		*runs = sqlite3_column_int64(s, 1);
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(st, err, "looking up an import");
-	return rc == SQLITE_ROW;
-}
-
-static int sq_import_put(struct store *base, const char *hash, int64_t first_id, int64_t runs,
-		     struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_IMPORT_ADD, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, hash, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 2, first_id);
-	sqlite3_bind_int64(s, 3, runs);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_error(st, err, "recording an import");
-}
 
 /* Statement id with r's (system, application, variant) bound to ?1..?3. */
 static sqlite3_stmt *series_stmt(struct sq *st, enum stmt_id id, const struct run *r,
@@ -829,84 +777,9 @@ static int sq_each_group(struct store *base, enum store_group g,
 	return stop;
 }
 
-static int sq_token_add(struct store *base, const char *name, const char *hash_hex, struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_TOKEN_ADD, err);
-	int rc;
 
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 2, hash_hex, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
-		return kerr_set(err, KERR_INVALID,
-				"a token named '%s' exists already: revoke it or choose another name",
-				name);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "storing a token");
-	return 0;
-}
 
-static int sq_token_valid(struct store *base, const char *hash_hex, struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_TOKEN_VALID, err);
-	int rc;
 
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, hash_hex, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(st, err, "checking a token");
-	return rc == SQLITE_ROW;
-}
-
-static int sq_token_revoke(struct store *base, const char *name, struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_TOKEN_REVOKE, err);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, name, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "revoking a token");
-	if (sqlite3_changes(st->db) == 0)
-		return kerr_set(err, KERR_NOT_FOUND, "there is no active token named '%s'", name);
-	return 0;
-}
-
-static int sq_each_token(struct store *base,
-		     int (*each)(const char *name, const char *created_at, const char *revoked_at,
-				 void *ctx),
-		     void *ctx, struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_TOKEN_LIST, err);
-	int rc, stop = 0;
-
-	if (!s)
-		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		stop = each((const char *)sqlite3_column_text(s, 0),
-			    (const char *)sqlite3_column_text(s, 1),
-			    (const char *)sqlite3_column_text(s, 2), ctx);
-		if (stop)
-			break;
-	}
-	sqlite3_reset(s);
-	if (!stop && rc != SQLITE_DONE)
-		return db_error(st, err, "listing tokens");
-	return stop;
-}
 
 static int sq_checkpoint(struct store *base, bool truncate, int *wal_pages, struct kerr *err)
 {
@@ -945,65 +818,7 @@ static int sq_explain_listing(struct store *base, const struct run_filter *f, ch
 	return 0;
 }
 
-static int sq_pvt_put(struct store *base, const char *system, const struct pvt_row *rows, size_t n,
-		  struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_PVT_CLEAR, err);
-	size_t i;
-	int rc;
 
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "clearing a power variation table");
-	for (i = 0; i < n; i++) {
-		s = stmt(st, S_PVT_ADD, err);
-		if (!s)
-			return -1;
-		sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 2, rows[i].module);
-		sqlite3_bind_double(s, 3, rows[i].ratio_max);
-		sqlite3_bind_double(s, 4, rows[i].ratio_min);
-		sqlite3_bind_text(s, 5, st->now, -1, SQLITE_STATIC);
-		rc = sqlite3_step(s);
-		sqlite3_reset(s);
-		if (rc == SQLITE_CONSTRAINT_PRIMARYKEY)
-			return kerr_field(err, KERR_INVALID, "modules", "module %ld appears twice", rows[i].module);
-		if (rc != SQLITE_DONE)
-			return db_error(st, err, "storing a power variation table");
-	}
-	return 0;
-}
-
-static long sq_pvt_each(struct store *base, const char *system,
-		    int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s = stmt(st, S_PVT_LIST, err);
-	struct pvt_row row;
-	long n = 0;
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_text(s, 1, system, -1, SQLITE_STATIC);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		row.module = (long)sqlite3_column_int64(s, 0);
-		row.ratio_max = sqlite3_column_double(s, 1);
-		row.ratio_min = sqlite3_column_double(s, 2);
-		n++;
-		if (each && each(&row, ctx))
-			break;
-	}
-	sqlite3_reset(s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(st, err, "reading a power variation table");
-	return n;
-}
 
 /* karted copy: table t as text rows; doubles as %.17g (SQLite's own text
  * of a REAL has 15 digits, which would not read back to the same double). */
@@ -1088,26 +903,6 @@ static int sq_load(struct store *base, enum store_table t, const char *const *v,
 	return rc == SQLITE_DONE ? 0 : db_error(st, err, "storing a copied row");
 }
 
-static int64_t sq_count(struct store *base, enum store_table t, struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	char sql[128];
-	int64_t n = -1;
-
-	if (!st->count[t]) {
-		snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", store_tables[t].name);
-		st->count[t] = prepare(st, sql, err);
-		if (!st->count[t])
-			return -1;
-	}
-	sqlite3_reset(st->count[t]);
-	if (sqlite3_step(st->count[t]) == SQLITE_ROW)
-		n = sqlite3_column_int64(st->count[t], 0);
-	sqlite3_reset(st->count[t]);
-	if (n < 0)
-		db_error(st, err, "counting a table");
-	return n;
-}
 
 /* store_query: the statement of sql, prepared once (or each time when
  * the cache is full). *owned tells the caller to finalize it. */
@@ -1184,7 +979,9 @@ static int sq_query(struct store *base, const char *sql, const char *types,
 		if (stop)
 			break;
 	}
-	if (!stop && rc != SQLITE_DONE)
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
+		kerr_set(err, KERR_INVALID, "stored already");	/* the caller says which key */
+	else if (!stop && rc != SQLITE_DONE)
 		db_error(st, err, "querying");
 	else if (changed)
 		*changed = sqlite3_changes(st->db);
@@ -1192,6 +989,8 @@ static int sq_query(struct store *base, const char *sql, const char *types,
 	sqlite3_clear_bindings(s);
 	if (owned)
 		sqlite3_finalize(s);
+	if (rc == SQLITE_CONSTRAINT_PRIMARYKEY || rc == SQLITE_CONSTRAINT_UNIQUE)
+		return STORE_DUPLICATE;
 	return stop ? stop : rc == SQLITE_DONE ? 0 : -1;
 }
 
@@ -1204,22 +1003,13 @@ const struct store_ops store_sqlite_ops = {
 	.rollback = sq_rollback,
 	.checkpoint = sq_checkpoint,
 	.put_run = sq_put_run,
-	.import_find = sq_import_find,
-	.import_put = sq_import_put,
 	.get_run = sq_get_run,
 	.delete_run = sq_delete_run,
 	.each_run = sq_each_run,
 	.explain_listing = sq_explain_listing,
 	.each_group = sq_each_group,
-	.pvt_put = sq_pvt_put,
-	.pvt_each = sq_pvt_each,
-	.token_add = sq_token_add,
-	.token_valid = sq_token_valid,
-	.token_revoke = sq_token_revoke,
-	.each_token = sq_each_token,
 	.dump = sq_dump,
 	.load = sq_load,
-	.count = sq_count,
 	.query = sq_query,
 	.data_version = sq_data_version,
 	.points_before = sq_points_before,

@@ -177,17 +177,7 @@ int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *exis
 	return st->ops->put_run(st, r, id, existed, err);
 }
 
-int store_import_find(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
-		      struct kerr *err)
-{
-	return st->ops->import_find(st, hash, first_id, runs, err);
-}
 
-int store_import_put(struct store *st, const char *hash, int64_t first_id, int64_t runs,
-		     struct kerr *err)
-{
-	return st->ops->import_put(st, hash, first_id, runs, err);
-}
 
 int store_get_run(struct store *st, int64_t id, struct run *out, struct kerr *err)
 {
@@ -326,40 +316,11 @@ int store_each_group(struct store *st, enum store_group g,
 	return st->ops->each_group(st, g, each, ctx, err);
 }
 
-int store_pvt_put(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
-		  struct kerr *err)
-{
-	return st->ops->pvt_put(st, system, rows, n, err);
-}
 
-long store_pvt_each(struct store *st, const char *system,
-		    int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err)
-{
-	return st->ops->pvt_each(st, system, each, ctx, err);
-}
 
-int store_token_add(struct store *st, const char *name, const char *hash_hex, struct kerr *err)
-{
-	return st->ops->token_add(st, name, hash_hex, err);
-}
 
-int store_token_valid(struct store *st, const char *hash_hex, struct kerr *err)
-{
-	return st->ops->token_valid(st, hash_hex, err);
-}
 
-int store_token_revoke(struct store *st, const char *name, struct kerr *err)
-{
-	return st->ops->token_revoke(st, name, err);
-}
 
-int store_each_token(struct store *st,
-		     int (*each)(const char *name, const char *created_at, const char *revoked_at,
-				 void *ctx),
-		     void *ctx, struct kerr *err)
-{
-	return st->ops->each_token(st, each, ctx, err);
-}
 
 int store_dump(struct store *st, enum store_table t, int64_t after_id, int64_t limit,
 	       int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err)
@@ -372,10 +333,6 @@ int store_load(struct store *st, enum store_table t, const char *const *v, struc
 	return st->ops->load(st, t, v, err);
 }
 
-int64_t store_count(struct store *st, enum store_table t, struct kerr *err)
-{
-	return st->ops->count(st, t, err);
-}
 
 /* ---- a large import in parts ---- */
 

@@ -232,7 +232,10 @@ void store_utc_text(time_t t, long ms, char *buf, size_t size);
  * borrowed for the call; row returning non-zero stops and is returned. A
  * write inside store_begin/store_commit joins that transaction. sql must
  * be a string constant: its address keys the statement cache. *changed
- * (may be NULL) gets the rows a write changed. */
+ * (may be NULL) gets the rows a write changed. A write that would store a
+ * second row of a unique key returns STORE_DUPLICATE (err says so, for a
+ * caller to say it better); any other failure -1. */
+#define STORE_DUPLICATE (-2)
 int store_query(struct store *st, const char *sql, const char *types, const char *const *params,
 		int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
 		struct kerr *err);

@@ -21,10 +21,6 @@ struct store_ops {
 	int (*checkpoint)(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
 	int (*put_run)(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		       struct kerr *err);
-	int (*import_find)(struct store *st, const char *hash, int64_t *first_id, int64_t *runs,
-			   struct kerr *err);
-	int (*import_put)(struct store *st, const char *hash, int64_t first_id, int64_t runs,
-			  struct kerr *err);
 	int (*get_run)(struct store *st, int64_t id, struct run *out, struct kerr *err);
 	int (*delete_run)(struct store *st, int64_t id, bool *deleted, struct kerr *err);
 	int (*each_run)(struct store *st, const struct run_filter *f,
@@ -34,21 +30,9 @@ struct store_ops {
 	int (*each_group)(struct store *st, enum store_group g,
 			  int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
 			  struct kerr *err);
-	int (*pvt_put)(struct store *st, const char *system, const struct pvt_row *rows, size_t n,
-		       struct kerr *err);
-	long (*pvt_each)(struct store *st, const char *system,
-			 int (*each)(const struct pvt_row *row, void *ctx), void *ctx, struct kerr *err);
-	int (*token_add)(struct store *st, const char *name, const char *hash_hex, struct kerr *err);
-	int (*token_valid)(struct store *st, const char *hash_hex, struct kerr *err);
-	int (*token_revoke)(struct store *st, const char *name, struct kerr *err);
-	int (*each_token)(struct store *st,
-			  int (*each)(const char *name, const char *created_at, const char *revoked_at,
-				      void *ctx),
-			  void *ctx, struct kerr *err);
 	int (*dump)(struct store *st, enum store_table t, int64_t after_id, int64_t limit,
 		    int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err);
 	int (*load)(struct store *st, enum store_table t, const char *const *v, struct kerr *err);
-	int64_t (*count)(struct store *st, enum store_table t, struct kerr *err);
 	int (*query)(struct store *st, const char *sql, const char *types, const char *const *params,
 		     int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
 		     struct kerr *err);
