@@ -183,3 +183,112 @@ struct ka_module ka_pvt_module(double ratio_max, double ratio_min, double mean_p
 {
 	return (struct ka_module){ratio_max * mean_p_max, ratio_min * mean_p_min};
 }
+
+/* ---- a whole study ---- */
+
+int ka_pc_pick(const double *f, size_t n, double f_high, double f_low, struct ka_pc_samples *s)
+{
+	size_t i;
+
+	if (n < 2)
+		return -KA_EDOM;
+	s->hi = s->lo = 0;
+	for (i = 0; i < n; i++) {
+		if (f[i] > f[s->hi])
+			s->hi = i;
+		if (f[i] < f[s->lo])
+			s->lo = i;
+	}
+	if (!(f[s->hi] > f[s->lo]))
+		return -KA_EDOM;
+	s->hi2 = s->lo;
+	s->lo2 = s->hi;
+	for (i = 0; i < n; i++) {
+		if (i != s->hi && f[i] < f[s->hi] && f[i] > f[s->hi2])
+			s->hi2 = i;
+		if (i != s->lo && f[i] > f[s->lo] && f[i] < f[s->lo2])
+			s->lo2 = i;
+	}
+	for (int k = 0; k < 2; k++) {	/* the inner two, when named */
+		double want = k ? f_low : f_high;
+		size_t *at = k ? &s->lo2 : &s->hi2;
+
+		if (isnan(want))
+			continue;
+		for (i = 0; i < n; i++)
+			if (fabs(f[i] - want) <= 1e-9 * want && f[i] < f[s->hi] && f[i] > f[s->lo])
+				break;
+		if (i == n)
+			return 1 + k;
+		*at = i;
+	}
+	return 0;
+}
+
+static void quality(const double *f, const double *r, size_t n, const struct ka_inverse *two,
+		    const struct ka_three_point *three, double *pred, double *pearson, double *r2)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		pred[i] = two ? ka_inverse_eval(two, f[i]) : ka_three_point_eval(three, f[i]);
+	if (ka_fit_quality(pred, r, n, pearson, r2))
+		*pearson = *r2 = NAN;
+}
+
+int ka_pc_models_fit(const double *f, const double *r, size_t n, const struct ka_pc_samples *s,
+		     double *pred, struct ka_pc_models *m)
+{
+	int k;
+
+	for (k = 0; k < KA_PC_MODELS; k++)
+		m->pearson[k] = m->r2[k] = NAN;
+	if (ka_inverse_fit(f[s->hi], r[s->hi], f[s->lo], r[s->lo], &m->two))
+		return -KA_EDOM;
+	m->have_three = false;
+	if (n >= 4 && f[s->hi2] > f[s->lo2]) {
+		double f4[4] = {f[s->hi], f[s->hi2], f[s->lo2], f[s->lo]};
+		double r4[4] = {r[s->hi], r[s->hi2], r[s->lo2], r[s->lo]};
+
+		m->have_three = ka_three_point_fit(f4, r4, &m->three) == 0;
+	}
+	m->have_best = ka_best_f3(f, r, n, s->hi, s->lo, &m->best) == 0;
+	quality(f, r, n, &m->two, NULL, pred, &m->pearson[KA_PC_TWO], &m->r2[KA_PC_TWO]);
+	if (m->have_three)
+		quality(f, r, n, NULL, &m->three, pred, &m->pearson[KA_PC_THREE], &m->r2[KA_PC_THREE]);
+	if (m->have_best)
+		quality(f, r, n, NULL, &m->best, pred, &m->pearson[KA_PC_BEST], &m->r2[KA_PC_BEST]);
+	m->cycle_ratio = ka_cycle_ratio(f[s->hi], r[s->hi], f[s->lo], r[s->lo]);
+	return 0;
+}
+
+static void cap_figures(const struct ka_alloc *a, size_t nm, const struct ka_pc_models *m,
+			bool infeasible, struct ka_pc_cap *c)
+{
+	size_t i;
+
+	c->infeasible = infeasible;
+	c->r_two = 0;
+	c->r_three = m->have_three ? 0 : NAN;
+	c->draw = 0;
+	for (i = 0; i < nm; i++) {	/* the budget's r is the slowest module's (eq. 1) */
+		c->r_two = fmax(c->r_two, ka_inverse_eval(&m->two, a[i].f));
+		if (m->have_three)
+			c->r_three = fmax(c->r_three, ka_three_point_eval(&m->three, a[i].f));
+		c->draw += a[i].draw;
+	}
+}
+
+int ka_pc_budget(const struct ka_module *mod, size_t nm, double budget, double f_max, double f_min,
+		 const struct ka_pc_models *m, struct ka_alloc *au, struct ka_alloc *av,
+		 struct ka_pc_cap *uniform, struct ka_pc_cap *aware)
+{
+	bool iu, iv;
+
+	if (!(budget > 0) || ka_alloc_uniform(mod, nm, budget, f_max, f_min, au, &iu) ||
+	    ka_alloc_aware(mod, nm, budget, f_max, f_min, av, &iv))
+		return -KA_EDOM;
+	cap_figures(au, nm, m, iu, uniform);
+	cap_figures(av, nm, m, iv, aware);
+	return 0;
+}

@@ -85,4 +85,50 @@ double ka_cycle_ratio(double f_max, double r_max, double f_min, double r_min);
 struct ka_module ka_pvt_module(double ratio_max, double ratio_min, double mean_p_max,
 			       double mean_p_min);
 
+/* ---- a whole study, as POST /api/v1/analysis/powercap runs it ---- */
+
+/* The samples the models take: the highest and lowest frequency (hi, lo)
+ * and the two next inside them (hi2, lo2), or the ones at f_high and
+ * f_low (NAN: the neighbours). 0; 1 when f_high, 2 when f_low is not a
+ * measured frequency strictly between; -KA_EDOM for fewer than two
+ * samples or no two frequencies. */
+struct ka_pc_samples {
+	size_t hi, lo, hi2, lo2;
+};
+
+int ka_pc_pick(const double *f, size_t n, double f_high, double f_low, struct ka_pc_samples *s);
+
+/* The models of r(f) the samples give, and how each fits them: the
+ * two-point model always; the approximate three-point model from four
+ * distinct samples; the best-f3 model when a sample lies inside.
+ * quality[k] for k = two, three, best: Pearson's r and R^2 (NAN when
+ * undefined or the model is missing). */
+enum { KA_PC_TWO, KA_PC_THREE, KA_PC_BEST, KA_PC_MODELS };
+
+struct ka_pc_models {
+	struct ka_inverse two;
+	struct ka_three_point three, best;
+	bool have_three, have_best;
+	double pearson[KA_PC_MODELS], r2[KA_PC_MODELS];
+	double cycle_ratio;	/* Fig. 3 */
+};
+
+/* pred: room for n doubles (scratch). 0, or -KA_EDOM (no two frequencies). */
+int ka_pc_models_fit(const double *f, const double *r, size_t n, const struct ka_pc_samples *s,
+		     double *pred, struct ka_pc_models *m);
+
+/* One power budget under both caps: each module's allocation (au, av:
+ * room for nm), and the largest module's r under each model, which times
+ * t0 is the capped run's time (eq. 1). -KA_EDOM for a budget that is not
+ * positive. */
+struct ka_pc_cap {
+	bool infeasible;
+	double r_two, r_three;	/* r_three NAN without the three-point model */
+	double draw;		/* W the modules draw, in all */
+};
+
+int ka_pc_budget(const struct ka_module *mod, size_t nm, double budget, double f_max, double f_min,
+		 const struct ka_pc_models *m, struct ka_alloc *au, struct ka_alloc *av,
+		 struct ka_pc_cap *uniform, struct ka_pc_cap *aware);
+
 #endif

@@ -2,9 +2,12 @@
 #include "query.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/xalloc.h"
 
 
 struct label_query {
@@ -39,82 +42,198 @@ int query_labels(struct req *rq, struct label_set *ls, struct kerr *err)
 }
 
 
-/* A query parameter that is a number in [lo, hi]; absent keeps *out. */
+/* ---- fields ---- */
+
+static const char *kind_text(const struct field *f, char *buf, size_t size)
+{
+	const char *what = f->kind == FIELD_INTEGER ? "an integer" : "a number";
+
+	if (f->lo == -HUGE_VAL && f->hi == HUGE_VAL)
+		snprintf(buf, size, "%s", what);
+	else if (f->hi == HUGE_VAL)
+		snprintf(buf, size, "%s %s %.15g", what, f->flags & FIELD_ABOVE_LO ? "above" : "from", f->lo);
+	else
+		snprintf(buf, size, "%s from %.15g to %.15g", what, f->lo, f->hi);
+	return buf;
+}
+
+static bool in_range(const struct field *f, double v)
+{
+	return isfinite(v) && (f->flags & FIELD_ABOVE_LO ? v > f->lo : v >= f->lo) && v <= f->hi;
+}
+
+/* One value of a numeric field, from text (query) or JSON (body). */
+static int one_number(const struct field *f, const char *text, json_t *j, long index, double *out,
+		      struct kerr *err)
+{
+	char what[96], at[24] = "";
+	double v = NAN;
+	bool ok;
+
+	if (index >= 0)
+		snprintf(at, sizeof(at), "[%ld]", index);
+	if (text) {
+		char *end;
+
+		errno = 0;
+		v = f->kind == FIELD_INTEGER ? (double)strtoll(text, &end, 10) : strtod(text, &end);
+		ok = *text && !*end && !errno;
+	} else {
+		v = json_is_number(j) ? json_number_value(j) : NAN;
+		ok = json_is_number(j) && (f->kind != FIELD_INTEGER || json_is_integer(j));
+	}
+	if (!ok || !in_range(f, v)) {
+		kerr_field(err, KERR_INVALID, f->name, text ? "%s%s must be %s (got '%.40s')" : "%s%s must be %s",
+			   f->name, at, kind_text(f, what, sizeof(what)), text);
+		err->index = index;
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+static int numbers(const struct field *f, const char *text, json_t *j, struct kerr *err)
+{
+	struct numbers *nums = f->out;
+	double *v = xmalloc((f->max ? f->max : 1) * sizeof(double));
+	size_t n = 0;
+
+	if (text) {
+		char item[64];
+
+		while (*text) {
+			const char *comma = strchr(text, ',');
+			size_t len = comma ? (size_t)(comma - text) : strlen(text);
+
+			if (n == f->max || len >= sizeof(item)) {
+				free(v);
+				return kerr_field(err, KERR_INVALID, f->name, n == f->max ? "%s takes at most %zu values" :
+						  "%s must be a comma-separated list of numbers", f->name, f->max);
+			}
+			memcpy(item, text, len);
+			item[len] = '\0';
+			if (one_number(f, item, NULL, (long)n, &v[n], err)) {
+				free(v);
+				return -1;
+			}
+			n++;
+			text = comma ? comma + 1 : text + len;
+		}
+	} else {
+		json_t *x;
+		size_t i;
+
+		if (!json_is_array(j) || json_array_size(j) > f->max) {
+			free(v);
+			return kerr_field(err, KERR_INVALID, f->name, "%s must be an array of 1 to %zu numbers",
+					  f->name, f->max);
+		}
+		json_array_foreach(j, i, x)
+			if (one_number(f, NULL, x, (long)i, &v[n++], err)) {
+				free(v);
+				return -1;
+			}
+	}
+	if (n == 0) {
+		free(v);
+		return kerr_field(err, KERR_INVALID, f->name, "%s is empty: give 1 to %zu numbers", f->name,
+				  f->max);
+	}
+	nums->v = v;
+	nums->n = n;
+	return 0;
+}
+
+static int one_field(struct req *rq, json_t *body, const struct field *f, struct kerr *err)
+{
+	const char *text = body ? NULL : req_query(rq, f->name);
+	json_t *j = body ? json_object_get(body, f->name) : NULL;
+	double v;
+
+	if (json_is_null(j))
+		j = NULL;
+	if (!text && !j)
+		return f->flags & FIELD_REQUIRED ? kerr_field(err, KERR_INVALID, f->name, "%s is required",
+							   f->name) : 0;
+	switch (f->kind) {
+	case FIELD_NUMBER:
+	case FIELD_INTEGER:
+		if (one_number(f, text, j, -1, &v, err))
+			return -1;
+		if (f->kind == FIELD_NUMBER)
+			*(double *)f->out = v;
+		else
+			*(int64_t *)f->out = (int64_t)v;
+		return 0;
+	case FIELD_BOOL:
+		if (text ? strcmp(text, "true") && strcmp(text, "false") : !json_is_boolean(j))
+			return kerr_field(err, KERR_INVALID, f->name, "%s must be true or false", f->name);
+		*(bool *)f->out = text ? !strcmp(text, "true") : json_is_true(j);
+		return 0;
+	case FIELD_TEXT:
+		if (!text && !json_is_string(j))
+			return kerr_field(err, KERR_INVALID, f->name, "%s must be a string", f->name);
+		*(const char **)f->out = text ? text : json_string_value(j);
+		return 0;
+	default:
+		return numbers(f, text, j, err);
+	}
+}
+
+int fields_read(struct req *rq, json_t *body, const struct field *f, size_t n, struct kerr *err)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++)
+		if (one_field(rq, body, &f[i], err)) {
+			for (k = 0; k < i; k++)	/* what was read before is not the caller's to free */
+				if (f[k].kind == FIELD_NUMBERS) {
+					free(((struct numbers *)f[k].out)->v);
+					((struct numbers *)f[k].out)->v = NULL;
+				}
+			return -1;
+		}
+	return 0;
+}
+
 int query_num(struct req *rq, const char *key, double lo, double hi, double *out,
 	      struct kerr *err)
 {
-	const char *s = req_query(rq, key);
-	char *end;
-	double v;
+	const struct field f = {key, FIELD_NUMBER, 0, lo, hi, out, 0};
 
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= lo && v <= hi))
-		return kerr_field(err, KERR_INVALID, key, "%s must be a number from %g to %g (got '%.40s')", key,
-				  lo, hi, s);
-	*out = v;
-	return 0;
+	return fields_read(rq, NULL, &f, 1, err);
 }
 
-/* A query parameter that is an integer in [min, max]; absent keeps *out. */
 int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t *out,
 	      struct kerr *err)
 {
-	const char *s = req_query(rq, key);
-	long long v;
-	char *end;
+	const struct field f = {key, FIELD_INTEGER, 0, (double)min, (double)max, out, 0};
 
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (!*s || *end || errno || v < min || v > max)
-		return kerr_field(err, KERR_INVALID, key, "%s must be an integer from %lld to %lld (got '%.40s')",
-				  key, (long long)min, (long long)max, s);
-	*out = v;
-	return 0;
+	return fields_read(rq, NULL, &f, 1, err);
 }
 
-/* A comma-separated list of numbers in [lo, hi]: at most max of them. */
 int query_list(struct req *rq, const char *key, double lo, double hi, double *out,
 	       size_t max, size_t *n, struct kerr *err)
 {
-	const char *s = req_query(rq, key);
-	char *end;
+	struct numbers nums = {NULL, 0};
+	const struct field f = {key, FIELD_NUMBERS, 0, lo, hi, &nums, max};
 
-	if (!s)
-		return 0;
-	*n = 0;
-	while (*s) {
-		errno = 0;
-		out[*n] = strtod(s, &end);
-		if (end == s || errno || !(out[*n] >= lo && out[*n] <= hi) || (*end && *end != ','))
-			return kerr_field(err, KERR_INVALID, key,
-					  "%s must be a comma-separated list of numbers from %g to %g",
-					  key, lo, hi);
-		if (++*n == max && *end)
-			return kerr_field(err, KERR_INVALID, key, "%s takes at most %zu values", key, max);
-		s = *end ? end + 1 : end;
+	if (fields_read(rq, NULL, &f, 1, err))
+		return -1;
+	if (nums.v) {
+		memcpy(out, nums.v, nums.n * sizeof(double));
+		*n = nums.n;
+		free(nums.v);
 	}
-	if (*n == 0)
-		return kerr_field(err, KERR_INVALID, key, "%s is empty", key);
 	return 0;
 }
 
-/* A yes/no query parameter: "true" or "false", def when absent. */
 int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err)
 {
-	const char *s = req_query(rq, key);
+	const struct field f = {key, FIELD_BOOL, 0, 0, 0, out, 0};
 
 	*out = def;
-	if (!s)
-		return 0;
-	if (strcmp(s, "true") && strcmp(s, "false"))
-		return kerr_field(err, KERR_INVALID, key, "%s must be true or false", key);
-	*out = !strcmp(s, "true");
-	return 0;
+	return fields_read(rq, NULL, &f, 1, err);
 }
 
 int query_series(struct req *rq, const char **system, const char **application,
