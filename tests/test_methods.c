@@ -142,6 +142,91 @@ static void test_f3_of_parallel_curves(void **state)
 	NEAR(ka_cycle_ratio(2700, 1, 1200, 2.25), 1, 1e-15);
 }
 
+/* A study's samples in any order: the extremes and the two next inside,
+ * or the inner ones named; a named one must be measured and strictly
+ * inside. */
+static void test_study_picks_samples(void **state)
+{
+	const double f[5] = {1200, 2700, 1500, 2400, 1800};
+	struct ka_pc_samples s;
+
+	(void)state;
+	assert_int_equal(ka_pc_pick(f, 5, NAN, NAN, &s), 0);
+	assert_int_equal(s.hi, 1);
+	assert_int_equal(s.lo, 0);
+	assert_int_equal(s.hi2, 3);
+	assert_int_equal(s.lo2, 2);
+	assert_int_equal(ka_pc_pick(f, 5, 1800, 2400, &s), 0);
+	assert_int_equal(s.hi2, 4);
+	assert_int_equal(s.lo2, 3);
+	assert_int_equal(ka_pc_pick(f, 5, 2700, NAN, &s), 1);	/* not inside */
+	assert_int_equal(ka_pc_pick(f, 5, NAN, 1000, &s), 2);	/* not measured */
+	assert_int_equal(ka_pc_pick(f, 5, 2000, NAN, &s), 1);
+	assert_int_equal(ka_pc_pick(f, 1, NAN, NAN, &s), -KA_EDOM);
+	assert_int_equal(ka_pc_pick((double[]){2000, 2000, 2000}, 3, NAN, NAN, &s), -KA_EDOM);
+}
+
+/* The two curves of test_three_point_recovers_curves, sampled out of order
+ * with one more point on the high curve: the three-point model is exact
+ * (R^2 = 1), the two-point model is the chord through the extremes. */
+static void test_study_models(void **state)
+{
+	const double ch = 2000, dh = 1 - 2000 / 2700.0, cl = 3000, dl = dh + (ch - cl) / 1800;
+	double f[5] = {1200, 2700, 1500, 2400, 2100}, r[5], pred[5], c;
+	struct ka_pc_samples s;
+	struct ka_pc_models m;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < 5; i++)
+		r[i] = f[i] >= 1800 ? ch / f[i] + dh : cl / f[i] + dl;
+	assert_int_equal(ka_pc_pick(f, 5, NAN, NAN, &s), 0);
+	assert_int_equal(ka_pc_models_fit(f, r, 5, &s, pred, &m), 0);
+	c = (r[0] - r[1]) / (1 / 1200.0 - 1 / 2700.0);
+	NEAR(m.two.c, c, 1e-9);
+	NEAR(m.two.d, r[1] - c / 2700, 1e-12);
+	assert_true(m.have_three && m.have_best);
+	NEAR(m.three.f3, 1800, 1e-6);
+	NEAR(m.r2[KA_PC_THREE], 1, 1e-12);
+	NEAR(m.pearson[KA_PC_THREE], 1, 1e-12);
+	assert_true(m.r2[KA_PC_TWO] < 1);	/* a chord misses the bend */
+	NEAR(m.cycle_ratio, r[0] * 1200 / (r[1] * 2700), 1e-15);
+	/* two samples: the two-point model alone, the others' figures NAN */
+	assert_int_equal(ka_pc_pick((double[]){2700, 1200}, 2, NAN, NAN, &s), 0);
+	assert_int_equal(ka_pc_models_fit((double[]){2700, 1200}, (double[]){1, 1.8}, 2, &s, pred, &m), 0);
+	assert_false(m.have_three || m.have_best);
+	NEAR(m.two.c, 1728, 1e-9);
+	NEAR(m.r2[KA_PC_TWO], 1, 1e-12);
+	assert_true(isnan(m.r2[KA_PC_THREE]) && isnan(m.pearson[KA_PC_BEST]));
+}
+
+/* test_four_modules_by_hand's budget under r = 1728/f + 0.36: the uniform
+ * cap's slowest module runs at 1950 MHz, the aware cap's all at
+ * 1200 + 1500 * 5/7; both draw the whole 360 W. */
+static void test_study_budget(void **state)
+{
+	struct ka_pc_samples s;
+	struct ka_pc_models m;
+	struct ka_alloc au[4], av[4];
+	struct ka_pc_cap u, v;
+	double pred[2];
+
+	(void)state;
+	ka_pc_pick((double[]){2700, 1200}, 2, NAN, NAN, &s);
+	ka_pc_models_fit((double[]){2700, 1200}, (double[]){1, 1.8}, 2, &s, pred, &m);
+	assert_int_equal(ka_pc_budget(four, 4, 360, 2700, 1200, &m, au, av, &u, &v), 0);
+	assert_false(u.infeasible || v.infeasible);
+	NEAR(u.r_two, 1728 / 1950.0 + 0.36, 1e-12);
+	NEAR(v.r_two, 1728 / (1200 + 1500 * 5.0 / 7) + 0.36, 1e-12);
+	assert_true(isnan(u.r_three) && isnan(v.r_three));
+	NEAR(u.draw, 360, 1e-9);
+	NEAR(v.draw, 360, 1e-9);
+	assert_int_equal(ka_pc_budget(four, 4, 160, 2700, 1200, &m, au, av, &u, &v), 0);
+	assert_true(u.infeasible);
+	NEAR(u.r_two, 1.8, 1e-12);	/* every module at f_min */
+	assert_int_equal(ka_pc_budget(four, 4, 0, 2700, 1200, &m, au, av, &u, &v), -KA_EDOM);
+}
+
 static void test_pvt(void **state)
 {
 	struct ka_module m = ka_pvt_module(1.1, 0.9, 100, 50);
@@ -480,6 +565,9 @@ int main(void)
 		cmocka_unit_test(test_two_point_and_predicted_time),
 		cmocka_unit_test(test_three_point_recovers_curves),
 		cmocka_unit_test(test_f3_of_parallel_curves),
+		cmocka_unit_test(test_study_picks_samples),
+		cmocka_unit_test(test_study_models),
+		cmocka_unit_test(test_study_budget),
 		cmocka_unit_test(test_pvt),
 		cmocka_unit_test(test_stretched_trace_restored),
 		cmocka_unit_test(test_trace_matches_the_rule),
