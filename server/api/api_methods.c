@@ -17,19 +17,28 @@
 
 /* ---- numbers of a body, over fields_read ---- */
 
-int method_num(json_t *o, const char *key, bool positive, double *out, struct resp *rs,
-	       const char *field, long index)
+int body_num(json_t *o, const char *key, bool positive, double *out, const char *field, long index,
+	     struct kerr *err)
 {
 	const struct field f = {key, FIELD_NUMBER, FIELD_REQUIRED | (positive ? FIELD_ABOVE_LO : 0),
 				positive ? 0 : -HUGE_VAL, HUGE_VAL, out, 0};
+
+	if (!fields_read(NULL, o, &f, 1, err))
+		return 0;
+	if (field)
+		snprintf(err->field, sizeof(err->field), "%s", field);
+	err->index = index;
+	return -1;
+}
+
+int method_num(json_t *o, const char *key, bool positive, double *out, struct resp *rs,
+	       const char *field, long index)
+{
 	struct kerr err;
 
 	kerr_clear(&err);
-	if (!fields_read(NULL, o, &f, 1, &err))
+	if (!body_num(o, key, positive, out, field, index, &err))
 		return 0;
-	if (field)
-		snprintf(err.field, sizeof(err.field), "%s", field);
-	err.index = index;
 	resp_error(rs, &err);
 	return -1;
 }

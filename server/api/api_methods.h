@@ -19,8 +19,12 @@
 
 #define MODULES_MAX 100000	/* modules of a power-capped machine, or of a PVT */
 
-/* A finite number (above 0 when positive) at key of o, into *out; else a
- * 400 into rs naming field (key when NULL) and index (-1: none), and -1. */
+/* A finite number (above 0 when positive) at key of o, into *out; else -1
+ * with err naming field (key when NULL) and index (-1: none). */
+int body_num(json_t *o, const char *key, bool positive, double *out, const char *field, long index,
+	     struct kerr *err);
+
+/* body_num, its error a 400 into rs. */
 int method_num(json_t *o, const char *key, bool positive, double *out, struct resp *rs,
 	       const char *field, long index);
 
