@@ -4,6 +4,7 @@
  * reference run; answered as JSON or drawn as the trace report.
  */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,8 +19,24 @@
 /* ---- POST /api/v1/analysis/trace-correction --------------------------------- */
 
 /* A trace: an array of {t, p}, or CSV text "t,p" lines (a header allowed). */
+/* A bad trace: err naming key at index (a line, a sample; -1: none). */
+static int trace_bad(struct kerr *err, const char *key, long index, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int trace_bad(struct kerr *err, const char *key, long index, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	kerr_vset(err, KERR_INVALID, fmt, ap);
+	va_end(ap);
+	snprintf(err->field, sizeof(err->field), "%s", key);
+	err->index = index;
+	return -1;
+}
+
 static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_t *n,
-		    struct resp *rs)
+		    struct kerr *err)
 {
 	json_t *v = json_object_get(root, key), *s;
 	size_t i, cap = 0;
@@ -44,11 +61,11 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 			if (sscanf(buf, "%lf , %lf", &a, &b) != 2) {
 				if (line == 1)
 					continue;	/* a header */
-				return resp_field_errorf(rs, key, line, "%s line %ld is not 't,p'", key, line);
+				return trace_bad(err, key, line, "%s line %ld is not 't,p'", key, line);
 			}
 			if (*n == TRACE_SAMPLES_MAX)
-				return resp_field_errorf(rs, key, line, "%s has more than %d samples",
-							 key, TRACE_SAMPLES_MAX);
+				return trace_bad(err, key, line, "%s has more than %d samples", key,
+						 TRACE_SAMPLES_MAX);
 			if (*n == cap) {
 				cap = cap ? 2 * cap : 256;
 				*out = xrealloc(*out, cap * sizeof(**out));
@@ -57,21 +74,20 @@ static int trace_of(json_t *root, const char *key, struct ka_sample **out, size_
 		}
 	} else if (json_is_array(v)) {
 		if (json_array_size(v) > TRACE_SAMPLES_MAX)
-			return resp_field_errorf(rs, key, -1, "%s has more than %d samples", key,
-						 TRACE_SAMPLES_MAX);
+			return trace_bad(err, key, -1, "%s has more than %d samples", key, TRACE_SAMPLES_MAX);
 		*n = json_array_size(v);
 		*out = xcalloc(*n ? *n : 1, sizeof(**out));
 		json_array_foreach(v, i, s) {
-			if (method_num(s, "t", false, &(*out)[i].t, rs, key, (long)i) ||
-			    method_num(s, "p", false, &(*out)[i].p, rs, key, (long)i))
+			if (body_num(s, "t", false, &(*out)[i].t, key, (long)i, err) ||
+			    body_num(s, "p", false, &(*out)[i].p, key, (long)i, err))
 				return -1;
 		}
 	}
 	if (*n < 1)
-		return resp_field_errorf(rs, key, -1, "%s must be an array of {t, p} or CSV text 't,p'", key);
+		return trace_bad(err, key, -1, "%s must be an array of {t, p} or CSV text 't,p'", key);
 	for (i = 1; i < *n; i++)
 		if ((*out)[i].t < (*out)[i - 1].t)
-			return resp_field_errorf(rs, key, (long)i, "%s must be in time order (sample %zu)", key, i);
+			return trace_bad(err, key, (long)i, "%s must be in time order (sample %zu)", key, i);
 	return 0;
 }
 
@@ -105,7 +121,6 @@ static json_t *corrected_json(const struct ka_sample *s, const struct ka_trace_o
 	return a;
 }
 
-/* Each segment's ratio, reference over instrumented duration. */
 /* Each segment's durations in both runs, their ratio (Fig. 7) and their
  * shares of each run's duration, durations_s (Fig. 6). */
 static json_t *segment_ratios(const struct ka_segment *seg, json_t *segs, size_t k,
@@ -152,80 +167,119 @@ static json_t *time_map(const struct ka_segment *seg, size_t k)
 	return a;
 }
 
+/* The segments [{start, end, ref_start, ref_end[, name]}] into *seg (new) of *k. */
+static int segments_read(json_t *segs, struct ka_segment **seg, size_t *k, struct kerr *err)
+{
+	static const char *const key[4] = {"start", "end", "ref_start", "ref_end"};
+	char field[32];
+	json_t *s;
+	size_t i;
+	int j;
+
+	*seg = NULL;
+	if (!json_is_array(segs) || (*k = json_array_size(segs)) == 0 || *k > SEGMENTS_MAX)
+		return kerr_field(err, KERR_INVALID, "segments", "segments must be an array of 1 to %d "
+				  "{start, end, ref_start, ref_end}", SEGMENTS_MAX);
+	*seg = xcalloc(*k, sizeof(**seg));
+	json_array_foreach(segs, i, s) {
+		json_t *name = json_object_get(s, "name");
+		double *at[4] = {&(*seg)[i].start, &(*seg)[i].end, &(*seg)[i].ref_start, &(*seg)[i].ref_end};
+
+		if (name && (!json_is_string(name) || !json_string_length(name) ||
+			     json_string_length(name) > 128)) {
+			kerr_field(err, KERR_INVALID, "segments.name", "a segment's name must be a string of "
+				   "1 to 128 bytes");
+			err->index = (long)i;
+			return -1;
+		}
+		for (j = 0; j < 4; j++) {
+			snprintf(field, sizeof(field), "segments.%s", key[j]);
+			if (body_num(s, key[j], false, at[j], field, (long)i, err))
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* A correction: the two traces, the segments, and what came of them. */
+struct correction {
+	struct ka_sample *inst, *ref, *out;
+	size_t n, m, k;
+	struct ka_segment *seg;
+	struct ka_trace_origin *origin;
+	double before, after;	/* RMS power error against the reference */
+};
+
+static void correction_free(struct correction *c)
+{
+	free(c->inst);
+	free(c->ref);
+	free(c->out);
+	free(c->seg);
+	free(c->origin);
+}
+
+static int correction_run(json_t *root, struct correction *c, struct kerr *err)
+{
+	if (trace_of(root, "instrumented", &c->inst, &c->n, err) ||
+	    trace_of(root, "reference", &c->ref, &c->m, err) ||
+	    segments_read(json_object_get(root, "segments"), &c->seg, &c->k, err))
+		return -1;
+	c->out = xcalloc(c->n, sizeof(*c->out));
+	c->origin = xcalloc(c->n, sizeof(*c->origin));
+	if (ka_trace_correct(c->inst, c->n, c->ref, c->m, c->seg, c->k, c->out, c->origin))
+		return kerr_field(err, KERR_INVALID, "segments", "segments must be in time order, not "
+				  "overlap, and end after they start, in both runs");
+	ka_trace_rms(c->inst, c->n, c->ref, c->m, &c->before);
+	ka_trace_rms(c->out, c->n, c->ref, c->m, &c->after);
+	return 0;
+}
+
+static json_t *correction_json(const struct correction *c, json_t *segs)
+{
+	double ti = c->inst[c->n - 1].t, tr = c->ref[c->m - 1].t, to = c->out[c->n - 1].t;
+
+	return json_pack("{s:o,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}",
+			 "corrected", corrected_json(c->out, c->origin, c->n, segs, c->k, c->m),
+			 "segments", segment_ratios(c->seg, segs, c->k, ti, tr),
+			 "time_map", time_map(c->seg, c->k),
+			 "durations_s", "instrumented", ti, "reference", tr, "corrected", to,
+			 "rms_power_error_w", "before", c->before, "after", c->after,
+			 "duration_error_s", "before", fabs(ti - tr), "after", fabs(to - tr));
+}
+
+static void correction_draw(const struct correction *c, json_t *segs, struct req *rq, struct resp *rs,
+			    enum chart_format fmt)
+{
+	struct report_opts ro = report_size_of(rq);
+	const char **names = xcalloc(c->k, sizeof(*names));
+	struct report_trace in = {.inst = c->inst, .ref = c->ref, .corrected = c->out, .n = c->n,
+				  .m = c->m, .seg = c->seg, .names = names, .k = c->k};
+	size_t i;
+
+	for (i = 0; i < c->k; i++)
+		names[i] = json_string_value(json_object_get(json_array_get(segs, i), "name"));
+	report_respond(rs, report_build_trace(&in, &ro), fmt);
+	free(names);
+}
+
 int trace_answer(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart)
 {
-	json_t *root = req_json_object(rq, rs), *segs, *s;
-	struct ka_sample *inst = NULL, *ref = NULL, *out = NULL;
-	struct ka_segment *seg = NULL;
-	struct ka_trace_origin *origin = NULL;
-	size_t n, m, k, i;
-	double before, after;
+	json_t *root = req_json_object(rq, rs);
+	struct correction c = {0};
+	struct kerr err;
 
 	(void)app;
 	if (!root)
 		return 0;
-	if (trace_of(root, "instrumented", &inst, &n, rs) || trace_of(root, "reference", &ref, &m, rs))
-		goto out;
-	segs = json_object_get(root, "segments");
-	if (!json_is_array(segs) || (k = json_array_size(segs)) == 0 || k > SEGMENTS_MAX) {
-		resp_field_errorf(rs, "segments", -1, "segments must be an array of 1 to %d "
-				  "{start, end, ref_start, ref_end}", SEGMENTS_MAX);
-		goto out;
-	}
-	seg = xcalloc(k, sizeof(*seg));
-	json_array_foreach(segs, i, s) {
-		json_t *name = json_object_get(s, "name");
-
-		if (name && (!json_is_string(name) || !json_string_length(name) ||
-			     json_string_length(name) > 128)) {
-			resp_field_errorf(rs, "segments.name", (long)i, "a segment's name must be a string of 1 "
-					  "to 128 bytes");
-			goto out;
-		}
-		if (method_num(s, "start", false, &seg[i].start, rs, "segments.start", (long)i) ||
-		    method_num(s, "end", false, &seg[i].end, rs, "segments.end", (long)i) ||
-		    method_num(s, "ref_start", false, &seg[i].ref_start, rs, "segments.ref_start", (long)i) ||
-		    method_num(s, "ref_end", false, &seg[i].ref_end, rs, "segments.ref_end", (long)i))
-			goto out;
-	}
-	out = xcalloc(n, sizeof(*out));
-	origin = xcalloc(n, sizeof(*origin));
-	if (ka_trace_correct(inst, n, ref, m, seg, k, out, origin)) {
-		resp_field_errorf(rs, "segments", -1, "segments must be in time order, not overlap, and end "
-			  "after they start, in both runs");
-		goto out;
-	}
-	ka_trace_rms(inst, n, ref, m, &before);
-	ka_trace_rms(out, n, ref, m, &after);
-	if (chart) {
-		struct report_opts ro = report_size_of(rq);
-
-		const char **names = xcalloc(k, sizeof(*names));
-		struct report_trace in = {.inst = inst, .ref = ref, .corrected = out, .n = n, .m = m,
-					  .seg = seg, .names = names, .k = k};
-
-		for (i = 0; i < k; i++)
-			names[i] = json_string_value(json_object_get(json_array_get(segs, i), "name"));
-		report_respond(rs, report_build_trace(&in, &ro), *chart);
-		free(names);
-		goto out;
-	}
-	resp_json(rs, 200, json_pack(
-		"{s:o,s:o,s:o,s:{s:f,s:f,s:f},s:{s:f,s:f},s:{s:f,s:f}}", "corrected",
-		corrected_json(out, origin, n, segs, k, m), "segments",
-		segment_ratios(seg, segs, k, inst[n - 1].t, ref[m - 1].t),
-		"time_map", time_map(seg, k),
-		"durations_s", "instrumented", inst[n - 1].t, "reference", ref[m - 1].t, "corrected",
-		out[n - 1].t, "rms_power_error_w", "before", before, "after", after,
-		"duration_error_s", "before", fabs(inst[n - 1].t - ref[m - 1].t), "after",
-		fabs(out[n - 1].t - ref[m - 1].t)));
-out:
-	free(origin);
-	free(inst);
-	free(ref);
-	free(out);
-	free(seg);
+	kerr_clear(&err);
+	if (correction_run(root, &c, &err))
+		resp_error(rs, &err);
+	else if (chart)
+		correction_draw(&c, json_object_get(root, "segments"), rq, rs, *chart);
+	else
+		resp_json(rs, 200, correction_json(&c, json_object_get(root, "segments")));
+	correction_free(&c);
 	json_decref(root);
 	return 0;
 }
-
