@@ -551,102 +551,77 @@ static int get_energy(void *app, struct req *rq, struct resp *rs)
 }
 
 /* POST /api/v1/analysis/energy/model: the prediction from given parameters. */
+
+/* A what-if's regions, each {name, alpha_p, beta_on, f_opt, power_std_w,
+ * power_opt_w, time_std_s} and nothing else. */
+static int energy_regions(json_t *jr, struct ka_region_model *m, const char **names, struct kerr *err)
+{
+	char prefix[32];
+	json_t *reg;
+	size_t i;
+
+	json_array_foreach(jr, i, reg) {
+		const struct field f[] = {
+			{"name", FIELD_TEXT, FIELD_REQUIRED, 1, RUN_NAME_MAX, &names[i], 0},
+			{"alpha_p", FIELD_NUMBER, FIELD_REQUIRED, -HUGE_VAL, HUGE_VAL, &m[i].alpha_p, 0},
+			{"beta_on", FIELD_NUMBER, FIELD_REQUIRED, -HUGE_VAL, HUGE_VAL, &m[i].beta_on, 0},
+			{"f_opt", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL, &m[i].f_opt, 0},
+			{"power_std_w", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL,
+			 &m[i].power_std, 0},
+			{"power_opt_w", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL,
+			 &m[i].power_opt, 0},
+			{"time_std_s", FIELD_NUMBER, FIELD_REQUIRED, 0, HUGE_VAL, &m[i].time_std, 0},
+		};
+
+		snprintf(prefix, sizeof(prefix), "regions[%zu].", i);
+		if (fields_in(reg, prefix, (long)i, FIELDS(f), true, err))
+			return -1;
+	}
+	return 0;
+}
+
 static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 {
-	static const char *const keys[] = {"alpha_p", "beta_on", "f_opt", "power_std_w",
-					   "power_opt_w", "time_std_s"};
+	json_t *root = req_json_object(rq, rs), *jr = NULL, *out;
+	struct numbers ps = {NULL, 0};
+	double f_std = 0;
+	const struct field f[] = {
+		{"f_std", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL, &f_std, 0},
+		{"p", FIELD_NUMBERS, FIELD_REQUIRED, 1, HUGE_VAL, &ps, ENERGY_P_MAX},
+		{"regions", FIELD_ARRAY, FIELD_REQUIRED, 1, RUN_REGIONS_MAX, &jr, 0},
+	};
 	struct ka_region_model *m = NULL;
 	const char **names = NULL;
-	json_t *root = req_json_object(rq, rs), *jp, *jr, *out_regions;
-	double *ps = NULL, f_std;
-	size_t np, nr = 0, i, j;
-	json_error_t je;
-	char field[64];
+	struct kerr err;
+	size_t nr, i;
 
 	(void)app;
 	if (!root)
 		return 0;
-	if (json_unpack_ex(root, &je, JSON_STRICT, "{s:F,s:o,s:o}", "f_std", &f_std, "p", &jp,
-			   "regions", &jr)) {
-		resp_errorf(rs, 400, "the body must be {\"f_std\": MHz, \"p\": [...], \"regions\": "
-			    "[...]}: %s", je.text);
+	kerr_clear(&err);
+	if (fields_only(root, FIELDS(f), &err))
 		goto out;
-	}
-	if (!(f_std > 0) || !isfinite(f_std)) {
-		resp_field_errorf(rs, "f_std", -1, "f_std must be a frequency in MHz, above 0");
-		goto out;
-	}
-	np = json_array_size(jp);
-	if (!json_is_array(jp) || np == 0 || np > ENERGY_P_MAX) {
-		resp_field_errorf(rs, "p", -1, "p must be an array of 1 to %d node counts",
-				  ENERGY_P_MAX);
-		goto out;
-	}
 	nr = json_array_size(jr);
-	if (!json_is_array(jr) || nr == 0 || nr > RUN_REGIONS_MAX) {
-		resp_field_errorf(rs, "regions", -1, "regions must be an array of 1 to %d regions",
-				  RUN_REGIONS_MAX);
+	if (ps.n * nr > ENERGY_CELLS_MAX) {
+		kerr_field(&err, KERR_TOO_LARGE, "regions", "regions x p is %zu x %zu = %zu shares, more "
+			   "than the limit of %d; ask for fewer node counts or regions", nr, ps.n, nr * ps.n,
+			   ENERGY_CELLS_MAX);
 		goto out;
-	}
-	if (np * nr > ENERGY_CELLS_MAX) {
-		resp_field_statusf(rs, 413, "regions", -1, "regions x p is %zu x %zu = %zu shares, more than "
-				  "the limit of %d; ask for fewer node counts or regions", nr, np,
-				  nr * np, ENERGY_CELLS_MAX);
-		goto out;
-	}
-	ps = xmalloc(np * sizeof(*ps));
-	for (i = 0; i < np; i++) {
-		ps[i] = json_number_value(json_array_get(jp, i));
-		if (!json_is_number(json_array_get(jp, i)) || !(ps[i] >= 1) || !isfinite(ps[i])) {
-			resp_field_errorf(rs, "p", (long)i, "each p must be a number 1 or more");
-			goto out;
-		}
 	}
 	m = xcalloc(nr, sizeof(*m));
 	names = xcalloc(nr, sizeof(*names));
-	for (i = 0; i < nr; i++) {
-		json_t *reg = json_array_get(jr, i);
-		double *dst[6] = {&m[i].alpha_p, &m[i].beta_on, &m[i].f_opt, &m[i].power_std,
-				  &m[i].power_opt, &m[i].time_std};
-
-		if (json_unpack_ex(reg, &je, JSON_STRICT, "{s:s,s:F,s:F,s:F,s:F,s:F,s:F}", "name",
-				   &names[i], keys[0], dst[0], keys[1], dst[1], keys[2], dst[2],
-				   keys[3], dst[3], keys[4], dst[4], keys[5], dst[5])) {
-			snprintf(field, sizeof(field), "regions[%zu]", i);
-			resp_field_errorf(rs, field, (long)i,
-					  "%s needs name, alpha_p, beta_on, f_opt, power_std_w, "
-					  "power_opt_w and time_std_s, numbers all but name: %.100s",
-					  field, je.text);
-			goto out;
-		}
-		if (!*names[i] || strlen(names[i]) > RUN_NAME_MAX) {
-			snprintf(field, sizeof(field), "regions[%zu].name", i);
-			resp_field_errorf(rs, field, (long)i, "%s must be 1 to %d bytes", field,
-					  RUN_NAME_MAX);
-			goto out;
-		}
-		for (j = 0; j < 6; j++) {
-			bool ok = isfinite(*dst[j]) &&
-				  (j < 2 || (j == 5 ? *dst[j] >= 0 : *dst[j] > 0));
-
-			if (!ok) {
-				snprintf(field, sizeof(field), "regions[%zu].%s", i, keys[j]);
-				resp_field_errorf(rs, field, (long)i, "%s must be %s", field,
-						  j == 5 ? "0 or more seconds" : "above 0");
-				goto out;
-			}
-		}
-	}
-	out_regions = json_array();
+	if (energy_regions(jr, m, names, &err))
+		goto out;
+	out = json_array();
 	for (i = 0; i < nr; i++)
-		json_array_append_new(out_regions,
-				      json_pack("{s:s,s:f}", "name", names[i], "energy_ratio",
-						ka_energy_ratio(&m[i], f_std)));
-	resp_json(rs, 200,
-		  json_pack("{s:o,s:o}", "predicted", predicted_json(m, names, nr, f_std, ps, np),
-			    "regions", out_regions));
+		json_array_append_new(out, json_pack("{s:s,s:f}", "name", names[i], "energy_ratio",
+						     ka_energy_ratio(&m[i], f_std)));
+	resp_json(rs, 200, json_pack("{s:o,s:o}", "predicted", predicted_json(m, names, nr, f_std, ps.v, ps.n),
+				     "regions", out));
 out:
-	free(ps);
+	if (err.code)
+		resp_error(rs, &err);
+	free(ps.v);
 	free(m);
 	free(names);
 	json_decref(root);

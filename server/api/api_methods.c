@@ -98,14 +98,9 @@ static int module_powers(json_t *m, const char *hi, const char *lo, double *p_ma
 		{hi, FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL, p_max, 0},
 		{lo, FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL, p_min, 0},
 	};
-	char name[sizeof(err->field) + 16];
 
-	if (fields_read(NULL, m, FIELDS(f), err)) {
-		snprintf(name, sizeof(name), "modules.%s", err->field);
-		snprintf(err->field, sizeof(err->field), "%.*s", (int)sizeof(err->field) - 1, name);
-		err->index = (long)i;
+	if (fields_in(m, "modules.", (long)i, FIELDS(f), false, err))
 		return -1;
-	}
 	if (!(*p_max > *p_min)) {
 		kerr_field(err, KERR_INVALID, "modules.p_max", "modules[%zu]: %s must exceed %s", i, hi, lo);
 		err->index = (long)i;

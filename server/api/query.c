@@ -173,7 +173,17 @@ static int one_field(struct req *rq, json_t *body, const struct field *f, struct
 	case FIELD_TEXT:
 		if (!text && !json_is_string(j))
 			return kerr_field(err, KERR_INVALID, f->name, "%s must be a string", f->name);
-		*(const char **)f->out = text ? text : json_string_value(j);
+		text = text ? text : json_string_value(j);
+		if (f->hi > 0 && (strlen(text) < f->lo || strlen(text) > f->hi))
+			return kerr_field(err, KERR_INVALID, f->name, "%s must be %.0f to %.0f bytes", f->name,
+					  f->lo, f->hi);
+		*(const char **)f->out = text;
+		return 0;
+	case FIELD_ARRAY:
+		if (!json_is_array(j) || json_array_size(j) < f->lo || json_array_size(j) > f->hi)
+			return kerr_field(err, KERR_INVALID, f->name, "%s must be an array of %.0f to %.0f items",
+					  f->name, f->lo, f->hi);
+		*(json_t **)f->out = j;
 		return 0;
 	default:
 		return numbers(f, text, j, err);
@@ -194,6 +204,36 @@ int fields_read(struct req *rq, json_t *body, const struct field *f, size_t n, s
 			return -1;
 		}
 	return 0;
+}
+
+int fields_only(json_t *body, const struct field *f, size_t n, struct kerr *err)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	if (!json_is_object(body))
+		return kerr_set(err, KERR_INVALID, "the body must be a JSON object");
+	json_object_foreach(body, key, v) {
+		for (i = 0; i < n && strcmp(key, f[i].name); i++)
+			;
+		if (i == n)
+			return kerr_field(err, KERR_INVALID, key, "%.60s is not a field here", key);
+	}
+	return fields_read(NULL, body, f, n, err);
+}
+
+int fields_in(json_t *item, const char *prefix, long index, const struct field *f, size_t n,
+	      bool only, struct kerr *err)
+{
+	char name[sizeof(err->field) + 64];
+
+	if (!(only ? fields_only(item, f, n, err) : fields_read(NULL, item, f, n, err)))
+		return 0;
+	snprintf(name, sizeof(name), "%s%s", prefix, err->field);
+	snprintf(err->field, sizeof(err->field), "%.*s", (int)sizeof(err->field) - 1, name);
+	err->index = index;
+	return -1;
 }
 
 int query_num(struct req *rq, const char *key, double lo, double hi, double *out,

@@ -43,9 +43,11 @@ enum field_kind {
 	FIELD_NUMBER,		/* double *: a finite number in [lo, hi] */
 	FIELD_INTEGER,		/* int64_t *: a whole number in [lo, hi] */
 	FIELD_BOOL,		/* bool *: true or false */
-	FIELD_TEXT,		/* const char **: borrowed (from the query, or the body) */
+	FIELD_TEXT,		/* const char **: borrowed (from the query, or the body); of
+				 * lo to hi bytes when hi > 0 */
 	FIELD_NUMBERS,		/* struct numbers *: 1 to max numbers in [lo, hi]; a query
 				 * writes them "1,2,3" */
+	FIELD_ARRAY,		/* json_t **: a body's array of lo to hi items, borrowed */
 };
 
 enum field_flags {
@@ -74,6 +76,15 @@ struct field {
  * query when body is NULL. 0, or -1 with err on the first bad one
  * (numbers read before it are freed). */
 int fields_read(struct req *rq, json_t *body, const struct field *f, size_t n, struct kerr *err);
+
+/* fields_read of a body that holds these fields only: a key not in f is a
+ * 400 naming it. */
+int fields_only(json_t *body, const struct field *f, size_t n, struct kerr *err);
+
+/* The fields of one item of a list (only: and no others): a bad one is
+ * named prefix + its name ("regions[2].f_opt", "modules.p_max"), at index. */
+int fields_in(json_t *item, const char *prefix, long index, const struct field *f, size_t n,
+	      bool only, struct kerr *err);
 
 /* One field of the query: a number in [lo, hi] / an integer in [min, max]
  * / a list of at most max numbers into out (*n of them) / "true" or
