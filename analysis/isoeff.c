@@ -1,6 +1,7 @@
 #include "isoeff.h"
 
 #include <gsl/gsl_fit.h>
+#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -500,4 +501,24 @@ int ka_strong_scaling(const struct ka_obs *obs, size_t nobs, double *speedup, do
 		efficiency[i] = (double)obs[first].p * obs[first].tau / ((double)obs[i].p * obs[i].tau);
 	}
 	return 0;
+}
+
+size_t ka_iso_auto_tolerance(const struct ka_obs *obs, size_t nobs, double *scratch,
+			     struct ka_iso_opts *opts)
+{
+	double *eps = scratch, *tau = scratch + nobs;
+	size_t i, m = 0;
+
+	for (i = 0; i < nobs; i++)
+		if (obs[i].count > 1) {
+			eps[m] = (obs[i].eps_hi - obs[i].eps_lo) / 2;
+			tau[m++] = (obs[i].tau_hi - obs[i].tau_lo) / obs[i].tau;
+		}
+	if (m == 0)
+		return 0;
+	gsl_sort(eps, 1, m);
+	gsl_sort(tau, 1, m);
+	opts->tol = fmax(gsl_stats_median_from_sorted_data(eps, 1, m), KA_ISO_TOL_DEFAULT);
+	opts->c2_rtol = gsl_stats_median_from_sorted_data(tau, 1, m);
+	return m;
 }

@@ -68,6 +68,16 @@ struct ka_iso_opts {
 #define KA_ISO_TOL_DEFAULT 1e-9
 #define KA_C2_RTOL_DEFAULT 0.02
 
+/* The tolerances from the measured spread of the points with two or more
+ * runs (tolerance=auto): tol is the median half-width of their efficiency
+ * spread (eps_lo .. eps_hi), at least KA_ISO_TOL_DEFAULT; c2_rtol the
+ * median relative spread of their tau ((tau_hi - tau_lo) / tau), so a step
+ * whose tau changes by no more than the runs of one point differ is C2.
+ * scratch: room for 2 nobs doubles. Returns how many points were repeated;
+ * with none, opts is left alone (the defaults stand). */
+size_t ka_iso_auto_tolerance(const struct ka_obs *obs, size_t nobs, double *scratch,
+			     struct ka_iso_opts *opts);
+
 /* A p-increase step between consecutive measured p at fixed n. */
 struct ka_step {
 	size_t from, to;	/* obs indices, same n, p ascending */

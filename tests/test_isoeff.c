@@ -541,6 +541,36 @@ static void test_fast_equals_oracle(void **state)
 	}
 }
 
+/* tolerance=auto by hand: three repeated points with efficiency spreads
+ * 0.02, 0.06, 0.04 wide (half-widths 0.01, 0.03, 0.02: median 0.02) and
+ * tau spreads 1, 4, 2 over tau 10 (median 0.2); a single run counts not. */
+static void test_auto_tolerance_from_spread(void **state)
+{
+	struct ka_obs obs[4] = {
+		{.p = 1, .n = 1, .tau = 10, .tau_lo = 9.5, .tau_hi = 10.5, .eps_lo = 0.5, .eps_hi = 0.52, .count = 3},
+		{.p = 2, .n = 1, .tau = 10, .tau_lo = 8, .tau_hi = 12, .eps_lo = 0.4, .eps_hi = 0.46, .count = 2},
+		{.p = 4, .n = 1, .tau = 10, .tau_lo = 9, .tau_hi = 11, .eps_lo = 0.3, .eps_hi = 0.34, .count = 5},
+		{.p = 8, .n = 1, .tau = 10, .tau_lo = 1, .tau_hi = 100, .eps_lo = 0, .eps_hi = 1, .count = 1},
+	};
+	struct ka_iso_opts o = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
+	double scratch[8];
+
+	(void)state;
+	assert_int_equal(ka_iso_auto_tolerance(obs, 4, scratch, &o), 3);
+	assert_true(fabs(o.tol - 0.02) < 1e-12);
+	assert_true(fabs(o.c2_rtol - 0.2) < 1e-12);
+	/* identical repeats: the tolerance stays at its floor */
+	obs[0].eps_hi = obs[0].eps_lo;
+	obs[1].eps_hi = obs[1].eps_lo;
+	obs[2].eps_hi = obs[2].eps_lo;
+	assert_int_equal(ka_iso_auto_tolerance(obs, 4, scratch, &o), 3);
+	assert_true(o.tol == KA_ISO_TOL_DEFAULT);
+	/* nothing repeated: the defaults stand */
+	o = (struct ka_iso_opts){KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
+	assert_int_equal(ka_iso_auto_tolerance(obs + 3, 1, scratch, &o), 0);
+	assert_true(o.tol == KA_ISO_TOL_DEFAULT && o.c2_rtol == KA_C2_RTOL_DEFAULT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_noisy_repeats),
 		cmocka_unit_test(test_step_class_uncertain_inside_spread),
 		cmocka_unit_test(test_fast_equals_oracle),
+		cmocka_unit_test(test_auto_tolerance_from_spread),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);

@@ -1,6 +1,4 @@
 /* Analyses of HTTP API v1: isoefficiency (Orii) and energy (Kimura et al.). */
-#include <gsl/gsl_sort_double.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,114 +314,111 @@ out:
 	return 0;
 }
 
-/* tolerance=auto: the tolerances from the measured spread of the points
- * with two or more runs. The SPS tolerance on eps is the median half-width
- * of their efficiency spread (efficiency_min … max); c2_rtol the median
- * relative spread of their tau ((tau_max − tau_min) / tau), so a step whose
- * tau changes by no more than the runs of one point differ is C2. Without
- * repeated points the defaults stand, and the answer says so. */
+/* tolerance=auto: the tolerances from the spread of repeated points
+ * (ka_iso_auto_tolerance), and where they came from. */
 static json_t *auto_tolerance(const struct ka_obs *obs, size_t nobs, struct ka_iso_opts *opts)
 {
-	double *eps = xmalloc((nobs ? nobs : 1) * sizeof(double));
-	double *tau = xmalloc((nobs ? nobs : 1) * sizeof(double));
-	size_t i, m = 0;
-	json_t *o;
+	double *scratch = xmalloc((2 * nobs + 1) * sizeof(double));
+	size_t m = ka_iso_auto_tolerance(obs, nobs, scratch, opts);
 
-	for (i = 0; i < nobs; i++)
-		if (obs[i].count > 1) {
-			eps[m] = (obs[i].eps_hi - obs[i].eps_lo) / 2;
-			tau[m++] = (obs[i].tau_hi - obs[i].tau_lo) / obs[i].tau;
-		}
-	if (m == 0) {
-		o = json_pack("{s:I,s:s}", "repeated_points", (json_int_t)0, "source",
-			      "no point has two or more runs: the default tolerances stand");
-	} else {
-		gsl_sort(eps, 1, m);
-		gsl_sort(tau, 1, m);
-		opts->tol = fmax(gsl_stats_median_from_sorted_data(eps, 1, m), KA_ISO_TOL_DEFAULT);
-		opts->c2_rtol = gsl_stats_median_from_sorted_data(tau, 1, m);
-		o = json_pack("{s:I,s:s}", "repeated_points", (json_int_t)m, "source",
-			      "the median spread of the points with two or more runs");
-	}
-	free(eps);
-	free(tau);
-	return o;
+	free(scratch);
+	return json_pack("{s:I,s:s}", "repeated_points", (json_int_t)m, "source", m ?
+			 "the median spread of the points with two or more runs" :
+			 "no point has two or more runs: the default tolerances stand");
+}
+
+/* What GET /api/v1/analysis/isoefficiency is asked for, besides the series. */
+struct iso_params {
+	struct ka_iso_opts opts;
+	bool is_auto, with_points, with_models;
+	double levels[LEVELS_MAX];
+	size_t nlevels;
+	double max_pairs;
+};
+
+static int iso_params_read(struct req *rq, struct iso_params *ip, struct kerr *err)
+{
+	*ip = (struct iso_params){{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}, false, true, true,
+				  {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}, 9, 10000};
+	ip->is_auto = req_query(rq, "tolerance") && !strcmp(req_query(rq, "tolerance"), "auto");
+	if (ip->is_auto && req_query(rq, "c2_rtol"))
+		return kerr_field(err, KERR_INVALID, "c2_rtol", "tolerance=auto sets c2_rtol from the "
+				  "spread too; give one or the other");
+	return (!ip->is_auto && query_num(rq, "tolerance", 0, 1, &ip->opts.tol, err)) ||
+	       query_num(rq, "c2_rtol", 0, 10, &ip->opts.c2_rtol, err) ||
+	       query_list(rq, "levels", 0, 1, ip->levels, LEVELS_MAX, &ip->nlevels, err) ||
+	       query_num(rq, "max_pairs", 1, ISO_LIST_MAX, &ip->max_pairs, err) ||
+	       query_bool(rq, "points", true, &ip->with_points, err) ||
+	       query_bool(rq, "models", true, &ip->with_models, err) ? -1 : 0;
+}
+
+/* The answer: the lists of the walk (points=false leaves out the points of
+ * a large series), the functions, and how many there are, listed or not
+ * (max_pairs bounds the lists). Takes the lists of out. */
+static json_t *iso_json(const struct series_data *sd, const struct ka_obs *obs, size_t nobs,
+			const struct iso_params *ip, struct iso_out *out)
+{
+	json_t *body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
+				 series_json(sd), "frequency_mhz", json_finite(sd->frequency_mhz), "tolerance",
+				 ip->opts.tol, "c2_rtol", ip->opts.c2_rtol, "points",
+				 ip->with_points ? points_json(obs, nobs, sd->runs) : NULL, "sps", out->sps,
+				 "candidates", out->cand, "not_sps", out->not, "bases", out->bases,
+				 "steps", json_incref(out->steps), "c1_c3_boundary", out->boundary,
+				 "isoefficiency_functions", functions_json(obs, nobs, ip->levels, ip->nlevels),
+				 "other_frequencies", series_other_frequencies(sd));
+
+	json_object_set_new(body, "skipped", json_pack("{s:I}", "no_chi", (json_int_t)sd->no_chi));
+	json_object_set_new(body, "scaling", scaling_json(obs, nobs));
+	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out->nsps,
+						      "candidates", (json_int_t)out->ncand, "not_sps",
+						      (json_int_t)out->nnot, "truncated",
+						      out->nsps > out->max_pairs || out->ncand > out->max_pairs ||
+						      out->nnot > out->max_pairs));
+	out->sps = out->cand = out->not = out->bases = out->boundary = NULL;
+	return body;
 }
 
 static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 {
-	struct karted *k = app;
-	struct ka_iso_opts opts = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
-	double levels[LEVELS_MAX] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
-	size_t nlevels = 9, nobs, wsize;
-	double max_pairs = 10000;
 	struct series_data sd = {0};
-	struct iso_out out;
-	struct kerr err;
+	struct iso_out out = {0};
+	struct iso_params ip;
 	struct ka_obs *obs = NULL;
+	json_t *body, *tol_auto = NULL, *models = NULL;
+	size_t nobs = 0, wsize;
 	void *work = NULL;
-	json_t *body, *tol_auto, *models = NULL;
-	bool with_points, with_models, is_auto;
+	struct kerr err;
 
 	kerr_clear(&err);
-	is_auto = req_query(rq, "tolerance") && !strcmp(req_query(rq, "tolerance"), "auto");
-	if ((!is_auto && query_num(rq, "tolerance", 0, 1, &opts.tol, &err)) ||
-	    (is_auto && req_query(rq, "c2_rtol") &&
-	     kerr_field(&err, KERR_INVALID, "c2_rtol", "tolerance=auto sets c2_rtol from the spread too; "
-			"give one or the other")) ||
-	    query_num(rq, "c2_rtol", 0, 10, &opts.c2_rtol, &err) ||
-	    query_list(rq, "levels", 0, 1, levels, LEVELS_MAX, &nlevels, &err) ||
-	    query_num(rq, "max_pairs", 1, ISO_LIST_MAX, &max_pairs, &err) ||
-	    query_bool(rq, "points", true, &with_points, &err) ||
-	    query_bool(rq, "models", true, &with_models, &err) ||
-	    series_load(k, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
-	    series_pool(&sd, &obs, &nobs, &work, &wsize, &err)) {
-		resp_error(rs, &err);
+	if (iso_params_read(rq, &ip, &err) || series_load(app, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
+	    series_pool(&sd, &obs, &nobs, &work, &wsize, &err))
 		goto out;
-	}
 	if (nobs < 2) {
-		resp_errorf(rs, 400,
-			    "the isoefficiency analysis needs runs at two or more (p, n) points; "
-			    "series %s has runs at one point only", series_label(&sd));
+		kerr_set(&err, KERR_INVALID, "the isoefficiency analysis needs runs at two or more (p, n) "
+			 "points; series %s has runs at one point only", series_label(&sd));
 		goto out;
 	}
-	tol_auto = is_auto ? auto_tolerance(obs, nobs, &opts) : NULL;
+	if (ip.is_auto)
+		tol_auto = auto_tolerance(obs, nobs, &ip.opts);
 	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),
-			       json_array(), json_array(), (size_t)max_pairs, 0, 0, 0};
-	ka_iso_analyze(obs, nobs, &opts, work, wsize,
-		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base,
-						&out});
-	if (with_models &&
-	    !(models = iso_models_json(rq, &sd, obs, nobs, levels, nlevels, out.steps, &err))) {
-		resp_error(rs, &err);
-		json_decref(tol_auto);
-		iso_out_free(&out);
+			       json_array(), json_array(), (size_t)ip.max_pairs, 0, 0, 0};
+	ka_iso_analyze(obs, nobs, &ip.opts, work, wsize,
+		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base, &out});
+	if (ip.with_models &&
+	    !(models = iso_models_json(rq, &sd, obs, nobs, ip.levels, ip.nlevels, out.steps, &err)))
 		goto out;
-	}
-	/* points=false: the lists without the points (a large series) */
-	body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
-			 series_json(&sd), "frequency_mhz", json_finite(sd.frequency_mhz), "tolerance",
-			 opts.tol, "c2_rtol", opts.c2_rtol, "points",
-			 with_points ? points_json(obs, nobs, sd.runs) : NULL, "sps", out.sps,
-			 "candidates", out.cand, "not_sps", out.not, "bases", out.bases,
-			 "steps", out.steps, "c1_c3_boundary", out.boundary,
-			 "isoefficiency_functions", functions_json(obs, nobs, levels, nlevels),
-			 "other_frequencies", series_other_frequencies(&sd));
-	json_object_set_new(body, "skipped", json_pack("{s:I}", "no_chi", (json_int_t)sd.no_chi));
-	json_object_set_new(body, "scaling", scaling_json(obs, nobs));
+	body = iso_json(&sd, obs, nobs, &ip, &out);
 	if (tol_auto)
-		json_object_set_new(body, "tolerance_auto", tol_auto);
+		json_object_set(body, "tolerance_auto", tol_auto);
 	if (models)
-		json_object_set_new(body, "models", models);
-	/* how many there are, listed or not (max_pairs bounds the lists) */
-	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out.nsps,
-						      "candidates", (json_int_t)out.ncand, "not_sps",
-						      (json_int_t)out.nnot, "truncated",
-						      out.nsps > out.max_pairs ||
-							      out.ncand > out.max_pairs ||
-							      out.nnot > out.max_pairs));
+		json_object_set(body, "models", models);
 	resp_json(rs, 200, body);
 out:
+	if (err.code)
+		resp_error(rs, &err);
+	json_decref(tol_auto);
+	json_decref(models);
+	iso_out_free(&out);
 	free(obs);
 	free(work);
 	series_free(&sd);
