@@ -3,6 +3,7 @@
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -702,4 +703,27 @@ void ka_pmnf_format(const struct ka_pmnf_model *mdl, const char *const *names, c
 				len = put(buf, size, len, " * log2(%s)^%d", name, f->log);
 		}
 	}
+}
+
+enum ka_band_from ka_pmnf_band(const struct ka_pmnf_model *mdl, const double *x, const double *y,
+			       const double *var, size_t m, size_t nvalues, double level,
+			       struct ka_band *b)
+{
+	size_t k = (size_t)mdl->nterms + 1;
+
+	b->from = KA_BAND_NONE;
+	b->q = NAN;
+	if (var && nvalues > m && ka_pmnf_covariance(mdl, x, y, var, m, b->cov) == 0) {
+		b->q = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)(nvalues - m));
+		b->from = KA_BAND_REPETITIONS;
+	} else if (m > k && ka_pmnf_covariance(mdl, x, y, NULL, m, b->cov) == 0) {
+		b->q = gsl_cdf_tdist_Pinv(0.5 + level / 2, (double)(m - k));
+		b->from = KA_BAND_RESIDUALS;
+	}
+	return b->from;
+}
+
+const char *ka_band_name(enum ka_band_from from)
+{
+	return from == KA_BAND_REPETITIONS ? "repetitions" : from == KA_BAND_RESIDUALS ? "residuals" : "none";
 }

@@ -104,4 +104,27 @@ int ka_pmnf_covariance(const struct ka_pmnf_model *mdl, const double *x, const d
 /* The standard error of the model's value at x from cov. */
 double ka_pmnf_se(const struct ka_pmnf_model *mdl, const double *cov, const double *x);
 
+/* A confidence band at level (0.95): from the spread of repetitions when
+ * every point has them (var set: Student's t with the pooled degrees of
+ * freedom, nvalues - m, the sum of r - 1; two runs a point give a wide
+ * band, as they should), otherwise from the residuals when there are more
+ * points than coefficients, otherwise none. The band at x is
+ * q * ka_pmnf_se(mdl, cov, x). */
+enum ka_band_from { KA_BAND_NONE, KA_BAND_REPETITIONS, KA_BAND_RESIDUALS };
+
+struct ka_band {
+	enum ka_band_from from;
+	double q;		/* the t quantile of the level */
+	double *cov;		/* (nterms + 1)^2, the caller's room; unset with none */
+};
+
+/* var: each point's variance of its mean, or NULL when not every point is
+ * repeated. b->cov must have room for (nterms + 1)^2. */
+enum ka_band_from ka_pmnf_band(const struct ka_pmnf_model *mdl, const double *x, const double *y,
+			       const double *var, size_t m, size_t nvalues, double level,
+			       struct ka_band *b);
+
+/* "repetitions", "residuals" or "none". */
+const char *ka_band_name(enum ka_band_from from);
+
 #endif

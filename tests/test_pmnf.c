@@ -289,6 +289,29 @@ static void test_band(void **state)
 	assert_int_equal(ka_pmnf_covariance(&m, x, y, NULL, 2, cov), -KA_ENODATA);
 }
 
+/* Which band: a line through 3 repeated points (9 values, 6 degrees of
+ * freedom) takes t(0.975, 6) = 2.446912 from the repetitions; without
+ * their spread, the residuals' t(0.975, 1) = 12.706205; through 2 points
+ * there is no band. */
+static void test_band_choice(void **state)
+{
+	struct ka_pmnf_model m = {.nparams = 1, .constant = 1, .nterms = 1,
+				  .t = {{2, 1, {{0, 1, 1, 0}}}}};
+	double x[3] = {1, 2, 3}, y[3] = {3, 5.1, 7}, var[3] = {0.04, 0.04, 0.04}, cov[4];
+	struct ka_band b = {.cov = cov};
+
+	(void)state;
+	assert_int_equal(ka_pmnf_band(&m, x, y, var, 3, 9, 0.95, &b), KA_BAND_REPETITIONS);
+	assert_true(fabs(b.q - 2.446911851) < 1e-8);
+	assert_string_equal(ka_band_name(b.from), "repetitions");
+	assert_int_equal(ka_pmnf_band(&m, x, y, NULL, 3, 3, 0.95, &b), KA_BAND_RESIDUALS);
+	assert_true(fabs(b.q - 12.70620474) < 1e-7);
+	assert_true(ka_pmnf_se(&m, cov, (double[]){2}) > 0);	/* 5.1 is off the line */
+	assert_int_equal(ka_pmnf_band(&m, x, y, NULL, 2, 2, 0.95, &b), KA_BAND_NONE);
+	assert_true(isnan(b.q));
+	assert_string_equal(ka_band_name(b.from), "none");
+}
+
 /* ---- the cases Extra-P's own tests check --------------------------------------
  * As Extra-P's tests/test_basic_modeler.py and test_multi_param_modeler.py
  * state them (restated here, no file of theirs copied): exact data of c0 + c *
@@ -503,6 +526,7 @@ int main(void)
 		cmocka_unit_test(test_diagonal_is_constant),
 		cmocka_unit_test(test_ties_go_to_fewer_terms),
 		cmocka_unit_test(test_band),
+		cmocka_unit_test(test_band_choice),
 		cmocka_unit_test(test_isoefficiency_from_models),
 		cmocka_unit_test(test_isoefficiency_from_fitted_models),
 		cmocka_unit_test(test_tau_turn),

@@ -7,7 +7,6 @@
  * asked, and warnings when the points cannot support the model.
  */
 #include <errno.h>
-#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdint.h>
@@ -165,38 +164,6 @@ static int model_fit(const struct model_data *md, struct ka_pmnf_model *mdl, str
 
 /* ---- the answer ------------------------------------------------------------ */
 
-struct band {
-	double *cov;		/* NULL: no band */
-	double q;		/* the normal or t quantile of MODEL_CONFIDENCE */
-	const char *from;	/* "repetitions", "residuals" or "none" */
-};
-
-/* The confidence band: from the spread of repetitions when every point
- * has them (Student's t with the pooled degrees of freedom, sum of r - 1:
- * two runs a point give a wide band, as they should), otherwise from the
- * residuals when there are more points than coefficients, otherwise none. */
-static void model_band(const struct model_data *md, const struct ka_pmnf_model *mdl,
-		       struct band *b)
-{
-	size_t k = (size_t)mdl->nterms + 1;
-
-	b->cov = xmalloc(k * k * sizeof(double));
-	if (md->repeated &&
-	    ka_pmnf_covariance(mdl, md->x, md->mean, md->var, md->m, b->cov) == 0) {
-		b->q = gsl_cdf_tdist_Pinv(0.5 + MODEL_CONFIDENCE / 2,
-					  (double)(md->nvalues - md->m));
-		b->from = "repetitions";
-	} else if (md->m > k &&
-		   ka_pmnf_covariance(mdl, md->x, md->mean, NULL, md->m, b->cov) == 0) {
-		b->q = gsl_cdf_tdist_Pinv(0.5 + MODEL_CONFIDENCE / 2, (double)(md->m - k));
-		b->from = "residuals";
-	} else {
-		free(b->cov);
-		b->cov = NULL;
-		b->from = "none";
-	}
-}
-
 static json_t *coords_json(const double *x, int nparams)
 {
 	json_t *a = json_array();
@@ -254,7 +221,7 @@ static void param_ranges(const struct model_data *md, struct ranges *rg)
 }
 
 static void warnings_json(json_t *w, const struct model_data *md, const struct ka_pmnf_model *mdl,
-			  const struct ranges *rg, const struct band *b, bool far)
+			  const struct ranges *rg, const struct ka_band *b, bool far)
 {
 	int k;
 
@@ -276,11 +243,11 @@ static void warnings_json(json_t *w, const struct model_data *md, const struct k
 						"apart, so extrapolate with care",
 						md->names[k], lo, hi, hi / lo, MODEL_NARROW_RANGE));
 	}
-	if (!strcmp(b->from, "residuals"))
+	if (b->from == KA_BAND_RESIDUALS)
 		json_array_append_new(w, json_string("some points have one value: the band comes from "
 						     "the scatter around the model, not from "
 						     "repeated runs"));
-	else if (!strcmp(b->from, "none"))
+	else if (b->from == KA_BAND_NONE)
 		json_array_append_new(w, json_sprintf("no confidence band: the points have no "
 						      "repetitions and are too few for the model's "
 						      "%d coefficients", mdl->nterms + 1));
@@ -294,7 +261,7 @@ static void warnings_json(json_t *w, const struct model_data *md, const struct k
 struct fitted {
 	struct model_data md;
 	struct ka_pmnf_model mdl;
-	struct band b;
+	struct ka_band b;
 };
 
 static void fitted_free(struct fitted *f)
@@ -302,22 +269,26 @@ static void fitted_free(struct fitted *f)
 	model_data_free(&f->md);
 	free(f->b.cov);
 	f->b.cov = NULL;
+	f->b.from = KA_BAND_NONE;
 }
 
 /* Fit f->md (grouped) and work out the band. */
 static int fit(struct fitted *f, struct kerr *err)
 {
 	f->b.cov = NULL;
+	f->b.from = KA_BAND_NONE;
 	if (model_fit(&f->md, &f->mdl, err))
 		return -1;
-	model_band(&f->md, &f->mdl, &f->b);
+	f->b.cov = xmalloc(((size_t)f->mdl.nterms + 1) * ((size_t)f->mdl.nterms + 1) * sizeof(double));
+	ka_pmnf_band(&f->mdl, f->md.x, f->md.mean, f->md.repeated ? f->md.var : NULL, f->md.m,
+		     f->md.nvalues, MODEL_CONFIDENCE, &f->b);
 	return 0;
 }
 
 /* The model's value at x and the half-width of its band (NAN: none). */
 static double model_at(const struct fitted *f, const double *x, double *half)
 {
-	*half = f->b.cov ? f->b.q * ka_pmnf_se(&f->mdl, f->b.cov, x) : NAN;
+	*half = f->b.from != KA_BAND_NONE ? f->b.q * ka_pmnf_se(&f->mdl, f->b.cov, x) : NAN;
 	return ka_pmnf_eval(&f->mdl, x);
 }
 
@@ -444,7 +415,7 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 			 json_finite(mdl->rss), "smape", json_finite(mdl->smape), "adj_r2",
 			 json_finite(mdl->adj_r2), "points", (json_int_t)mdl->points, "dof",
 			 (json_int_t)mdl->dof, "parameters", params, "confidence", MODEL_CONFIDENCE,
-			 "band_from", f->b.from);
+			 "band_from", ka_band_name(f->b.from));
 	if (with_points) {
 		json_object_set_new(body, "measurements", meas);
 		json_object_set_new(body, "predictions", preds);
