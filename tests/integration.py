@@ -750,7 +750,7 @@ def model_post_names_every_bad_field():
     k = Shared.k
     ok = [{"coordinates": [p], "values": [p]} for p in (1, 2, 4, 8, 16)]
     for body, status, field in [
-            ({"points": ok}, 400, None),
+            ({"points": ok}, 400, "parameters"),
             ({"parameters": [], "points": ok}, 400, "parameters"),
             ({"parameters": ["p", "p"], "points": ok}, 400, "parameters"),
             ({"parameters": ["p"], "points": []}, 400, "points"),
