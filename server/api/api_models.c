@@ -737,20 +737,13 @@ static bool one_fixed_each(struct obsv *o, size_t nv)
 	return varies;
 }
 
-/* The number at key: absent leaves *out NAN. */
+/* The number at key, above 0: absent leaves *out NAN. */
 static int query_positive(struct req *rq, const char *key, double *out, struct kerr *err)
 {
-	const char *s = req_query(rq, key);
-	char *end;
+	const struct field f = {key, FIELD_NUMBER, FIELD_ABOVE_LO, 0, MODEL_MAGNITUDE, out, 0};
 
 	*out = NAN;
-	if (!s)
-		return 0;
-	errno = 0;
-	*out = strtod(s, &end);
-	if (!*s || *end || errno || !(*out > 0) || *out > MODEL_MAGNITUDE)
-		return kerr_field(err, KERR_INVALID, key, "%s must be a number above 0 (got '%.40s')", key, s);
-	return 0;
+	return fields_read(rq, NULL, &f, 1, err);
 }
 
 /* predict=X,Y,... (one parameter) or predict=P:N,... (two). */
@@ -789,155 +782,188 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
 	return 0;
 }
 
-/* The runs of a stored series' metric grouped for a one- or two-
- * parameter model, as the query asks (metric, parameters, n, p,
- * frequency_mhz, label.K=V): what GET /api/v1/analysis/model and the model
- * report share. *extra gets the answer's fields about the series; name,
- * when not NULL, its series_label(). */
+/* What the query selects of a series for a model, and what came of it:
+ * what GET /api/v1/analysis/model and the model report share. */
+struct model_sel {
+	struct metric metric;
+	const char *metric_name;
+	bool is_p[KA_PMNF_PARAMS];	/* parameters[i] is p (else n) */
+	double fixed_n, fixed_p;	/* n=, p=: NAN when not given */
+	bool resource;			/* model p times the metric */
+	/* what the series gave */
+	char name[SERIES_LABEL_SIZE];	/* series_label() */
+	json_t *series;			/* series_json() */
+	double freq;			/* the frequency modelled (NAN: none) */
+	size_t skipped;			/* runs without the metric */
+	bool weak;			/* weak scaling along the parameter */
+	const char *fixed_name;		/* "n" or "p" held fixed (one parameter, not weak), or NULL */
+	double chosen;			/* its value */
+	json_t *values;			/* the fixed one's values, [{n|p, points}] */
+};
+
+static void model_sel_free(struct model_sel *sel)
+{
+	json_decref(sel->series);
+	json_decref(sel->values);
+	sel->series = sel->values = NULL;
+}
+
+/* metric, parameters, n, p and resource of the query, checked together. */
+static int model_sel_read(struct req *rq, struct model_data *md, struct model_sel *sel, struct kerr *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
+	sel->chosen = NAN;
+	if (parse_metric(sel->metric_name, &sel->metric, err) ||
+	    parse_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
+	    query_positive(rq, "n", &sel->fixed_n, err) || query_positive(rq, "p", &sel->fixed_p, err) ||
+	    query_bool(rq, "resource", false, &sel->resource, err))
+		return -1;
+	if (sel->resource && md->nparams == 1 && !sel->is_p[0])
+		return kerr_field(err, KERR_INVALID, "resource", "resource=true models p times the metric, "
+				  "so parameters must include p");
+	if (sel->resource)	/* which parameter is p, plus one */
+		md->resource = md->nparams == 2 && sel->is_p[1] ? 2 : 1;
+	if (md->nparams == 2 && (!isnan(sel->fixed_n) || !isnan(sel->fixed_p)))
+		return kerr_field(err, KERR_INVALID, isnan(sel->fixed_n) ? "p" : "n", "parameters=p,n "
+				  "models every run; n= and p= choose the runs of one-parameter models");
+	if (md->nparams == 1 && !isnan(sel->is_p[0] ? sel->fixed_p : sel->fixed_n))
+		return kerr_field(err, KERR_INVALID, sel->is_p[0] ? "p" : "n", "parameters=%s models over "
+				  "%s; choose the runs with %s= instead", md->names[0], md->names[0],
+				  sel->is_p[0] ? "n" : "p");
+	return 0;
+}
+
+/* The runs at the frequency that carry the metric, into o (room for
+ * sd->nall): x[0] the fixed parameter and x[1] the modelled one for one
+ * parameter, (parameters[0], parameters[1]) for two. */
+static size_t model_values(const struct series_data *sd, const struct model_data *md,
+			   struct model_sel *sel, struct obsv *o)
+{
+	const bool *is_p = sel->is_p;
+	size_t i, nv = 0;
+
+	for (i = 0; i < sd->nall; i++) {
+		const struct series_run *r = &sd->all[i];
+		double v, p = (double)r->p;
+
+		if (!series_same_frequency(r->freq, sel->freq))
+			continue;
+		if (isnan(v = metric_value(&sel->metric, r))) {
+			sel->skipped++;
+			continue;
+		}
+		v *= sel->resource ? p : 1;
+		if (md->nparams == 2)
+			o[nv++] = (struct obsv){{is_p[0] ? p : r->n, is_p[1] ? p : r->n}, v};
+		else
+			o[nv++] = (struct obsv){{is_p[0] ? r->n : p, is_p[0] ? p : r->n}, v};
+	}
+	return nv;
+}
+
+/* One parameter: every run when they scale weakly along it, else the runs
+ * at the fixed value asked for (or the one with the most points). */
+static int model_choose(const struct model_data *md, struct model_sel *sel, struct obsv *o,
+			size_t *nv, struct kerr *err)
+{
+	double want = sel->is_p[0] ? sel->fixed_n : sel->fixed_p;
+	size_t i, kept = 0;
+
+	if (md->nparams != 1)
+		return 0;
+	if (isnan(want) && one_fixed_each(o, *nv)) {
+		for (i = 0; i < *nv; i++)
+			o[i] = (struct obsv){{o[i].x[1], 0}, o[i].v};
+		sel->weak = true;
+		return 0;
+	}
+	sel->fixed_name = sel->is_p[0] ? "n" : "p";
+	sel->values = json_array();
+	sel->chosen = busiest(o, *nv, sel->fixed_name, sel->values);
+	if (!isnan(want))
+		sel->chosen = want;
+	for (i = 0; i < *nv; i++)
+		if (o[i].x[0] == sel->chosen)
+			o[kept++] = (struct obsv){{o[i].x[1], 0}, o[i].v};
+	if (kept == 0)
+		return kerr_field(err, KERR_NOT_FOUND, sel->fixed_name, "series %s has no %s runs at %s=%g "
+				  "(%s_values in GET /api/v1/analysis/model lists them)", sel->name,
+				  sel->metric.kind == M_REGION ? sel->metric.region : "such", sel->fixed_name,
+				  want, sel->fixed_name);
+	*nv = kept;
+	return 0;
+}
+
+/* The runs of a stored series' metric grouped for a one- or two-parameter
+ * model into md, as the query asks (metric, parameters, n, p,
+ * frequency_mhz, label.K=V), and what was chosen into sel. */
 static int series_model(struct karted *k, struct req *rq, const char *sys, const char *app,
-			const char *var, const struct label_set *ls, struct model_data *md, json_t **extra, char *name,
-			size_t name_size, struct kerr *err)
+			const char *var, const struct label_set *ls, struct model_data *md,
+			struct model_sel *sel, struct kerr *err)
 {
 	struct series_data sd = {0};
-	struct metric metric = {M_TAU, NULL};
-	const char *metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
 	struct obsv *o = NULL;
-	double fixed_n, fixed_p, freq, chosen = NAN;
-	size_t i, nv = 0, skipped = 0;
-	bool is_p[KA_PMNF_PARAMS] = {true, false};
-	json_t *list = NULL;
-	const char *fixed_name = NULL;
-	bool weak = false, resource;
+	size_t nv;
 	int rc = -1;
 
-	*extra = NULL;
-	if (parse_metric(metric_name, &metric, err) ||
-	    parse_parameters(req_query(rq, "parameters"), md, is_p, err) ||
-	    query_positive(rq, "n", &fixed_n, err) || query_positive(rq, "p", &fixed_p, err) ||
-	    query_bool(rq, "resource", false, &resource, err))
+	if (model_sel_read(rq, md, sel, err) ||
+	    series_load_in(k, rq, sys, app, var, ls, sel->metric.kind == M_REGION ? SERIES_WITH_REGIONS :
+			   SERIES_ALL_RUNS, &sd, err) ||
+	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &sel->freq, err))
 		goto out;
-	if (resource && md->nparams == 1 && !is_p[0]) {
-		kerr_field(err, KERR_INVALID, "resource", "resource=true models p times the metric, so "
-			   "parameters must include p");
-		goto out;
-	}
-	if (resource)	/* which parameter is p, plus one */
-		md->resource = md->nparams == 2 && is_p[1] ? 2 : 1;
-	if (md->nparams == 2 && (!isnan(fixed_n) || !isnan(fixed_p))) {
-		kerr_field(err, KERR_INVALID, isnan(fixed_n) ? "p" : "n", "parameters=p,n models every run; "
-			   "n= and p= choose the runs of one-parameter models");
-		goto out;
-	}
-	if (md->nparams == 1 && !isnan(is_p[0] ? fixed_p : fixed_n)) {
-		kerr_field(err, KERR_INVALID, is_p[0] ? "p" : "n", "parameters=%s models over %s; choose "
-			   "the runs with %s= instead", md->names[0], md->names[0],
-			   is_p[0] ? "n" : "p");
-		goto out;
-	}
-	if (series_load_in(k, rq, sys, app, var, ls,
-			   metric.kind == M_REGION ? SERIES_WITH_REGIONS : SERIES_ALL_RUNS, &sd, err) ||
-	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &freq, err))
-		goto out;
-	/* the runs at this frequency that carry the metric: x[0] the fixed
-	 * parameter and x[1] the modelled one for one parameter */
+	snprintf(sel->name, sizeof(sel->name), "%s", series_label(&sd));
+	sel->series = series_json(&sd);
 	o = xmalloc((sd.nall ? sd.nall : 1) * sizeof(*o));
-	for (i = 0; i < sd.nall; i++) {
-		const struct series_run *r = &sd.all[i];
-		double v;
-
-		if (!series_same_frequency(r->freq, freq))
-			continue;
-		v = metric_value(&metric, r);
-		if (isnan(v)) {
-			skipped++;
-			continue;
-		}
-		if (resource)
-			v *= (double)r->p;
-		if (md->nparams == 2)
-			o[nv] = (struct obsv){{is_p[0] ? (double)r->p : r->n,
-					       is_p[1] ? (double)r->p : r->n}, v};
-		else
-			o[nv] = (struct obsv){{is_p[0] ? r->n : (double)r->p,
-					       is_p[0] ? (double)r->p : r->n}, v};
-		nv++;
-	}
-	if (nv == 0) {
-		kerr_field(err, metric.kind == M_REGION ? KERR_NOT_FOUND : KERR_INVALID, "metric",
-			   "no run of series %s%s carries %s%s", series_label(&sd),
-			   isnan(freq) ? "" : " at this frequency", metric.kind == M_REGION ?
-			   "region " : "", metric.kind == M_REGION ? metric.region : metric_name);
+	if (!(nv = model_values(&sd, md, sel, o))) {
+		kerr_field(err, sel->metric.kind == M_REGION ? KERR_NOT_FOUND : KERR_INVALID, "metric",
+			   "no run of series %s%s carries %s%s", sel->name, isnan(sel->freq) ? "" :
+			   " at this frequency", sel->metric.kind == M_REGION ? "region " : "",
+			   sel->metric.kind == M_REGION ? sel->metric.region : sel->metric_name);
 		goto out;
 	}
-	if (md->nparams == 1 && isnan(is_p[0] ? fixed_n : fixed_p) && one_fixed_each(o, nv)) {
-		/* weak scaling: every run, over the modelled parameter */
-		for (i = 0; i < nv; i++)
-			o[i] = (struct obsv){{o[i].x[1], 0}, o[i].v};
-		weak = true;
-	} else if (md->nparams == 1) {
-		double want = is_p[0] ? fixed_n : fixed_p;
-		size_t kept = 0;
-
-		fixed_name = is_p[0] ? "n" : "p";
-		list = json_array();
-		chosen = busiest(o, nv, fixed_name, list);
-		if (!isnan(want))
-			chosen = want;
-		for (i = 0; i < nv; i++)
-			if (o[i].x[0] == chosen)
-				o[kept++] = (struct obsv){{o[i].x[1], 0}, o[i].v};
-		if (kept == 0) {
-			kerr_field(err, KERR_NOT_FOUND, fixed_name, "series %s has no %s runs at %s=%g (%s_values "
-				   "in GET /api/v1/analysis/model lists them)", series_label(&sd),
-				   metric.kind == M_REGION ? metric.region : "such", fixed_name, want,
-				   fixed_name);
-			goto out;
-		}
-		nv = kept;
-	}
-	if (group_points(o, nv, md, "series", err))
-		goto out;
-	if (name)
-		snprintf(name, name_size, "%s", series_label(&sd));
-	*extra = json_pack("{s:o,s:s,s:o,s:{s:I}}", "series", series_json(&sd), "metric",
-			   metric_name, "frequency_mhz", json_finite(freq), "skipped", "no_value",
-			   (json_int_t)skipped);
-	json_object_set_new(*extra, "scaling",
-			    json_string(weak ? "weak" : md->nparams == 2 ? "grid" : "strong"));
-	json_object_set_new(*extra, "resource", json_boolean(resource));
-	if (fixed_name) {
-		char key[16];
-
-		json_object_set_new(*extra, fixed_name, json_real(chosen));
-		snprintf(key, sizeof(key), "%s_values", fixed_name);
-		json_object_set(*extra, key, list);
-	}
-	rc = 0;
+	rc = model_choose(md, sel, o, &nv, err) || group_points(o, nv, md, "series", err) ? -1 : 0;
 out:
-	json_decref(list);
 	series_free(&sd);
 	free(o);
 	return rc;
 }
 
+/* The answer's fields about the series and the choice. */
+static json_t *model_sel_json(const struct model_sel *sel)
+{
+	json_t *o = json_pack("{s:O,s:s,s:o,s:{s:I},s:s,s:b}", "series", sel->series, "metric",
+			      sel->metric_name, "frequency_mhz", json_finite(sel->freq), "skipped",
+			      "no_value", (json_int_t)sel->skipped, "scaling", sel->weak ? "weak" :
+			      sel->fixed_name ? "strong" : "grid", "resource", sel->resource);
+
+	if (sel->fixed_name) {
+		char key[16];
+
+		json_object_set_new(o, sel->fixed_name, json_real(sel->chosen));
+		snprintf(key, sizeof(key), "%s_values", sel->fixed_name);
+		json_object_set(o, key, sel->values);
+	}
+	return o;
+}
+
 static int get_model(void *app, struct req *rq, struct resp *rs)
 {
 	struct fitted f = {0};
+	struct model_sel sel;
 	double *pred = NULL;
 	size_t npred = 0;
-	json_t *extra;
 	struct kerr err;
 
 	kerr_clear(&err);
 	/* predict's form depends on parameters, which series_model checks */
 	if (series_model(app, rq, req_query(rq, "system"), req_query(rq, "application"),
-			 req_query(rq, "variant"), NULL, &f.md, &extra, NULL, 0, &err) ||
-	    query_predict(rq, f.md.nparams, &pred, &npred, &err)) {
-		json_decref(extra);
+			 req_query(rq, "variant"), NULL, &f.md, &sel, &err) ||
+	    query_predict(rq, f.md.nparams, &pred, &npred, &err))
 		resp_error(rs, &err);
-	} else {
-		answer_model(rs, &f, pred, npred, extra);
-	}
+	else
+		answer_model(rs, &f, pred, npred, model_sel_json(&sel));
+	model_sel_free(&sel);
 	fitted_free(&f);
 	free(pred);
 	return 0;
@@ -1226,20 +1252,81 @@ static const char *axis_title(const char *name)
 	return name[0] == 'p' ? "p, processors" : "n, problem size";
 }
 
+/* The plot's titles: the series, the value held fixed and the reading;
+ * the function with its quality when not good; the axes. */
+static void model_plot_text(struct model_plot *mp, const struct fitted *f, const struct model_sel *sel,
+			    const char *quality)
+{
+	const char *metric = sel->metric_name, *y = !strcmp(metric, "chi") ? "χ" :
+			     !strcmp(metric, "gamma") ? "γ" : "τ";
+	size_t len = 0;
+
+	snprintf(mp->name, sizeof(mp->name), "%s", sel->name);
+	if (sel->fixed_name) {
+		char num[48];
+
+		chart_number(sel->chosen, num, sizeof(num));
+		len += (size_t)snprintf(mp->at, sizeof(mp->at), " at %s = %s", sel->fixed_name, num);
+	}
+	if (f->md.resource)
+		snprintf(mp->at + len, sizeof(mp->at) - len, ", modelled as p × %s",
+			 sel->metric.kind == M_REGION ? "the region's time" : y);
+	snprintf(mp->title, sizeof(mp->title), "scaling model: %s%s", mp->name, mp->at);
+	model_text(&f->md, &f->mdl, mp->function, sizeof(mp->function));
+	if (strcmp(quality, "good"))	/* the legend says what the table says */
+		snprintf(mp->function + strlen(mp->function), sizeof(mp->function) - strlen(mp->function),
+			 " (%s fit)", quality);
+	snprintf(mp->axis[0], sizeof(mp->axis[0]), "%s", axis_title(f->md.names[0]));
+	if (sel->metric.kind == M_REGION)
+		snprintf(mp->axis[1], sizeof(mp->axis[1]), "time in region %.128s (s)", sel->metric.region);
+	else
+		snprintf(mp->axis[1], sizeof(mp->axis[1]), "%s (s)", y);
+}
+
+/* The measured points (x, median, lo, hi) and the model with its band at
+ * nc points from the smallest x to max_x, in mp->mem. */
+static void model_plot_curves(struct model_plot *mp, const struct fitted *f, double max_x)
+{
+	size_t i, m = f->md.m, nc = PLOT_CURVE_POINTS;
+	double lo = f->md.x[0], *d = mp->mem = xmalloc((4 * m + 4 * nc) * sizeof(double)), *c = d + 4 * m;
+
+	for (i = 0; i < m; i++) {
+		double by = per(&f->md, &f->md.x[i]);
+
+		d[i] = f->md.x[i];
+		d[m + i] = f->md.median[i] / by;
+		d[2 * m + i] = f->md.lo[i] / by;
+		d[3 * m + i] = f->md.hi[i] / by;
+	}
+	for (i = 0; i < nc; i++) {
+		double x = lo == max_x ? lo : exp(log(lo) + (log(max_x) - log(lo)) * (double)i /
+						  (double)(nc - 1)), h;
+		double by = per(&f->md, &x), v = model_at(f, &x, &h) / by;
+
+		h /= by;
+		c[i] = x;
+		c[nc + i] = v;
+		c[2 * nc + i] = v - h;	/* below a log axis: the band is drawn to its edge */
+		c[3 * nc + i] = v + h;
+	}
+	mp->rm = (struct report_model){mp->name, mp->function, d, d + m, d + 2 * m, d + 3 * m, m,
+				       c, c + nc, c + 2 * nc, c + 3 * nc, nc, f->md.x[m - 1]};
+}
+
 int model_plot_load(struct karted *k, struct req *rq, const char *sys, const char *app,
 		    const char *var, const struct label_set *ls, struct model_plot *mp,
 		    struct kerr *err)
 {
 	struct fitted f = {0};
-	json_t *extra = NULL, *reasons;
-	const char *metric = req_query(rq, "metric") ? req_query(rq, "metric") : "tau", *fixed, *quality;
-	double max_x, lo, hi, *d;
-	size_t i, m, len, nc = PLOT_CURVE_POINTS;
+	struct model_sel sel = {0};
+	json_t *reasons = json_array();
+	const char *quality;
+	double max_x, hi;
 	int rc = -1;
 
 	memset(mp, 0, sizeof(*mp));
 	if (query_positive(rq, "max_x", &max_x, err) ||
-	    series_model(k, rq, sys, app, var, ls, &f.md, &extra, mp->name, sizeof(mp->name), err))
+	    series_model(k, rq, sys, app, var, ls, &f.md, &sel, err))
 		goto out;
 	if (f.md.nparams != 1) {
 		kerr_field(err, KERR_INVALID, "parameters", "the model report draws one parameter: "
@@ -1248,66 +1335,17 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	}
 	if (fit(&f, err))
 		goto out;
-	m = f.md.m;
-	lo = f.md.x[0];
-	hi = f.md.x[m - 1];
+	hi = f.md.x[f.md.m - 1];
 	max_x = isnan(max_x) ? MODEL_FAR * hi : fmax(max_x, hi);
-	reasons = json_array();
 	quality = model_quality(&f, reasons);
 	if (!strcmp(quality, "unusable"))
 		max_x = hi;	/* an unusable model is drawn where measured, never beyond */
-	json_decref(reasons);
-	/* the title names the value the model holds fixed and the reading */
-	fixed = json_object_get(extra, "n") ? "n" : json_object_get(extra, "p") ? "p" : NULL;
-	len = 0;
-	if (fixed) {
-		char num[48];
-
-		chart_number(json_number_value(json_object_get(extra, fixed)), num, sizeof(num));
-		len += (size_t)snprintf(mp->at, sizeof(mp->at), " at %s = %s", fixed, num);
-	}
-	if (f.md.resource)
-		snprintf(mp->at + len, sizeof(mp->at) - len, ", modelled as p × %s",
-			 !strcmp(metric, "chi") ? "χ" : !strcmp(metric, "gamma") ? "γ" :
-			 !strncmp(metric, "region:", 7) ? "the region's time" : "τ");
-	snprintf(mp->title, sizeof(mp->title), "scaling model: %s%s", mp->name, mp->at);
-	d = mp->mem = xmalloc((4 * m + 4 * nc) * sizeof(double));
-	for (i = 0; i < m; i++) {
-		double by = per(&f.md, &f.md.x[i]);
-
-		d[i] = f.md.x[i];
-		d[m + i] = f.md.median[i] / by;
-		d[2 * m + i] = f.md.lo[i] / by;
-		d[3 * m + i] = f.md.hi[i] / by;
-	}
-	d += 4 * m;
-	for (i = 0; i < nc; i++) {
-		double x = lo == max_x ? lo : exp(log(lo) + (log(max_x) - log(lo)) * (double)i /
-						  (double)(nc - 1)), h;
-		double by = per(&f.md, &x), v = model_at(&f, &x, &h) / by;
-
-		h /= by;
-		d[i] = x;
-		d[nc + i] = v;
-		d[2 * nc + i] = v - h;	/* below a log axis: the band is drawn to its edge */
-		d[3 * nc + i] = v + h;
-	}
-	model_text(&f.md, &f.mdl, mp->function, sizeof(mp->function));
-	if (strcmp(quality, "good"))	/* the legend says what the table says */
-		snprintf(mp->function + strlen(mp->function), sizeof(mp->function) - strlen(mp->function),
-			 " (%s fit)", quality);
-	snprintf(mp->axis[0], sizeof(mp->axis[0]), "%s", axis_title(f.md.names[0]));
-	if (!strncmp(metric, "region:", 7))
-		snprintf(mp->axis[1], sizeof(mp->axis[1]), "time in region %.128s (s)", metric + 7);
-	else
-		snprintf(mp->axis[1], sizeof(mp->axis[1]), "%s (s)", !strcmp(metric, "chi") ? "χ" :
-			 !strcmp(metric, "gamma") ? "γ" : "τ");
-	mp->rm = (struct report_model){mp->name, mp->function, mp->mem, mp->mem + m,
-				       mp->mem + 2 * m, mp->mem + 3 * m, m, d, d + nc,
-				       d + 2 * nc, d + 3 * nc, nc, hi};
+	model_plot_text(mp, &f, &sel, quality);
+	model_plot_curves(mp, &f, max_x);
 	rc = 0;
 out:
-	json_decref(extra);
+	json_decref(reasons);
+	model_sel_free(&sel);
 	fitted_free(&f);
 	return rc;
 }
