@@ -159,69 +159,74 @@ static void atom(struct resp *rs, struct req *rq, json_t *alerts)
 	rs->content_type = "application/atom+xml; charset=utf-8";
 }
 
+/* The query of GET /api/v1/alerts: the series, acknowledged, since
+ * (canonical into since[64]), limit and after; format=json|atom. */
+static int alerts_query(struct req *rq, struct alert_filter *f, char *since, int64_t *limit, bool *atom_feed,
+			struct kerr *err)
+{
+	const char *format = req_query(rq, "format"), *s = req_query(rq, "since");
+	bool ack = false;
+	const struct field q[] = {
+		{"acknowledged", FIELD_BOOL, 0, 0, 0, &ack, 0},
+		{"limit", FIELD_INTEGER, 0, 1, ALERTS_LIMIT_MAX, limit, 0},
+		{"after", FIELD_INTEGER, 0, 1, (double)INT64_MAX, &f->before_id, 0},
+	};
+
+	memset(f, 0, sizeof(*f));
+	f->system = req_query(rq, "system");
+	f->application = req_query(rq, "application");
+	f->variant = req_query(rq, "variant");
+	*limit = ALERTS_LIMIT_DEFAULT;
+	if (format && strcmp(format, "json") && strcmp(format, "atom"))
+		return kerr_field(err, KERR_INVALID, "format", "format must be json or atom");
+	*atom_feed = format && !strcmp(format, "atom");
+	if (s && (strlen(s) > 40 || canonical_time(s, since)))
+		return kerr_field(err, KERR_INVALID, "since", "since must be an ISO 8601 time such as "
+				  "2026-11-24T10:00:00Z (or a date)");
+	f->since = s ? since : NULL;
+	if (fields_read(rq, NULL, FIELDS(q), err))
+		return -1;
+	f->acknowledged = req_query(rq, "acknowledged") ? ack : -1;
+	f->limit = *limit + 1;	/* one more: is there a next page */
+	return 0;
+}
+
 static int get_alerts(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
-	struct alert_filter f = {0};
+	struct alert_filter f;
 	struct list_ctx c = {json_array(), 0};
-	const char *ack = req_query(rq, "acknowledged"), *format = req_query(rq, "format");
 	char since[64];
-	int64_t limit = ALERTS_LIMIT_DEFAULT;
+	int64_t limit;
+	bool atom_feed = false;
 	struct store *st;
 	struct kerr err;
-	int rc;
+	int rc = -1;
 
 	kerr_clear(&err);
-	f.system = req_query(rq, "system");
-	f.application = req_query(rq, "application");
-	f.variant = req_query(rq, "variant");
-	f.acknowledged = -1;
-	if (format && strcmp(format, "json") && strcmp(format, "atom")) {
-		kerr_field(&err, KERR_INVALID, "format", "format must be json or atom");
-		goto fail;
+	if (!alerts_query(rq, &f, since, &limit, &atom_feed, &err)) {
+		st = pool_get(k->readers);
+		rc = store_each_alert(st, &f, add_alert, &c, &err);
+		pool_put(k->readers, st);
 	}
-	if (ack && strcmp(ack, "true") && strcmp(ack, "false")) {
-		kerr_field(&err, KERR_INVALID, "acknowledged", "acknowledged must be true or false");
-		goto fail;
+	if (rc < 0) {
+		json_decref(c.alerts);
+		resp_error(rs, &err);
+		return 0;
 	}
-	if (ack)
-		f.acknowledged = ack[0] == 't';
-	if (req_query(rq, "since")) {
-		if (strlen(req_query(rq, "since")) > 40 || canonical_time(req_query(rq, "since"), since)) {
-			kerr_field(&err, KERR_INVALID, "since", "since must be an ISO 8601 time such as "
-				   "2026-11-24T10:00:00Z (or a date)");
-			goto fail;
-		}
-		f.since = since;
-	}
-	if (query_int(rq, "limit", 1, ALERTS_LIMIT_MAX, &limit, &err) ||
-	    query_int(rq, "after", 1, INT64_MAX, &f.before_id, &err))
-		goto fail;
-	f.limit = limit + 1;	/* one more: is there a next page */
-	st = pool_get(k->readers);
-	rc = store_each_alert(st, &f, add_alert, &c, &err);
-	pool_put(k->readers, st);
-	if (rc < 0)
-		goto fail;
-	if (json_array_size(c.alerts) > (size_t)limit) {
+	c.last_id = 0;
+	if (json_array_size(c.alerts) > (size_t)limit) {	/* there is a next page */
 		json_array_remove(c.alerts, (size_t)limit);
-		c.last_id = json_integer_value(json_object_get(json_array_get(c.alerts,
-									      (size_t)limit - 1), "id"));
-	} else {
-		c.last_id = 0;
+		c.last_id = json_integer_value(json_object_get(json_array_get(c.alerts, (size_t)limit - 1),
+							       "id"));
 	}
-	if (format && !strcmp(format, "atom")) {
+	if (atom_feed) {
 		atom(rs, rq, c.alerts);
 		json_decref(c.alerts);
 		return 0;
 	}
-	resp_json(rs, 200, json_pack("{s:o,s:o}", "alerts", c.alerts, "next",
-				     c.last_id ? json_sprintf("%lld", (long long)c.last_id) :
-						 json_null()));
-	return 0;
-fail:
-	json_decref(c.alerts);
-	resp_error(rs, &err);
+	resp_json(rs, 200, json_pack("{s:o,s:o}", "alerts", c.alerts, "next", c.last_id ?
+				     json_sprintf("%lld", (long long)c.last_id) : json_null()));
 	return 0;
 }
 
@@ -279,15 +284,14 @@ static void ack_done(struct wjob *job)
 
 static int post_ack(void *app, struct req *rq, struct resp *rs)
 {
-	const char *s = req_param(rq), *auth = req_header(rq, "Authorization");
+	const char *auth = req_header(rq, "Authorization");
 	struct ack_arg *a;
-	char *end;
+	struct kerr err;
 	int64_t id;
 
-	errno = 0;
-	id = strtoll(s, &end, 10);
-	if (errno || *end || id <= 0 || !isdigit((unsigned char)s[0])) {
-		resp_errorf(rs, 404, "there is no alert with id '%.40s'", s);
+	kerr_clear(&err);
+	if (path_id(rq, "alert", &id, &err)) {
+		resp_error(rs, &err);
 		return 0;
 	}
 	a = xcalloc(1, sizeof(*a));

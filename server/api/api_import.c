@@ -19,6 +19,7 @@
 #include "core/jsonw.h"
 #include "import/import.h"
 #include "karted.h"
+#include "query.h"
 #include "core/mono.h"
 #include "core/xalloc.h"
 
@@ -110,15 +111,10 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
 	o->gamma_regions = req_query(rq, "gamma_regions");
 	if (o->chi_regions && o->gamma_regions)
 		return kerr_field(err, KERR_INVALID, "gamma_regions", "give chi_regions or gamma_regions, not both");
-	if ((s = req_query(rq, "n_value"))) {
-		char *end;
-
-		o->n_value = strtod(s, &end);
-		if (!*s || *end || !isfinite(o->n_value) || !(o->n_value > 0))
-			return kerr_field(err, KERR_INVALID, "n_value", "n_value must be a number greater than 0 "
-					  "(got '%.40s')", s);
-		o->has_n_value = true;
-	}
+	if (fields_read(rq, NULL, &(const struct field){"n_value", FIELD_NUMBER, FIELD_ABOVE_LO, 0, HUGE_VAL,
+							 &o->n_value, 0}, 1, err))
+		return -1;
+	o->has_n_value = req_query(rq, "n_value") != NULL;
 	if ((s = req_query(rq, "time_unit"))) {
 		static const struct {
 			const char *name;

@@ -1,6 +1,7 @@
 /* The Runs part of HTTP API v1: post, list, get, delete, counts. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,18 +220,15 @@ static int post_runs(void *app, struct req *rq, struct resp *rs)
 }
 
 /* A run id from the path: a positive integer, else 404. */
-static int path_id(struct req *rq, struct resp *rs, int64_t *id)
+static int run_id_of(struct req *rq, struct resp *rs, int64_t *id)
 {
-	const char *s = req_param(rq);
-	char *end;
+	struct kerr err;
 
-	errno = 0;
-	*id = strtoll(s, &end, 10);
-	if (errno || *end || *id <= 0 || s[0] == '+' || s[0] == ' ') {
-		resp_errorf(rs, 404, "there is no run with id '%.40s'", s);
-		return -1;
-	}
-	return 0;
+	kerr_clear(&err);
+	if (!path_id(rq, "run", id, &err))
+		return 0;
+	resp_error(rs, &err);
+	return -1;
 }
 
 static void delete_done(struct wjob *job)
@@ -253,7 +251,7 @@ static int delete_run(void *app, struct req *rq, struct resp *rs)
 	struct write_req *w;
 	int64_t id;
 
-	if (path_id(rq, rs, &id))
+	if (run_id_of(rq, rs, &id))
 		return 0;
 	w = write_req_new(app, rq, WJOB_DELETE, delete_done);
 	w->job.id = id;
@@ -272,7 +270,7 @@ static int get_run(void *app, struct req *rq, struct resp *rs)
 	int64_t id;
 	int rc;
 
-	if (path_id(rq, rs, &id))
+	if (run_id_of(rq, rs, &id))
 		return 0;
 	kerr_clear(&err);	/* a 404 sets no field: none must come from the stack */
 	st = pool_get(k->readers);
@@ -489,15 +487,10 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 		resp_error(rs, &err);
 		return 0;
 	}
-	if ((s = req_query(rq, "n"))) {
-		char *end;
-
-		f.n = strtod(s, &end);
-		if (!*s || *end || !(f.n > 0)) {
-			kerr_field(&err, KERR_INVALID, "n", "n must be a number greater than 0 (got '%.40s')", s);
-			resp_error(rs, &err);
-			return 0;
-		}
+	if (fields_read(rq, NULL, &(const struct field){"n", FIELD_NUMBER, FIELD_ABOVE_LO, 0, HUGE_VAL, &f.n, 0},
+			1, &err)) {
+		resp_error(rs, &err);
+		return 0;
 	}
 	if ((s = req_query(rq, "format")))
 		return export_runs(k, &f, s, rq, rs);

@@ -1,6 +1,7 @@
 /* The query parameters of a request (query.h). */
 #include "query.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -234,6 +235,18 @@ int fields_in(json_t *item, const char *prefix, long index, const struct field *
 	snprintf(err->field, sizeof(err->field), "%.*s", (int)sizeof(err->field) - 1, name);
 	err->index = index;
 	return -1;
+}
+
+int path_id(struct req *rq, const char *what, int64_t *id, struct kerr *err)
+{
+	const char *s = req_param(rq);
+	char *end;
+
+	errno = 0;
+	*id = isdigit((unsigned char)s[0]) ? strtoll(s, &end, 10) : 0;
+	if (*id <= 0 || errno || *end)
+		return kerr_set(err, KERR_NOT_FOUND, "there is no %s with id '%.40s'", what, s);
+	return 0;
 }
 
 int query_num(struct req *rq, const char *key, double lo, double hi, double *out,

@@ -77,6 +77,10 @@ struct field {
  * (numbers read before it are freed). */
 int fields_read(struct req *rq, json_t *body, const struct field *f, size_t n, struct kerr *err);
 
+/* The id of the path ({} of the route): a positive decimal integer, else
+ * KERR_NOT_FOUND naming what ("run", "alert"). */
+int path_id(struct req *rq, const char *what, int64_t *id, struct kerr *err);
+
 /* fields_read of a body that holds these fields only: a key not in f is a
  * 400 naming it. */
 int fields_only(json_t *body, const struct field *f, size_t n, struct kerr *err);
