@@ -60,21 +60,6 @@ int method_nums(json_t *o, const char *key, size_t max, double **out, size_t *n,
 	return 0;
 }
 
-struct report_opts report_size_of(struct req *rq)
-{
-	struct report_opts o = report_opts_default();
-	const struct field f[] = {
-		{"width", FIELD_NUMBER, 0, CHART_SIZE_MIN, CHART_SIZE_MAX, &o.width, 0},
-		{"height", FIELD_NUMBER, 0, CHART_SIZE_MIN, CHART_SIZE_MAX, &o.height, 0},
-	};
-	struct kerr err;
-	struct report_opts def = o;
-
-	if (fields_read(rq, NULL, FIELDS(f), &err))
-		return def;	/* a size out of range draws at the default, as before */
-	return o;
-}
-
 struct pvt_mods {
 	struct ka_module *m;
 	size_t n;

@@ -37,9 +37,6 @@ int method_nums(json_t *o, const char *key, size_t max, double **out, size_t *n,
  * of *nm. -1 with err naming the field. */
 int modules_read(struct karted *k, json_t *root, struct ka_module **mod, size_t *nm, struct kerr *err);
 
-/* A drawn report's size: width and height of the query, as GET reports. */
-struct report_opts report_size_of(struct req *rq);
-
 /* The methods, answered as JSON, or drawn in *chart. */
 int powercap_answer(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart);
 int trace_answer(void *app, struct req *rq, struct resp *rs, const enum chart_format *chart);

@@ -166,11 +166,11 @@ static json_t *study_json(const struct study *st)
 
 /* The powercap report: the samples and models, each budget's times, each
  * module's r under the uniform cap. */
-static void study_draw(const struct study *st, struct req *rq, struct resp *rs, enum chart_format fmt)
+static void study_draw(const struct study *st, const struct report_opts *ro, struct resp *rs,
+		       enum chart_format fmt)
 {
 	size_t nb = st->budgets.n, i, j;
 	double *t = xcalloc(4 * nb + nb * st->nm + 1, sizeof(double)), *rmod = t + 4 * nb;
-	struct report_opts ro = report_size_of(rq);
 
 	for (i = 0; i < nb; i++) {
 		t[i] = st->t0 * st->uniform[i].r_two;
@@ -191,7 +191,7 @@ static void study_draw(const struct study *st, struct req *rq, struct resp *rs, 
 			.t_aware3 = m->have_three ? t + 3 * nb : NULL, .nbudgets = nb, .r_module = rmod,
 			.nmodules = st->nm};
 
-		report_respond(rs, report_build_powercap(&in, &ro), fmt);
+		report_respond(rs, report_build_powercap(&in, ro), fmt);
 	}
 	free(t);
 }
@@ -200,15 +200,16 @@ int powercap_answer(void *app, struct req *rq, struct resp *rs, const enum chart
 {
 	json_t *root = req_json_object(rq, rs);
 	struct study st = {0};
+	struct report_opts ro;
 	struct kerr err;
 
 	if (!root)
 		return 0;
 	kerr_clear(&err);
-	if (study_run(app, root, &st, &err))
+	if ((chart && report_opts_read(rq, &ro, &err)) || study_run(app, root, &st, &err))
 		resp_error(rs, &err);
 	else if (chart)
-		study_draw(&st, rq, rs, *chart);
+		study_draw(&st, &ro, rs, *chart);
 	else
 		resp_json(rs, 200, study_json(&st));
 	study_free(&st);

@@ -47,96 +47,6 @@ static void add_series(const char *value, void *ctx)
 	snprintf(s->spec[s->n++], sizeof(s->spec[0]), "%s", value);
 }
 
-static int size_param(struct req *rq, const char *key, double def, double *out, struct kerr *err)
-{
-	const char *s = req_query(rq, key);
-	char *end;
-	long v;
-
-	*out = def;
-	if (!s)
-		return 0;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (!*s || *end || errno || v < CHART_SIZE_MIN || v > CHART_SIZE_MAX)
-		return kerr_field(err, KERR_INVALID, key, "%s must be a whole number of pixels from %d to %d",
-				  key, CHART_SIZE_MIN, CHART_SIZE_MAX);
-	*out = (double)v;
-	return 0;
-}
-
-/* x_min, x_max, y_min, y_max: the part of the plane to show (a zoomed
- * view); each a finite number, a pair in increasing order. */
-static int view_params(struct req *rq, bool *has, double view[4], struct kerr *err)
-{
-	static const char *const keys[4] = {"x_min", "x_max", "y_min", "y_max"};
-	const char *s;
-	char *end;
-	int i;
-
-	for (i = 0; i < 4; i++) {
-		view[i] = NAN;
-		if (!(s = req_query(rq, keys[i])))
-			continue;
-		*has = true;
-		view[i] = strtod(s, &end);
-		if (!*s || *end || !isfinite(view[i]))
-			return kerr_field(err, KERR_INVALID, keys[i], "%s must be a finite number", keys[i]);
-	}
-	for (i = 0; i < 4; i += 2)
-		if (!isnan(view[i]) && !isnan(view[i + 1]) && !(view[i + 1] > view[i]))
-			return kerr_field(err, KERR_INVALID, keys[i + 1], "%s must be above %s", keys[i + 1],
-					  keys[i]);
-	return 0;
-}
-
-static int parse_opts(struct req *rq, struct report_opts *o, struct kerr *err)
-{
-	const char *s;
-	char *end;
-
-	*o = report_opts_default();
-	if (size_param(rq, "width", CHART_WIDTH_DEFAULT, &o->width, err) ||
-	    size_param(rq, "height", CHART_HEIGHT_DEFAULT, &o->height, err))
-		return -1;
-	if ((s = req_query(rq, "scale"))) {
-		long v = strtol(s, &end, 10);
-
-		if (!*s || *end || v < 1 || v > CHART_SCALE_MAX)
-			return kerr_field(err, KERR_INVALID, "scale", "scale must be a whole number from 1 to %d "
-					  "(device pixels per px of a PNG)", CHART_SCALE_MAX);
-		o->scale = (double)v;
-		/* the image in memory: width x height x scale^2 x 4 bytes, at most
-		 * what 4000 x 4000 at scale 1 takes (64 MB) */
-		if (o->width * o->height * o->scale * o->scale > (double)CHART_SIZE_MAX * CHART_SIZE_MAX)
-			return kerr_field(err, KERR_TOO_LARGE, "scale", "width x height x scale^2 must not exceed "
-					  "%d x %d device pixels", CHART_SIZE_MAX, CHART_SIZE_MAX);
-	}
-	if ((s = req_query(rq, "base"))) {
-		long long p = strtoll(s, &end, 10);
-
-		if (end == s || *end != ',' || p < 1)
-			return kerr_field(err, KERR_INVALID, "base", "base must be P,N such as base=10,39200");
-		o->base_p = p;
-		o->base_n = strtod(end + 1, &end);
-		if (*end || !(o->base_n > 0))
-			return kerr_field(err, KERR_INVALID, "base", "base must be P,N such as base=10,39200");
-		o->has_base = true;
-	}
-	if ((s = req_query(rq, "tolerance")) &&
-	    (!(o->iso.tol = strtod(s, &end), *s && !*end) || !(o->iso.tol >= 0)))
-		return kerr_field(err, KERR_INVALID, "tolerance", "tolerance must be a number, 0 or more");
-	if ((s = req_query(rq, "c2_rtol")) &&
-	    (!(o->iso.c2_rtol = strtod(s, &end), *s && !*end) || !(o->iso.c2_rtol >= 0)))
-		return kerr_field(err, KERR_INVALID, "c2_rtol", "c2_rtol must be a number, 0 or more");
-	if (view_params(rq, &o->has_view, o->view, err))
-		return -1;
-	if ((s = req_query(rq, "max_p")) &&
-	    (!(o->max_p = strtod(s, &end), *s && !*end) || !(o->max_p >= 2 && o->max_p <= 1e9)))
-		return kerr_field(err, KERR_INVALID, "max_p", "max_p must be a number from 2 to 1e9");
-	return 0;
-}
-
 /* Split "system:application:variant" (variant may be absent or empty). */
 static int split_series(char *spec, const char **sys, const char **app, const char **var,
 			struct kerr *err)
@@ -163,8 +73,7 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 		    const struct label_set *ls, struct loaded *l, struct report_series *rs,
 		    struct kerr *err)
 {
-	const char *sys = NULL, *app = NULL, *var = NULL, *fs;
-	char *end;
+	const char *sys = NULL, *app = NULL, *var = NULL;
 
 	if (spec) {
 		if (split_series(spec, &sys, &app, &var, err))
@@ -187,11 +96,9 @@ static int load_one(struct karted *k, struct req *rq, enum report_kind kind, cha
 		return 0;
 	}
 	l->em.f_std = NAN;
-	if ((fs = req_query(rq, "f_std"))) {
-		l->em.f_std = strtod(fs, &end);
-		if (!*fs || *end || !(l->em.f_std > 0))
-			return kerr_field(err, KERR_INVALID, "f_std", "f_std must be a frequency in MHz above 0");
-	}
+	if (fields_read(rq, NULL, &(const struct field){"f_std", FIELD_NUMBER, FIELD_ABOVE_LO, 0, HUGE_VAL,
+							 &l->em.f_std, 0}, 1, err))
+		return -1;
 	if (energy_model_build(&l->sd, &l->em, err))
 		return -1;
 	l->mp = xmalloc((l->sd.nall + 1) * sizeof(double));
@@ -580,7 +487,7 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 			    "their data by POST)", req_param(rq));
 		return 0;
 	}
-	if (parse_opts(rq, &o, &err)) {
+	if (report_opts_read(rq, &o, &err)) {
 		resp_error(rs, &err);
 		return 0;
 	}

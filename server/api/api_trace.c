@@ -248,10 +248,9 @@ static json_t *correction_json(const struct correction *c, json_t *segs)
 			 "duration_error_s", "before", fabs(ti - tr), "after", fabs(to - tr));
 }
 
-static void correction_draw(const struct correction *c, json_t *segs, struct req *rq, struct resp *rs,
-			    enum chart_format fmt)
+static void correction_draw(const struct correction *c, json_t *segs, const struct report_opts *ro,
+			    struct resp *rs, enum chart_format fmt)
 {
-	struct report_opts ro = report_size_of(rq);
 	const char **names = xcalloc(c->k, sizeof(*names));
 	struct report_trace in = {.inst = c->inst, .ref = c->ref, .corrected = c->out, .n = c->n,
 				  .m = c->m, .seg = c->seg, .names = names, .k = c->k};
@@ -259,7 +258,7 @@ static void correction_draw(const struct correction *c, json_t *segs, struct req
 
 	for (i = 0; i < c->k; i++)
 		names[i] = json_string_value(json_object_get(json_array_get(segs, i), "name"));
-	report_respond(rs, report_build_trace(&in, &ro), fmt);
+	report_respond(rs, report_build_trace(&in, ro), fmt);
 	free(names);
 }
 
@@ -267,16 +266,17 @@ int trace_answer(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 {
 	json_t *root = req_json_object(rq, rs);
 	struct correction c = {0};
+	struct report_opts ro;
 	struct kerr err;
 
 	(void)app;
 	if (!root)
 		return 0;
 	kerr_clear(&err);
-	if (correction_run(root, &c, &err))
+	if ((chart && report_opts_read(rq, &ro, &err)) || correction_run(root, &c, &err))
 		resp_error(rs, &err);
 	else if (chart)
-		correction_draw(&c, json_object_get(root, "segments"), rq, rs, *chart);
+		correction_draw(&c, json_object_get(root, "segments"), &ro, rs, *chart);
 	else
 		resp_json(rs, 200, correction_json(&c, json_object_get(root, "segments")));
 	correction_free(&c);

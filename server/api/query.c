@@ -300,3 +300,62 @@ int query_series(struct req *rq, const char **system, const char **application,
 				  "system and application (and variant) select the series");
 	return 0;
 }
+
+/* ---- a drawn report's query ---- */
+
+/* base=P,N: the base point of an isoefficiency report. */
+static int base_read(const char *s, struct report_opts *o, struct kerr *err)
+{
+	char *end;
+	long long p = strtoll(s, &end, 10);
+
+	if (end == s || *end != ',' || p < 1)
+		return kerr_field(err, KERR_INVALID, "base", "base must be P,N such as base=10,39200");
+	o->base_p = p;
+	o->base_n = strtod(end + 1, &end);
+	if (*end || !(o->base_n > 0) || !isfinite(o->base_n))
+		return kerr_field(err, KERR_INVALID, "base", "base must be P,N such as base=10,39200");
+	o->has_base = true;
+	return 0;
+}
+
+int report_opts_read(struct req *rq, struct report_opts *o, struct kerr *err)
+{
+	int64_t width = CHART_WIDTH_DEFAULT, height = CHART_HEIGHT_DEFAULT, scale = 1;
+	const struct field f[] = {
+		{"width", FIELD_INTEGER, 0, CHART_SIZE_MIN, CHART_SIZE_MAX, &width, 0},
+		{"height", FIELD_INTEGER, 0, CHART_SIZE_MIN, CHART_SIZE_MAX, &height, 0},
+		{"scale", FIELD_INTEGER, 0, 1, CHART_SCALE_MAX, &scale, 0},
+		{"tolerance", FIELD_NUMBER, 0, 0, HUGE_VAL, &o->iso.tol, 0},
+		{"c2_rtol", FIELD_NUMBER, 0, 0, HUGE_VAL, &o->iso.c2_rtol, 0},
+		{"max_p", FIELD_NUMBER, 0, 2, 1e9, &o->max_p, 0},
+		{"x_min", FIELD_NUMBER, 0, -HUGE_VAL, HUGE_VAL, &o->view[0], 0},
+		{"x_max", FIELD_NUMBER, 0, -HUGE_VAL, HUGE_VAL, &o->view[1], 0},
+		{"y_min", FIELD_NUMBER, 0, -HUGE_VAL, HUGE_VAL, &o->view[2], 0},
+		{"y_max", FIELD_NUMBER, 0, -HUGE_VAL, HUGE_VAL, &o->view[3], 0},
+	};
+	static const char *const view[4] = {"x_min", "x_max", "y_min", "y_max"};
+	int i;
+
+	*o = report_opts_default();
+	for (i = 0; i < 4; i++)
+		o->view[i] = NAN;
+	if (fields_read(rq, NULL, FIELDS(f), err) ||
+	    (req_query(rq, "base") && base_read(req_query(rq, "base"), o, err)))
+		return -1;
+	o->width = (double)width;
+	o->height = (double)height;
+	o->scale = (double)scale;
+	/* the image in memory: width x height x scale^2 x 4 bytes, at most what
+	 * 4000 x 4000 at scale 1 takes (64 MB) */
+	if (o->width * o->height * o->scale * o->scale > (double)CHART_SIZE_MAX * CHART_SIZE_MAX)
+		return kerr_field(err, KERR_TOO_LARGE, "scale", "width x height x scale^2 must not exceed "
+				  "%d x %d device pixels", CHART_SIZE_MAX, CHART_SIZE_MAX);
+	for (i = 0; i < 4; i++)
+		o->has_view = o->has_view || !isnan(o->view[i]);
+	for (i = 0; i < 4; i += 2)
+		if (!isnan(o->view[i]) && !isnan(o->view[i + 1]) && !(o->view[i + 1] > o->view[i]))
+			return kerr_field(err, KERR_INVALID, view[i + 1], "%s must be above %s", view[i + 1],
+					  view[i]);
+	return 0;
+}

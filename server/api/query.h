@@ -17,6 +17,7 @@
 #include "core/kerr.h"
 #include "http/http.h"
 #include "store/store.h"
+#include "render/report.h"
 
 /* The label.K=V parameters of a query: runs whose labels hold each K with
  * value V. At most RUN_FILTER_LABELS_MAX; 400 naming the parameter for a
@@ -100,5 +101,10 @@ int query_int(struct req *rq, const char *key, int64_t min, int64_t max, int64_t
 int query_list(struct req *rq, const char *key, double lo, double hi, double *out, size_t max,
 	       size_t *n, struct kerr *err);
 int query_bool(struct req *rq, const char *key, bool def, bool *out, struct kerr *err);
+
+/* A drawn report's query: width, height (px), scale (PNG), base=P,N,
+ * tolerance, c2_rtol, max_p and the view x_min, x_max, y_min, y_max; the
+ * defaults of report_opts_default for the rest. */
+int report_opts_read(struct req *rq, struct report_opts *o, struct kerr *err);
 
 #endif
