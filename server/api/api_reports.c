@@ -269,17 +269,51 @@ out:
 /* GET /api/v1/reports/history.{fmt}: one point's metric over time (or over
  * a label's values, by=commit) with the band a run must leave to be a
  * regression or an improvement, and each verdict. */
-static void history_report(struct karted *k, struct req *rq, struct resp *rs,
+/* The history's runs as points, x the run's place (or its label value's,
+ * the runs of one value spread over [x - 0.3, x + 0.3] in time order),
+ * with each run's baseline and band; d has room for 5 x cap. */
+static size_t history_points(const struct history *h, double *d, int *verdict, size_t cap)
+{
+	size_t i, m = 0, *seen = xcalloc(h->ngroups + 1, sizeof(*seen));
+	size_t *count = xcalloc(h->ngroups + 1, sizeof(*count));
+
+	for (i = h->first; h->by && i < h->nruns; i++)
+		if (h->runs[i].gi != SIZE_MAX)
+			count[h->runs[i].gi]++;
+	for (i = h->first; i < h->nruns; i++) {
+		const struct history_run *x = &h->runs[i];
+		double by = fmax(h->t.rel * fabs(x->b.median), h->t.noise * KA_MAD_SIGMA * x->b.mad);
+		bool judged = x->b.runs >= h->t.min_runs;
+
+		if (!isfinite(x->v) || (h->by && x->gi == SIZE_MAX))
+			continue;
+		d[m] = !h->by ? (double)(i - h->first + 1) :
+		       (double)(x->gi + 1) - 0.3 + 0.6 * ((double)seen[x->gi]++ + 0.5) / (double)count[x->gi];
+		d[cap + m] = x->v;
+		d[2 * cap + m] = judged ? x->b.median : NAN;
+		d[3 * cap + m] = judged ? fmax(0, x->b.median - by) : NAN;	/* a time or an energy: never below 0 */
+		d[4 * cap + m] = judged ? x->b.median + by : NAN;
+		verdict[m++] = judged ? (int)x->verdict : -1;
+	}
+	free(seen);
+	free(count);
+	return m;
+}
+
+/* GET /api/v1/reports/history.{fmt}: one point's runs in order, each
+ * against the baseline of the runs before it. */
+static void history_report(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
 			   const struct report_opts *o, enum chart_format fmt)
 {
 	struct report_history in = {0};
-	struct history h;
-	size_t i, m = 0, cap, *seen = NULL, *count = NULL;
-	int *verdict;
 	char title[SERIES_LABEL_SIZE + 96], xtitle[160];
-	double *d;
+	struct history h;
 	struct kerr err;
+	size_t cap;
+	double *d;
+	int *verdict;
 
+	(void)it;
 	kerr_clear(&err);
 	if (history_load(k, rq, &h, &err)) {
 		resp_error(rs, &err);
@@ -287,40 +321,8 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs,
 		return;
 	}
 	cap = h.nruns - h.first;
-	d = xmalloc(5 * cap * sizeof(double));
-	in.verdict = verdict = xmalloc(cap * sizeof(*verdict));
-	if (h.by) {	/* the runs of one value spread over [x - 0.3, x + 0.3], in time order */
-		seen = xcalloc(h.ngroups, sizeof(*seen));
-		count = xcalloc(h.ngroups, sizeof(*count));
-		for (i = h.first; i < h.nruns; i++)
-			if (h.runs[i].gi != SIZE_MAX)
-				count[h.runs[i].gi]++;
-	}
-	for (i = h.first; i < h.nruns; i++) {
-		const struct history_run *x = &h.runs[i];
-		double by = fmax(h.t.rel * fabs(x->b.median), h.t.noise * KA_MAD_SIGMA * x->b.mad);
-		bool judged = x->b.runs >= h.t.min_runs;
-
-		if (!isfinite(x->v) || (h.by && x->gi == SIZE_MAX))
-			continue;
-		d[m] = !h.by ? (double)(i - h.first + 1) :
-		       (double)(x->gi + 1) - 0.3 +
-		       0.6 * ((double)seen[x->gi]++ + 0.5) / (double)count[x->gi];
-		d[cap + m] = x->v;
-		d[2 * cap + m] = judged ? x->b.median : NAN;
-		d[3 * cap + m] = judged ? fmax(0, x->b.median - by) : NAN;	/* a time or an energy: never below 0 */
-		d[4 * cap + m] = judged ? x->b.median + by : NAN;
-		verdict[m] = judged ? (int)x->verdict : -1;
-		m++;
-	}
-	in.n = m;
-	in.x = d;
-	in.y = d + cap;
-	in.median = d + 2 * cap;
-	in.lo = d + 3 * cap;
-	in.hi = d + 4 * cap;
-	in.groups = h.groups;
-	in.ngroups = h.by ? h.ngroups : 0;
+	d = xmalloc((5 * cap + 1) * sizeof(double));
+	verdict = xmalloc((cap + 1) * sizeof(*verdict));
 	snprintf(title, sizeof(title), "%s:%s%s%s at p = %lld, n = %g", h.system, h.application,
 		 *h.variant ? ":" : "", h.variant, (long long)h.p, h.n);
 	if (h.by)
@@ -328,15 +330,12 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs,
 	else
 		snprintf(xtitle, sizeof(xtitle), "run, in measured_at order%s",
 			 h.first ? " (the latest asked for)" : "");
-	in.title = title;
-	in.ytitle = h.energy ? "energy (J)" : "τ (s)";
-	in.xtitle = xtitle;
-	in.t = h.t;
+	in = (struct report_history){title, xtitle, h.energy ? "energy (J)" : "τ (s)", d, d + cap,
+				     d + 2 * cap, d + 3 * cap, d + 4 * cap, verdict,
+				     history_points(&h, d, verdict, cap), h.groups, h.by ? h.ngroups : 0, h.t};
 	report_respond(rs, report_build_history(&in, o), fmt);
 	free(d);
 	free(verdict);
-	free(seen);
-	free(count);
 	history_free(&h);
 }
 
@@ -453,84 +452,110 @@ fail:
 	resp_error(rs, &err);
 }
 
-static int get_report(void *app, struct req *rq, struct resp *rs)
+/* isoefficiency, efficiency, energy, energy-shares: one panel kind each,
+ * every item (series x label values) loaded and overlaid. */
+static void kind_report(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+			const struct report_opts *o, enum chart_format fmt, enum report_kind kind)
 {
-	struct karted *k = app;
-	static struct series_names none;
-	struct series_names names = none;
-	struct items *it = NULL;
-	struct loaded *l = NULL;
-	struct report_series *rsr = NULL;
-	struct report_opts o;
-	enum report_kind kind;
-	enum chart_format fmt;
-	char what[64], *dot;
+	struct loaded *l = xcalloc(it->n, sizeof(*l));
+	struct report_series *rsr = xcalloc(it->n, sizeof(*rsr));
 	struct kerr err;
 	size_t i;
-	bool models, history, scaling, strong;
 
 	kerr_clear(&err);
-	snprintf(what, sizeof(what), "%s", req_param(rq));
-	dot = strrchr(what, '.');
-	if (dot)
-		*dot = '\0';
-	models = !strcmp(what, "model") || !strcmp(what, "isoefficiency-function");
-	history = !strcmp(what, "history");
-	scaling = !strcmp(what, "scaling-history");
-	strong = !strcmp(what, "scaling");
-	if (!dot || (!models && !history && !scaling && !strong && report_kind_parse(what, &kind)) ||
-	    chart_format_parse(dot + 1, &fmt)) {
-		resp_errorf(rs, 404,
-			    "there is no report %.60s: reports are isoefficiency, efficiency, scaling, "
-			    "energy, energy-shares, model, isoefficiency-function, history and "
-			    "scaling-history, each as .svg, .png or .pdf (powercap and trace take "
-			    "their data by POST)", req_param(rq));
-		return 0;
-	}
-	if (report_opts_read(rq, &o, &err)) {
+	for (i = 0; i < it->n && !err.code; i++)
+		if (load_one(k, rq, kind, *it->spec[i] ? it->spec[i] : NULL, &it->ls[i], &l[i], &rsr[i], &err) &&
+		    it->n > 1)
+			err.index = (long)i;
+	if (err.code)
 		resp_error(rs, &err);
-		return 0;
-	}
-	if (history) {
-		history_report(k, rq, rs, &o, fmt);
-		return 0;
-	}
-	req_query_each(rq, "series", add_series, &names);
-	it = xmalloc(sizeof(*it));
-	if (names.too_many)
-		kerr_field(&err, KERR_INVALID, "series", "at most %d series can be overlaid", SERIES_MAX);
-	if (err.code || report_items(rq, &names, it, &err)) {
-		resp_error(rs, &err);
-		goto out;
-	}
-	if (scaling) {
-		scaling_history(k, rq, rs, it, &o, fmt);
-		goto out;
-	}
-	if (strong) {
-		strong_scaling(k, rq, rs, it, &o, fmt);
-		goto out;
-	}
-	if (models) {
-		model_report(k, rq, rs, what[0] == 'i', it, NULL, &o, fmt);
-		goto out;
-	}
-	l = xcalloc(it->n, sizeof(*l));
-	rsr = xcalloc(it->n, sizeof(*rsr));
+	else
+		report_respond(rs, report_build(kind, rsr, it->n, o), fmt);
 	for (i = 0; i < it->n; i++)
-		if (load_one(k, rq, kind, *it->spec[i] ? it->spec[i] : NULL, &it->ls[i], &l[i],
-			     &rsr[i], &err)) {
-			if (it->n > 1)
-				err.index = (long)i;
-			resp_error(rs, &err);
-			goto out;
-		}
-	report_respond(rs, report_build(kind, rsr, it->n, &o), fmt);
-out:
-	for (i = 0; l && i < it->n; i++)
 		loaded_free(&l[i]);
 	free(l);
 	free(rsr);
+}
+
+#define KIND_REPORT(fn, kind)                                                                          \
+	static void fn(struct karted *k, struct req *rq, struct resp *rs, struct items *it,            \
+		       const struct report_opts *o, enum chart_format fmt)                             \
+	{                                                                                              \
+		kind_report(k, rq, rs, it, o, fmt, kind);                                              \
+	}
+KIND_REPORT(isoefficiency_report, REPORT_ISOEFFICIENCY)
+KIND_REPORT(efficiency_report, REPORT_EFFICIENCY)
+KIND_REPORT(energy_report, REPORT_ENERGY)
+KIND_REPORT(shares_report, REPORT_SHARES)
+
+static void scaling_model_report(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+				 const struct report_opts *o, enum chart_format fmt)
+{
+	model_report(k, rq, rs, false, it, NULL, o, fmt);
+}
+
+static void isofunction_report(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+			       const struct report_opts *o, enum chart_format fmt)
+{
+	model_report(k, rq, rs, true, it, NULL, o, fmt);
+}
+
+/* Every report, by the name in its path; items: it takes series= and
+ * the label filters as items to overlay. */
+static const struct report_entry {
+	const char *name;
+	void (*draw)(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+		     const struct report_opts *o, enum chart_format fmt);
+	bool items;
+} reports[] = {
+	{"isoefficiency", isoefficiency_report, true},
+	{"efficiency", efficiency_report, true},
+	{"scaling", strong_scaling, true},
+	{"energy", energy_report, true},
+	{"energy-shares", shares_report, true},
+	{"model", scaling_model_report, true},
+	{"isoefficiency-function", isofunction_report, true},
+	{"history", history_report, false},
+	{"scaling-history", scaling_history, true},
+};
+
+static int get_report(void *app, struct req *rq, struct resp *rs)
+{
+	static const struct series_names none;
+	struct series_names names = none;
+	const struct report_entry *e = NULL;
+	struct items *it = xcalloc(1, sizeof(*it));
+	char what[64], *dot;
+	struct report_opts o;
+	enum chart_format fmt;
+	struct kerr err;
+	size_t i;
+
+	kerr_clear(&err);
+	snprintf(what, sizeof(what), "%s", req_param(rq));
+	if ((dot = strrchr(what, '.')))
+		*dot = '\0';
+	for (i = 0; dot && i < sizeof(reports) / sizeof(reports[0]); i++)
+		if (!strcmp(what, reports[i].name))
+			e = &reports[i];
+	if (!e || chart_format_parse(dot + 1, &fmt))
+		resp_errorf(rs, 404, "there is no report %.60s: reports are isoefficiency, efficiency, scaling, "
+			    "energy, energy-shares, model, isoefficiency-function, history and "
+			    "scaling-history, each as .svg, .png or .pdf (powercap and trace take "
+			    "their data by POST)", req_param(rq));
+	else if (report_opts_read(rq, &o, &err))
+		resp_error(rs, &err);
+	else if (!e->items)
+		e->draw(app, rq, rs, it, &o, fmt);
+	else {
+		req_query_each(rq, "series", add_series, &names);
+		if (names.too_many)
+			kerr_field(&err, KERR_INVALID, "series", "at most %d series can be overlaid", SERIES_MAX);
+		if (err.code || report_items(rq, &names, it, &err))
+			resp_error(rs, &err);
+		else
+			e->draw(app, rq, rs, it, &o, fmt);
+	}
 	free(it);
 	return 0;
 }
