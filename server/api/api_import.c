@@ -313,12 +313,72 @@ discard:
 	return -1;
 }
 
+/* A file that could not be read: the error, with what was learned of it
+ * (the format guessed, the parameters available, the warnings). */
+static void import_refused(struct resp *rs, const struct kerr *err, struct import_result *res)
+{
+	json_t *extra = json_object();
+
+	if (res->available)
+		json_object_set(extra, "available", res->available);
+	if (res->format)
+		json_object_set_new(extra, "format", json_string(res->format));
+	if (res->warnings && json_array_size(res->warnings))
+		json_object_set(extra, "warnings", res->warnings);
+	resp_error_with(rs, err, extra);
+}
+
+/* A large import in parts, each its own transaction (store_in_parts). */
+static void import_in_parts(struct karted *k, struct resp *rs, struct import_result *res)
+{
+	struct parts p = {&res->batch, res->hash, NULL, NULL, 0, 0, 0, 0, false, P_RESERVE};
+	struct kerr err;
+
+	kerr_clear(&err);
+	p.ids = xcalloc(res->batch.count, sizeof(*p.ids));
+	if (store_in_parts(k, &p, &err))
+		resp_error(rs, &err);
+	else
+		answer(rs, p.ids, res, p.fresh);
+	free(p.ids);
+	free(p.series);
+}
+
+/* A small import in one transaction on the writer thread; this worker
+ * waits for it. */
+static void import_at_once(struct karted *k, struct resp *rs, struct import_result *res)
+{
+	struct import_job *j = xcalloc(1, sizeof(*j));
+
+	pthread_mutex_init(&j->lock, NULL);
+	pthread_cond_init(&j->cond, NULL);
+	j->job.kind = WJOB_RUNS;
+	j->job.done = import_done;
+	j->job.done_in_writer = true;	/* the worker waits; a stopping loop turns no more */
+	j->job.batch = res->batch;	/* moved: the job frees nothing, res does */
+	j->job.ids = xcalloc(res->batch.count, sizeof(*j->job.ids));
+	j->job.import_hash = res->hash[0] ? res->hash : NULL;
+	writer_submit(k->writer, &j->job);
+	pthread_mutex_lock(&j->lock);
+	while (!j->done)
+		pthread_cond_wait(&j->cond, &j->lock);
+	pthread_mutex_unlock(&j->lock);
+	if (j->job.rc)
+		resp_error(rs, &j->job.err);
+	else
+		answer(rs, j->job.ids, res, j->job.fresh);
+	free(j->job.ids);
+	pthread_mutex_destroy(&j->lock);
+	pthread_cond_destroy(&j->cond);
+	free(j);
+}
+
+/* One import at a time is read (and, in parts, stored): another meanwhile
+ * is a 503 to retry. */
 static int post_import(void *app, struct req *rq, struct resp *rs)
 {
-	struct karted *k = app;
 	struct import_result res;
 	struct import_opts o;
-	struct import_job *j;
 	struct kerr err;
 	const char *body;
 	size_t len;
@@ -336,58 +396,15 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 	}
 	body = req_body(rq, &len);
 	if (import_read(body, len, &o, &res, &err)) {
-		json_t *extra = json_object();
-
 		atomic_store(&importing, false);
-		if (res.available)
-			json_object_set(extra, "available", res.available);
-		if (res.format)
-			json_object_set_new(extra, "format", json_string(res.format));
-		if (res.warnings && json_array_size(res.warnings))
-			json_object_set(extra, "warnings", res.warnings);
-		import_result_clear(&res);
-		resp_error_with(rs, &err, extra);
-		return 0;
-	}
-	if (res.batch.count > IMPORT_IN_PARTS) {
-		struct parts p = {&res.batch, res.hash, NULL, NULL, 0, 0, 0, 0, false, P_RESERVE};
-
-		p.ids = xcalloc(res.batch.count, sizeof(*p.ids));
-		if (store_in_parts(k, &p, &err))
-			resp_error(rs, &err);
-		else
-			answer(rs, p.ids, &res, p.fresh);
+		import_refused(rs, &err, &res);
+	} else if (res.batch.count > IMPORT_IN_PARTS) {
+		import_in_parts(app, rs, &res);
 		atomic_store(&importing, false);
-		free(p.ids);
-		free(p.series);
-		import_result_clear(&res);
-		return 0;
+	} else {
+		atomic_store(&importing, false);
+		import_at_once(app, rs, &res);
 	}
-	atomic_store(&importing, false);
-
-	j = xcalloc(1, sizeof(*j));
-	pthread_mutex_init(&j->lock, NULL);
-	pthread_cond_init(&j->cond, NULL);
-	j->job.kind = WJOB_RUNS;
-	j->job.done = import_done;
-	j->job.done_in_writer = true;	/* the worker waits; a stopping loop turns no more */
-	j->job.batch = res.batch;	/* moved: the job frees nothing, res does */
-	j->job.ids = xcalloc(res.batch.count, sizeof(*j->job.ids));
-	j->job.import_hash = res.hash[0] ? res.hash : NULL;
-	writer_submit(k->writer, &j->job);
-	pthread_mutex_lock(&j->lock);
-	while (!j->done)
-		pthread_cond_wait(&j->cond, &j->lock);
-	pthread_mutex_unlock(&j->lock);
-
-	if (j->job.rc)
-		resp_error(rs, &j->job.err);
-	else
-		answer(rs, j->job.ids, &res, j->job.fresh);
-	free(j->job.ids);
-	pthread_mutex_destroy(&j->lock);
-	pthread_cond_destroy(&j->cond);
-	free(j);
 	import_result_clear(&res);
 	return 0;
 }
