@@ -10,84 +10,104 @@
 #include "karted.h"
 #include "track/webhook.h"
 
-static int get_metrics(void *app, struct req *rq, struct resp *rs)
+/* A metric family's HELP and TYPE lines. */
+static void family(FILE *f, const char *name, const char *type, const char *help)
 {
-	struct karted *k = app;
-	const struct writer_stats *ws = writer_stats(k->writer);
-	struct http_metrics m;
-	struct webhook_stats hs = {0};
-	uint64_t cum = 0;
-	char *text = NULL;
-	size_t len = 0, b;
-	int c;
-	FILE *f = open_memstream(&text, &len);
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
 
-	req_http_metrics(rq, &m);
+/* One sample: name{labels} value (labels "" for none). */
+static void sample(FILE *f, const char *name, const char *labels, unsigned long long v)
+{
+	fprintf(f, "%s%s%s%s %llu\n", name, *labels ? "{" : "", labels, *labels ? "}" : "", v);
+}
+
+static void http_metrics(FILE *f, const struct http_metrics *m)
+{
+	char le[48];
+	uint64_t cum = 0;
+	size_t b;
+	int c;
+
+	family(f, "karte_http_requests_total", "counter", "HTTP requests answered, by status class.");
+	for (c = 1; c <= 5; c++) {
+		snprintf(le, sizeof(le), "code=\"%dxx\"", c);
+		sample(f, "karte_http_requests_total", le, m->by_class[c]);
+	}
+	family(f, "karte_http_request_duration_seconds", "histogram",
+	       "From a request's headers read to its answer queued.");
+	for (b = 0; b < HTTP_LATENCY_BUCKETS; b++) {
+		cum += m->latency[b];
+		snprintf(le, sizeof(le), "le=\"%g\"", http_latency_le[b]);
+		sample(f, "karte_http_request_duration_seconds_bucket", le, cum);
+	}
+	cum += m->latency[HTTP_LATENCY_BUCKETS];
+	sample(f, "karte_http_request_duration_seconds_bucket", "le=\"+Inf\"", cum);
+	fprintf(f, "karte_http_request_duration_seconds_sum %.9g\n", m->latency_sum);
+	sample(f, "karte_http_request_duration_seconds_count", "", cum);
+	family(f, "karte_http_requests_in_progress", "gauge", "Requests between headers and answer.");
+	sample(f, "karte_http_requests_in_progress", "", (unsigned long long)m->active);
+}
+
+static void queue_metrics(FILE *f, const struct http_metrics *m, const struct writer_stats *ws)
+{
+	family(f, "karte_analysis_queue_depth", "gauge", "Analyses and reports waiting for a worker.");
+	sample(f, "karte_analysis_queue_depth", "", m->slow_queued);
+	family(f, "karte_read_queue_depth", "gauge", "Of those, by lane: quick reads, or slow work.");
+	sample(f, "karte_read_queue_depth", "lane=\"quick\"", m->quick_queued);
+	sample(f, "karte_read_queue_depth", "lane=\"slow\"", m->slow_queued - m->quick_queued);
+	family(f, "karte_reads_moved_total", "counter", "Reads sent from the quick lane to the slow one.");
+	sample(f, "karte_reads_moved_total", "", m->moved);
+	family(f, "karte_reads_stopped_total", "counter",
+	       "Reads stopped: past the read deadline, or their client left.");
+	sample(f, "karte_reads_stopped_total", "reason=\"deadline\"", m->cancelled_deadline);
+	sample(f, "karte_reads_stopped_total", "reason=\"hung_up\"", m->cancelled_hung_up);
+	family(f, "karte_write_queue_depth", "gauge", "Writes waiting for the writer.");
+	sample(f, "karte_write_queue_depth", "", ws->queued);
+	family(f, "karte_runs_stored_total", "counter", "Runs this karted stored (repeats not counted).");
+	sample(f, "karte_runs_stored_total", "", ws->runs);
+	family(f, "karte_write_commits_total", "counter", "Write transactions committed.");
+	sample(f, "karte_write_commits_total", "", ws->commits);
+}
+
+static void watch_metrics(FILE *f, struct karted *k)
+{
+	struct webhook_stats hs = {0};
+
 	if (k->watch.hook)
 		webhook_stats(k->watch.hook, &hs);
-	fputs("# HELP karte_http_requests_total HTTP requests answered, by status class.\n"
-	      "# TYPE karte_http_requests_total counter\n", f);
-	for (c = 1; c <= 5; c++) {
-		fprintf(f, "karte_http_requests_total{code=\"%dxx\"} %llu\n", c,
-			(unsigned long long)m.by_class[c]);
+	family(f, "karte_runs_checked_total", "counter", "Runs held against their baseline on ingest.");
+	sample(f, "karte_runs_checked_total", "", atomic_load(&k->watch.checked));
+	family(f, "karte_alerts_total", "counter", "Regression alerts this karted made.");
+	sample(f, "karte_alerts_total", "", atomic_load(&k->watch.alerts));
+	family(f, "karte_alert_webhook_total", "counter", "Alerts to the webhook, by outcome.");
+	sample(f, "karte_alert_webhook_total", "outcome=\"sent\"", hs.sent);
+	sample(f, "karte_alert_webhook_total", "outcome=\"failed\"", hs.failed);
+	sample(f, "karte_alert_webhook_total", "outcome=\"dropped\"", hs.dropped);
+	family(f, "karte_alert_webhook_retries_total", "counter", "Attempts repeated after a failure.");
+	sample(f, "karte_alert_webhook_retries_total", "", hs.retries);
+	family(f, "karte_alert_webhook_queue_depth", "gauge", "Alerts waiting for the webhook.");
+	sample(f, "karte_alert_webhook_queue_depth", "", hs.queued);
+	family(f, "karte_token_lookups_total", "counter",
+	       "Bearer tokens looked up in the store (not those seen within the last second).");
+	sample(f, "karte_token_lookups_total", "", k->token_queries);
+}
+
+static int get_metrics(void *app, struct req *rq, struct resp *rs)
+{
+	struct http_metrics m;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f) {
+		resp_errorf(rs, 503, "out of memory; try again");
+		return 0;
 	}
-	fputs("# HELP karte_http_request_duration_seconds From a request's headers read to its "
-	      "answer queued.\n# TYPE karte_http_request_duration_seconds histogram\n", f);
-	for (b = 0; b < HTTP_LATENCY_BUCKETS; b++) {
-		cum += m.latency[b];
-		fprintf(f, "karte_http_request_duration_seconds_bucket{le=\"%g\"} %llu\n",
-			http_latency_le[b], (unsigned long long)cum);
-	}
-	cum += m.latency[HTTP_LATENCY_BUCKETS];
-	fprintf(f, "karte_http_request_duration_seconds_bucket{le=\"+Inf\"} %llu\n"
-		"karte_http_request_duration_seconds_sum %.9g\n"
-		"karte_http_request_duration_seconds_count %llu\n",
-		(unsigned long long)cum, m.latency_sum, (unsigned long long)cum);
-	fprintf(f, "# HELP karte_http_requests_in_progress Requests between headers and answer.\n"
-		"# TYPE karte_http_requests_in_progress gauge\nkarte_http_requests_in_progress %d\n"
-		"# HELP karte_analysis_queue_depth Analyses and reports waiting for a worker.\n"
-		"# TYPE karte_analysis_queue_depth gauge\nkarte_analysis_queue_depth %u\n"
-		"# HELP karte_read_queue_depth Of those, by lane: quick reads, or slow work.\n"
-		"# TYPE karte_read_queue_depth gauge\nkarte_read_queue_depth{lane=\"quick\"} %u\n"
-		"karte_read_queue_depth{lane=\"slow\"} %u\n"
-		"# HELP karte_reads_moved_total Reads sent from the quick lane to the slow one.\n"
-		"# TYPE karte_reads_moved_total counter\nkarte_reads_moved_total %llu\n"
-		"# HELP karte_reads_stopped_total Reads stopped: past the read deadline, or their client left.\n"
-		"# TYPE karte_reads_stopped_total counter\n"
-		"karte_reads_stopped_total{reason=\"deadline\"} %llu\n"
-		"karte_reads_stopped_total{reason=\"hung_up\"} %llu\n"
-		"# HELP karte_write_queue_depth Writes waiting for the writer.\n"
-		"# TYPE karte_write_queue_depth gauge\nkarte_write_queue_depth %llu\n"
-		"# HELP karte_runs_stored_total Runs this karted stored (repeats not counted).\n"
-		"# TYPE karte_runs_stored_total counter\nkarte_runs_stored_total %llu\n"
-		"# HELP karte_write_commits_total Write transactions committed.\n"
-		"# TYPE karte_write_commits_total counter\nkarte_write_commits_total %llu\n"
-		"# HELP karte_runs_checked_total Runs held against their baseline on ingest.\n"
-		"# TYPE karte_runs_checked_total counter\nkarte_runs_checked_total %llu\n"
-		"# HELP karte_alerts_total Regression alerts this karted made.\n"
-		"# TYPE karte_alerts_total counter\nkarte_alerts_total %llu\n"
-		"# HELP karte_alert_webhook_total Alerts to the webhook, by outcome.\n"
-		"# TYPE karte_alert_webhook_total counter\n"
-		"karte_alert_webhook_total{outcome=\"sent\"} %llu\n"
-		"karte_alert_webhook_total{outcome=\"failed\"} %llu\n"
-		"karte_alert_webhook_total{outcome=\"dropped\"} %llu\n"
-		"# HELP karte_alert_webhook_retries_total Attempts repeated after a failure.\n"
-		"# TYPE karte_alert_webhook_retries_total counter\n"
-		"karte_alert_webhook_retries_total %llu\n"
-		"# HELP karte_alert_webhook_queue_depth Alerts waiting for the webhook.\n"
-		"# TYPE karte_alert_webhook_queue_depth gauge\nkarte_alert_webhook_queue_depth %llu\n"
-		"# HELP karte_token_lookups_total Bearer tokens looked up in the store (not those "
-		"seen within the last second).\n"
-		"# TYPE karte_token_lookups_total counter\nkarte_token_lookups_total %llu\n",
-		m.active, m.slow_queued, m.quick_queued, m.slow_queued - m.quick_queued,
-		(unsigned long long)m.moved, (unsigned long long)m.cancelled_deadline,
-		(unsigned long long)m.cancelled_hung_up, (unsigned long long)ws->queued,
-		(unsigned long long)ws->runs, (unsigned long long)ws->commits,
-		(unsigned long long)atomic_load(&k->watch.checked),
-		(unsigned long long)atomic_load(&k->watch.alerts), (unsigned long long)hs.sent,
-		(unsigned long long)hs.failed, (unsigned long long)hs.dropped,
-		(unsigned long long)hs.retries, (unsigned long long)hs.queued,
-		(unsigned long long)k->token_queries);
+	req_http_metrics(rq, &m);
+	http_metrics(f, &m);
+	queue_metrics(f, &m, writer_stats(((struct karted *)app)->writer));
+	watch_metrics(f, app);
 	fclose(f);
 	rs->status = 200;
 	rs->body = text;
