@@ -82,15 +82,71 @@ static void number_groups(struct history *h)
 	json_decref(seen);
 }
 
-int history_load(struct karted *k, struct req *rq, struct history *h, struct kerr *err)
+/* The thresholds: the series' own (PUT /api/v1/series/thresholds), then
+ * the query's; p, n and the label filters of the point; the metric, by
+ * and limit. */
+static int history_query(struct karted *k, struct req *rq, struct history *h, struct run_filter *f,
+			 struct label_set *ls, int64_t *limit, struct kerr *err)
 {
 	struct ka_thresholds t = KA_THRESHOLDS_DEFAULT;
+	int64_t min_runs = (int64_t)t.min_runs;
 	struct store_thresholds own;
+	struct store *st;
+	int rc;
+
+	st = pool_get(k->readers);
+	rc = store_thresholds_get(st, f->system, f->application, f->variant, &own, err);
+	pool_put(k->readers, st);
+	if (rc < 0)
+		return -1;
+	if (own.set)
+		t.rel = own.rel, t.noise = own.noise, min_runs = own.min_runs;
+	if (query_int(rq, "p", 1, 1000000000, &f->p, err) || query_num(rq, "n", 0, 1e300, &f->n, err) ||
+	    query_int(rq, "min_runs", 1, HISTORY_WINDOW, &min_runs, err) ||
+	    query_num(rq, "rel", 0, 10, &t.rel, err) || query_num(rq, "noise", 0, 100, &t.noise, err) ||
+	    query_int(rq, "limit", 1, HISTORY_LIST_MAX, limit, err) || query_labels(rq, ls, err))
+		return -1;
+	if (f->p == 0 || !(f->n > 0))
+		return kerr_field(err, KERR_INVALID, f->p == 0 ? "p" : "n", "p and n choose the point whose "
+				  "history is shown, e.g. p=64&n=1e6");
+	t.min_runs = (size_t)min_runs;
+	h->t = t;
+	h->p = f->p;
+	h->n = f->n;
+	f->labels = ls->eq;
+	f->nlabels = ls->n;
+	f->oldest_first = true;
+	return 0;
+}
+
+/* Each run against the baseline of the latest HISTORY_WINDOW earlier runs
+ * that carry the metric; the verdicts of the runs listed counted. */
+static void history_judge(struct history *h)
+{
+	double work[HISTORY_WINDOW], *seen = xmalloc((h->nruns + 1) * sizeof(*seen));
+	size_t i, nseen = 0;
+
+	for (i = 0; i < h->nruns; i++) {
+		struct history_run *x = &h->runs[i];
+		size_t m = nseen < HISTORY_WINDOW ? nseen : HISTORY_WINDOW;
+
+		x->b = (struct ka_baseline){NAN, NAN, 0};
+		if (m)
+			ka_baseline(seen + nseen - m, m, work, &x->b);
+		x->verdict = isfinite(x->v) ? ka_verdict(x->v, &x->b, &h->t) : KA_OK;
+		if (isfinite(x->v))
+			seen[nseen++] = x->v;
+		if (i >= h->first && isfinite(x->v))
+			h->counts[x->verdict]++;
+	}
+	free(seen);
+}
+
+int history_load(struct karted *k, struct req *rq, struct history *h, struct kerr *err)
+{
 	struct run_filter f = {0};
 	struct label_set ls;
-	int64_t min_runs = (int64_t)t.min_runs, limit = HISTORY_LIST_DEFAULT;
-	double work[HISTORY_WINDOW], *seen = NULL;
-	size_t i, nseen = 0;
+	int64_t limit = HISTORY_LIST_DEFAULT;
 	struct store *st;
 	int rc;
 
@@ -110,32 +166,8 @@ int history_load(struct karted *k, struct req *rq, struct history *h, struct ker
 	if (h->by && (!*h->by || strlen(h->by) > RUN_LABEL_MAX))
 		return kerr_field(err, KERR_INVALID, "by", "by must be time (the default) or a label key of "
 				  "1 to %d bytes, such as by=commit", RUN_LABEL_MAX);
-	/* the series' own thresholds (PUT /api/v1/series/thresholds), then the query's */
-	st = pool_get(k->readers);
-	rc = store_thresholds_get(st, f.system, f.application, f.variant, &own, err);
-	pool_put(k->readers, st);
-	if (rc < 0)
+	if (history_query(k, rq, h, &f, &ls, &limit, err))
 		return -1;
-	if (own.set) {
-		t.rel = own.rel;
-		t.noise = own.noise;
-		min_runs = own.min_runs;
-	}
-	if (query_int(rq, "p", 1, 1000000000, &f.p, err) || query_num(rq, "n", 0, 1e300, &f.n, err) ||
-	    query_int(rq, "min_runs", 1, HISTORY_WINDOW, &min_runs, err) ||
-	    query_num(rq, "rel", 0, 10, &t.rel, err) || query_num(rq, "noise", 0, 100, &t.noise, err) ||
-	    query_int(rq, "limit", 1, HISTORY_LIST_MAX, &limit, err) || query_labels(rq, &ls, err))
-		return -1;
-	if (f.p == 0 || !(f.n > 0))
-		return kerr_field(err, KERR_INVALID, f.p == 0 ? "p" : "n", "p and n choose the point whose "
-				  "history is shown, e.g. p=64&n=1e6");
-	t.min_runs = (size_t)min_runs;
-	h->t = t;
-	h->p = f.p;
-	h->n = f.n;
-	f.labels = ls.eq;
-	f.nlabels = ls.n;
-	f.oldest_first = true;
 	st = pool_get(k->readers);
 	rc = store_each_run(st, &f, take, h, err);
 	pool_put(k->readers, st);
@@ -151,22 +183,7 @@ int history_load(struct karted *k, struct req *rq, struct history *h, struct ker
 	if (h->by)
 		number_groups(h);
 	h->first = h->nruns > (size_t)limit ? h->nruns - (size_t)limit : 0;
-	seen = xmalloc(h->nruns * sizeof(*seen));	/* the values so far, in order */
-	for (i = 0; i < h->nruns; i++) {
-		struct history_run *x = &h->runs[i];
-		/* the latest HISTORY_WINDOW earlier runs that carry the metric */
-		size_t m = nseen < HISTORY_WINDOW ? nseen : HISTORY_WINDOW;
-
-		x->b = (struct ka_baseline){NAN, NAN, 0};
-		if (m)
-			ka_baseline(seen + nseen - m, m, work, &x->b);
-		x->verdict = isfinite(x->v) ? ka_verdict(x->v, &x->b, &t) : KA_OK;
-		if (isfinite(x->v))
-			seen[nseen++] = x->v;
-		if (i >= h->first && isfinite(x->v))
-			h->counts[x->verdict]++;
-	}
-	free(seen);
+	history_judge(h);
 	return 0;
 }
 

@@ -169,27 +169,19 @@ static double iso_pairs(const struct ka_run *runs, size_t n)
 	return pairs;
 }
 
-int series_load_named(struct karted *k, const char *system, const char *application,
-		      const char *variant, const char *frequency, const struct label_set *labels,
-		      unsigned flags, struct series_data *sd, struct kerr *err)
+/* The series' names into sd (and its label, with the label filters) and
+ * the filter that selects its runs. */
+static int series_name(struct series_data *sd, const char *system, const char *application,
+		       const char *variant, const struct label_set *labels, struct run_filter *f,
+		       struct kerr *err)
 {
-	struct run_filter f = {0};
-	struct loader l = {0};
-	struct store *st;
-	size_t i, kept = 0;
-	double pairs;
-	int rc;
+	size_t j, len;
 
-	memset(sd, 0, sizeof(*sd));
-	sd->frequency_mhz = NAN;
-	sd->others = json_array();
 	if (!system || !*system)
 		return kerr_field(err, KERR_INVALID, "system", "system is required to select a series");
 	if (!application || !*application)
 		return kerr_field(err, KERR_INVALID, "application",
 				  "application is required to select a series");
-	if (!variant)
-		variant = "";
 	if (strlen(system) > RUN_NAME_MAX || strlen(application) > RUN_NAME_MAX ||
 	    strlen(variant) > RUN_NAME_MAX)
 		return kerr_set(err, KERR_INVALID, "series names are at most %d bytes", RUN_NAME_MAX);
@@ -198,94 +190,97 @@ int series_load_named(struct karted *k, const char *system, const char *applicat
 	snprintf(sd->variant, sizeof(sd->variant), "%s", variant);
 	snprintf(sd->label, sizeof(sd->label), "%s:%s%s%s", system, application, *variant ? ":" : "",
 		 variant);
-	f.system = system;
-	f.application = application;
-	f.variant = variant;
-	f.oldest_first = true;
-	if (labels && labels->n) {
-		size_t j, len;
-
-		f.labels = labels->eq;
-		f.nlabels = labels->n;
-		sd->labels = json_object();
-		for (j = 0; j < labels->n; j++) {
-			json_object_set_new(sd->labels, labels->eq[j].key,
-					    json_string(labels->eq[j].value));
-			len = strlen(sd->label);
-			snprintf(sd->label + len, sizeof(sd->label) - len, "%s%.60s=%.60s",
-				 j ? ", " : " [", labels->eq[j].key, labels->eq[j].value);
-		}
+	*f = (struct run_filter){.system = system, .application = application, .variant = variant,
+				 .oldest_first = true};
+	if (!labels || !labels->n)
+		return 0;
+	f->labels = labels->eq;
+	f->nlabels = labels->n;
+	sd->labels = json_object();
+	for (j = 0; j < labels->n; j++) {
+		json_object_set_new(sd->labels, labels->eq[j].key, json_string(labels->eq[j].value));
 		len = strlen(sd->label);
-		snprintf(sd->label + len, sizeof(sd->label) - len, "]");
+		snprintf(sd->label + len, sizeof(sd->label) - len, "%s%.60s=%.60s", j ? ", " : " [",
+			 labels->eq[j].key, labels->eq[j].value);
 	}
+	len = strlen(sd->label);
+	snprintf(sd->label + len, sizeof(sd->label) - len, "]");
+	return 0;
+}
+
+/* SERIES_ONE_FREQUENCY: the runs with chi at one frequency (the one asked
+ * for, or the most common), within the pair walk's bound. */
+static int series_one_frequency(struct series_data *sd, struct loader *l, const char *frequency,
+				struct kerr *err)
+{
+	size_t i, kept = 0;
+	double pairs;
+
+	for (i = 0; i < l->n; i++)
+		if (isnan(l->runs[i].chi))
+			sd->no_chi++;
+		else {
+			l->runs[kept] = l->runs[i];
+			l->freqs[kept++] = l->freqs[i];
+		}
+	if (kept == 0)
+		return kerr_set(err, KERR_INVALID, "the %zu runs of series %s carry tau alone; this analysis "
+				"needs chi or gamma: post \"chi\" (or \"gamma\") with each run, or import with "
+				"chi_regions=A,B naming the regions that are overhead; GET "
+				"/api/v1/analysis/scaling needs tau alone", sd->no_chi, series_label(sd));
+	l->n = kept;
+	if (frequency && parse_frequency(frequency, &sd->frequency_mhz, err))
+		return -1;
+	if (!frequency)
+		sd->frequency_mhz = common_frequency(l->freqs, l->n, sd->others);
+	for (i = 0, kept = 0; i < l->n; i++)
+		if (series_same_frequency(l->freqs[i], sd->frequency_mhz))
+			l->runs[kept++] = l->runs[i];
+	if (kept == 0)
+		return kerr_set(err, KERR_NOT_FOUND, "series %s has no runs at frequency_mhz=%g",
+				series_label(sd), sd->frequency_mhz);
+	sd->runs = l->runs;
+	sd->nruns = kept;
+	l->runs = NULL;
+	if ((pairs = iso_pairs(sd->runs, sd->nruns)) > ISO_PAIRS_MAX)
+		return kerr_field(err, KERR_TOO_LARGE, "series", "the points of series %s make %.3g (p, n, "
+				  "n') pairs to walk, more than the limit of %.3g; select fewer runs "
+				  "(frequency_mhz, variant)", series_label(sd), pairs, ISO_PAIRS_MAX);
+	return 0;
+}
+
+int series_load_named(struct karted *k, const char *system, const char *application,
+		      const char *variant, const char *frequency, const struct label_set *labels,
+		      unsigned flags, struct series_data *sd, struct kerr *err)
+{
+	struct run_filter f;
+	struct loader l = {0};
+	struct store *st;
+	int rc = -1;
+
+	memset(sd, 0, sizeof(*sd));
+	sd->frequency_mhz = NAN;
+	sd->others = json_array();
+	if (series_name(sd, system, application, variant ? variant : "", labels, &f, err))
+		return -1;
 	l.sd = sd;
 	l.flags = flags;
 	st = pool_get(k->readers);
 	rc = store_each_run(st, &f, load_run, &l, err);
 	pool_put(k->readers, st);
-	if (rc < 0)
-		goto fail;
-	if (rc > 0) {
+	if (rc > 0)
 		kerr_field(err, KERR_TOO_LARGE, "series", "series %s has more than %d runs, the most one "
 			   "analysis loads; select fewer (variant, frequency_mhz)", series_label(sd),
 			   SERIES_RUNS_MAX);
-		goto fail;
-	}
-	if (l.n == 0) {
+	else if (rc == 0 && l.n == 0)
 		kerr_set(err, KERR_NOT_FOUND, "there are no runs of series %s (GET /api/v1/series lists the "
 			 "series)", series_label(sd));
-		goto fail;
-	}
-	if (flags & SERIES_ONE_FREQUENCY) {
-		for (i = 0; i < l.n; i++)
-			if (isnan(l.runs[i].chi))
-				sd->no_chi++;
-			else {
-				l.runs[kept] = l.runs[i];
-				l.freqs[kept++] = l.freqs[i];
-			}
-		if (kept == 0) {
-			kerr_set(err, KERR_INVALID, "the %zu runs of series %s carry tau alone; this analysis "
-				 "needs chi or gamma: post \"chi\" (or \"gamma\") with each run, or "
-				 "import with chi_regions=A,B naming the regions that are overhead; "
-				 "GET /api/v1/analysis/scaling needs tau alone", sd->no_chi,
-				 series_label(sd));
-			goto fail;
-		}
-		l.n = kept;
-		kept = 0;
-		if (frequency) {
-			if (parse_frequency(frequency, &sd->frequency_mhz, err))
-				goto fail;
-		} else {
-			sd->frequency_mhz = common_frequency(l.freqs, l.n, sd->others);
-		}
-		for (i = 0; i < l.n; i++)
-			if (series_same_frequency(l.freqs[i], sd->frequency_mhz))
-				l.runs[kept++] = l.runs[i];
-		if (kept == 0) {
-			kerr_set(err, KERR_NOT_FOUND, "series %s has no runs at frequency_mhz=%g",
-				 series_label(sd), sd->frequency_mhz);
-			goto fail;
-		}
-		sd->runs = l.runs;
-		sd->nruns = kept;
-		l.runs = NULL;
-		pairs = iso_pairs(sd->runs, sd->nruns);
-		if (pairs > ISO_PAIRS_MAX) {
-			kerr_field(err, KERR_TOO_LARGE, "series", "the points of series %s make %.3g (p, n, n') "
-				   "pairs to walk, more than the limit of %.3g; select fewer runs "
-				   "(frequency_mhz, variant)", series_label(sd), pairs, ISO_PAIRS_MAX);
-			goto fail;
-		}
-	}
+	else if (rc == 0)
+		rc = flags & SERIES_ONE_FREQUENCY ? series_one_frequency(sd, &l, frequency, err) : 0;
+	rc = rc || l.n == 0 ? -1 : 0;
 	free(l.runs);
 	free(l.freqs);
-	return 0;
-fail:
-	free(l.runs);
-	free(l.freqs);
-	return -1;
+	return rc;
 }
 
 int series_load_in(struct karted *k, struct req *rq, const char *system,
