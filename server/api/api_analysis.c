@@ -547,34 +547,6 @@ static int get_energy(void *app, struct req *rq, struct resp *rs)
 
 /* POST /api/v1/analysis/energy/model: the prediction from given parameters. */
 
-/* A what-if's regions, each {name, alpha_p, beta_on, f_opt, power_std_w,
- * power_opt_w, time_std_s} and nothing else. */
-static int energy_regions(json_t *jr, struct ka_region_model *m, const char **names, struct kerr *err)
-{
-	char prefix[32];
-	json_t *reg;
-	size_t i;
-
-	json_array_foreach(jr, i, reg) {
-		const struct field f[] = {
-			{"name", FIELD_TEXT, FIELD_REQUIRED, 1, RUN_NAME_MAX, &names[i], 0},
-			{"alpha_p", FIELD_NUMBER, FIELD_REQUIRED, -HUGE_VAL, HUGE_VAL, &m[i].alpha_p, 0},
-			{"beta_on", FIELD_NUMBER, FIELD_REQUIRED, -HUGE_VAL, HUGE_VAL, &m[i].beta_on, 0},
-			{"f_opt", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL, &m[i].f_opt, 0},
-			{"power_std_w", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL,
-			 &m[i].power_std, 0},
-			{"power_opt_w", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL,
-			 &m[i].power_opt, 0},
-			{"time_std_s", FIELD_NUMBER, FIELD_REQUIRED, 0, HUGE_VAL, &m[i].time_std, 0},
-		};
-
-		snprintf(prefix, sizeof(prefix), "regions[%zu].", i);
-		if (fields_in(reg, prefix, (long)i, FIELDS(f), true, err))
-			return -1;
-	}
-	return 0;
-}
-
 static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 {
 	json_t *root = req_json_object(rq, rs), *jr = NULL, *out;
@@ -605,7 +577,7 @@ static int post_energy_model(void *app, struct req *rq, struct resp *rs)
 	}
 	m = xcalloc(nr, sizeof(*m));
 	names = xcalloc(nr, sizeof(*names));
-	if (energy_regions(jr, m, names, &err))
+	if (report_regions_read(jr, m, names, &err))
 		goto out;
 	out = json_array();
 	for (i = 0; i < nr; i++)

@@ -206,7 +206,7 @@ int powercap_answer(void *app, struct req *rq, struct resp *rs, const enum chart
 	if (!root)
 		return 0;
 	kerr_clear(&err);
-	if ((chart && report_opts_read(rq, &ro, &err)) || study_run(app, root, &st, &err))
+	if ((chart && report_opts_of(rq, &ro, &err)) || study_run(app, root, &st, &err))
 		resp_error(rs, &err);
 	else if (chart)
 		study_draw(&st, &ro, rs, *chart);

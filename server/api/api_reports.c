@@ -543,7 +543,7 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 			    "energy, energy-shares, model, isoefficiency-function, history and "
 			    "scaling-history, each as .svg, .png or .pdf (powercap and trace take "
 			    "their data by POST)", req_param(rq));
-	else if (report_opts_read(rq, &o, &err))
+	else if (report_opts_of(rq, &o, &err))
 		resp_error(rs, &err);
 	else if (!e->items)
 		e->draw(app, rq, rs, it, &o, fmt);

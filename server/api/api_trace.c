@@ -273,7 +273,7 @@ int trace_answer(void *app, struct req *rq, struct resp *rs, const enum chart_fo
 	if (!root)
 		return 0;
 	kerr_clear(&err);
-	if ((chart && report_opts_read(rq, &ro, &err)) || correction_run(root, &c, &err))
+	if ((chart && report_opts_of(rq, &ro, &err)) || correction_run(root, &c, &err))
 		resp_error(rs, &err);
 	else if (chart)
 		correction_draw(&c, json_object_get(root, "segments"), &ro, rs, *chart);

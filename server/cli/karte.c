@@ -14,6 +14,7 @@
 
 #include "render/chart.h"
 #include "core/bounds.h"
+#include "core/run.h"
 #include "import/otf2in.h"
 #include "render/report.h"
 #include "core/slurp.h"
@@ -36,12 +37,15 @@ static const char usage[] =
 	"  --model FILE      for energy and energy-shares: the JSON body of\n"
 	"                    POST /api/v1/analysis/energy/model ({f_std, regions})\n"
 	"  -o, --output OUT  the image to write\n"
-	"  --width PX, --height PX   size (default 800 x 600)\n"
+	"  --width PX, --height PX   size, 200 to 4000 (default 800 x 600)\n"
 	"  --base P,N        isoefficiency: draw this run's line with regions (I), (II)\n"
-	"  --tolerance X     absolute tolerance on efficiency (default 1e-9)\n"
+	"  --tolerance X     absolute tolerance on efficiency (default 1e-9), or auto:\n"
+	"                    both tolerances from each series' spread of repeated\n"
+	"                    runs, as karted's tolerance=auto\n"
 	"  --c2-rtol X       C2 when |dtau/tau| <= X (default 0.02)\n"
 	"  --frequency MHZ   use only the rows at this frequency_mhz\n"
 	"  --max-p P         energy: predict up to P nodes (default 4096)\n"
+	"  --scale S         PNG: device pixels per px, 1 to 4 (default 1)\n"
 	"  -h, --help        this text\n"
 	"  --version         print the version\n"
 	"\n"
@@ -291,36 +295,30 @@ static int read_csv(const char *file, double only_freq, struct series_acc *serie
 static int read_model(const char *file, struct report_series *rs, struct ka_region_model **m,
 		      const char ***names, json_t **root)
 {
-	json_error_t je;
-	json_t *regs, *r;
-	size_t i;
+	json_t *regs = NULL;
+	struct numbers p = {NULL, 0};
+	const struct field f[] = {
+		{"f_std", FIELD_NUMBER, FIELD_REQUIRED | FIELD_ABOVE_LO, 0, HUGE_VAL, &rs->f_std, 0},
+		{"regions", FIELD_ARRAY, FIELD_REQUIRED, 1, RUN_REGIONS_MAX, &regs, 0},
+		{"p", FIELD_NUMBERS, 0, 1, HUGE_VAL, &p, 16384},	/* the what-if's, unused here */
+	};
+	struct kerr err;
 
-	*root = read_json(file);
-	if (!*root)
+	kerr_clear(&err);
+	if (!(*root = read_json(file)))
 		return -1;
-	regs = json_object_get(*root, "regions");
-	if (json_unpack_ex(*root, &je, 0, "{s:F}", "f_std", &rs->f_std) || !json_is_array(regs) ||
-	    json_array_size(regs) == 0) {
-		fprintf(stderr, "karte: %s: needs f_std and a non-empty regions array\n", file);
-		return -1;
-	}
-	*m = xcalloc(json_array_size(regs), sizeof(**m));
-	*names = xcalloc(json_array_size(regs), sizeof(**names));
-	json_array_foreach(regs, i, r) {
-		if (json_unpack_ex(r, &je, JSON_STRICT, "{s:s,s:F,s:F,s:F,s:F,s:F,s:F}", "name",
-				   &(*names)[i], "alpha_p", &(*m)[i].alpha_p, "beta_on",
-				   &(*m)[i].beta_on, "f_opt", &(*m)[i].f_opt, "power_std_w",
-				   &(*m)[i].power_std, "power_opt_w", &(*m)[i].power_opt,
-				   "time_std_s", &(*m)[i].time_std)) {
-			fprintf(stderr, "karte: %s: regions[%zu]: %s\n", file, i, je.text);
-			return -1;
+	if (!fields_only(*root, FIELDS(f), &err)) {
+		free(p.v);
+		*m = xcalloc(json_array_size(regs), sizeof(**m));
+		*names = xcalloc(json_array_size(regs), sizeof(**names));
+		if (!report_regions_read(regs, *m, *names, &err)) {
+			*rs = (struct report_series){.name = file, .regions = *m, .region_names = *names,
+						     .nregions = json_array_size(regs), .f_std = rs->f_std};
+			return 0;
 		}
 	}
-	rs->regions = *m;
-	rs->region_names = *names;
-	rs->nregions = json_array_size(regs);
-	rs->name = file;
-	return 0;
+	fprintf(stderr, "karte: %s: %s%s%s\n", file, err.field, *err.field ? ": " : "", err.msg);
+	return -1;
 }
 
 static int write_file(const char *path, const char *data, size_t len)
@@ -336,137 +334,103 @@ static int write_file(const char *path, const char *data, size_t len)
 	return fclose(f) ? -1 : 0;
 }
 
-static int cmd_plot(int argc, char **argv)
+/* karte plot's command line: its files, and the report's options by name
+ * as karted's query string names them (read by report_opts_read). */
+struct plot_args {
+	const char *csvs[SERIES_MAX], *model, *out;
+	size_t ncsv;
+	const char *key[16], *val[16];	/* --width 640 is width=640 */
+	size_t nopts;
+};
+
+static const char *plot_opt(void *ctx, const char *key)
+{
+	const struct plot_args *a = ctx;
+	const char *v = NULL;
+	size_t i;
+
+	for (i = 0; i < a->nopts; i++)	/* the last one given counts */
+		if (!strcmp(a->key[i], key))
+			v = a->val[i];
+	return v;
+}
+
+/* -1: a usage error said; 1: --help said; 0: read. */
+static int plot_args_read(int argc, char **argv, struct plot_args *a)
 {
 	static const struct option longopts[] = {
 		{"csv", required_argument, NULL, 'c'},     {"model", required_argument, NULL, 'm'},
-		{"output", required_argument, NULL, 'o'},  {"width", required_argument, NULL, 'W'},
-		{"height", required_argument, NULL, 'H'},  {"base", required_argument, NULL, 'b'},
-		{"tolerance", required_argument, NULL, 't'}, {"c2-rtol", required_argument, NULL, 'r'},
-		{"frequency", required_argument, NULL, 'f'}, {"max-p", required_argument, NULL, 'P'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+		{"output", required_argument, NULL, 'o'},  {"width", required_argument, NULL, 0},
+		{"height", required_argument, NULL, 0},    {"base", required_argument, NULL, 0},
+		{"tolerance", required_argument, NULL, 0}, {"c2-rtol", required_argument, NULL, 0},
+		{"frequency", required_argument, NULL, 0}, {"max-p", required_argument, NULL, 0},
+		{"scale", required_argument, NULL, 0},     {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
-	struct report_opts o = report_opts_default();
-	struct series_acc acc[SERIES_MAX] = {{{0}, NULL, 0, 0}};
-	struct report_series rs[SERIES_MAX];
-	const char *csvs[SERIES_MAX], *model = NULL, *out = NULL, *ext;
-	struct ka_region_model *m = NULL;
-	const char **names = NULL;
-	json_t *root = NULL;
-	size_t ncsv = 0, nacc = 0, i, len;
-	double freq = NAN;
-	enum report_kind kind;
-	enum chart_format fmt;
-	struct report *rep;
-	struct kerr err;
-	char *data, *end;
-	int c, rc = 1;
+	static const char *const keys[] = {NULL, NULL, NULL, "width", "height", "base", "tolerance",
+					   "c2_rtol", "frequency", "max_p", "scale"};
+	int c, at;
 
-	if (argc < 2 || report_kind_parse(argv[1], &kind)) {
-		fprintf(stderr, "karte: plot needs a KIND: isoefficiency, efficiency, energy or "
-			"energy-shares (see karte --help)\n");
-		return 2;
-	}
+	memset(a, 0, sizeof(*a));
 	optind = 2;
-	while ((c = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (ncsv == SERIES_MAX) {
-				fprintf(stderr, "karte: at most %d --csv files\n", SERIES_MAX);
-				return 2;
-			}
-			csvs[ncsv++] = optarg;
-			break;
-		case 'm':
-			model = optarg;
-			break;
-		case 'o':
-			out = optarg;
-			break;
-		case 'W':
-		case 'H': {
-			double *dim = c == 'W' ? &o.width : &o.height;
-
-			*dim = strtod(optarg, &end);
-			if (*end || *dim < CHART_SIZE_MIN || *dim > CHART_SIZE_MAX) {
-				fprintf(stderr, "karte: --width and --height take %d to %d pixels\n",
-					CHART_SIZE_MIN, CHART_SIZE_MAX);
-				return 2;
-			}
-			break;
-		}
-		case 'b':
-			o.base_p = strtoll(optarg, &end, 10);
-			if (*end != ',' || o.base_p < 1 || (o.base_n = strtod(end + 1, &end), *end) ||
-			    !(o.base_n > 0)) {
-				fprintf(stderr, "karte: --base takes P,N such as 10,39200\n");
-				return 2;
-			}
-			o.has_base = true;
-			break;
-		case 't':
-		case 'r':
-		case 'f':
-		case 'P': {
-			double v = strtod(optarg, &end);
-
-			if (*end || !(v >= 0)) {
-				fprintf(stderr, "karte: --%s takes a number, 0 or more\n",
-					c == 't' ? "tolerance" : c == 'r' ? "c2-rtol" :
-					c == 'f' ? "frequency" : "max-p");
-				return 2;
-			}
-			if (c == 't')
-				o.iso.tol = v;
-			else if (c == 'r')
-				o.iso.c2_rtol = v;
-			else if (c == 'f')
-				freq = v;
-			else
-				o.max_p = v;
-			break;
-		}
-		case 'h':
+	while ((c = getopt_long(argc, argv, "o:h", longopts, &at)) != -1) {
+		if (c == 0 && a->nopts < 16) {
+			a->key[a->nopts] = keys[at];
+			a->val[a->nopts++] = optarg;
+		} else if (c == 'c' && a->ncsv < SERIES_MAX) {
+			a->csvs[a->ncsv++] = optarg;
+		} else if (c == 'm' || c == 'o') {
+			*(c == 'm' ? &a->model : &a->out) = optarg;
+		} else if (c == 'h') {
 			fputs(usage, stdout);
-			return 0;
-		default:
-			return 2;
+			return 1;
+		} else {
+			if (c == 'c')
+				fprintf(stderr, "karte: at most %d --csv files\n", SERIES_MAX);
+			return -1;
 		}
 	}
-	if (!out) {
-		fprintf(stderr, "karte: give the image to write with -o OUT.svg|.png|.pdf\n");
+	return 0;
+}
+
+/* The series of the plot: runs from the CSV files, or the energy model. */
+static int plot_inputs(const char *kind_name, enum report_kind kind, const struct plot_args *a, double freq,
+		       struct series_acc *acc, size_t *nacc, struct report_series *rs,
+		       struct ka_region_model **m, const char ***names, json_t **root)
+{
+	size_t i;
+
+	memset(rs, 0, SERIES_MAX * sizeof(*rs));
+	if (!report_needs_runs(kind)) {
+		if (!a->model) {
+			fprintf(stderr, "karte: %s needs --model FILE\n", kind_name);
+			return 2;
+		}
+		*nacc = 1;
+		return read_model(a->model, &rs[0], m, names, root) ? 1 : 0;
+	}
+	if (!a->ncsv) {
+		fprintf(stderr, "karte: %s needs --csv FILE\n", kind_name);
 		return 2;
 	}
-	ext = strrchr(out, '.');
-	if (!ext || chart_format_parse(ext + 1, &fmt)) {
-		fprintf(stderr, "karte: %s: the output must end in .svg, .png or .pdf\n", out);
-		return 2;
-	}
-	memset(rs, 0, sizeof(rs));
-	if (report_needs_runs(kind)) {
-		if (!ncsv) {
-			fprintf(stderr, "karte: %s needs --csv FILE\n", argv[1]);
-			return 2;
-		}
-		for (i = 0; i < ncsv; i++)
-			if (read_csv(csvs[i], freq, acc, &nacc))
-				goto out;
-		for (i = 0; i < nacc; i++) {
-			rs[i].name = acc[i].name;
-			rs[i].runs = acc[i].runs;
-			rs[i].nruns = acc[i].n;
-		}
-	} else {
-		if (!model) {
-			fprintf(stderr, "karte: %s needs --model FILE\n", argv[1]);
-			return 2;
-		}
-		if (read_model(model, &rs[0], &m, &names, &root))
-			goto out;
-		nacc = 1;
-	}
+	for (i = 0; i < a->ncsv; i++)
+		if (read_csv(a->csvs[i], freq, acc, nacc))
+			return 1;
+	for (i = 0; i < *nacc; i++)
+		rs[i] = (struct report_series){.name = acc[i].name, .runs = acc[i].runs, .nruns = acc[i].n};
+	return 0;
+}
+
+static int plot_write(enum report_kind kind, struct report_series *rs, size_t n, const struct report_opts *o,
+		      enum chart_format fmt, const char *out)
+{
+	struct report *rep = report_build(kind, rs, n, o);
+	struct kerr err;
+	char *data;
+	size_t len;
+	int rc = 1;
+
 	kerr_clear(&err);
-	rep = report_build(kind, rs, nacc ? nacc : 1, &o);
 	if (chart_render(report_spec(rep), fmt, &data, &len, NULL, &err)) {
 		fprintf(stderr, "karte: %s\n", err.msg);
 	} else {
@@ -476,7 +440,49 @@ static int cmd_plot(int argc, char **argv)
 			fprintf(stderr, "karte: wrote %s (%zu bytes)\n", out, len);
 	}
 	report_free(rep);
-out:
+	return rc;
+}
+
+static int cmd_plot(int argc, char **argv)
+{
+	struct series_acc acc[SERIES_MAX] = {{{0}, NULL, 0, 0}};
+	struct report_series rs[SERIES_MAX];
+	struct ka_region_model *m = NULL;
+	const char **names = NULL, *ext;
+	const struct field f = {"frequency", FIELD_NUMBER, 0, 0, HUGE_VAL, NULL, 0};
+	struct field fq = f;
+	struct plot_args a;
+	struct report_opts o;
+	json_t *root = NULL;
+	size_t nacc = 0, i;
+	double freq = NAN;
+	enum report_kind kind;
+	enum chart_format fmt;
+	struct kerr err;
+	int rc;
+
+	if (argc < 2 || report_kind_parse(argv[1], &kind)) {
+		fprintf(stderr, "karte: plot needs a KIND: isoefficiency, efficiency, energy or "
+			"energy-shares (see karte --help)\n");
+		return 2;
+	}
+	if ((rc = plot_args_read(argc, argv, &a)))
+		return rc > 0 ? 0 : 2;
+	kerr_clear(&err);
+	fq.out = &freq;
+	if (report_opts_read(plot_opt, &a, &o, &err) || fields_get(plot_opt, &a, NULL, &fq, 1, &err)) {
+		for (i = 0; err.field[i]; i++)	/* c2_rtol is --c2-rtol */
+			err.field[i] = err.field[i] == '_' ? '-' : err.field[i];
+		fprintf(stderr, "karte: --%s: %s\n", err.field, err.msg);
+		return 2;
+	}
+	if (!a.out || !(ext = strrchr(a.out, '.')) || chart_format_parse(ext + 1, &fmt)) {
+		fprintf(stderr, "karte: give the image to write with -o OUT.svg|.png|.pdf\n");
+		return 2;
+	}
+	rc = plot_inputs(argv[1], kind, &a, freq, acc, &nacc, rs, &m, &names, &root);
+	if (rc == 0)
+		rc = plot_write(kind, rs, nacc ? nacc : 1, &o, fmt, a.out);
 	for (i = 0; i < nacc && i < SERIES_MAX; i++)
 		free(acc[i].runs);
 	free(m);

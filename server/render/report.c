@@ -161,7 +161,7 @@ struct pooled {
 	size_t ncross, capcross;
 	size_t *boundary;
 	size_t nboundary;
-	double c2_rtol;		/* the analysis' C2 band: which steps are C3 */
+	double tol, c2_rtol;	/* the analysis' tolerances: "equal" efficiency, the C2 band */
 	/* obs indices sorted by (p, n); the distinct p, and where each p's
 	 * indices start in by_p (np + 1 entries) */
 	size_t *by_p, *p_start;
@@ -244,10 +244,12 @@ static void group_by_p(struct report *r, struct pooled *p)
 	p->p_start[p->np] = m;
 }
 
-/* Pool and analyse one series; everything kept in r. */
-static void pool(struct report *r, struct report_series *s, const struct ka_iso_opts *o,
+/* Pool and analyse one series at o's tolerances (or, tol_auto, its own
+ * from the spread of its repeated runs); everything kept in r. */
+static void pool(struct report *r, struct report_series *s, const struct ka_iso_opts *o, bool tol_auto,
 		 struct pooled *p)
 {
+	struct ka_iso_opts own = *o;
 	size_t wsize = ka_pool_work(s->nruns) > ka_iso_work(s->nruns) ? ka_pool_work(s->nruns) :
 									ka_iso_work(s->nruns);
 	void *work = xmalloc(wsize ? wsize : 1);
@@ -258,12 +260,16 @@ static void pool(struct report *r, struct report_series *s, const struct ka_iso_
 	memset(p, 0, sizeof(*p));
 	p->obs = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(*p->obs)));
 	p->boundary = keep(r, xcalloc(s->nruns ? s->nruns : 1, sizeof(size_t)));
-	p->c2_rtol = o->c2_rtol;
 	p->capcross = 4096;	/* a plot shows at most this many crossings */
 	p->cross_tau = doubles(r, p->capcross);
 	p->cross_chi = doubles(r, p->capcross);
-	if (ka_pool(s->runs, s->nruns, p->obs, &p->nobs, work, wsize) == 0)
-		ka_iso_analyze(p->obs, p->nobs, o, work, wsize, &v);
+	if (ka_pool(s->runs, s->nruns, p->obs, &p->nobs, work, wsize) == 0) {
+		if (tol_auto && p->nobs)
+			ka_iso_auto_tolerance(p->obs, p->nobs, doubles(r, 2 * p->nobs), &own);
+		ka_iso_analyze(p->obs, p->nobs, &own, work, wsize, &v);
+	}
+	p->tol = own.tol;
+	p->c2_rtol = own.c2_rtol;
 	free(work);
 	group_by_p(r, p);
 }
@@ -433,7 +439,7 @@ static void base_verdicts(struct report *r, const struct report_opts *o, const s
 
 		if (b->p != o->base_p || !(b->n > o->base_n))
 			continue;
-		k = b->eps > e + o->iso.tol ? 0 : 1;	/* the region test of the analysis */
+		k = b->eps > e + p->tol ? 0 : 1;	/* the region test of the analysis */
 		x[k][n[k]] = b->tau;
 		y[k][n[k]++] = b->chi;
 	}
@@ -707,7 +713,7 @@ static void build_isoefficiency(struct report *r, struct report_series *s, size_
 	bool boundary = false;
 
 	for (i = 0; i < ns; i++) {
-		pool(r, &s[i], &o->iso, &p[i]);
+		pool(r, &s[i], &o->iso, o->tol_auto, &p[i]);
 		for (k = 0; k < p[i].nobs; k++) {
 			xlo = fmin(xlo, p[i].obs[k].tau);
 			xhi = fmax(xhi, p[i].obs[k].tau);
@@ -813,7 +819,7 @@ static void build_efficiency(struct report *r, struct report_series *s, size_t n
 	r->panels[1].x = axis("p, processors", true, NAN, NAN);
 	r->panels[1].y = axis("τ (s)", true, NAN, NAN);
 	for (i = 0; i < ns; i++) {
-		pool(r, &s[i], &o->iso, &p[i]);
+		pool(r, &s[i], &o->iso, o->tol_auto, &p[i]);
 		total += (double)p[i].nobs;
 		lines += count_lines(p[i].obs, p[i].nobs);
 	}

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "chart.h"
+#include "core/fields.h"
 #include "analysis/energy.h"
 #include "analysis/history.h"
 #include "analysis/isoeff.h"
@@ -37,6 +38,8 @@ struct report_opts {
 	double max_p;		/* energy: predict up to this p (default 4096) */
 
 	struct ka_iso_opts iso;
+	bool tol_auto;		/* isoefficiency: iso from each series' spread of repeated
+				 * runs (ka_iso_auto_tolerance) */
 	bool has_view;		/* view[] set: x_min, x_max, y_min, y_max shown (NAN: fitted
 				 * to the data); x for every panel, y for a report of one
 				 * panel; a bound at or below 0 on a log axis is ignored */
@@ -45,6 +48,21 @@ struct report_opts {
 
 /* 800 x 600, Orii's default tolerances, energy up to p = 4096, no view. */
 struct report_opts report_opts_default(void);
+
+/* The options by name, from get(ctx, name) (a query string, command line
+ * options): width, height (px), scale (PNG), base=P,N, tolerance (a
+ * number, or auto), c2_rtol, max_p and the view x_min, x_max, y_min,
+ * y_max; report_opts_default for the rest. -1 with err naming the bad one
+ * (KERR_TOO_LARGE naming scale when the image would pass 4000 x 4000
+ * device pixels). */
+int report_opts_read(field_text_fn *get, void *ctx, struct report_opts *o, struct kerr *err);
+
+/* An energy report's regions from JSON (the body of POST
+ * /api/v1/analysis/energy/model, karte plot --model): each {name, alpha_p,
+ * beta_on, f_opt, power_std_w, power_opt_w, time_std_s} and nothing else,
+ * into m and names (room for the array's size; names borrowed from it).
+ * -1 with err naming regions[i].KEY. */
+int report_regions_read(json_t *regions, struct ka_region_model *m, const char **names, struct kerr *err);
 
 enum report_kind { REPORT_ISOEFFICIENCY, REPORT_EFFICIENCY, REPORT_ENERGY, REPORT_SHARES,
 		   REPORT_KINDS };
