@@ -110,16 +110,18 @@ static double common_frequency(const double *f, size_t n, json_t *others)
 	return best;
 }
 
+static const char *the_text(void *text, const char *key)
+{
+	(void)key;
+	return text;
+}
+
 /* The frequency_mhz parameter: a number above 0. */
 static int parse_frequency(const char *frequency, double *out, struct kerr *err)
 {
-	char *end;
+	const struct field f = {"frequency_mhz", FIELD_NUMBER, FIELD_ABOVE_LO, 0, HUGE_VAL, out, 0};
 
-	*out = strtod(frequency, &end);
-	if (!*frequency || *end || !(*out > 0) || !isfinite(*out))
-		return kerr_field(err, KERR_INVALID, "frequency_mhz",
-				  "frequency_mhz must be a number above 0 (got '%.40s')", frequency);
-	return 0;
+	return fields_get(the_text, (void *)(uintptr_t)frequency, NULL, &f, 1, err);
 }
 
 int series_frequency(const struct series_data *sd, const char *frequency, double *out,
