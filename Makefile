@@ -127,11 +127,13 @@ test-unit: $(TEST_BINS)
 test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BUILD)/tests/otf2_trace
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace \
 	    --cflags="$(SANFLAGS)"
+	python3 tests/http_cases.py --karted $(KARTED)
 	python3 tests/imports.py --karted $(KARTED)
 	python3 tests/realfiles.py --karted $(KARTED)
 	python3 tests/pg_cluster.py --check
 	python3 tests/integration.py --backend postgresql --karted $(KARTED) --karte $(KARTE) \
 	    --otf2-writer $(BUILD)/tests/otf2_trace --cflags="$(SANFLAGS)"
+	python3 tests/http_cases.py --backend postgresql --karted $(KARTED)
 	python3 tests/imports.py --backend postgresql --karted $(KARTED)
 	python3 tests/scaleout.py --karted $(KARTED) --collect $(COLLECT)
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"

@@ -111,7 +111,10 @@ enum ka_base_status { KA_BASE_UNTESTED, KA_BASE_NOT_SPS, KA_BASE_CANDIDATE, KA_B
  * base all NULL only the steps are worked out. */
 struct ka_iso_visitor {
 	void (*step)(const struct ka_step *s, void *ctx);
-	void (*boundary)(size_t obs, void *ctx);	/* the C1/C3 boundary point of its n */
+	void (*boundary)(size_t obs, void *ctx);	/* the C1/C3 boundary point of an n: the
+							 * last reached through C1 steps, where a
+							 * C3 step follows (none at an n where tau
+							 * never rises) */
 	void (*sps)(const struct ka_sps *s, void *ctx);
 	void (*candidate)(const struct ka_pair *c, void *ctx);
 	void (*not_sps)(const struct ka_pair *c, void *ctx);

@@ -31,12 +31,10 @@ test = SUITE.test
 sqlite_only = SUITE.sqlite_only
 
 
-
 def run(**kw):
     base = dict(system="it-sys", application="it-app", p=4, n=1000.0, tau=2.0, chi=0.5)
     base.update(kw)
     return base
-
 
 
 # ---- one shared server for the API tests -----------------------------------
@@ -55,127 +53,6 @@ def first_start_prints_url_and_token():
            f"first start prints a write token ({k.first_token})")
     s, b, _ = k.request("POST", "/api/v1/runs", run(), token=k.first_token)
     expect(s == 201, f"the first-start token writes ({s} {b})")
-
-
-@test
-def post_one_array_ndjson():
-    k, t = Shared.k, Shared.token
-    s, b, _ = k.request("POST", "/api/v1/runs", run(system="post-sys"), token=t)
-    expect(s == 201 and len(b["ids"]) == 1, f"one run -> 201 ({s} {b})")
-    s, b, _ = k.request("POST", "/api/v1/runs", [run(system="post-sys", p=i) for i in (1, 2, 3)], token=t)
-    expect(s == 201 and len(b["ids"]) == 3 and b["ids"] == sorted(b["ids"]), f"array -> 3 ids ({b})")
-    nd = "".join(json.dumps(run(system="post-sys", p=i)) + "\n" for i in range(5, 15))
-    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson; charset=utf-8", token=t)
-    expect(s == 201 and len(b["ids"]) == 10, f"NDJSON -> 10 ids ({s} {b})")
-    s, b, _ = k.request("GET", "/api/v1/runs?system=post-sys&limit=1000")
-    expect(len(b["runs"]) == 14, f"14 runs stored ({len(b['runs'])})")
-
-
-@test
-def gamma_only_run_gets_chi():
-    k, t = Shared.k, Shared.token
-    r = run(system="gamma-sys")
-    del r["chi"]
-    r["gamma"] = 1.25
-    s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
-    s, g, _ = k.request("GET", f"/api/v1/runs/{b['ids'][0]}")
-    expect(g["gamma"] == 1.25 and g["chi"] == 0.75 and g["efficiency"] == 0.625,
-           f"chi derived from gamma, efficiency = gamma/tau ({g})")
-
-
-@test
-def every_bad_field_is_named():
-    k, t = Shared.k, Shared.token
-    cases = [
-        ("p", run(p=0)), ("p", run(p=2.5)), ("p", run(p="4")), ("n", run(n=0)), ("tau", run(tau=-1)),
-        ("chi", run(chi=3.0)), ("gamma", run(gamma=5.0)), ("system", run(system="")),
-        ("system", run(system="a:b")), ("application", run(application=7)),
-        ("frequency_mhz", run(frequency_mhz=0)), ("energy_j", run(energy_j=-1)),
-        ("power_cap_w", run(power_cap_w="high")), ("measured_at", run(measured_at="today")),
-        ("labels", run(labels={"k": 1})), ("regions", run(regions={"name": "x"})),
-        ("regions[0].time_s", run(regions=[{"name": "r", "time_s": -1}])),
-        ("regions[1].name", run(regions=[{"name": "r"}, {"name": "r"}])),
-        ("regions[0].counters", run(regions=[{"name": "r", "counters": {"c": "many"}}])),
-        ("regions[0].colour", run(regions=[{"name": "r", "colour": "red"}])),
-        ("tua", dict(run(), tua=1)), ("system", run(system="x" * 129)),
-    ]
-    for field, body in cases:
-        s, b, _ = k.request("POST", "/api/v1/runs", body, token=t)
-        expect(s == 400 and isinstance(b, dict) and b.get("field") == field and b.get("error"),
-               f"bad {field} -> 400 naming it (got {s} {b})")
-        expect("index" not in b, f"a single object has no index ({b})")
-
-
-@test
-def batch_and_ndjson_errors_name_index_and_line():
-    k, t = Shared.k, Shared.token
-    batch = [run(system="atomic-sys", p=i) for i in range(1, 6)]
-    batch[3]["tau"] = "slow"
-    s, b, _ = k.request("POST", "/api/v1/runs", batch, token=t)
-    expect(s == 400 and b["field"] == "tau" and b["index"] == 3, f"index 3 named ({b})")
-    nd = "\n".join(json.dumps(run(system="atomic-sys", p=i)) for i in range(1, 4)) + "\n{\"system\": oops}\n"
-    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
-    expect(s == 400 and "line 4" in b["error"] and b["index"] == 3, f"NDJSON syntax error names line 4 ({b})")
-    nd = "\n".join(json.dumps(run(system="atomic-sys", p=i, chi=(9 if i == 2 else 0.1))) for i in range(1, 4))
-    s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
-    expect(s == 400 and b["field"] == "chi" and b["index"] == 1 and "line 2" in b["error"],
-           f"NDJSON value error names field, index and line ({b})")
-    s, b, _ = k.request("GET", "/api/v1/runs?system=atomic-sys")
-    expect(b["runs"] == [], "nothing of the rejected bodies is stored")
-
-
-@test
-def malformed_bodies():
-    k, t = Shared.k, Shared.token
-    for body in ['{"system": ', "[]", "", "42", '{"a":1} {"b":2}', json.dumps(run()).replace("2.0", "1e999")]:
-        s, b, _ = k.request("POST", "/api/v1/runs", body, token=t)
-        expect(s == 400 and isinstance(b, dict) and b.get("error"), f"{body!r} -> 400 with a sentence ({s} {b})")
-
-
-@test
-def idempotency_key_returns_first_id():
-    k, t = Shared.k, Shared.token
-    r = run(system="idem-it", idempotency_key="job-77")
-    s1, b1, _ = k.request("POST", "/api/v1/runs", r, token=t)
-    s2, b2, _ = k.request("POST", "/api/v1/runs", r, token=t)
-    s3, b3, _ = k.request("POST", "/api/v1/runs", [r, run(system="idem-it")], token=t)
-    expect(s1 == 201 and s2 == 200 and b1["ids"] == b2["ids"] and b2["verdicts"] == [None],
-           f"repeat -> 200 with the first id, not judged again ({s1} {b1} {s2} {b2})")
-    expect(s3 == 201 and b3["ids"][0] == b1["ids"][0] and b3["ids"][1] > b1["ids"][0],
-           f"a batch mixing a repeat and a new run ({b3})")
-    s, b, _ = k.request("GET", "/api/v1/runs?system=idem-it")
-    expect(len(b["runs"]) == 2, f"2 runs stored, not 4 ({len(b['runs'])})")
-
-
-@test
-def auth_content_type_size_route_method():
-    k, t = Shared.k, Shared.token
-    s, b, h = k.request("POST", "/api/v1/runs", run())
-    expect(s == 401 and "token" in b["error"] and "Bearer" in h.get("WWW-Authenticate", ""),
-           f"no token -> 401 ({s} {b} {h})")
-    s, b, _ = k.request("POST", "/api/v1/runs", run(), token="kt_" + "x" * 43)
-    expect(s == 401, f"wrong token -> 401 ({s})")
-    s, b, _ = k.request("POST", "/api/v1/runs", run(), headers={"Authorization": "Basic " + t})
-    expect(s == 401, f"not a bearer token -> 401 ({s})")
-    s, b, _ = k.request("POST", "/api/v1/runs", json.dumps(run()), ctype="text/plain", token=t)
-    expect(s == 415, f"text/plain -> 415 ({s})")
-    s, b, _ = k.request("POST", "/api/v1/runs", json.dumps(run()), ctype=None, token=t)
-    expect(s == 415, f"no content type -> 415 ({s})")
-    s, b, _ = k.request("GET", "/api/v1/nowhere")
-    expect(s == 404 and b["error"], f"unknown route -> 404 ({s})")
-    s, b, h = k.request("PUT", "/api/v1/runs", "{}", token=t)
-    expect(s == 405 and "POST" in h.get("Allow", "") and "GET" in h.get("Allow", ""),
-           f"PUT /runs -> 405 with Allow ({s} {h.get('Allow')})")
-    s, b, _ = k.request("DELETE", "/api/v1/systems", token=t)
-    expect(s == 405, f"DELETE /systems -> 405 ({s})")
-    s, b, _ = k.request("GET", "/api/v1/runs/abc")
-    expect(s == 404, f"/runs/abc -> 404 ({s})")
-    s, b, _ = k.request("GET", "/api/v1/runs?limit=0")
-    expect(s == 400 and b["field"] == "limit", f"limit=0 -> 400 naming limit ({b})")
-    s, b, _ = k.request("GET", "/api/v1/runs?p=x")
-    expect(s == 400 and b["field"] == "p", f"p=x -> 400 naming p ({b})")
-    s, b, _ = k.request("GET", "/api/v1/runs?after=-5")
-    expect(s == 400 and b["field"] == "after", f"after=-5 -> 400 ({b})")
 
 
 def chunked_post(k, token, total, chunk=1 << 16):
@@ -341,34 +218,6 @@ def pagination_is_stable_under_concurrent_inserts():
 
 
 @test
-def get_and_delete():
-    k, t = Shared.k, Shared.token
-    r = run(system="del-sys", regions=[{"name": "resid", "time_s": 1.2, "energy_j": 150.3, "power_w": 125.2,
-                                        "frequency_mhz": 2000, "counters": {"instructions": 1.2e9, "big": 2**62}}],
-            labels={"compiler": "gcc 12", "note": "ünïcödé ✓"}, measured_at="2026-11-21T10:00:00Z",
-            frequency_mhz=3000, power_cap_w=120.5, energy_j=0.1 + 0.2)
-    s, b, _ = k.request("POST", "/api/v1/runs", r, token=t)
-    rid = b["ids"][0]
-    s, g, _ = k.request("GET", f"/api/v1/runs/{rid}")
-    got = g
-    for key in ("system", "application", "variant", "p", "n", "tau", "chi", "frequency_mhz", "power_cap_w",
-                "energy_j", "regions", "labels", "measured_at"):
-        expect(got.get(key) == r.get(key, ""), f"{key} round-trips ({got.get(key)!r} vs {r.get(key)!r})")
-    expect(got["regions"][0]["counters"]["big"] == 2**62, "a 62-bit counter stays an exact integer")
-    s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}")
-    expect(s == 401, f"DELETE without token -> 401 ({s})")
-    s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}", token=t)
-    expect(s == 200 and b["deleted"] == rid, f"DELETE -> 200 ({s} {b})")
-    s, b, _ = k.request("GET", f"/api/v1/runs/{rid}")
-    expect(s == 404 and b == {"error": f"there is no run with id {rid}"},
-           f"deleted -> 404 naming the id, and no field or index from the stack ({s} {b})")
-    s, b, _ = k.request("DELETE", f"/api/v1/runs/{rid}", token=t)
-    expect(s == 404, f"second DELETE -> 404 ({s})")
-    s, b, _ = k.request("POST", "/api/v1/runs", run(system="del-sys"), token=t)
-    expect(b["ids"][0] > rid, "ids are never reused after a delete")
-
-
-@test
 def static_files_and_headers():
     k = Shared.k
     s, b, h = k.request("GET", "/")
@@ -480,36 +329,6 @@ def ensure_sp2():
 
 
 @test
-def isoefficiency_of_the_sp2_example():
-    k, t = Shared.k, Shared.token
-    ensure_sp2()
-    runs = [run(system="SP2-it", application="md", p=p, n=n, tau=tau, chi=(1 - e) * tau) for p, n, tau, e in SP2]
-    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&levels=0.5")
-    expect(s == 200, f"200 ({s} {b})")
-    expect(len(b["points"]) == 8 and b["frequency_mhz"] is None, "the 8 runs without a frequency are used")
-    expect(b["other_frequencies"] == [{"frequency_mhz": 2000.0, "runs": 1}], f"the 2000 MHz run is left out ({b['other_frequencies']})")
-    trip = {(x["base"]["p"], x["base"]["n"], x["grown_p"]["p"]): x for x in b["sps"]}
-    a = trip.get((10, 39200, 16))
-    expect(a and a["crossing"] == "crossed" and a["arrow_region"] == "C1" and abs(a["efficiency"] - 0.552) < 1e-12,
-           f"(10,39200),(10,80000),(16,80000) is an SPS in C1 ({a})")
-    expect(abs(a["crossing_point"]["p"] - (10 + 6 * 2.72 / 4.384)) < 1e-9, "crossing interpolated")
-    c3 = trip.get((24, 39200, 36))
-    expect(c3 and c3["arrow_region"] == "C3" and abs(c3["efficiency"] - 0.334) < 1e-12, f"p 24 -> 36 is SPS in C3 ({c3})")
-    expect([(x["base"]["p"], x["grown_n"]["n"]) for x in b["candidates"]] == [(36, 80000.0)], f"candidates {b['candidates']}")
-    expect(b["not_sps"] == [], "no region II")
-    expect(sorted((x["n"], x["p"]) for x in b["c1_c3_boundary"]) == [(39200.0, 24), (80000.0, 24)], "C1/C3 boundary at p=24")
-    expect([x["region"] for x in b["steps"]] == ["C1", "C1", "C3"] * 2, f"steps {b['steps']}")
-    pt = next(x for x in b["points"] if x["p"] == 10 and x["n"] == 39200)
-    expect(abs(pt["effective_p"] - 5.52) < 1e-9, "effective processors p*eps")
-    f = b["isoefficiency_functions"][0]
-    expect(f["efficiency"] == 0.5 and [(q["n"], round(q["p"], 9)) for q in f["points"]] ==
-           [(39200.0, round(10 + 6 * 0.052 / 0.102, 9)), (80000.0, 16.0)] and f["exponent"] is None,
-           f"isoefficiency function at 0.5 ({f})")
-    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&frequency_mhz=2000")
-    expect(s == 400 and "one point" in b["error"], f"one point -> 400 ({s} {b})")
-
-
-@test
 def runs_with_tau_alone_are_kept_and_skipped_by_orii():
     k, t = Shared.k, Shared.token
     ensure_sp2()
@@ -542,22 +361,6 @@ def runs_with_tau_alone_are_kept_and_skipped_by_orii():
            f"a series of tau-only runs: 400 saying why ({s} {b})")
     s, b, _ = k.request("GET", "/api/v1/runs?system=tau-only&limit=10")
     expect(s == 200 and len(b["runs"]) == 3 and all("chi" not in x for x in b["runs"]), "listed without chi")
-
-
-@test
-def analysis_selectors_and_parameters():
-    k = Shared.k
-    ensure_sp2()
-    for q, status, field in [("application=md", 400, "system"), ("system=SP2-it", 400, "application"),
-                             ("system=SP2-it&application=nothing", 404, None),
-                             ("system=SP2-it&application=md&tolerance=-1", 400, "tolerance"),
-                             ("system=SP2-it&application=md&c2_rtol=x", 400, "c2_rtol"),
-                             ("system=SP2-it&application=md&levels=0.5,2", 400, "levels"),
-                             ("system=SP2-it&application=md&variant=v9", 404, None)]:
-        s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?" + q)
-        expect(s == status and b.get("field") == field and b["error"], f"{q} -> {status} {field} ({s} {b})")
-    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&c2_rtol=0.5")
-    expect(s == 200 and all(x["region"] != "C3" for x in b["steps"]), "a larger c2_rtol turns the C3 steps into C2")
 
 
 @test

@@ -337,12 +337,25 @@ static void test_edge_cases(void **state)
 	double x[2] = {1, 2}, y[2] = {1, 2}, k, c, r2;
 
 	(void)state;
-	/* one point: no steps, no pairs, its own boundary */
+	/* one point: no steps, no pairs, no boundary (nothing rises after it) */
 	n = analyse(one, 1, obs, &f, NULL);
 	assert_int_equal(n, 1);
 	assert_int_equal(f.nsteps + f.nsps + f.ncand + f.nnot, 0);
-	assert_int_equal(f.nboundary, 1);
+	assert_int_equal(f.nboundary, 0);
 	assert_int_equal(f.status[0], KA_BASE_UNTESTED);
+	/* tau falling all the way (C1, C1): no boundary; rising at the end
+	 * (C1, C3): the boundary at p = 2 */
+	{
+		struct ka_run fall[3] = {at(1, 100, 10, 0.1), at(2, 100, 6, 0.2), at(4, 100, 4, 0.3)};
+
+		analyse(fall, 3, obs, &f, NULL);
+		assert_int_equal(f.nsteps, 2);
+		assert_int_equal(f.nboundary, 0);
+		fall[2] = at(4, 100, 8, 0.5);
+		analyse(fall, 3, obs, &f, NULL);
+		assert_int_equal(f.nboundary, 1);
+		assert_int_equal(obs[f.boundary[0]].p, 2);
+	}
 
 	/* chi = 0 (eps 1) and chi = tau (eps 0): (2,100) at eps 1 cannot be
 	 * exceeded, so n = 200 at p = 2 (eps 0) is region II */

@@ -199,19 +199,13 @@ static void on_sps(const struct ka_sps *s, void *ctx)
 	p->ncross++;
 }
 
-/* The point of an n where tau stops falling: kept only when a C3 step
- * (tau rising) follows it at that n, so no boundary is drawn where every
- * step is C1 (or C2). */
+/* The point of an n where tau stops falling before it rises (the
+ * analysis reports it only where a C3 step follows). */
 static void on_boundary(size_t i, void *ctx)
 {
 	struct pooled *p = ctx;
-	size_t k;
 
-	for (k = i; k + 1 < p->nobs && p->obs[k + 1].n == p->obs[i].n; k++)
-		if (ka_classify_step(p->obs[k].tau, p->obs[k + 1].tau, p->c2_rtol) == KA_C3) {
-			p->boundary[p->nboundary++] = i;
-			return;
-		}
+	p->boundary[p->nboundary++] = i;
 }
 
 static int by_p_order(const void *a, const void *b, void *ctx)
