@@ -175,12 +175,16 @@ void webhook_send(struct webhook *h, const json_t *alert)
 	it->body = jsonw_string(alert, NULL);
 	pthread_mutex_lock(&h->lock);
 	if (h->count >= WEBHOOK_QUEUE || h->stopping) {
-		h->stats.dropped++;
+		uint64_t dropped = ++h->stats.dropped;
+
 		pthread_mutex_unlock(&h->lock);
 		free(it->body);
 		free(it);
-		fprintf(stderr, "karted: alert webhook queue full (%d): an alert is dropped\n",
-			WEBHOOK_QUEUE);
+		/* the first drop, then every 1000th: a flood of alerts is not a flood of log */
+		if (dropped % 1000 == 1)
+			fprintf(stderr, "karted: alert webhook queue full (%d): %llu alert%s dropped so far "
+				"(karte_alert_webhook_total{outcome=\"dropped\"})\n", WEBHOOK_QUEUE,
+				(unsigned long long)dropped, dropped == 1 ? "" : "s");
 		return;
 	}
 	if (h->tail)
