@@ -316,7 +316,8 @@ install: deps all $(MANPAGES)
 	install -m 644 $(REGION_LIB) $(REGION_MPI) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 collectors/karte_region.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 collectors/karte_region.f90 $(DESTDIR)$(PREFIX)/share/karte/
-	install -m 644 static/* $(DESTDIR)$(PREFIX)/share/karte/static/
+	cd static && find . -type f | while read -r f; do \
+	    install -D -m 644 "$$f" "$(DESTDIR)$(PREFIX)/share/karte/static/$$f"; done
 	install -m 644 schema/*.sql $(DESTDIR)$(PREFIX)/share/karte/schema/
 	install -m 644 schema/pg/*.sql $(DESTDIR)$(PREFIX)/share/karte/schema/pg/
 	install -m 644 $(BUILD)/man/karted.8 $(DESTDIR)$(PREFIX)/share/man/man8/

@@ -2013,7 +2013,7 @@ def installs_into_a_prefix_and_runs_from_there():
     expect(r.returncode == 0, f"make install ({r.stdout[-1000:]} {r.stderr[-2000:]})")
     for f in ("sbin/karted", "bin/karte", "bin/karte-collect", "lib/libkarte_region.a", "lib/libkarte_region_mpi.a",
               "include/karte_region.h", "share/karte/karte_region.f90", "share/karte/static/index.html",
-              "share/karte/static/app.js", "share/karte/schema/0001_init.sql", "share/man/man8/karted.8",
+              "share/karte/static/app.js", "share/karte/static/js/lib.js", "share/karte/static/js/pages/series.js", "share/karte/schema/0001_init.sql", "share/man/man8/karted.8",
               "share/man/man1/karte.1", "share/man/man1/karte-collect.1", "lib/systemd/system/karted.service",
               "lib/systemd/system/karted@.service"):
         expect(os.path.isfile(os.path.join(prefix, f)), f"{f} installed")

@@ -349,7 +349,8 @@ test('keyboard and phone width', async () => {
 });
 
 test('static files come with their types, caching and a strict CSP', async () => {
-  for (const [p, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/style.css', 'text/css']]) {
+  for (const [p, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/js/lib.js', 'text/javascript'],
+    ['/js/pages/series.js', 'text/javascript'], ['/style.css', 'text/css']]) {
     const r = await fetch(`${url}${p}`);
     assert.equal(r.status, 200);
     assert.ok(r.headers.get('content-type').startsWith(type), `${p}: ${r.headers.get('content-type')}`);
