@@ -55,7 +55,7 @@
 
 enum stmt_id {
 	S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND, S_SERIES_ADD,
-	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_DELETE, S_TALLY_LAST,
+	S_TALLY_DELETE, S_TALLY_LAST,
 	S_PUT_RUNS, S_POINTS_BEFORE,
 	S_COUNT
 };
@@ -74,12 +74,6 @@ static const struct {
 			   "variant = $3", 3},
 	[S_SERIES_ADD] = {"INSERT INTO series (system, application, variant) VALUES ($1, $2, $3) "
 			  "RETURNING id", 3},
-	[S_GROUP_SYSTEM] = {"SELECT system, NULL, NULL, sum(runs), max(last_run_at) FROM series "
-			    "WHERE runs > 0 GROUP BY system ORDER BY 1", 0},
-	[S_GROUP_APPLICATION] = {"SELECT NULL, application, NULL, sum(runs), max(last_run_at) "
-				 "FROM series WHERE runs > 0 GROUP BY application ORDER BY 2", 0},
-	[S_GROUP_SERIES] = {"SELECT system, application, variant, runs, last_run_at FROM series "
-			    "WHERE runs > 0 ORDER BY 1, 2, 3", 0},
 	[S_TALLY_DELETE] = {"UPDATE series SET runs = runs - 1 WHERE id = (SELECT series_id FROM "
 			    "runs WHERE id = $1)", 1},
 	[S_TALLY_LAST] = {"UPDATE series SET last_run_id = (SELECT max(id) FROM runs WHERE "
@@ -1285,29 +1279,6 @@ static int pg_explain_listing(struct store *base, const struct run_filter *f, ch
 	return 0;
 }
 
-static int pg_each_group(struct store *base, enum store_group g,
-			 int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
-			 struct kerr *err)
-{
-	struct pg *st = (struct pg *)base;
-	static const enum stmt_id ids[] = {S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES};
-	PGresult *res = run_stmt(st, ids[g], NULL, PGRES_TUPLES_OK, err, "counting runs");
-	struct store_group_row row;
-	int i, stop = 0;
-
-	if (!res)
-		return -1;
-	for (i = 0; i < PQntuples(res) && !stop; i++) {
-		row.system = get_text(res, i, 0, false);
-		row.application = get_text(res, i, 1, false);
-		row.variant = get_text(res, i, 2, false);
-		row.runs = get_i64(res, i, 3);
-		row.last_run_at = get_text(res, i, 4, false);
-		stop = each(&row, ctx);
-	}
-	PQclear(res);
-	return stop;
-}
 
 
 
@@ -1491,7 +1462,6 @@ const struct store_ops store_pg_ops = {
 	.delete_run = pg_delete_run,
 	.each_run = pg_each_run,
 	.explain_listing = pg_explain_listing,
-	.each_group = pg_each_group,
 	.dump = pg_dump,
 	.load = pg_load,
 	.query = pg_query,

@@ -2,8 +2,9 @@
  * records: the store's small tables, one SQL text each for both backends
  * on store_query: API tokens, the imports remembered (so a file imported
  * twice is stored once), the power variation tables of the power-cap
- * analysis, and the row counts karted copy checks. (Runs, the hot path,
- * are each backend's own: typed binding and COPY.)
+ * analysis, the row counts karted copy checks, and the run counts of
+ * systems, applications and series. (Runs, the hot path, are each
+ * backend's own: typed binding and COPY.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,4 +209,37 @@ int64_t store_count(struct store *st, enum store_table t, struct kerr *err)
 	if ((unsigned)t >= STORE_TABLES || store_query(st, sql[t], "", NULL, count_row, &n, NULL, err) < 0)
 		return -1;
 	return n;
+}
+
+/* ---- run counts, from the counts the writer keeps in series (schema 5):
+ * no scan of runs ---- */
+
+struct group_ctx {
+	int (*each)(const struct store_group_row *row, void *ctx);
+	void *ctx;
+};
+
+static int group_row(const char *const *v, int ncol, void *ctx)
+{
+	struct group_ctx *g = ctx;
+	struct store_group_row row = {v[0], v[1], v[2], v[3] ? strtoll(v[3], NULL, 10) : 0, v[4]};
+
+	(void)ncol;
+	return g->each(&row, g->ctx);
+}
+
+int store_each_group(struct store *st, enum store_group g,
+		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx, struct kerr *err)
+{
+	static const char *const sql[] = {
+		"SELECT system, NULL, NULL, sum(runs), max(last_run_at) FROM series WHERE runs > 0 "
+		"GROUP BY system ORDER BY 1",
+		"SELECT NULL, application, NULL, sum(runs), max(last_run_at) FROM series WHERE runs > 0 "
+		"GROUP BY application ORDER BY 2",
+		"SELECT system, application, variant, runs, last_run_at FROM series WHERE runs > 0 "
+		"ORDER BY 1, 2, 3",
+	};
+	struct group_ctx c = {each, ctx};
+
+	return store_query(st, sql[g], "", NULL, group_row, &c, NULL, err);
 }

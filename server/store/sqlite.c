@@ -14,7 +14,7 @@ enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
 	S_INSERT, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
 	S_SERIES_ADD,
-	S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES, S_TALLY_ADD, S_TALLY_DELETE,
+	S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
 	S_DATA_VERSION, S_READ_BEGIN, S_POINT_BEFORE,
 	S_COUNT
@@ -37,13 +37,6 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
 	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
-	/* from the counts the writer keeps in series (schema 5): no scan of runs */
-	[S_GROUP_SYSTEM] = "SELECT system, NULL, NULL, sum(runs), max(last_run_at) FROM series "
-			   "WHERE runs > 0 GROUP BY system ORDER BY 1",
-	[S_GROUP_APPLICATION] = "SELECT NULL, application, NULL, sum(runs), max(last_run_at) "
-				"FROM series WHERE runs > 0 GROUP BY application ORDER BY 2",
-	[S_GROUP_SERIES] = "SELECT system, application, variant, runs, last_run_at FROM series "
-			   "WHERE runs > 0 ORDER BY 1, 2, 3",
 	[S_TALLY_ADD] = "UPDATE series SET runs = runs + ?1, last_run_id = max(coalesce(last_run_id, "
 			"0), ?2), last_run_at = CASE WHEN ?2 > coalesce(last_run_id, 0) THEN ?3 "
 			"ELSE last_run_at END WHERE id = ?4",
@@ -749,33 +742,6 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
 	return stop ? stop : s && rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int sq_each_group(struct store *base, enum store_group g,
-		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
-		     struct kerr *err)
-{
-	struct sq *st = (struct sq *)base;
-	static const enum stmt_id ids[] = {S_GROUP_SYSTEM, S_GROUP_APPLICATION, S_GROUP_SERIES};
-	sqlite3_stmt *s = stmt(st, ids[g], err);
-	struct store_group_row row;
-	int rc, stop = 0;
-
-	if (!s)
-		return -1;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		row.system = (const char *)sqlite3_column_text(s, 0);
-		row.application = (const char *)sqlite3_column_text(s, 1);
-		row.variant = (const char *)sqlite3_column_text(s, 2);
-		row.runs = sqlite3_column_int64(s, 3);
-		row.last_run_at = (const char *)sqlite3_column_text(s, 4);
-		stop = each(&row, ctx);
-		if (stop)
-			break;
-	}
-	sqlite3_reset(s);
-	if (!stop && rc != SQLITE_DONE)
-		return db_error(st, err, "counting runs");
-	return stop;
-}
 
 
 
@@ -1007,7 +973,6 @@ const struct store_ops store_sqlite_ops = {
 	.delete_run = sq_delete_run,
 	.each_run = sq_each_run,
 	.explain_listing = sq_explain_listing,
-	.each_group = sq_each_group,
 	.dump = sq_dump,
 	.load = sq_load,
 	.query = sq_query,

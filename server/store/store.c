@@ -309,12 +309,6 @@ int store_explain_listing(struct store *st, const struct run_filter *f, char *bu
 	return st->ops->explain_listing(st, f, buf, size, err);
 }
 
-int store_each_group(struct store *st, enum store_group g,
-		     int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
-		     struct kerr *err)
-{
-	return st->ops->each_group(st, g, each, ctx, err);
-}
 
 
 

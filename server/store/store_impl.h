@@ -27,9 +27,6 @@ struct store_ops {
 			int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err);
 	int (*explain_listing)(struct store *st, const struct run_filter *f, char *buf, size_t size,
 			       struct kerr *err);
-	int (*each_group)(struct store *st, enum store_group g,
-			  int (*each)(const struct store_group_row *row, void *ctx), void *ctx,
-			  struct kerr *err);
 	int (*dump)(struct store *st, enum store_table t, int64_t after_id, int64_t limit,
 		    int (*row)(const char *const *v, void *ctx), void *ctx, struct kerr *err);
 	int (*load)(struct store *st, enum store_table t, const char *const *v, struct kerr *err);
