@@ -6,25 +6,25 @@
 
 import { el, go, message, onNavigate, view } from './js/lib.js';
 import { alertsPage } from './js/pages/alerts.js';
-import { compare } from './js/pages/compare.js';
+import { comparePage } from './js/pages/compare.js';
 import { historyPage } from './js/pages/history.js';
-import { home } from './js/pages/home.js';
-import { methods } from './js/pages/methods.js';
+import { homePage } from './js/pages/home.js';
+import { methodsPage } from './js/pages/methods.js';
 import { runPage } from './js/pages/run.js';
-import { series } from './js/pages/series.js';
-import { upload } from './js/pages/upload.js';
+import { seriesPage } from './js/pages/series.js';
+import { uploadPage } from './js/pages/upload.js';
 
 async function route() {
   const url = new URL(location.href);
   let parts;
   view.replaceChildren(el('p', { class: 'muted' }, 'Loading…'));
   try {
-    if (url.pathname === '/' || url.pathname === '/index.html') parts = await home();
-    else if (url.pathname === '/series') parts = await series(url.searchParams);
-    else if (url.pathname === '/compare') parts = await compare(url.searchParams);
+    if (url.pathname === '/' || url.pathname === '/index.html') parts = await homePage();
+    else if (url.pathname === '/series') parts = await seriesPage(url.searchParams);
+    else if (url.pathname === '/compare') parts = await comparePage(url.searchParams);
     else if (url.pathname.startsWith('/runs/')) parts = await runPage(url.pathname.slice(6));
-    else if (url.pathname === '/upload') parts = await upload();
-    else if (url.pathname === '/methods') parts = await methods();
+    else if (url.pathname === '/upload') parts = await uploadPage();
+    else if (url.pathname === '/methods') parts = await methodsPage();
     else if (url.pathname === '/history') parts = await historyPage(url.searchParams);
     else if (url.pathname === '/alerts') parts = await alertsPage(url.searchParams);
     else parts = [el('h1', {}, 'Not found'), message('error', `There is no page ${url.pathname}.`)];

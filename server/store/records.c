@@ -3,13 +3,16 @@
  * on store_query: API tokens, the imports remembered (so a file imported
  * twice is stored once), the power variation tables of the power-cap
  * analysis, the row counts karted copy checks, and the run counts of
- * systems, applications and series. (Runs, the hot path, are each
- * backend's own: typed binding and COPY.)
+ * systems, applications and series, and a large import's ids held while
+ * it is stored in parts. (Runs, the hot path, are each backend's own:
+ * typed binding and COPY.)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "store.h"
+#include "store_impl.h"
 
 /* ---- tokens ---- */
 
@@ -242,4 +245,111 @@ int store_each_group(struct store *st, enum store_group g,
 	struct group_ctx c = {each, ctx};
 
 	return store_query(st, sql[g], "", NULL, group_row, &c, NULL, err);
+}
+
+/* ---- a large import in parts ---- */
+
+struct pending_row {
+	bool found;
+	int64_t lo, hi;
+	char beat[32];
+};
+
+static int take_pending(const char *const *v, int ncol, void *ctx)
+{
+	struct pending_row *p = ctx;
+
+	(void)ncol;
+	p->found = true;
+	p->lo = strtoll(v[0], NULL, 10);
+	p->hi = strtoll(v[1], NULL, 10);
+	snprintf(p->beat, sizeof(p->beat), "%s", v[2] ? v[2] : "");
+	return 0;
+}
+
+static int read_pending(struct store *st, struct pending_row *p, struct kerr *err)
+{
+	memset(p, 0, sizeof(*p));
+	return store_query(st, "SELECT lo, hi, beat FROM import_pending", "", NULL, take_pending, p,
+			   NULL, err) < 0 ? -1 : 0;
+}
+
+int store_import_discard(struct store *st, int64_t lo, const char *stale_before, int64_t *gone,
+			 struct kerr *err)
+{
+	struct pending_row p;
+	char a[24], b[24];
+	long n = 0;
+
+	if (gone)
+		*gone = 0;
+	if (read_pending(st, &p, err))
+		return -1;
+	if (!p.found || (lo > 0 && p.lo != lo) ||
+	    (lo <= 0 && stale_before && strcmp(p.beat, stale_before) >= 0))
+		return 0;
+	if (store_query(st, "DELETE FROM runs WHERE id BETWEEN $1 AND $2", "ii",
+			(const char *const[]){store_i64_text(a, p.lo), store_i64_text(b, p.hi)}, NULL,
+			NULL, &n, err) < 0 ||
+	    store_query(st, "DELETE FROM import_pending", "", NULL, NULL, NULL, NULL, err) < 0)
+		return -1;
+	if (gone)
+		*gone = n;
+	return 0;
+}
+
+int store_import_reserve(struct store *st, const char *hash, int64_t n, const char *stale_before,
+			 int64_t *lo, struct kerr *err)
+{
+	struct pending_row p;
+	char a[24], b[24], now[32];
+
+	if (store_import_discard(st, 0, stale_before, NULL, err) || read_pending(st, &p, err))
+		return -1;
+	if (p.found)
+		return kerr_set(err, KERR_STORE, "another large import is being stored; try again when it is in");
+	if (st->ops->reserve_ids(st, n, lo, err))
+		return -1;
+	store_utc_now(now, sizeof(now));
+	return store_query(st, "INSERT INTO import_pending (one, lo, hi, hash, beat) VALUES (1, $1, $2, "
+			   "$3, $4)", "iitt",
+			   (const char *const[]){store_i64_text(a, *lo), store_i64_text(b, *lo + n - 1),
+						 hash, now}, NULL, NULL, NULL, err) < 0 ? -1 : 0;
+}
+
+
+int store_import_beat(struct store *st, int64_t lo, struct kerr *err)
+{
+	char a[24], now[32];
+	long n = 0;
+
+	store_utc_now(now, sizeof(now));
+	if (store_query(st, "UPDATE import_pending SET beat = $2 WHERE lo = $1", "it",
+			(const char *const[]){store_i64_text(a, lo), now}, NULL, NULL, &n, err) < 0)
+		return -1;
+	return n == 1 ? 0 : kerr_set(err, KERR_STORE, "the import was taken for one left behind (its parts "
+				      "came too slowly); send it again");
+}
+
+int store_import_publish(struct store *st, const char *hash, int64_t lo, int64_t n,
+			 const struct store_series_count *counts, size_t ncounts, struct kerr *err)
+{
+	char a[24], b[24], c[24], now[32];
+	size_t i;
+
+	store_utc_now(now, sizeof(now));
+	for (i = 0; i < ncounts; i++)
+		if (store_query(st, "UPDATE series SET runs = runs + $2, last_run_at = CASE WHEN $3 > "
+				"coalesce(last_run_id, 0) THEN $4 ELSE last_run_at END, last_run_id = "
+				"CASE WHEN $3 > coalesce(last_run_id, 0) THEN $3 ELSE last_run_id END "
+				"WHERE id = $1", "iiit",
+				(const char *const[]){store_i64_text(a, counts[i].series),
+						      store_i64_text(b, counts[i].runs),
+						      store_i64_text(c, counts[i].last_id), now},
+				NULL, NULL, NULL, err) < 0)
+			return -1;
+	if (hash && *hash && store_import_put(st, hash, lo, n, err))
+		return -1;
+	return store_query(st, "DELETE FROM import_pending WHERE lo = $1", "i",
+			   (const char *const[]){store_i64_text(a, lo)}, NULL, NULL, NULL, err) < 0 ? -1 : 0;
 }

@@ -2,7 +2,6 @@
 // and pan ask karted for another view).
 
 import { api, apiQuery, dataTable, el, errorText, fmt, go, link, problem, view } from './lib.js';
-import { series } from './pages/series.js';
 
 const RATIO = { isoefficiency: 0.66, efficiency: 0.5, scaling: 0.5, energy: 0.56, 'energy-shares': 0.56, history: 0.6,
   'scaling-history': 0.66, model: 0.66 };

@@ -11,7 +11,7 @@ function labelSplit(filters) {
   return null;
 }
 
-export async function compare(params) {
+export async function comparePage(params) {
   document.title = 'karte — compare';
   const chosen = params.getAll('series');
   // series x values of one label (label.commit=A&label.commit=B): the

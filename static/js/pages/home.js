@@ -2,7 +2,7 @@
 
 import { api, dataTable, el, errorText, go, link, message, seriesName, seriesQuery } from '../lib.js';
 
-export async function home() {
+export async function homePage() {
   document.title = 'karte — series';
   const r = await api('/api/v1/series');
   if (!r.ok) return [message('error', errorText(r.body))];

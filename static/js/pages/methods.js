@@ -59,7 +59,7 @@ function methodSection(kind, title, explain, render) {
     text, el('div', { class: 'toolbar' }, run), result);
 }
 
-export async function methods() {
+export async function methodsPage() {
   document.title = 'karte — power caps, traces, power models';
   return [el('h1', {}, 'Power caps, traces and power models'),
     methodSection('powercap', 'Runtime under a power cap',

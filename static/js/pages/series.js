@@ -175,7 +175,7 @@ function absenceNote(counts) {
   return el('div', { class: 'message note', role: 'status', id: 'absent' }, ...parts.map((t) => el('p', {}, t)));
 }
 
-export async function series(params) {
+export async function seriesPage(params) {
   const s = { system: params.get('system') || '', application: params.get('application') || '',
     variant: params.get('variant') || '' };
   const name = seriesName(s);

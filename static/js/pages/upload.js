@@ -48,7 +48,7 @@ function csvToNdjson(text) {
   return { ndjson: lines.join('\n') + '\n', csvLine };
 }
 
-export async function upload() {
+export async function uploadPage() {
   document.title = 'karte — upload';
   const file = el('input', { type: 'file', id: 'file', accept: '.csv,.ndjson,.jsonl,.json,text/csv' });
   const text = el('textarea', { id: 'text', 'aria-label': 'or paste CSV or NDJSON here',
