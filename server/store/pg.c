@@ -62,6 +62,21 @@ enum stmt_id {
 
 #define UTC_NOW "to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
 
+#define PUT_RUNS_PARAMS (2 + STORE_RUN_NVALUES + 3)
+static char put_runs_sql[128 + 5 * PUT_RUNS_PARAMS];
+static pthread_once_t put_runs_once = PTHREAD_ONCE_INIT;
+
+static void put_runs_text(void)
+{
+	size_t at = (size_t)snprintf(put_runs_sql, sizeof(put_runs_sql),
+				     "SELECT base, writes, resets FROM karte_put_runs(");
+	int i;
+
+	for (i = 1; i <= PUT_RUNS_PARAMS; i++)
+		at += (size_t)snprintf(put_runs_sql + at, sizeof(put_runs_sql) - at, "$%d%s", i,
+				       i < PUT_RUNS_PARAMS ? ", " : ")");
+}
+
 static const struct {
 	const char *sql;
 	int nparams;
@@ -83,8 +98,9 @@ static const struct {
 	/* the group commit of pending runs (schema/pg/0008_writes.sql): the
 	 * lock, a write number, the base of the ids, the runs from arrays and
 	 * the series' counts, in one statement and one implicit transaction */
-	[S_PUT_RUNS] = {"SELECT base, writes, resets FROM karte_put_runs($1, $2, $3, $4, $5, $6, $7, $8, "
-			"$9, $10, $11, $12, $13, $14, $15, $16, $17)", 17},
+	/* karte_put_runs(lock, time, series, every value but the idempotency
+	 * key, three tallies): its text made once from the run values' list */
+	[S_PUT_RUNS] = {put_runs_sql, PUT_RUNS_PARAMS},
 	/* each run's point, (time, id) below the run's: a backward scan of
 	 * runs_point per run (LATERAL: the point's columns are constants to
 	 * it, so the index gives the order and the LIMIT stops it); the
@@ -466,6 +482,7 @@ struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
 	char shown[512];
 	int have;
 
+	pthread_once(&put_runs_once, put_runs_text);
 	st->base.ops = &store_pg_ops;
 	st->flags = flags;
 	pthread_mutex_init(&st->cancel_lock, NULL);
@@ -599,9 +616,7 @@ static int copy_flush(struct pg *st, struct kerr *err)
 		return -1;
 	if (!st->copy_rows)
 		return 0;
-	res = expect(st, PQexec(st->conn, "COPY runs (id, series_id, p, n, tau, chi, gamma, "
-				"frequency_mhz, power_cap_w, energy_j, measured_at, idempotency_key, "
-				"regions, labels, created_at) FROM STDIN"),
+	res = expect(st, PQexec(st->conn, "COPY runs (" STORE_RUN_INSERT_COLUMNS ") FROM STDIN"),
 		     PGRES_COPY_IN, err, "storing runs");
 	if (!res)
 		return -1;
@@ -704,14 +719,6 @@ static void copy_text(struct strbuf *b, const char *s, char sep)
 	buf_put(b, &sep, 1);
 }
 
-static void copy_num(struct strbuf *b, bool has, double v, char sep)
-{
-	char num[32];
-
-	snprintf(num, sizeof(num), "%.17g", v);
-	copy_text(b, has ? num : NULL, sep);
-}
-
 /* One element of an array literal: a number, a quoted string or NULL. */
 static void arr_put(struct strbuf *b, const char *v, bool quote)
 {
@@ -737,12 +744,19 @@ static void arr_put(struct strbuf *b, const char *v, bool quote)
 	buf_put(b, "\"", 1);
 }
 
-static void arr_num(struct strbuf *b, bool has, double v)
+/* Value k of r as text for COPY or an array (NULL when not set); num has
+ * room for a number, which it may hold. */
+static const char *value_text(const struct run *r, size_t k, char num[32])
 {
-	char num[32];
-
-	snprintf(num, sizeof(num), "%.17g", v);
-	arr_put(b, has ? num : NULL, false);
+	if (!store_run_value_set(r, k))
+		return NULL;
+	if (store_run_values[k].kind == STORE_RV_INT)
+		return store_i64_text(num, store_run_int(r, k));
+	if (store_run_values[k].kind == STORE_RV_REAL) {
+		snprintf(num, 32, "%.17g", store_run_real(r, k));
+		return num;
+	}
+	return store_run_text(r, k);
 }
 
 /* The pending runs in one statement and one round trip (see the top):
@@ -750,13 +764,15 @@ static void arr_num(struct strbuf *b, bool has, double v)
  * of its own; then the ids made whole. */
 static int commit_pending(struct pg *st, struct kerr *err)
 {
-	enum { NARR = 12, NTALLY = 3 };
+	/* the series, then every value but the idempotency key (runs with one
+	 * are not pending): karte_put_runs' arrays, in the list's order */
+	enum { NARR = STORE_RUN_NVALUES, NTALLY = 3 };
 	struct strbuf a[NARR + NTALLY] = {{0}};
 	const char *params[2 + NARR + NTALLY];
-	char num[24], name[16], lockid[24];
+	char num[32], name[16], lockid[24];
 	PGresult *res = NULL;
 	int64_t base;
-	size_t i, k;
+	size_t i, k, at;
 	int rc = -1;
 
 	if (!st->npend)
@@ -767,17 +783,9 @@ static int commit_pending(struct pg *st, struct kerr *err)
 		const struct run *r = st->pend[i].r;
 
 		arr_put(&a[0], store_i64_text(num, st->pend[i].sid), false);
-		arr_put(&a[1], store_i64_text(num, r->p), false);
-		arr_num(&a[2], true, r->n);
-		arr_num(&a[3], true, r->tau);
-		arr_num(&a[4], r->has & RUN_HAS_CHI, r->chi);
-		arr_num(&a[5], r->has & RUN_HAS_CHI, r->gamma);
-		arr_num(&a[6], r->has & RUN_HAS_FREQ, r->frequency_mhz);
-		arr_num(&a[7], r->has & RUN_HAS_CAP, r->power_cap_w);
-		arr_num(&a[8], r->has & RUN_HAS_ENERGY, r->energy_j);
-		arr_put(&a[9], r->measured_at, true);
-		arr_put(&a[10], r->regions, true);
-		arr_put(&a[11], r->labels, true);
+		for (k = 0, at = 1; k < STORE_RUN_NVALUES; k++)
+			if (k != STORE_RVI_idempotency_key)
+				arr_put(&a[at++], value_text(r, k, num), store_run_values[k].kind == STORE_RV_TEXT);
 	}
 	for (i = 0; i < st->tally.n; i++) {
 		arr_put(&a[NARR], store_i64_text(num, st->tally.t[i].series), false);
@@ -959,22 +967,13 @@ static int pg_put_run_at(struct store *base, const struct run *r, int64_t id, in
 static void copy_run(struct pg *st, const struct run *r, int64_t sid, int64_t id)
 {
 	struct strbuf *b = &st->copy;
-	char num[24];
+	char num[32];
+	size_t k;
 
 	copy_text(b, store_i64_text(num, id), '\t');
 	copy_text(b, store_i64_text(num, sid), '\t');
-	copy_text(b, store_i64_text(num, r->p), '\t');
-	copy_num(b, true, r->n, '\t');
-	copy_num(b, true, r->tau, '\t');
-	copy_num(b, r->has & RUN_HAS_CHI, r->chi, '\t');
-	copy_num(b, r->has & RUN_HAS_CHI, r->gamma, '\t');
-	copy_num(b, r->has & RUN_HAS_FREQ, r->frequency_mhz, '\t');
-	copy_num(b, r->has & RUN_HAS_CAP, r->power_cap_w, '\t');
-	copy_num(b, r->has & RUN_HAS_ENERGY, r->energy_j, '\t');
-	copy_text(b, r->measured_at, '\t');
-	copy_text(b, r->idempotency_key, '\t');
-	copy_text(b, r->regions, '\t');
-	copy_text(b, r->labels, '\t');
+	for (k = 0; k < STORE_RUN_NVALUES; k++)
+		copy_text(b, value_text(r, k, num), '\t');
 	copy_text(b, st->now, '\n');
 	st->copy_rows++;
 }
@@ -1000,37 +999,26 @@ static char *get_text(const PGresult *res, int row, int col, bool copy)
  * copy. */
 static void row_to_run(const PGresult *res, int i, struct run *r, bool copy)
 {
-	memset(r, 0, sizeof(*r));
+	size_t k;
+
+	store_run_blank(r);
 	r->id = get_i64(res, i, 0);
 	r->system = get_text(res, i, 1, copy);
 	r->application = get_text(res, i, 2, copy);
 	r->variant = get_text(res, i, 3, copy);
-	r->p = get_i64(res, i, 4);
-	r->n = get_num(res, i, 5);
-	r->tau = get_num(res, i, 6);
-	r->chi = r->gamma = NAN;
-	if (!PQgetisnull(res, i, 7)) {
-		r->has |= RUN_HAS_CHI;
-		r->chi = get_num(res, i, 7);
-		r->gamma = get_num(res, i, 8);
+	for (k = 0; k < STORE_RUN_NVALUES; k++) {
+		int c = STORE_RUN_VALUE0 + (int)k;
+
+		if (PQgetisnull(res, i, c))
+			continue;
+		if (store_run_values[k].kind == STORE_RV_INT)
+			store_run_put_int(r, k, get_i64(res, i, c));
+		else if (store_run_values[k].kind == STORE_RV_REAL)
+			store_run_put_real(r, k, get_num(res, i, c));
+		else
+			store_run_put_text(r, k, get_text(res, i, c, copy));
 	}
-	if (!PQgetisnull(res, i, 9)) {
-		r->has |= RUN_HAS_FREQ;
-		r->frequency_mhz = get_num(res, i, 9);
-	}
-	if (!PQgetisnull(res, i, 10)) {
-		r->has |= RUN_HAS_CAP;
-		r->power_cap_w = get_num(res, i, 10);
-	}
-	if (!PQgetisnull(res, i, 11)) {
-		r->has |= RUN_HAS_ENERGY;
-		r->energy_j = get_num(res, i, 11);
-	}
-	r->measured_at = get_text(res, i, 12, copy);
-	r->idempotency_key = get_text(res, i, 13, copy);
-	r->regions = get_text(res, i, 14, copy);
-	r->labels = get_text(res, i, 15, copy);
-	r->created_at = get_text(res, i, 16, copy);
+	r->created_at = get_text(res, i, STORE_RUN_VALUE0 + STORE_RUN_NVALUES, copy);
 }
 
 static int pg_get_run(struct store *base, int64_t id, struct run *out, struct kerr *err)

@@ -25,9 +25,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
-	[S_INSERT] = "INSERT INTO runs (id, series_id, p, n, tau, chi, gamma, frequency_mhz, "
-		     "power_cap_w, energy_j, measured_at, idempotency_key, regions, labels, "
-		     "created_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[S_INSERT] = "INSERT INTO runs (" STORE_RUN_INSERT_COLUMNS ") VALUES (" STORE_RUN_INSERT_QMARKS ")",
 	/* ids are never reused: above every id stored and every id deleted */
 	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
 		      "COALESCE((SELECT max(id) FROM runs), 0)) + 1",
@@ -367,32 +365,26 @@ static void bind_text(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
-static void bind_opt(sqlite3_stmt *s, int i, bool has, double v)
-{
-	if (has)
-		sqlite3_bind_double(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 /* S_INSERT's parameters: run r as id of series sid, stored at now. */
 static void bind_run(sqlite3_stmt *s, const struct run *r, int64_t id, int64_t sid, const char *now)
 {
+	size_t k;
+
 	sqlite3_bind_int64(s, 1, id);
 	sqlite3_bind_int64(s, 2, sid);
-	sqlite3_bind_int64(s, 3, r->p);
-	sqlite3_bind_double(s, 4, r->n);
-	sqlite3_bind_double(s, 5, r->tau);
-	bind_opt(s, 6, r->has & RUN_HAS_CHI, r->chi);
-	bind_opt(s, 7, r->has & RUN_HAS_CHI, r->gamma);
-	bind_opt(s, 8, r->has & RUN_HAS_FREQ, r->frequency_mhz);
-	bind_opt(s, 9, r->has & RUN_HAS_CAP, r->power_cap_w);
-	bind_opt(s, 10, r->has & RUN_HAS_ENERGY, r->energy_j);
-	bind_text(s, 11, r->measured_at);
-	bind_text(s, 12, r->idempotency_key);
-	bind_text(s, 13, r->regions);
-	bind_text(s, 14, r->labels);
-	bind_text(s, 15, now);
+	for (k = 0; k < STORE_RUN_NVALUES; k++) {
+		int i = 3 + (int)k;
+
+		if (!store_run_value_set(r, k))
+			sqlite3_bind_null(s, i);
+		else if (store_run_values[k].kind == STORE_RV_INT)
+			sqlite3_bind_int64(s, i, store_run_int(r, k));
+		else if (store_run_values[k].kind == STORE_RV_REAL)
+			sqlite3_bind_double(s, i, store_run_real(r, k));
+		else
+			sqlite3_bind_text(s, i, store_run_text(r, k), -1, SQLITE_STATIC);
+	}
+	bind_text(s, 3 + STORE_RUN_NVALUES, now);
 }
 
 static int find_key(struct sq *st, const char *key, int64_t *id, struct kerr *err)
@@ -555,52 +547,36 @@ static char *col_text(sqlite3_stmt *s, int i)
 	return t ? xstrdup((const char *)t) : NULL;
 }
 
+static char *col_borrowed(sqlite3_stmt *s, int i)
+{
+	return (char *)sqlite3_column_text(s, i);
+}
+
 /* Fill r from a row of STORE_RUN_COLUMNS; the strings are the row's (borrowed)
  * when copy is false, else owned by r. */
 static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
 {
-	memset(r, 0, sizeof(*r));
+	char *(*text)(sqlite3_stmt *s, int i) = copy ? col_text : col_borrowed;
+	size_t k;
+
+	store_run_blank(r);
 	r->id = sqlite3_column_int64(s, 0);
-	if (copy) {
-		r->system = col_text(s, 1);
-		r->application = col_text(s, 2);
-		r->variant = col_text(s, 3);
-		r->measured_at = col_text(s, 12);
-		r->idempotency_key = col_text(s, 13);
-		r->regions = col_text(s, 14);
-		r->labels = col_text(s, 15);
-		r->created_at = col_text(s, 16);
-	} else {
-		r->system = (char *)sqlite3_column_text(s, 1);
-		r->application = (char *)sqlite3_column_text(s, 2);
-		r->variant = (char *)sqlite3_column_text(s, 3);
-		r->measured_at = (char *)sqlite3_column_text(s, 12);
-		r->idempotency_key = (char *)sqlite3_column_text(s, 13);
-		r->regions = (char *)sqlite3_column_text(s, 14);
-		r->labels = (char *)sqlite3_column_text(s, 15);
-		r->created_at = (char *)sqlite3_column_text(s, 16);
+	r->system = text(s, 1);
+	r->application = text(s, 2);
+	r->variant = text(s, 3);
+	for (k = 0; k < STORE_RUN_NVALUES; k++) {
+		int i = STORE_RUN_VALUE0 + (int)k;
+
+		if (sqlite3_column_type(s, i) == SQLITE_NULL)
+			continue;
+		if (store_run_values[k].kind == STORE_RV_INT)
+			store_run_put_int(r, k, sqlite3_column_int64(s, i));
+		else if (store_run_values[k].kind == STORE_RV_REAL)
+			store_run_put_real(r, k, sqlite3_column_double(s, i));
+		else
+			store_run_put_text(r, k, text(s, i));
 	}
-	r->p = sqlite3_column_int64(s, 4);
-	r->n = sqlite3_column_double(s, 5);
-	r->tau = sqlite3_column_double(s, 6);
-	r->chi = r->gamma = NAN;
-	if (sqlite3_column_type(s, 7) != SQLITE_NULL) {
-		r->has |= RUN_HAS_CHI;
-		r->chi = sqlite3_column_double(s, 7);
-		r->gamma = sqlite3_column_double(s, 8);
-	}
-	if (sqlite3_column_type(s, 9) != SQLITE_NULL) {
-		r->has |= RUN_HAS_FREQ;
-		r->frequency_mhz = sqlite3_column_double(s, 9);
-	}
-	if (sqlite3_column_type(s, 10) != SQLITE_NULL) {
-		r->has |= RUN_HAS_CAP;
-		r->power_cap_w = sqlite3_column_double(s, 10);
-	}
-	if (sqlite3_column_type(s, 11) != SQLITE_NULL) {
-		r->has |= RUN_HAS_ENERGY;
-		r->energy_j = sqlite3_column_double(s, 11);
-	}
+	r->created_at = text(s, STORE_RUN_VALUE0 + STORE_RUN_NVALUES);
 }
 
 static int sq_get_run(struct store *base, int64_t id, struct run *out, struct kerr *err)

@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,11 +27,67 @@ const struct store_table_desc store_tables[STORE_TABLES] = {
 	[T_IMPORTS] = {"imports", "hash, first_id, runs, created_at", "tiit", "hash"},
 	[T_ALERTS] = {"alerts", "id, run_id, series_id, p, n, regressions, created_at, "
 		      "acknowledged_at, acknowledged_by", "iiiirtttt", "id"},
-	[T_RUNS] = {"runs",
-		    "id, series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, energy_j, "
-		    "measured_at, idempotency_key, regions, labels, created_at",
-		    "iiirrrrrrrttttt", "id"},
+	[T_RUNS] = {"runs", STORE_RUN_INSERT_COLUMNS, STORE_RUN_TYPES, "id"},
 };
+
+/* ---- a run's values, by the one list (store_impl.h) ---- */
+
+#define STORE_RV_ENTRY(c, k, h, pt) {#c, STORE_RV_##k, h, offsetof(struct run, c)},
+const struct store_run_value store_run_values[STORE_RUN_NVALUES] = {STORE_RUN_VALUES(STORE_RV_ENTRY)};
+
+#define RV_AT(r, k, type) ((type *)((char *)(r) + store_run_values[k].offset))
+#define RV_OF(r, k, type) (*(const type *)((const char *)(r) + store_run_values[k].offset))
+
+bool store_run_value_set(const struct run *r, size_t k)
+{
+	const struct store_run_value *v = &store_run_values[k];
+
+	if (v->kind == STORE_RV_TEXT)
+		return RV_OF(r, k, char *) != NULL;
+	return !v->has || (r->has & v->has);
+}
+
+int64_t store_run_int(const struct run *r, size_t k)
+{
+	return RV_OF(r, k, int64_t);
+}
+
+double store_run_real(const struct run *r, size_t k)
+{
+	return RV_OF(r, k, double);
+}
+
+const char *store_run_text(const struct run *r, size_t k)
+{
+	return RV_OF(r, k, char *);
+}
+
+void store_run_blank(struct run *r)
+{
+	size_t k;
+
+	memset(r, 0, sizeof(*r));
+	for (k = 0; k < STORE_RUN_NVALUES; k++)
+		if (store_run_values[k].kind == STORE_RV_REAL && store_run_values[k].has)
+			*RV_AT(r, k, double) = NAN;
+}
+
+void store_run_put_int(struct run *r, size_t k, int64_t v)
+{
+	*RV_AT(r, k, int64_t) = v;
+	r->has |= store_run_values[k].has;
+}
+
+void store_run_put_real(struct run *r, size_t k, double v)
+{
+	*RV_AT(r, k, double) = v;
+	r->has |= store_run_values[k].has;
+}
+
+void store_run_put_text(struct run *r, size_t k, char *v)
+{
+	*RV_AT(r, k, char *) = v;
+}
 
 unsigned store_filter_bits(const struct run_filter *f)
 {

@@ -55,11 +55,69 @@ struct store {
 	atomic_bool interrupted;	/* store_interrupt() until store_interrupt_clear() */
 };
 
-/* The columns every run query reads, in the order row_to_run() takes them. */
-#define STORE_RUN_COLUMNS                                                                   \
-	"r.id, s.system, s.application, s.variant, r.p, r.n, r.tau, r.chi, r.gamma, "          \
-	"r.frequency_mhz, r.power_cap_w, r.energy_j, r.measured_at, r.idempotency_key, "      \
-	"r.regions, r.labels, r.created_at"
+/* The values of a run as stored in runs, in column order: the one list
+ * that both backends' SQL texts, binding and reading follow, and karted
+ * copy's table. A new column of runs is a line here (with its migrations
+ * in schema/, and on PostgreSQL karte_put_runs taking one more array).
+ * X(column, kind, has, point): kind INT (int64_t), REAL (double) or TEXT
+ * (char *); has the RUN_HAS_* bit that says the value is set (0: always,
+ * or a text that is not NULL); point KEEP when a baseline reads it
+ * (STORE_POINT_COLUMNS), else SKIP. */
+#define STORE_RUN_VALUES(X)                                                                   \
+	X(p, INT, 0, KEEP) X(n, REAL, 0, KEEP) X(tau, REAL, 0, KEEP)                            \
+	X(chi, REAL, RUN_HAS_CHI, SKIP) X(gamma, REAL, RUN_HAS_CHI, SKIP)                         \
+	X(frequency_mhz, REAL, RUN_HAS_FREQ, SKIP) X(power_cap_w, REAL, RUN_HAS_CAP, SKIP)        \
+	X(energy_j, REAL, RUN_HAS_ENERGY, KEEP) X(measured_at, TEXT, 0, KEEP)                     \
+	X(idempotency_key, TEXT, 0, SKIP) X(regions, TEXT, 0, KEEP) X(labels, TEXT, 0, SKIP)
+
+#define STORE_RV_INDEX(c, k, h, pt) STORE_RVI_##c,
+enum store_rv_index { STORE_RUN_VALUES(STORE_RV_INDEX) STORE_RUN_NVALUES };
+
+enum store_rv_kind { STORE_RV_INT, STORE_RV_REAL, STORE_RV_TEXT };
+
+struct store_run_value {
+	const char *column;
+	enum store_rv_kind kind;
+	unsigned has;
+	size_t offset;		/* in struct run */
+};
+
+extern const struct store_run_value store_run_values[STORE_RUN_NVALUES];
+
+/* Whether value k of r is set (not SQL NULL), and its value. */
+bool store_run_value_set(const struct run *r, size_t k);
+int64_t store_run_int(const struct run *r, size_t k);
+double store_run_real(const struct run *r, size_t k);
+const char *store_run_text(const struct run *r, size_t k);
+
+/* Reading a run: store_run_blank first (nothing set, the optional numbers
+ * NAN), then each value that is not NULL (which sets its has bit). */
+void store_run_blank(struct run *r);
+void store_run_put_int(struct run *r, size_t k, int64_t v);
+void store_run_put_real(struct run *r, size_t k, double v);
+void store_run_put_text(struct run *r, size_t k, char *v);
+
+/* The columns as SQL text: every run query reads STORE_RUN_COLUMNS (id,
+ * system, application, variant, the values, created_at: value k at column
+ * STORE_RUN_VALUE0 + k); an insert writes STORE_RUN_INSERT_COLUMNS (id,
+ * series_id, the values, created_at), of SQL types STORE_RUN_TYPES
+ * (store_query's letters). */
+#define STORE_RV_SELECT(c, k, h, pt) ", r." #c
+#define STORE_RV_NAME(c, k, h, pt) ", " #c
+#define STORE_RV_QMARK(c, k, h, pt) ",?"
+#define STORE_RV_TYPE(c, k, h, pt) STORE_RVT_##k
+#define STORE_RVT_INT "i"
+#define STORE_RVT_REAL "r"
+#define STORE_RVT_TEXT "t"
+#define STORE_RV_POINT(c, k, h, pt) STORE_RVP_##pt(c)
+#define STORE_RVP_KEEP(c) ", r." #c
+#define STORE_RVP_SKIP(c) ", NULL"
+#define STORE_RUN_VALUE0 4
+#define STORE_RUN_COLUMNS \
+	"r.id, s.system, s.application, s.variant" STORE_RUN_VALUES(STORE_RV_SELECT) ", r.created_at"
+#define STORE_RUN_INSERT_COLUMNS "id, series_id" STORE_RUN_VALUES(STORE_RV_NAME) ", created_at"
+#define STORE_RUN_INSERT_QMARKS "?,?" STORE_RUN_VALUES(STORE_RV_QMARK) ",?"
+#define STORE_RUN_TYPES "ii" STORE_RUN_VALUES(STORE_RV_TYPE) "t"
 #define STORE_RUN_FROM " FROM runs r JOIN series s ON s.id = r.series_id"
 
 /* Every read of runs leaves out the ids of an import still being stored in
@@ -71,9 +129,7 @@ struct store {
 
 /* The columns store_points_before reads, in the same places: what a
  * baseline needs (id, p, n, tau, energy_j, measured_at, regions). */
-#define STORE_POINT_COLUMNS                                                                 \
-	"r.id, NULL, NULL, NULL, r.p, r.n, r.tau, NULL, NULL, NULL, NULL, r.energy_j, "        \
-	"r.measured_at, NULL, r.regions, NULL, NULL"
+#define STORE_POINT_COLUMNS "r.id, NULL, NULL, NULL" STORE_RUN_VALUES(STORE_RV_POINT) ", NULL"
 
 /* The filters of a listing as bits: one prepared statement per combination.
  * FB_LABEL: the listing walks the first label's runs on run_labels (schema
