@@ -163,7 +163,7 @@ build/fuzz/lsan_default.o: tests/lsan.supp tests/fuzz/lsan_default.sh
 	clang -c -O1 -o $@ build/fuzz/lsan_default.c
 
 $(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o
-FUZZ_API_SRC := $(call room_src,core) $(call room_src,store) server/http/resp.c $(call room_src,track) \
+FUZZ_API_SRC := $(call room_src,core) $(call room_src,store) server/http/resp.c server/http/req_common.c $(call room_src,track) \
                 $(filter-out server/api/api_import.c server/api/api_static.c,$(call room_src,api)) \
                 $(call room_src,render) $(ANALYSIS_SRC)
 
@@ -179,8 +179,8 @@ build/fuzz/fuzz_api: tests/fuzz/fuzz_api.c tests/fuzz/req_mem.c $(FUZZ_API_SRC) 
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcurl
 
-build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c server/render/chart.c server/render/report.c \
-                       server/import/otf2in.c server/core/xalloc.c server/core/kerr.c server/core/slurp.c $(ANALYSIS_SRC)
+build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c $(call room_src,render) $(call room_src,core) \
+                       server/import/otf2in.c $(ANALYSIS_SRC)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/cli/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
