@@ -12,7 +12,8 @@ tests/bench/bench_chart.c), as SVG:
   matplotlib both with bbox_inches="tight" (which draws the figure twice)
   and without; the ratio of each pair, then their median;
 - whole process: `karte plot isoefficiency --csv` against a Python process
-  that imports matplotlib, reads the same CSV and writes the SVG (median of 5).
+  that imports matplotlib, reads the same CSV and writes the SVG, in pairs
+  alternated as above; each side's SVG checked after each run.
 matplotlib is Debian's python3-matplotlib, run by /usr/bin/python3.
 """
 import argparse
@@ -32,14 +33,33 @@ PY = "/usr/bin/python3"  # Debian's, with Debian's matplotlib
 ROUNDS = 7
 
 
-def timed(cmd, rounds=5):
-    subprocess.run(cmd, check=True, capture_output=True)  # warm-up
-    out = []
-    for _ in range(rounds):
-        t0 = time.perf_counter()
-        subprocess.run(cmd, check=True, capture_output=True)
-        out.append(time.perf_counter() - t0)
-    return statistics.median(out)
+def run_once(cmd, out):
+    """Run cmd, check that it wrote a non-empty SVG to out: its wall time."""
+    if os.path.exists(out):
+        os.remove(out)
+    t0 = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True)
+    dt = time.perf_counter() - t0
+    with open(out, "rb") as f:
+        if b"<svg" not in f.read(4096):
+            raise RuntimeError(f"{cmd[0]} wrote no SVG to {out}")
+    return dt
+
+
+def paired(a, b, rounds=7):
+    """Whole processes a and b ((cmd, out) each), in pairs, who goes first
+    swapping each round: (median of a, median of b, ratios b / a)."""
+    for cmd, out in (a, b):
+        run_once(cmd, out)  # warm-up: the page cache, fonts
+    ta, tb = [], []
+    for rnd in range(rounds):
+        if rnd % 2:
+            tb.append(run_once(*b))
+            ta.append(run_once(*a))
+        else:
+            ta.append(run_once(*a))
+            tb.append(run_once(*b))
+    return statistics.median(ta), statistics.median(tb), [y / x for x, y in zip(ta, tb)]
 
 
 def main():
@@ -87,10 +107,13 @@ def main():
             for j in range(100):
                 p, n = 1 + j, 1e4 * 1.08 ** i
                 f.write(f"{p},{n!r},{n * 1e-5 / p + 0.02 * math.sqrt(p)!r},{0.02 * math.sqrt(p)!r}\n")
-    tk = timed([os.path.join(b, "karte"), "plot", "isoefficiency", "--csv", csv, "-o", os.path.join(d, "k.svg")])
-    tm = timed([PY, MPL, "--csv", csv, "-o", os.path.join(d, "m.svg")])
-    print(f"whole process, CSV to SVG: karte {tk * 1000:.0f} ms, matplotlib {tm * 1000:.0f} ms: "
-          f"karte {tm / tk:.1f}x faster")
+    ks, ms = os.path.join(d, "k.svg"), os.path.join(d, "m.svg")
+    for flag, how in (([], 'bbox_inches="tight"'), (["--plain"], "without bbox_inches")):
+        tk, tm, r = paired(([os.path.join(b, "karte"), "plot", "isoefficiency", "--csv", csv, "-o", ks], ks),
+                           ([PY, MPL, "--csv", csv, "-o", ms] + flag, ms))
+        print(f"whole process, CSV to SVG, {len(r)} pairs alternated: karte {tk * 1000:.0f} ms, matplotlib "
+              f"({how}) {tm * 1000:.0f} ms (medians); ratio per pair {min(r):.1f}x..{max(r):.1f}x, median "
+              f"{statistics.median(r):.1f}x")
 
 
 if __name__ == "__main__":

@@ -127,8 +127,19 @@ export function liveChart(kind, query, caption, pointsOrPromise, opts = {}) {
     img.style.transform = '';
     img.width = w;
     img.height = h;
-    await new Promise((ok) => { img.onload = ok; img.onerror = ok; img.src = url; });
+    const loaded = await new Promise((ok) => {
+      img.onload = () => ok(true);
+      img.onerror = () => ok(false);
+      img.src = url;
+    });
     if (mine !== loading) return;
+    if (!loaded || !img.naturalWidth) {	// an answer the browser could not draw is not a chart
+      plot.replaceChildren(problem({ status: 0, body: 'the browser could not draw the chart it was sent' }, caption));
+      status.textContent = '';
+      fig.dataset.ready = 'error';
+      fig.dispatchEvent(new CustomEvent('drawn', { bubbles: true }));
+      return;
+    }
     place();
     fig.dataset.frame = JSON.stringify(frame);
     status.textContent = note;

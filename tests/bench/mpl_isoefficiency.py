@@ -65,6 +65,7 @@ def main():
     ap.add_argument("--serve", action="store_true")
     ap.add_argument("--csv")
     ap.add_argument("-o", dest="out")
+    ap.add_argument("--plain", action="store_true", help='save without bbox_inches="tight"')
     a = ap.parse_args()
     if a.serve:
         runs = series()
@@ -88,7 +89,7 @@ def main():
     with open(a.csv) as f:
         next(f)
         runs = [tuple(float(x) for x in line.split(",")[:4]) for line in f if line.strip()]
-    draw(runs, a.out)
+    draw(runs, a.out, not a.plain)
 
 
 if __name__ == "__main__":

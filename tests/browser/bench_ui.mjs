@@ -48,8 +48,14 @@ try {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const first = async (system) => {
     await page.goto(`${url}/series?system=${system}&application=md`);
-    await page.waitForSelector('figure[data-kind="isoefficiency"][data-first-drawn]', { timeout: 60000 });
-    const t = await page.evaluate(() => Number(document.querySelector('figure[data-kind="isoefficiency"]').dataset.firstDrawn));
+    await page.waitForSelector('figure[data-kind="isoefficiency"]:is([data-first-drawn], [data-ready="error"])',
+      { timeout: 60000 });
+    // a chart that failed to load or to draw is not a time: the bench stops
+    const t = await page.evaluate(() => {
+      const fig = document.querySelector('figure[data-kind="isoefficiency"]'), img = fig.querySelector('img');
+      if (!fig.dataset.firstDrawn || !img || !img.naturalWidth) throw new Error(`the chart was not drawn: ${fig.innerText}`);
+      return Number(fig.dataset.firstDrawn);
+    });
     await page.waitForSelector('#runs', { timeout: 120000 });	// the rest done before the next page
     await page.waitForFunction(() => !document.body.innerText.includes('Analysing…'), null, { timeout: 120000 });
     return t;
@@ -103,7 +109,8 @@ try {
       ts.push(await page.evaluate(async (f) => {
         const t0 = performance.now(), img = new Image();
         img.src = `/api/v1/reports/isoefficiency.${f}?system=runs1e4&application=md&width=1100&height=700&k=${Math.random()}`;
-        await img.decode();
+        await img.decode();	// rejects when the image fails to load or decode
+        if (!img.naturalWidth) throw new Error(`${f}: nothing drawn`);
         document.body.append(img);
         await new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
         img.remove();
