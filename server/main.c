@@ -48,7 +48,7 @@ static const char usage[] =
 	"  --max-body BYTES      largest request body       KARTE_MAX_BODY (8388608)\n"
 	"  --max-import-body BYTES  largest file to import  KARTE_MAX_IMPORT_BODY (134217728)\n"
 	"  --read-token          reads need a token too     KARTE_READ_TOKEN=1\n"
-	"  --sync MODE           normal: a stored run survives a crash of karted;\n"
+	"  --sync MODE           normal: a run survives karted's crash, not a power loss;\n"
 	"                        full: also a power loss (fsync per commit)\n"
 	"                                                   KARTE_SYNC    (normal)\n"
 	"  --static DIR          browser UI files           KARTE_STATIC_DIR\n"

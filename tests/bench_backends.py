@@ -8,6 +8,10 @@ measured in the same round:
                     ratio PostgreSQL / SQLite (goal >= 50 %).
   bulk NDJSON       BODIES bodies of RUNS_PER_BODY runs to each, in turn;
                     ratio PostgreSQL / SQLite (goal >= 50 %).
+                    For both: every round starts the two karted on fresh
+                    databases (equal sizes: both empty, then what the round
+                    writes), and who goes first swaps each round; each
+                    round's ratio is printed as a spread and a median.
   reads, 2 vs 1     wrk GET of a page of a series' runs against one
                     PostgreSQL-backed karted, then against two on the same
                     database (two wrk, half the connections each); ratio.
@@ -64,12 +68,46 @@ def wrk_get(url, seconds, conns):
 
 
 def rounds_of(n, base_fn, ours_fn):
+    """n rounds of the pair, who goes first swapping each round: the medians
+    of both sides and of the rounds' ratios ours / base."""
     base, ours, ratios = [], [], []
-    for _ in range(n):
-        base.append(base_fn())
-        ours.append(ours_fn())
-        ratios.append(ours[-1] / base[-1])
+    for rnd in range(n):
+        if rnd % 2:
+            o = ours_fn()
+            b = base_fn()
+        else:
+            b = base_fn()
+            o = ours_fn()
+        base.append(b)
+        ours.append(o)
+        ratios.append(o / b)
     return statistics.median(base), statistics.median(ours), statistics.median(ratios)
+
+
+def fresh_rounds(karted, n, base_kw, ours_kw, extra, measure, warm=None):
+    """n rounds of measure() on two karted started for the round on fresh
+    databases (base_kw() and ours_kw() give their Karted arguments), who
+    goes first swapping each round; both are up while either is measured.
+    (median base, median ours, the rounds' ratios ours / base)."""
+    base, ours, ratios = [], [], []
+    for rnd in range(n):
+        kws = [base_kw(), ours_kw()]
+        ks = [Karted(karted, db=kw.get("db"), args=kw.get("args", []) + extra).start() for kw in kws]
+        try:
+            if warm:
+                for k in ks:
+                    warm(k)
+            order = (1, 0) if rnd % 2 else (0, 1)
+            got = {}
+            for side in order:
+                got[side] = measure(ks[side])
+        finally:
+            for k in ks:
+                k.stop()
+        base.append(got[0])
+        ours.append(got[1])
+        ratios.append(got[1] / got[0])
+    return statistics.median(base), statistics.median(ours), ratios
 
 
 def series_body(n_runs):
@@ -136,43 +174,48 @@ def main():
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
     with PgCluster(timeout=1800, durable=True) as pg:
-        lazy_uri = pg.new_db()
-        pg.sql_uri(lazy_uri, f"ALTER DATABASE {lazy_uri.rsplit('/', 1)[1]} SET synchronous_commit = off")
-        lazy_bulk_uri = pg.new_db()
-        pg.sql_uri(lazy_bulk_uri, f"ALTER DATABASE {lazy_bulk_uri.rsplit('/', 1)[1]} SET synchronous_commit = off")
-        for kind, extra in (("single", []), ("bulk", ["--regression-check", "off"])):
-            lite = Karted(karted, args=extra).start()
-            full = Karted(karted, args=["--sync", "full"] + extra).start()
-            pgk = Karted(karted, db=pg.new_db(), args=extra).start()
-            lazy = Karted(karted, db=lazy_uri if kind == "single" else lazy_bulk_uri, args=extra).start()
-            # (baseline, PostgreSQL, what they promise alike)
-            pairs = (("SQLite --sync normal", lite, "PostgreSQL", pgk,
-                      "the defaults: a crash of karted loses nothing; PostgreSQL also keeps them through a power loss"),
-                     ("SQLite --sync full", full, "PostgreSQL", pgk,
-                      "the same durability: an fsync per commit, a power loss loses nothing"),
-                     ("SQLite --sync normal", lite, "PostgreSQL, synchronous_commit off", lazy,
-                      "the same durability: no fsync per commit, a crash of karted loses nothing"))
-            try:
-                post = "/api/v1/runs"
-                for bname, base, oname, ours, why in pairs if kind == "single" else ():
-                    for k in (base, ours):
-                        wrk(k.url + post, k.first_token, 1, a.conns)
-                    b, o, r = rounds_of(a.rounds, lambda: wrk(base.url + post, base.first_token, a.seconds, a.conns),
-                                        lambda: wrk(ours.url + post, ours.first_token, a.seconds, a.conns))
-                    print(f"single-run POST (wrk -c{a.conns}, {a.rounds} rounds; {why}): {bname} {b:.0f} req/s, "
-                          f"{oname} {o:.0f} req/s (medians); median ratio {100 * r:.1f}%; goal >= 50%", flush=True)
-                # bulk: the stores' ingest; every run of the body is at a point of
-                # its own, which the regression check (the same on both, measured
-                # by bench_runs.py) would read 100 runs for: it is off here
-                for bname, base, oname, ours, why in pairs if kind == "bulk" else ():
-                    b, o, r = rounds_of(a.rounds, lambda: bulk(base, a.bodies, a.runs_per_body),
-                                        lambda: bulk(ours, a.bodies, a.runs_per_body))
-                    print(f"bulk NDJSON ({a.bodies} bodies of {a.runs_per_body}, {a.rounds} rounds, "
-                          f"--regression-check off): {bname} {b:.0f} runs/s, {oname} {o:.0f} runs/s (medians); "
-                          f"median ratio {100 * r:.1f}%; goal >= 50%", flush=True)
-            finally:
-                for k in (lite, full, pgk, lazy):
-                    k.stop()
+        def lazy_db():
+            uri = pg.new_db()
+            pg.sql_uri(uri, f"ALTER DATABASE {uri.rsplit('/', 1)[1]} SET synchronous_commit = off")
+            return uri
+        # (baseline, PostgreSQL, what they promise alike): each a recipe for
+        # a fresh karted's arguments, so that every round starts both sides
+        # on empty databases of their own
+        pairs = (("SQLite --sync normal", lambda: {}, "PostgreSQL", lambda: {"db": pg.new_db()},
+                  "the defaults: a crash of karted loses nothing; PostgreSQL also keeps them through a power loss"),
+                 ("SQLite --sync full", lambda: {"args": ["--sync", "full"]}, "PostgreSQL",
+                  lambda: {"db": pg.new_db()},
+                  "the same durability: an fsync per commit, a power loss loses nothing"),
+                 ("SQLite --sync normal", lambda: {}, "PostgreSQL, synchronous_commit off", lambda: {"db": lazy_db()},
+                  "the same durability: no fsync per commit, a crash of karted loses nothing"))
+        post = "/api/v1/runs"
+
+        def single(k):
+            return wrk(k.url + post, k.first_token, a.seconds, a.conns)
+
+        def warm_single(k):
+            wrk(k.url + post, k.first_token, 1, a.conns)
+
+        def bulk_of(k):
+            return bulk(k, a.bodies, a.runs_per_body)
+
+        # bulk: the stores' ingest; every run of the body is at a point of
+        # its own, which the regression check (the same on both, measured by
+        # bench_runs.py) would read 100 runs for: it is off here
+        for kind, measure, warm, extra in (("single", single, warm_single, []),
+                                           ("bulk", bulk_of, None, ["--regression-check", "off"])):
+            for bname, bmake, oname, omake, why in pairs:
+                b, o, rs = fresh_rounds(karted, a.rounds, bmake, omake, extra, measure, warm)
+                if kind == "single":
+                    what = f"single-run POST (wrk -c{a.conns}, {a.seconds} s a side"
+                    unit = "req/s"
+                else:
+                    what = f"bulk NDJSON ({a.bodies} bodies of {a.runs_per_body}, --regression-check off"
+                    unit = "runs/s"
+                print(f"{what}, {a.rounds} rounds alternated, both sides on fresh databases each round; {why}): "
+                      f"{bname} {b:.0f} {unit}, {oname} {o:.0f} {unit} (medians); ratio per round "
+                      f"{100 * min(rs):.1f}%..{100 * max(rs):.1f}%, median {100 * statistics.median(rs):.1f}%; "
+                      f"goal >= 50%", flush=True)
         if a.writes_only:
             return
 

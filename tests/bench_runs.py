@@ -57,9 +57,10 @@ RUN = {"system": "bench", "application": "md", "variant": "v1", "p": 16, "n": 80
        "regions": [{"name": "resid", "time_s": 1.2, "energy_j": 150.3}], "labels": {"class": "C"}}
 
 
-def wrk(url, token, seconds, conns):
-    out = subprocess.run(["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "-s", LUA, url],
-                         capture_output=True, text=True, env=dict(os.environ, KARTE_TOKEN=token), timeout=seconds + 30)
+def wrk(url, token, seconds, conns, script=LUA, env=None):
+    out = subprocess.run(["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "-s", script, url],
+                         capture_output=True, text=True, env=dict(os.environ, KARTE_TOKEN=token, **(env or {})),
+                         timeout=seconds + 30)
     m = re.search(r"Requests/sec:\s+([\d.]+)", out.stdout)
     bad = re.search(r"Non-2xx or 3xx responses: (\d+)", out.stdout)
     if not m:

@@ -85,6 +85,7 @@ struct http {
 	double next_sweep;	/* monotonic */
 	uint64_t next_id;	/* the next request's id: a random start, counted on */
 	struct http_metrics m;	/* loop thread */
+	unsigned spin_us;	/* how long the loop waits awake for due answers */
 };
 
 
@@ -1157,6 +1158,24 @@ int http_check_listen(const char *listen, struct kerr *err)
 	return parse_listen(listen, &ss, &v6, err);
 }
 
+/* HTTP_SPIN_US with HTTP_SPIN_CPUS online CPUs or more, else 0 (the loop
+ * sleeps at once: waiting awake would take the CPU the writer needs to
+ * commit); KARTE_HTTP_SPIN_US (0 to 10000) sets it for measurements. */
+static unsigned spin_us(void)
+{
+	const char *env = getenv("KARTE_HTTP_SPIN_US");
+	char *end;
+	long v;
+
+	if (env && *env) {
+		v = strtol(env, &end, 10);
+		if (!*end && v >= 0 && v <= 10000)
+			return (unsigned)v;
+		fprintf(stderr, "karted: KARTE_HTTP_SPIN_US must be 0 to 10000 (got '%s'); ignored\n", env);
+	}
+	return sysconf(_SC_NPROCESSORS_ONLN) >= HTTP_SPIN_CPUS ? HTTP_SPIN_US : 0;
+}
+
 struct http *http_start(const struct http_config *cfg, struct kerr *err)
 {
 	struct sockaddr_storage ss;
@@ -1172,6 +1191,7 @@ struct http *http_start(const struct http_config *cfg, struct kerr *err)
 	h = xcalloc(1, sizeof(*h));
 	h->cfg = *cfg;
 	h->next_id = request_id_start();
+	h->spin_us = spin_us();
 	if (!h->cfg.max_client_conns)
 		h->cfg.max_client_conns = HTTP_CLIENT_CONNS;
 	if (!h->cfg.request_timeout_s)
@@ -1242,7 +1262,7 @@ static inline void cpu_relax(void)
  * ~100 us. */
 static bool wait_awake(struct http *h, struct pollfd *fds, nfds_t n)
 {
-	double until = mono_s() + HTTP_SPIN_US * 1e-6;
+	double until = mono_s() + h->spin_us * 1e-6;
 	unsigned turn;
 	int i;
 
@@ -1281,7 +1301,7 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			timeout = 10;
 		if (after & AFTER_ANSWERED)
 			timeout = 0;	/* send the answers now */
-		if ((after & AFTER_WAITING) && timeout > 0 && h->cfg.answers_ready &&
+		if ((after & AFTER_WAITING) && timeout > 0 && h->spin_us && h->cfg.answers_ready &&
 		    (!h->cfg.answers_soon || h->cfg.answers_soon(h->cfg.app)) && wait_awake(h, fds, 3))
 			timeout = 0;
 		if (timeout > 0 && h->cfg.loop_sleeps) {

@@ -15,7 +15,9 @@
  * thread to sleep and waking it costs more than that in CPU and latency
  * (on a VM a wake-up is an interrupt between virtual CPUs). Not while
  * answers_soon() says commits take longer (PostgreSQL: ~1 ms): there the
- * wait would take a CPU from the database server and gain nothing.
+ * wait would take a CPU from the database server and gain nothing. Nor on
+ * a machine of fewer than HTTP_SPIN_CPUS CPUs: the loop, the writer and
+ * the clients share them, and a loop awake takes the writer's CPU.
  */
 #ifndef KARTE_HTTP_H
 #define KARTE_HTTP_H
@@ -44,6 +46,7 @@ enum route_flags {
 };
 
 #define HTTP_SPIN_US 200	/* how long the loop waits awake for due answers */
+#define HTTP_SPIN_CPUS 4	/* ... with this many CPUs online or more, else not */
 
 /* Defaults of the limits in struct http_config (0 there takes these). */
 #define HTTP_CLIENT_CONNS 64		/* connections one source address may hold */

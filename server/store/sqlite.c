@@ -222,14 +222,6 @@ static void sq_interrupt(struct store *base)
 	sqlite3_interrupt(((struct sq *)base)->db);
 }
 
-/* The writer's page cache (KiB; SQLite's default is 2 MiB). Runs spread
- * over many series land on pages all over the indexes: with 2 MiB, a bulk
- * body into a database of 10^6 runs evicted and re-read index pages it had
- * just changed, and spilled dirty pages to the WAL before its commit. The
- * cache grows only as pages are read, so a small database keeps a small
- * one; readers keep the default. */
-#define WRITER_CACHE "PRAGMA cache_size = -262144"
-
 struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *err)
 {
 	struct sq *st = xcalloc(1, sizeof(*st));
@@ -258,8 +250,7 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 		    sqlite3_exec(st->db, (flags & STORE_NO_AUTOCHECKPOINT) ?
 				 "PRAGMA wal_autocheckpoint = 0" : "PRAGMA wal_autocheckpoint = 1000",
 				 NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, WRITER_CACHE, NULL, NULL, &msg) != SQLITE_OK) {
+		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK) {
 			kerr_set(err, KERR_INTERNAL, "cannot set up database '%s': %s", path, msg);
 			sqlite3_free(msg);
 			goto fail;

@@ -35,8 +35,7 @@ void store_library_init(void);
  * or a postgresql:// URI. SQLite: WAL mode; synchronous=NORMAL unless
  * STORE_SYNC_FULL: a committed transaction is in the WAL file (written,
  * not fsynced), so it survives a crash of the process, not a power loss
- * or a crash of the operating system. A writer's connection keeps a page
- * cache of up to 256 MiB. PostgreSQL: a
+ * or a crash of the operating system. PostgreSQL: a
  * commit is durable as the server is set up (synchronous_commit). Returns
  * NULL and fills err on failure. */
 struct store *store_open(const char *path, unsigned flags, struct kerr *err);

@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""make bench, part 3: ingest as the record grows (issue #40).
+
+Runs/s of karted storing into a database that already holds SIZE runs
+spread over 10^4 series, beside the same into a database that holds only
+the 10^4 series (one run each: the series exist on both sides, so neither
+side's figure includes creating them), with the regression check on (the
+default), on SQLite (and PostgreSQL with --backend postgresql):
+
+  bulk          one NDJSON body of 10^4 runs, one to each series;
+  single-run    wrk posting one run per request, each to the next of the
+                10^4 series (tests/bench/post_spread.lua), SECONDS a side.
+
+The large database is filled through karted's own bulk path before the
+rounds (bodies of 10^4 runs, one per series, the points of each series
+p = 1..64 by n = 1000..4000; the fill's time is printed); the small one is
+made fresh every round. Who goes first swaps each round; the table shows
+the medians of both sides and of the rounds' ratios (large / small) with
+their spread. The large side grows by what the rounds write (about 2 %
+of 10^6 over the default rounds; the sizes printed are at the start).
+10^7 is left out by default: its fill takes about an hour here
+(--sizes 0,100000,1000000,10000000 asks for it).
+
+Loopback only; every load bounded by wrk -d or a count.
+"""
+import argparse
+import http.client
+import json
+import os
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_runs import wrk  # noqa: E402
+from karted_proc import Karted, ROOT  # noqa: E402
+
+SERIES = 10000
+SPREAD = os.path.join(ROOT, "tests", "bench", "post_spread.lua")
+
+
+def body(rnd):
+    """10^4 runs, one per series, at the round's point of each series."""
+    out = []
+    for i in range(SERIES):
+        out.append(json.dumps({"system": "grow", "application": f"a{i}", "p": 1 << (rnd % 7),
+                               "n": 1000.0 * (1 + rnd // 7 % 4), "tau": 10.0 + (i % 97) / 100, "chi": 1.0,
+                               "energy_j": 120.0, "regions": [{"name": "main", "time_s": 9.0, "energy_j": 100.0}],
+                               "labels": {"rep": str(rnd)}}))
+    return ("\n".join(out) + "\n").encode()
+
+
+def post(k, data):
+    host, port = k.host_port
+    c = http.client.HTTPConnection(host, port, timeout=600)
+    try:
+        c.request("POST", "/api/v1/runs", body=data,
+                  headers={"Content-Type": "application/x-ndjson", "Authorization": "Bearer " + k.first_token})
+        r = c.getresponse()
+        got = r.read()
+        if r.status != 201:
+            raise RuntimeError(f"bulk POST -> {r.status} {got[:300]}")
+    finally:
+        c.close()
+
+
+def cpu_s(k):
+    """karted's CPU time so far (user + system, every thread), seconds."""
+    with open(f"/proc/{k.proc.pid}/stat") as f:
+        x = f.read().rsplit(")", 1)[1].split()
+    return (int(x[11]) + int(x[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def bulk_rate(k, data):
+    """(runs/s, karted's CPU µs per run) of one bulk body."""
+    c0, t0 = cpu_s(k), time.perf_counter()
+    post(k, data)
+    return SERIES / (time.perf_counter() - t0), 1e6 * (cpu_s(k) - c0) / SERIES
+
+
+def single_rate(k, seconds, conns):
+    """(req/s, karted's CPU µs per stored run) of wrk's spread POSTs; the
+    runs stored are counted, so a request that stored nothing cannot pass
+    for one that did."""
+    n0, c0 = stored(k), cpu_s(k)
+    rate = wrk(k.url + "/api/v1/runs", k.first_token, seconds, conns, script=SPREAD,
+               env={"KARTE_SERIES": str(SERIES)})
+    c1, n1 = cpu_s(k), stored(k)
+    if n1 - n0 < 0.9 * rate * seconds:
+        raise RuntimeError(f"wrk reported {rate:.0f} req/s but {n1 - n0} runs were stored in {seconds} s")
+    return rate, 1e6 * (c1 - c0) / (n1 - n0)
+
+
+def stored(k):
+    s, b, _ = k.request("GET", "/api/v1/systems")
+    if s != 200:
+        raise RuntimeError(f"/api/v1/systems -> {s}")
+    return sum(x.get("runs", 0) for x in (b if isinstance(b, list) else b.get("systems", [])))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--sizes", default="0,100000,1000000", help="stored runs to measure at (0: the small side alone)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=int, default=2)
+    ap.add_argument("--conns", type=int, default=16)
+    ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    a = ap.parse_args()
+    karted = os.path.join(ROOT, a.build, "karted")
+    pg = None
+    if a.backend == "postgresql":
+        from pg_cluster import PgCluster
+        pg = PgCluster(timeout=3600, durable=True).__enter__()
+
+    def fresh():
+        k = Karted(karted, db=pg.new_db() if pg else None).start()
+        post(k, body(10 ** 6))  # the 10^4 series, one run each
+        return k
+
+    rows = []
+    try:
+        for size in (int(x) for x in a.sizes.split(",")):
+            big = None
+            if size:
+                big = fresh()
+                t0 = time.perf_counter()
+                for rnd in range(max(0, size - SERIES) // SERIES):
+                    post(big, body(rnd))
+                fill_s = time.perf_counter() - t0
+                at = stored(big)
+            res = {"bulk": {"small": [], "big": []}, "single": {"small": [], "big": []}}
+            try:
+                for rnd in range(a.rounds):
+                    small = fresh()
+                    try:
+                        sides = {"small": small, "big": big} if big else {"small": small}
+                        order = sorted(sides, reverse=bool(rnd % 2))
+                        data = body(10 ** 6 + 1 + rnd)
+                        for side in order:
+                            res["bulk"][side].append(bulk_rate(sides[side], data))
+                        for side in order:
+                            res["single"][side].append(single_rate(sides[side], a.seconds, a.conns))
+                    finally:
+                        small.stop()
+                    print(f"  size {size:,}, round {rnd + 1}: " + "; ".join(
+                        f"{kind} " + ", ".join(f"{side} {v[side][-1][0]:.0f}/s {v[side][-1][1]:.1f} µs"
+                                               for side in v if v[side]) for kind, v in res.items()), flush=True)
+                if big and stored(big) < at + a.rounds * SERIES:
+                    raise RuntimeError("the large database did not store every run the rounds sent")
+            finally:
+                if big:
+                    big.stop()
+            med = statistics.median
+            cells = []
+            for kind in ("bulk", "single"):
+                sm, bg = res[kind]["small"], res[kind]["big"]
+                if not bg:
+                    cells.append(f"{med(x[0] for x in sm):.0f}/s, {med(x[1] for x in sm):.1f} µs | ")
+                    continue
+                rate = [b[0] / s_[0] for s_, b in zip(sm, bg)]
+                cost = [s_[1] / b[1] for s_, b in zip(sm, bg)]
+                cells.append(f"{med(x[0] for x in bg):.0f}/s, {med(x[1] for x in bg):.1f} µs | "
+                             f"{100 * med(rate):.0f} % ({100 * min(rate):.0f}..{100 * max(rate):.0f}); "
+                             f"CPU {100 * med(cost):.0f} % ({100 * min(cost):.0f}..{100 * max(cost):.0f})")
+            what = f"{at:,} (filled in {fill_s:.0f} s)" if big else f"{SERIES:,} (the series alone)"
+            rows.append(f"| {what} | " + " | ".join(cells) + " |")
+    finally:
+        if pg:
+            pg.__exit__(None, None, None)
+    print(f"ingest as the record grows ({a.backend}, regression check on, {a.rounds} rounds alternated; "
+          f"10^4 series; against a database of the 10^4 series alone, measured in the same round; goal >= 80 %):")
+    print("(rate: runs/s against the small database's in the same round; CPU: the small database's CPU per run "
+          "over this one's, so 100 % costs the same)")
+    print("| stored runs | bulk: runs/s, karted CPU per run | of the small database | "
+          "single-run POST: req/s, CPU per run | of the small database |")
+    print("|---:|---:|---:|---:|---:|")
+    for r in rows:
+        print(r)
+
+
+if __name__ == "__main__":
+    main()
