@@ -641,6 +641,32 @@ static void test_shortest_numbers(void **state)
 	}
 	num_shortest(4, buf, false);
 	assert_string_equal(buf, "4");
+	/* the whole-number path writes what the printf path would: every
+	 * integer around the powers of ten and 2^k, signs, the edge at 10^15 */
+	{
+		double e, w[] = {0, 1, 9, 10, 99, 100, 999999999999999.0, 1e15, 1e15 + 2, 123456789012345.0,
+				 9007199254740992.0, 4294967296.0, 65535};
+		char want[NUM_TEXT_MAX];
+		int s, prec;
+
+		for (i = 0; i < sizeof(w) / sizeof(w[0]) * 2; i++) {
+			e = i % 2 ? -w[i / 2] : w[i / 2];
+			if (e == 0 && i % 2)
+				continue;	/* -0.0: "-0.0" above */
+			for (s = 0; s < 2; s++) {
+				for (prec = 15; prec <= 17; prec++) {
+					snprintf(want, sizeof(want), "%.*g", prec, e);
+					if (strtod(want, NULL) == e)
+						break;
+				}
+				if (s && !strpbrk(want, ".eEni"))
+					strcat(want, ".0");
+				num_shortest(e, buf, s);
+				if (strcmp(buf, want))
+					fail_msg("%.17g: '%s', want '%s'", e, buf, want);
+			}
+		}
+	}
 }
 
 /* jansson values written with those numbers, escapes as JSON wants. */
