@@ -165,11 +165,51 @@ static void all_regions(struct sample *work)
 	free(s);
 }
 
-int main(void)
+/* --model-file F: the observations of F (lines p,value; at most 50 p)
+ * reduced to their means and modelled in p, median ms of ROUNDS on one
+ * line: the in-process side of tests/bench_http.py. */
+static int model_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	size_t cap = 1024, n = 0, r, k;
+	struct sample *s = malloc(cap * sizeof(*s)), *work;
+	double x[100], y[50], w[150], t[ROUNDS], t0, p, v;
+	struct ka_pmnf_model m;
+
+	if (!f || !s)
+		return 1;
+	while (fscanf(f, "%lf,%lf", &p, &v) == 2) {
+		if (n == cap && !(s = realloc(s, (cap *= 2) * sizeof(*s))))
+			return 1;
+		s[n++] = (struct sample){{p, 1}, v};
+	}
+	fclose(f);
+	if (!(work = malloc(n * sizeof(*work))))
+		return 1;
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = now_ms();
+		k = reduce(s, n, work, x, y, 1);
+		if (k > 50)
+			return 1;
+		ka_pmnf_single(x, y, k, w, &m);
+		t[r] = now_ms() - t0;
+	}
+	printf("%.3f\n", median(t, ROUNDS));
+	free(s);
+	free(work);
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	size_t n1 = 50 * REPS, n2 = 49 * REPS, i, r, k;
-	struct sample *s1 = malloc(n1 * sizeof(*s1)), *s2 = malloc(n2 * sizeof(*s2));
-	struct sample *work = malloc(n1 * sizeof(*work));
+	struct sample *s1, *s2, *work;
+
+	if (argc == 3 && !strcmp(argv[1], "--model-file"))
+		return model_file(argv[2]);
+	s1 = malloc(n1 * sizeof(*s1));
+	s2 = malloc(n2 * sizeof(*s2));
+	work = malloc(n1 * sizeof(*work));
 
 	for (i = 0, k = 0; i < 50; i++)
 		for (r = 0; r < REPS; r++, k++) {

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""make bench, part 5: analyses over HTTP beside the same work in process
+(issue #40; goal: HTTP within 2x the in-process time plus 1 ms).
+
+  model           POST /api/v1/analysis/model with 10^4 observations (50 p
+                  x 200 repetitions, as a JSON body), beside
+                  tests/bench/bench_pmnf --model-file: the same observations
+                  reduced to their means and modelled in p.
+  isoefficiency   GET /api/v1/analysis/isoefficiency of a stored series of
+                  1,000 points (10 p x 100 n; models=false, the default
+                  max_pairs), beside tests/bench/bench_analysis --iso-file:
+                  the same runs pooled and analysed (SPS, C-classes).
+
+The HTTP side is the whole answer as a client sees it (parse, analyse,
+write, send, on loopback; the isoefficiency also reads the series from
+SQLite); the in-process side is the analysis alone, as the modelling
+library is compared with Extra-P. Each round measures both (medians of
+REQUESTS requests and of the C program's own rounds), who goes first
+swapping each round; printed: both medians, each round's ratio with their
+spread, and the goal's bound 2 x in-process + 1 ms.
+"""
+import argparse
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import time
+import urllib.request
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT, temp_dir  # noqa: E402
+
+REQUESTS = 9
+
+
+def inproc(cmd):
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    if out.returncode != 0:
+        raise RuntimeError(f"{cmd}: exit {out.returncode} {out.stderr}")
+    return float(out.stdout.strip())
+
+
+def http_ms(fn):
+    ts = []
+    for _ in range(REQUESTS):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return 1000 * statistics.median(ts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("--rounds", type=int, default=5)
+    a = ap.parse_args()
+    b = os.path.join(ROOT, a.build)
+    d = temp_dir("karte-bench-http-")
+    rnd = random.Random(7)
+    obs = [(4 * (i + 1), (2 + 0.01 * 4 * (i + 1)) * (1 + 0.02 * (2 * rnd.random() - 1)))
+           for i in range(50) for _ in range(200)]
+    mcsv = os.path.join(d, "model.csv")
+    with open(mcsv, "w") as f:
+        f.writelines(f"{p},{v!r}\n" for p, v in obs)
+    by_p = {}
+    for p, v in obs:
+        by_p.setdefault(p, []).append(v)
+    model_body = json.dumps({"parameters": ["p"], "points": [{"coordinates": [p], "values": vs}
+                                                             for p, vs in by_p.items()]}).encode()
+    runs = []
+    for i in range(10):
+        for j in range(100):
+            p, n = 1 << i, 1000.0 * (1 + j)
+            chi = 0.01 * p + 1e-5 * n * (1 + 0.01 * rnd.random())
+            runs.append((p, n, chi + n / (1000.0 * p), chi))
+    icsv = os.path.join(d, "iso.csv")
+    with open(icsv, "w") as f:
+        f.writelines(f"{p},{n!r},{t!r},{c!r}\n" for p, n, t, c in runs)
+    k = Karted(os.path.join(b, "karted")).start()
+    try:
+        nd = "\n".join(json.dumps({"system": "http", "application": "iso", "p": p, "n": n, "tau": t, "chi": c})
+                       for p, n, t, c in runs).encode()
+        s, r, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=k.first_token)
+        if s != 201:
+            raise RuntimeError(f"posting the series: {s} {r}")
+        iso_url = k.url + "/api/v1/analysis/isoefficiency?system=http&application=iso&models=false"
+        size = {}
+
+        def model():
+            s, r, _ = k.request("POST", "/api/v1/analysis/model", model_body)
+            if s != 200 or "function" not in r:
+                raise RuntimeError(f"model: {s} {str(r)[:200]}")
+
+        def iso():
+            with urllib.request.urlopen(iso_url, timeout=120) as resp:
+                data = resp.read()
+            if resp.status != 200 or b'"sps"' not in data:
+                raise RuntimeError(f"isoefficiency: {resp.status}")
+            size["iso"] = len(data)
+
+        cases = (("model, 10^4 observations", model, [os.path.join(b, "bench", "bench_pmnf"), "--model-file", mcsv]),
+                 ("isoefficiency, 1,000 points", iso,
+                  [os.path.join(b, "bench", "bench_analysis"), "--iso-file", icsv]))
+        for what, fn, cmd in cases:
+            fn()
+            inproc(cmd)  # warm-up
+            h, c = [], []
+            for r in range(a.rounds):
+                if r % 2:
+                    c.append(inproc(cmd))
+                    h.append(http_ms(fn))
+                else:
+                    h.append(http_ms(fn))
+                    c.append(inproc(cmd))
+            ratios = [x / y for x, y in zip(h, c)]
+            hm, cm = statistics.median(h), statistics.median(c)
+            extra = f"; answer {size['iso']:,} bytes" if "iso" in size and fn is iso else ""
+            print(f"{what}: over HTTP {hm:.2f} ms, in process {cm:.2f} ms (medians of {a.rounds} rounds "
+                  f"alternated); HTTP / in process per round {min(ratios):.1f}x..{max(ratios):.1f}x, median "
+                  f"{statistics.median(ratios):.1f}x; goal <= 2 x in process + 1 ms = {2 * cm + 1:.2f} ms: "
+                  f"{'met' if hm <= 2 * cm + 1 else 'missed'}{extra}", flush=True)
+    finally:
+        k.stop()
+
+
+if __name__ == "__main__":
+    main()
