@@ -24,7 +24,6 @@ of 10^6 over the default rounds; the sizes printed are at the start).
 Loopback only; every load bounded by wrk -d or a count.
 """
 import argparse
-import http.client
 import json
 import os
 import statistics
@@ -32,7 +31,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_runs import wrk  # noqa: E402
+from bench_runs import post_ndjson, wrk  # noqa: E402
 from karted_proc import Karted, ROOT  # noqa: E402
 
 SERIES = 10000
@@ -51,17 +50,7 @@ def body(rnd):
 
 
 def post(k, data):
-    host, port = k.host_port
-    c = http.client.HTTPConnection(host, port, timeout=600)
-    try:
-        c.request("POST", "/api/v1/runs", body=data,
-                  headers={"Content-Type": "application/x-ndjson", "Authorization": "Bearer " + k.first_token})
-        r = c.getresponse()
-        got = r.read()
-        if r.status != 201:
-            raise RuntimeError(f"bulk POST -> {r.status} {got[:300]}")
-    finally:
-        c.close()
+    post_ndjson(k, data)
 
 
 def cpu_s(k):

@@ -97,19 +97,24 @@ def post_bulk(k, bodies, per_body):
         r = dict(RUN, p=1 + i % 64, n=1000.0 + i)
         lines.append(json.dumps(r))
     body = ("\n".join(lines) + "\n").encode()
+    t0 = time.perf_counter()
+    post_ndjson(k, body, bodies)
+    return bodies * per_body / (time.perf_counter() - t0), len(body)
+
+
+def post_ndjson(k, body, times=1):
+    """POST the NDJSON body to karted k times times on one connection; each
+    must be answered 201."""
     host, port = k.host_port
-    conn = http.client.HTTPConnection(host, port, timeout=300)
+    conn = http.client.HTTPConnection(host, port, timeout=600)
     try:
-        t0 = time.perf_counter()
-        for _ in range(bodies):
+        for _ in range(times):
             conn.request("POST", "/api/v1/runs", body=body,
                          headers={"Content-Type": "application/x-ndjson", "Authorization": "Bearer " + k.first_token})
             resp = conn.getresponse()
             data = resp.read()
             if resp.status != 201:
                 raise RuntimeError(f"bulk POST -> {resp.status} {data[:200]}")
-        dt = time.perf_counter() - t0
-        return bodies * per_body / dt, len(body)
     finally:
         conn.close()
 
