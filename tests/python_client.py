@@ -1,0 +1,263 @@
+#!/usr/bin/python3
+"""Tests of the Python client (collectors/python, the package karte)
+against a real karted on loopback: pip installs it from the repository with
+no index; posting (ids in order, idempotency keys given and made), errors
+as karte.KarteError with status and field; spooling on connection errors
+and on 503 (a loopback server that answers only 503 stands in for an
+unavailable karted) and flush, by the client and by karte-collect;
+DataFrames of runs (labels as columns) and of regions (long form); the
+model of a stored series; lists of dicts without pandas.
+
+Run with Debian's /usr/bin/python3 (pandas from python3-pandas).
+usage: tests/python_client.py --build build     prints 'N passed, M failed'
+"""
+import argparse
+import http.server
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import warnings
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
+
+PKG = os.path.join(ROOT, "collectors", "python")
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
+sys.path.insert(0, PKG)
+import karte  # noqa: E402
+
+SUITE = Suite("python client")
+test = SUITE.test
+
+
+class S:
+    build = None
+    k = None
+    tmp = None
+
+
+def client(**kw):
+    kw.setdefault("spool_dir", os.path.join(S.tmp, "spool"))
+    return karte.Client(S.k.url, token=S.k.first_token, **kw)
+
+
+@test
+def pip_installs_it_from_the_repository_without_an_index():
+    venv = os.path.join(S.tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", venv], check=True,
+                   capture_output=True, timeout=120)
+    src = os.path.join(S.tmp, "src")  # a copy: setuptools builds in the folder it is given
+    shutil.copytree(PKG, src, ignore=shutil.ignore_patterns("__pycache__"))
+    r = subprocess.run([os.path.join(venv, "bin", "pip"), "install", "--no-index", "--no-build-isolation",
+                        "--disable-pip-version-check", src], capture_output=True, text=True, timeout=300)
+    expect(r.returncode == 0, f"pip install ({r.returncode}): {r.stdout[-500:]} {r.stderr[-1000:]}")
+    r = subprocess.run([os.path.join(venv, "bin", "python"), "-c",
+                        "import karte, sys; print(karte.__version__, karte.__file__)"],
+                       capture_output=True, text=True, timeout=60, cwd=S.tmp)
+    expect(r.returncode == 0 and r.stdout.startswith("0.2.0 ") and venv in r.stdout,
+           f"the installed package imports from the venv ({r.stdout} {r.stderr})")
+
+
+@test
+def posts_runs_and_reads_them_back_as_dataframes():
+    import pandas
+    k = client()
+    runs = [{"system": "py", "application": "md", "p": p, "n": 1000, "tau": 10.0 / p + 0.1 * p, "chi": 0.1 * p,
+             "labels": {"commit": "3f2a1c", "cc": "gcc-13" if p < 8 else "icx"},
+             "regions": [{"name": "calc", "time_s": 8.0 / p, "energy_j": 100.0 / p},
+                         {"name": "halo", "time_s": 0.1 * p}]} for p in (1, 2, 4, 8, 16)]
+    ids = k.post_runs(runs)
+    expect(len(ids) == 5 and ids == sorted(ids), f"five ids in the order posted ({ids})")
+    df = k.runs("py", "md")
+    expect(isinstance(df, pandas.DataFrame) and len(df) == 5, f"a DataFrame of 5 rows ({type(df)} {len(df)})")
+    expect(list(df.columns[:8]) == ["id", "system", "application", "variant", "p", "n", "tau", "chi"],
+           f"the run's fields first ({list(df.columns)})")
+    expect({"label.commit", "label.cc"} <= set(df.columns) and "labels" not in df.columns,
+           f"labels as label.K columns ({list(df.columns)})")
+    row = df.set_index("id").loc[ids[3]]
+    expect(row["p"] == 8 and row["tau"] == 10.0 / 8 + 0.8 and row["label.cc"] == "icx",
+           f"values read back as posted ({row.to_dict()})")
+    mean = df.groupby("p")["tau"].mean()  # what a Thicket-style analysis does with it
+    expect(math.isclose(mean[16], 10.0 / 16 + 1.6), f"a groupby per p ({mean.to_dict()})")
+    reg = k.regions("py", "md")
+    expect(list(reg.columns[:6]) == ["run_id", "p", "n", "region", "time_s", "energy_j"] and len(reg) == 10,
+           f"regions in long form, one row a run and region ({list(reg.columns)}, {len(reg)} rows)")
+    calc = reg[(reg.region == "calc") & (reg.p == 4)].iloc[0]
+    halo = reg[(reg.region == "halo") & (reg.p == 4)].iloc[0]
+    expect(calc["run_id"] == ids[2] and calc["energy_j"] == 25.0 and math.isnan(halo["energy_j"])
+           and halo["time_s"] == 0.4, f"a region's values, NaN where none was given ({calc.to_dict()} {halo.to_dict()})")
+    only = k.runs("py", "md", labels={"cc": "icx"})
+    expect(sorted(only["p"]) == [8, 16], f"a label filter ({list(only['p'])})")
+    many = k.post_runs([{"system": "py", "application": "paged", "p": 1 + i % 64, "n": 1000 + i, "tau": 1.0}
+                        for i in range(2500)])
+    df = k.runs("py", "paged")
+    expect(len(many) == 2500 and len(df) == 2500 and set(df["id"]) == set(many),
+           f"every run of a series, across pages of 1000 ({len(df)})")
+
+
+@test
+def idempotency_keys_given_are_kept_and_missing_ones_made():
+    k = client()
+    run = {"system": "py", "application": "idem", "p": 2, "n": 10, "tau": 1.0, "idempotency_key": "job-4711"}
+    a = k.post_runs([run])
+    b = k.post_runs([run])
+    expect(a == b and len(a) == 1, f"the same key is the same run ({a} {b})")
+    c = k.post_runs([{"system": "py", "application": "idem", "p": 4, "n": 10, "tau": 0.6}])
+    s, body, _ = S.k.request("GET", f"/api/v1/runs/{c[0]}")
+    expect(s == 200 and body["idempotency_key"].startswith("py-") and len(body["idempotency_key"]) == 35,
+           f"a run without a key gets one ({body.get('idempotency_key')})")
+
+
+@test
+def refusals_raise_karte_error_with_status_and_field():
+    k = client()
+    try:
+        k.post_runs([{"system": "py", "application": "bad", "p": 2, "n": 10, "tau": 1.0},
+                     {"system": "py", "application": "bad", "p": 2, "n": 10, "tau": -1.0}])
+        raise AssertionError("a negative tau was taken")
+    except karte.KarteError as e:
+        expect(e.status == 400 and e.field == "tau" and e.index == 1 and "tau" in str(e),
+               f"400 naming tau and the run ({e.status} {e.field} {e.index} {e})")
+    s, b, _ = S.k.request("GET", "/api/v1/runs?system=py&application=bad")
+    expect(b["runs"] == [], "nothing of the refused body is stored")
+    try:
+        karte.Client(S.k.url, token="not-a-token", spool_dir=os.path.join(S.tmp, "never")).post_runs(
+            [{"system": "py", "application": "bad", "p": 1, "n": 1, "tau": 1.0}])
+        raise AssertionError("a wrong token was taken")
+    except karte.KarteError as e:
+        expect(e.status == 401, f"401 for a wrong token ({e.status})")
+    expect(not os.path.exists(os.path.join(S.tmp, "never")), "a refusal is not spooled")
+    try:
+        k.model("py", "no-such-app")
+        raise AssertionError("a model of no series")
+    except karte.KarteError as e:
+        expect(e.status == 404, f"404 for a series that is not there ({e.status} {e})")
+
+
+def free_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+@test
+def spools_when_karted_is_away_and_flush_sends_once():
+    spool = os.path.join(S.tmp, "spool-away")
+    away = karte.Client(f"http://127.0.0.1:{free_port()}", token=S.k.first_token, retries=2, spool_dir=spool)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        ids = away.post_runs([{"system": "py", "application": "away", "p": p, "n": 5, "tau": 1.0 / p}
+                              for p in (1, 2, 4)])
+    files = [f for f in os.listdir(spool) if f.endswith(".ndjson")]
+    expect(ids == [] and len(files) == 1 and any("flush" in str(x.message) for x in w),
+           f"spooled with a warning that says how to send ({ids} {files} {[str(x.message) for x in w]})")
+    k = client(spool_dir=spool)
+    expect(k.flush() == 3 and k.flush() == 0, "flush sends the three runs, then nothing")
+    s, b, _ = S.k.request("GET", "/api/v1/runs?system=py&application=away")
+    expect(len(b["runs"]) == 3, f"stored once ({len(b['runs'])})")
+
+
+class Unavailable(http.server.BaseHTTPRequestHandler):
+    seen = 0
+
+    def do_POST(self):  # noqa: N802
+        Unavailable.seen += 1
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"error": "the database is unavailable", "request_id": "x"}'
+        self.send_response(503)
+        self.send_header("Retry-After", "0")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+@test
+def spools_after_retrying_a_503_and_karte_collect_flushes_it():
+    srv = http.server.HTTPServer(("127.0.0.1", 0), Unavailable)
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    spool = os.path.join(S.tmp, "spool-503")
+    try:
+        c = karte.Client(f"http://127.0.0.1:{srv.server_address[1]}", token="t", retries=3, spool_dir=spool)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ids = c.post_runs([{"system": "py", "application": "busy", "p": 2, "n": 5, "tau": 1.0}])
+    finally:
+        srv.shutdown()
+    expect(ids == [] and Unavailable.seen == 3, f"three tries, then the spool ({ids} {Unavailable.seen})")
+    r = subprocess.run([os.path.join(S.build, "karte-collect"), "flush"], capture_output=True, text=True,
+                       timeout=60, env=dict(os.environ, KARTE_URL=S.k.url, KARTE_TOKEN=S.k.first_token,
+                                            KARTE_SPOOL_DIR=spool))
+    s, b, _ = S.k.request("GET", "/api/v1/runs?system=py&application=busy")
+    expect(r.returncode == 0 and len(b["runs"]) == 1 and not os.listdir(spool),
+           f"karte-collect flush sends what the client spooled ({r.returncode} {r.stderr} {len(b['runs'])})")
+
+
+@test
+def models_a_stored_series():
+    k = client()
+    k.post_runs([{"system": "py", "application": "model", "p": p, "n": 1000, "tau": 2.0 + 0.5 * math.log2(p)}
+                 for p in (1, 2, 4, 8, 16, 32, 64) for _ in range(2)])
+    m = k.model("py", "model")
+    expect(isinstance(m, dict) and "log2(p)" in m["function"] and m["parameters"] == ["p"],
+           f"the model answer ({m.get('function')})")
+    pts = k.model_points([((p,), [3.0 * p]) for p in (2, 4, 8, 16, 32)])
+    expect("p" in pts["function"] and abs(pts["smape"]) < 1e-6, f"a model of given points ({pts.get('function')})")
+
+
+@test
+def without_pandas_rows_are_dicts():
+    code = ("import sys; sys.dont_write_bytecode = True; sys.modules['pandas'] = None; sys.path.insert(0, %r); import karte; "
+            "k = karte.Client(%r); rows = k.runs('py', 'md'); "
+            "print(type(rows).__name__, len(rows), sorted(k for k in rows[0] if k.startswith('label.')))"
+            % (PKG, S.k.url))
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    expect(r.returncode == 0 and r.stdout.strip() == "list 5 ['label.cc', 'label.commit']",
+           f"a list of dicts with label columns ({r.stdout} {r.stderr[-300:]})")
+
+
+@test
+def the_guide_example_runs_as_written():
+    with open(os.path.join(ROOT, "docs", "guide.md")) as f:
+        text = f.read()
+    block = text.split("## From Python", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    env = dict(os.environ, KARTE_URL=S.k.url, KARTE_TOKEN=S.k.first_token,
+               KARTE_SPOOL_DIR=os.path.join(S.tmp, "spool-guide"), PYTHONPATH=PKG, PYTHONDONTWRITEBYTECODE="1")
+    r = subprocess.run([sys.executable, "-c", block + "\nprint(len(ids), speedup.loc[16, 1e6], len(energy))"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    lines = r.stdout.strip().splitlines()
+    expect(r.returncode == 0 and len(lines) == 3, f"the example runs ({r.returncode} {r.stdout} {r.stderr[-800:]})")
+    expect("p" in lines[0] and "p" in lines[1], f"two models printed ({lines[:2]})")
+    n, s16, ne = lines[2].split()
+    # tau(1, 1e6) = 1.002, tau(16, 1e6) = 1/16 + 0.032: speedup 1.002 / 0.0945
+    expect(n == "20" and abs(float(s16) - 1.002 / (1 / 16 + 0.032)) < 1e-9 and ne == "5",
+           f"20 runs posted, the speedup at p = 16 as computed by hand ({lines[2]})")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--build", default="build")
+    ap.add_argument("-k", dest="only")
+    a = ap.parse_args()
+    S.build = os.path.abspath(a.build)
+    S.tmp = temp_dir("karte-py-")
+    S.k = Karted(os.path.join(S.build, "karted")).start()
+    try:
+        failed = SUITE.run(a.only)
+    finally:
+        S.k.stop()
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
