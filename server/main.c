@@ -598,11 +598,17 @@ static int cmd_serve(const struct opts *o)
 		return 1;
 	}
 
+	/* a bad webhook URL is a usage error: said before any file is made */
+	if (o->alert_webhook && !(k.watch.hook = webhook_open(o->alert_webhook, &err))) {
+		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
+		return 1;
+	}
 	make_parent(o->db);
 	st = store_open(o->db, STORE_MIGRATE | STORE_NO_AUTOCHECKPOINT |
 			(o->sync_full ? STORE_SYNC_FULL : 0), &err);
 	if (!st) {
 		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
+		webhook_close(k.watch.hook);
 		return 1;
 	}
 	/* the loop, two quick and two slow workers, one spare; a statement
@@ -626,8 +632,6 @@ static int cmd_serve(const struct opts *o)
 			goto out;
 	}
 	k.watch.enabled = o->regression_check;
-	if (o->alert_webhook && !(k.watch.hook = webhook_open(o->alert_webhook, &err)))
-		goto out;
 	k.writer = writer_open(st, &err);
 	if (!k.writer)
 		goto out;

@@ -1373,9 +1373,11 @@ def alert_webhook_posts_each_alert_with_retries():
         hold.set()
         k.stop()
         srv.shutdown()
-    s = subprocess.run([Shared.binary, "serve", "--alert-webhook", "ftp://x", "--db", "/nonexistent/x.db"],
+    db = os.path.join(temp_dir("karte-hook-"), "new", "x.db")
+    s = subprocess.run([Shared.binary, "serve", "--alert-webhook", "ftp://x", "--db", db],
                        capture_output=True, text=True, timeout=10)
     expect(s.returncode != 0 and "http:// or https://" in s.stderr, f"a bad URL is refused ({s.returncode} {s.stderr})")
+    expect(not os.path.exists(os.path.dirname(db)), "before any folder or database is made")
 
 
 @test
