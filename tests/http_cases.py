@@ -155,6 +155,7 @@ def run_case(k, c, env):
     if status != c.status:
         raise AssertionError(f"status {status}, want {c.status}: {json.dumps(got)[:300] if not isinstance(got, bytes) else got[:100]}")
     for n, v in c.expect_headers.items():
+        v = substitute(v, env)
         have = next((x for h, x in got_headers.items() if h.lower() == n.lower()), None)
         if have is None or (not re.search(v[1:], have) if v.startswith("~") else have != v):
             raise AssertionError(f"header {n}: {have!r}, want {v!r}")

@@ -282,6 +282,16 @@ def token_lookups(k):
 
 
 @test
+def metrics_say_which_karted_answers():
+    s, m, _ = Shared.k.request("GET", "/metrics")
+    text = m.decode() if isinstance(m, bytes) else str(m)
+    v = subprocess.run([Shared.binary, "--version"], capture_output=True, text=True).stdout.split()
+    expect(s == 200 and "# TYPE karte_build_info gauge" in text and
+           f'karte_build_info{{version="{v[1]}",schema="{v[3].rstrip(")")}"}} 1' in text.splitlines(),
+           f"karte_build_info with the version and schema of karted --version ({v}; {text[:300]})")
+
+
+@test
 def a_flood_of_wrong_bearers_costs_one_lookup_each():
     """A wrong token is remembered as wrong for a second: 300 requests
     with three wrong bearers cost three lookups per second they span, not
@@ -1240,10 +1250,13 @@ def regressions_on_ingest_make_alerts():
     ids = [x["run_id"] for x in lst["alerts"]]
     expect(s == 200 and len(ids) == 3 and ids == sorted(ids, reverse=True) and lst["next"] is None,
            f"three alerts, newest first ({s} {lst})")
-    s, pg, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&limit=2")
-    s2, pg2, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&limit=2&after={pg['next']}")
-    expect([x["id"] for x in pg["alerts"] + pg2["alerts"]] == [x["id"] for x in lst["alerts"]] and pg2["next"] is None,
-           f"pages of 2 ({pg} {pg2})")
+    s, pg, h = k.request("GET", f"/api/v1/alerts?system={sysname}&limit=2")
+    link = h.get("Link", "")
+    expect(link == f'</api/v1/alerts?after={pg["next"]}&system={sysname}&limit=2>; rel="next"',
+           f"the next page in a Link header ({link!r})")
+    s2, pg2, h2 = k.request("GET", link[1:link.index(">")])
+    expect([x["id"] for x in pg["alerts"] + pg2["alerts"]] == [x["id"] for x in lst["alerts"]] and pg2["next"] is None
+           and "Link" not in h2, f"pages of 2, the second through the Link, the last without one ({pg} {pg2})")
     s, later, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&since=2999-01-01")
     s2, earlier, _ = k.request("GET", f"/api/v1/alerts?system={sysname}&since=2000-01-01T00:00:00%2B09:00")
     expect(later["alerts"] == [] and len(earlier["alerts"]) == 3, "since: the alert's creation time")

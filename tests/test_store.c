@@ -346,6 +346,35 @@ static void test_label_filter_uses_its_index(void **state)
 	(void)ids[4];
 }
 
+/* What logs and errors show of a --db: a path as it is, a URI without its
+ * password in either form libpq takes (and no sslpassword), the rest kept. */
+static void test_shown_db_hides_passwords(void **state)
+{
+	static const struct {
+		const char *db, *shown;
+	} cases[] = {
+		{"data/karte.db", "data/karte.db"},
+		{"postgresql://karte:s3cret@db1:5433/karte", "postgresql://karte@db1:5433/karte"},
+		{"postgresql://karte@db1/karte?password=s3cret&sslmode=require",
+		 "postgresql://karte@db1/karte?sslmode=require"},
+		{"postgres://karte:p%40ss@127.0.0.1/k?sslpassword=s3cret&connect_timeout=5",
+		 "postgresql://karte@127.0.0.1/k?connect_timeout=5"},
+		{"postgresql://db1/karte?user=karte&password=s3cret", "postgresql://karte@db1/karte"},
+		{"postgresql://karte:s3cret@db1/karte?nonsense=1", "postgresql://(a URI libpq cannot read)"},
+	};
+	char buf[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		store_shown(cases[i].db, buf, sizeof(buf));
+		if (strcmp(buf, cases[i].shown))
+			fail_msg("%s: '%s', want '%s'", cases[i].db, buf, cases[i].shown);
+		assert_null(strstr(buf, "s3cret"));
+		assert_null(strstr(buf, "p%40ss"));
+	}
+}
+
 struct groups {
 	char text[512];
 };
@@ -675,6 +704,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_uses_the_series_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_label_filter_uses_its_index, setup, teardown),
+		cmocka_unit_test(test_shown_db_hides_passwords),
 		cmocka_unit_test_setup_teardown(test_groups_count_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),

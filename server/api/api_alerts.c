@@ -227,6 +227,12 @@ static int get_alerts(void *app, struct req *rq, struct resp *rs)
 	}
 	resp_json(rs, 200, json_pack("{s:o,s:o}", "alerts", c.alerts, "next", c.last_id ?
 				     json_sprintf("%lld", (long long)c.last_id) : json_null()));
+	if (c.last_id && rs->status == 200) {
+		char next[24];
+
+		snprintf(next, sizeof(next), "%lld", (long long)c.last_id);
+		query_link_next(rq, rs, next);
+	}
 	return 0;
 }
 

@@ -9,6 +9,8 @@
 
 #include "karted.h"
 #include "track/webhook.h"
+#include "core/version.h"
+#include "store/store.h"
 
 /* A metric family's HELP and TYPE lines. */
 static void family(FILE *f, const char *name, const char *type, const char *help)
@@ -105,6 +107,8 @@ static int get_metrics(void *app, struct req *rq, struct resp *rs)
 		return 0;
 	}
 	req_http_metrics(rq, &m);
+	family(f, "karte_build_info", "gauge", "The karted that answers: its version and schema, always 1.");
+	fprintf(f, "karte_build_info{version=\"%s\",schema=\"%d\"} 1\n", KARTE_VERSION, store_schema_latest());
 	http_metrics(f, &m);
 	queue_metrics(f, &m, writer_stats(((struct karted *)app)->writer));
 	watch_metrics(f, app);

@@ -454,6 +454,7 @@ static int export_runs(struct karted *k, struct run_filter *f, const char *forma
 	if (c.more) {
 		snprintf(next, sizeof(next), "%" PRId64, c.last_id);
 		rs->next = xstrdup(next);
+		query_link_next(rq, rs, next);
 	}
 	return 0;
 }
@@ -507,6 +508,8 @@ static int list_runs(void *app, struct req *rq, struct resp *rs)
 	snprintf(next, sizeof(next), "%" PRId64, c.last_id);
 	resp_json(rs, 200, json_pack("{s:o,s:o}", "runs", c.runs, "next",
 				     c.more ? json_string(next) : json_null()));
+	if (c.more && rs->status == 200)
+		query_link_next(rq, rs, next);
 	return 0;
 }
 

@@ -122,3 +122,50 @@ int query_series(struct req *rq, const char **system, const char **application,
 	return 0;
 }
 
+
+/* Write s to f percent-encoded as a query component (RFC 3986's
+ * unreserved characters as they are). */
+static void link_put(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '.' || c == '_' || c == '~')
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
+	}
+}
+
+static void link_param(const char *key, const char *value, void *ctx)
+{
+	FILE *f = ctx;
+
+	if (!strcmp(key, "after"))
+		return;
+	fputc('&', f);
+	link_put(f, key);
+	fputc('=', f);
+	link_put(f, value);
+}
+
+void query_link_next(struct req *rq, struct resp *rs, const char *cursor)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return;	/* no memory: the answer goes without its Link */
+	fprintf(f, "<%s?after=", req_path(rq));
+	link_put(f, cursor);
+	req_query_all(rq, link_param, f);
+	fputs(">; rel=\"next\"", f);
+	if (fclose(f)) {
+		free(text);
+		return;
+	}
+	free(rs->link);
+	rs->link = text;
+}

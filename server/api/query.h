@@ -57,4 +57,8 @@ int report_opts_of(struct req *rq, struct report_opts *o, struct kerr *err);
  * KERR_NOT_FOUND naming what ("run", "alert"). */
 int path_id(struct req *rq, const char *what, int64_t *id, struct kerr *err);
 
+/* rs's Link header for the next page: this request's path and query with
+ * after=cursor in place of any after (RFC 8288: <...>; rel="next"). */
+void query_link_next(struct req *rq, struct resp *rs, const char *cursor);
+
 #endif

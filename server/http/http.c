@@ -232,6 +232,7 @@ static void req_free(struct req *rq)
 	free(rq->rs.body);
 	free(rq->rs.frame);
 	free(rq->rs.next);
+	free(rq->rs.link);
 	free(rq->rs.log);
 	free(rq);
 }
@@ -308,6 +309,8 @@ static enum MHD_Result send_resp(struct req *rq)
 		MHD_add_response_header(r, "X-Karte-Frame", rs->frame);
 	if (rs->next)
 		MHD_add_response_header(r, "X-Karte-Next", rs->next);
+	if (rs->link)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_LINK, rs->link);
 	if (rs->retry_after) {
 		char ra[16];
 
@@ -938,6 +941,7 @@ static bool after_cancel(struct http *h, struct req *rq, int why)
 		free(rs->body);
 		free(rs->frame);
 		free(rs->next);
+		free(rs->link);
 		free(rs->log);
 		memset(rs, 0, sizeof(*rs));
 		rs->request_id = id;

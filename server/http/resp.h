@@ -26,6 +26,7 @@ struct resp {
 	unsigned retry_after;	  /* Retry-After seconds of a 503; 0 for none */
 	char *frame;		  /* X-Karte-Frame of a report (malloc'd JSON) or NULL */
 	char *next;		  /* X-Karte-Next of an export page (malloc'd) or NULL */
+	char *link;		  /* Link header, rel="next" of a page (malloc'd) or NULL */
 	uint64_t request_id;	  /* set by http.c (0: none): named in 5xx answers and the log */
 	char *log;		  /* what the log says of a 5xx beyond its answer: the
 				   * store's own text (malloc'd, freed by http.c) or NULL */

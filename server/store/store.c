@@ -6,6 +6,7 @@
 #include "store_impl.h"
 
 #include <jansson.h>
+#include <libpq-fe.h>
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
@@ -146,18 +147,53 @@ bool store_is_uri(const char *db)
 }
 
 /* postgresql://user:secret@host/db is shown as postgresql://user:***@host/db. */
+/* Append "key=value" to buf as a URI query parameter. */
+static void shown_param(char *buf, size_t size, const char *key, const char *val)
+{
+	size_t n = strlen(buf);
+
+	if (n < size)
+		snprintf(buf + n, size - n, "%s%s=%s", strchr(buf, '?') ? "&" : "?", key, val);
+}
+
+/* The URI as libpq reads it (PQconninfoParse: either form of password,
+ * userinfo or ?password=, percent-escapes, every key), written back with
+ * every setting but the passwords (password, sslpassword); a URI libpq cannot read is shown as its
+ * scheme alone. */
 const char *store_shown(const char *db, char *buf, size_t size)
 {
-	const char *auth = strstr(db, "://"), *at, *colon;
+	const char *user = NULL, *host = NULL, *port = NULL, *dbname = NULL;
+	PQconninfoOption *opts, *o;
+	char *msg = NULL;
 
 	snprintf(buf, size, "%s", db);
 	if (!store_is_uri(db))
 		return buf;
-	auth += 3;
-	at = strchr(auth, '@');
-	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
-	if (colon)
-		snprintf(buf, size, "%.*s***%s", (int)(colon + 1 - db), db, at);
+	opts = PQconninfoParse(db, &msg);
+	PQfreemem(msg);
+	if (!opts) {
+		snprintf(buf, size, "%.*s(a URI libpq cannot read)", (int)(strstr(db, "://") + 3 - db), db);
+		return buf;
+	}
+	for (o = opts; o->keyword; o++) {
+		if (!o->val)
+			continue;
+		if (!strcmp(o->keyword, "user"))
+			user = o->val;
+		else if (!strcmp(o->keyword, "host"))
+			host = o->val;
+		else if (!strcmp(o->keyword, "port"))
+			port = o->val;
+		else if (!strcmp(o->keyword, "dbname"))
+			dbname = o->val;
+	}
+	snprintf(buf, size, "postgresql://%s%s%s%s%s/%s", user ? user : "", user ? "@" : "", host ? host : "",
+		 port ? ":" : "", port ? port : "", dbname ? dbname : "");
+	for (o = opts; o->keyword; o++)
+		if (o->val && !strstr(o->keyword, "password") && strcmp(o->keyword, "user") &&
+		    strcmp(o->keyword, "host") && strcmp(o->keyword, "port") && strcmp(o->keyword, "dbname"))
+			shown_param(buf, size, o->keyword, o->val);
+	PQconninfoFree(opts);
 	return buf;
 }
 

@@ -336,7 +336,9 @@ bool store_interrupted(struct store *st);
 int store_statement_timeout(struct store *st, double seconds, struct kerr *err);
 
 /* Whether the --db string names a PostgreSQL database (postgresql:// or
- * postgres://), and the string to show for it: the password replaced. */
+ * postgres://), and the string to show for it in logs and errors: the URI
+ * as libpq reads it without its password (in either form, user:PASSWORD@
+ * or ?password=). */
 bool store_is_uri(const char *db);
 const char *store_shown(const char *db, char *buf, size_t size);
 

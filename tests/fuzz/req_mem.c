@@ -79,6 +79,8 @@ void mem_req_free(struct req *rq)
 	}
 	free(rq->rs.body);
 	free(rq->rs.frame);
+	free(rq->rs.next);
+	free(rq->rs.link);
 	free(rq);
 }
 
