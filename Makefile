@@ -4,7 +4,7 @@
 BUILD   ?= build
 CC      ?= cc
 PKGS    := libmicrohttpd jansson yajl sqlite3 libpq nettle gsl cairo pangocairo pixman-1 libcurl \
-           libarchive libxml-2.0 zlib
+           libarchive libxml-2.0 zlib libsystemd
 WARN    := -Wall -Wextra -Wpedantic -Wmissing-prototypes -Wstrict-prototypes -Wshadow \
            -Wvla -Wwrite-strings -Wformat=2 -Werror
 CFLAGS  ?= -O2 -g

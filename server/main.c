@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <systemd/sd-daemon.h>
 
 #include "store/checkpointer.h"
 #include "store/copy.h"
@@ -668,8 +669,12 @@ static int cmd_serve(const struct opts *o)
 	printf("karted: serving http://%s:%u/ (database %s)\n", shown_host(o->listen, host, sizeof(host)),
 	       http_port(h), store_shown(o->db, shown, sizeof(shown)));
 	fflush(stdout);
+	/* Type=notify: ready once it listens (nothing without NOTIFY_SOCKET) */
+	sd_notifyf(0, "READY=1\nSTATUS=serving http://%s:%u/", shown_host(o->listen, host, sizeof(host)),
+		   http_port(h));
 
 	sig = http_loop(h, sigfd, 10000);
+	sd_notify(0, "STOPPING=1");
 	fprintf(stderr, "karted: %s: stopped\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	rc = 0;
 out:

@@ -282,6 +282,40 @@ def token_lookups(k):
 
 
 @test
+def the_units_are_sandboxed_and_karted_says_when_it_is_ready():
+    """deploy/'s units rate 2.0 or less in systemd-analyze security (offline,
+    as the unit files are), use Type=notify, and karted sends READY=1 once
+    it listens and STOPPING=1 when told to stop, on $NOTIFY_SOCKET."""
+    for unit in ("karted.service", "karted@.service"):
+        r = subprocess.run(["systemd-analyze", "security", "--offline=true", "--no-pager",
+                            os.path.join(ROOT, "deploy", unit)], capture_output=True, text=True, timeout=60)
+        m = re.search(r"Overall exposure level for \S+: ([\d.]+)", r.stdout)
+        expect(m and float(m.group(1)) <= 2.0, f"{unit}: exposure {m and m.group(1)} ({r.stdout[-300:]} {r.stderr})")
+        with open(os.path.join(ROOT, "deploy", unit)) as f:
+            expect("Type=notify\n" in f.read(), f"{unit} is Type=notify")
+    d = temp_dir("karte-notify-")
+    path = os.path.join(d, "notify")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(10)
+    try:
+        k = Karted(Shared.binary, env={"NOTIFY_SOCKET": path}).start()
+        try:
+            ready = sock.recv(4096).decode()
+            expect(ready.startswith("READY=1\n") and f"STATUS=serving {k.url}/" in ready,
+                   f"READY=1 with the URL once it listens ({ready!r}, {k.url})")
+            s, _, _ = k.request("GET", "/api/v1/health")
+            expect(s == 200, "it answers when it said so")
+        finally:
+            k.signal(signal.SIGTERM)
+            k.wait()
+        stopping = sock.recv(4096).decode()
+        expect(stopping == "STOPPING=1", f"STOPPING=1 when told to stop ({stopping!r})")
+    finally:
+        sock.close()
+
+
+@test
 def metrics_say_which_karted_answers():
     s, m, _ = Shared.k.request("GET", "/metrics")
     text = m.decode() if isinstance(m, bytes) else str(m)
