@@ -93,6 +93,16 @@ class Karted:
         for t in self._readers:
             t.start()
 
+    def log_line(self, text, timeout=5):
+        """The first line of karted's stderr holding text, waiting up to
+        timeout seconds for it (a thread of ours reads the pipe); "" if none."""
+        t0 = time.time()
+        while True:
+            line = next((x for x in self.stderr.splitlines() if text in x), "")
+            if line or time.time() - t0 > timeout:
+                return line
+            time.sleep(0.05)
+
     @property
     def stderr(self):
         """What karted wrote to stderr since it started serving."""

@@ -328,7 +328,7 @@ def a_commit_the_server_refuses_fails_only_its_own_run():
                                           for _, s, b in refused),
                f"each run of tau 666 is a 503 naming a request id, not the database's text ({refused[:2]})")
         rid = refused[0][2]["request_id"]
-        line = next((x for x in k.stderr.splitlines() if rid in x), "")
+        line = k.log_line(rid)
         expect("tau 666 refused" in line, f"the log names the server's refusal under that id ({line!r})")
         expect(len(stored) == 288 and all(s == 201 for _, s, _ in stored),
                f"every other run is stored ({[a for a in stored if a[1] != 201][:3]})")
@@ -382,7 +382,7 @@ def postgresql_down_is_503_never_401_and_karte_collect_keeps_the_run():
             expect(s == 503 and no_db_text(body, S.pg.port) and h.get("Retry-After"),
                    f"{name}: a read is a 503 too, without the database's text ({s} {body})")
             rid = body["request_id"]
-            line = next((x for x in k.stderr.splitlines() if rid in x), "")
+            line = k.log_line(rid)
             expect(line and ("refused" in line or "connect" in line),
                    f"{name}: the log gives the database's own text under the request id ({line!r})")
             s, body, _ = k.request("GET", "/api/v1/health")
@@ -413,6 +413,8 @@ def postgresql_down_is_503_never_401_and_karte_collect_keeps_the_run():
         print(f"    503 on both while down; spooled; health back after {back:.1f} s; stored once")
     finally:
         a.stop(), b.stop()
+        if subprocess.run([os.path.join(S.pg.bin, "pg_isready"), "-q", "-h", "127.0.0.1", "-p", str(S.pg.port)]).returncode != 0:
+            S.pg.pg_ctl("start")  # a failure above must not leave the later tests without a database
 
 
 @test
