@@ -39,7 +39,9 @@ static const char usage[] =
 	"                        goes on where it stopped when run again, then checks\n"
 	"                        row counts and a SHA-256 of every table on both sides\n"
 	"  version               print the version\n"
-	"\n"
+	"\n";
+
+static const char usage_options[] =
 	"options (each also from the environment variable shown):\n"
 	"  --db PATH|URI         an SQLite file, or a PostgreSQL database as\n"
 	"                        postgresql://USER[:PASSWORD]@HOST[:PORT]/DB (several\n"
@@ -70,6 +72,8 @@ static const char usage[] =
 	"  --regression-check on|off  hold each POSTed run against the earlier runs of\n"
 	"                        its point and store regressions as alerts\n"
 	"                                                   KARTE_REGRESSION_CHECK (on)\n"
+	"  --access-log          a line on stderr for each request: method, path, status,\n"
+	"                        milliseconds, request id (5xx always)  KARTE_ACCESS_LOG=1\n"
 	"  --alert-webhook URL   POST each alert as JSON to URL (http or https),\n"
 	"                        from a thread, retried 5 times with backoff\n"
 	"                                                   KARTE_ALERT_WEBHOOK\n"
@@ -95,6 +99,7 @@ struct opts {
 	const char *static_dir;
 	size_t max_body;
 	bool read_token;
+	bool access_log;
 	bool sync_full;
 	bool first_token;
 	const char *allowed[17];	/* --allowed-host, NULL-ended */
@@ -264,6 +269,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"max-body-memory", required_argument, NULL, 'M'},
 		{"max-import-body", required_argument, NULL, 'I'},
 		{"alert-webhook", required_argument, NULL, 'W'},
+		{"access-log", no_argument, NULL, 'G'},
 		{"regression-check", required_argument, NULL, 'R'},
 		{"from", required_argument, NULL, 'f'},
 		{"to", required_argument, NULL, 't'},
@@ -282,6 +288,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->max_body = LIMIT_BODY;
 	o->read_timeout_s = HTTP_READ_TIMEOUT_S;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
+	o->access_log = !strcmp(env_or("KARTE_ACCESS_LOG", "0"), "1");
 	o->first_token = true;
 	o->chunk = 10000;
 	o->alert_webhook = getenv("KARTE_ALERT_WEBHOOK") && *getenv("KARTE_ALERT_WEBHOOK") ?
@@ -323,6 +330,9 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'r':
 			o->read_token = true;
+			break;
+		case 'G':
+			o->access_log = true;
 			break;
 		case 's':
 			if (parse_sync(optarg, &o->sync_full))
@@ -656,6 +666,7 @@ static int cmd_serve(const struct opts *o)
 	cfg.workers = 2;	/* analyses and reports, off the event loop */
 	cfg.quick_workers = 2;	/* cheap reads, never behind slow ones */
 	cfg.read_timeout_s = o->read_timeout_s > 0 ? o->read_timeout_s : -1.0;
+	cfg.access_log = o->access_log;
 	cfg.allowed_hosts = o->allowed;
 	cfg.max_client_conns = o->max_client_conns;
 	cfg.request_timeout_s = o->request_timeout_s;
@@ -705,6 +716,7 @@ int main(int argc, char **argv)
 	first = parse_opts(argc, argv, &o);
 	if (first == -2) {
 		fputs(usage, stdout);
+		fputs(usage_options, stdout);
 		return 0;
 	}
 	if (first == -3) {

@@ -316,6 +316,28 @@ def the_units_are_sandboxed_and_karted_says_when_it_is_ready():
 
 
 @test
+def an_access_log_when_asked_one_line_a_request():
+    k = Karted(Shared.binary, args=["--access-log"]).start()
+    try:
+        s, _, _ = k.request("GET", "/api/v1/health")
+        s2, _, _ = k.request("GET", "/api/v1/no%0Awhere\\")
+        line = k.log_line("access GET /api/v1/health")
+        expect(s == 200 and re.fullmatch(r"karted: access GET /api/v1/health 200 \d+\.\d{3} ms [0-9a-f]{16}", line),
+               f"method, path, status, milliseconds and request id ({line!r})")
+        bad = k.log_line("access GET /api/v1/no")
+        expect(s2 == 404 and bad.startswith("karted: access GET /api/v1/no\\x0awhere\\x5c 404 "),
+               f"a newline in a path stays on its line, escaped ({bad!r})")
+    finally:
+        k.stop()
+    quiet = Karted(Shared.binary).start()
+    try:
+        quiet.request("GET", "/api/v1/health")
+        expect(quiet.log_line("access", timeout=0.5) == "", "no access log unless asked")
+    finally:
+        quiet.stop()
+
+
+@test
 def metrics_say_which_karted_answers():
     s, m, _ = Shared.k.request("GET", "/metrics")
     text = m.decode() if isinstance(m, bytes) else str(m)

@@ -267,12 +267,36 @@ void req_http_metrics(const struct req *rq, struct http_metrics *out)
 	pthread_mutex_unlock(&rq->h->w.lock);
 }
 
+/* s for a log line: control bytes, DEL and the backslash as \xHH, cut
+ * after about 200 bytes (a decoded path may hold a newline: one request
+ * stays one line). */
+static const char *log_text(const char *s, char *buf, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && n + 5 < size && n < 200; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f || c == '\\')
+			n += (size_t)snprintf(buf + n, size - n, "\\x%02x", c);
+		else
+			buf[n++] = (char)c;
+	}
+	if (*s && n + 4 < size) {
+		memcpy(buf + n, "...", 3);
+		n += 3;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
 static enum MHD_Result send_resp(struct req *rq)
 {
 	struct resp *rs = &rq->rs;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
-	char id[17];
+	char id[17], path[224];
+	double took;
 
 	if (rs->status == 0)
 		resp_errorf(rs, 500, "the handler gave no answer");
@@ -320,10 +344,15 @@ static enum MHD_Result send_resp(struct req *rq)
 	if (rs->status >= 400)
 		MHD_add_response_header(r, "X-Request-Id", resp_request_id(rs, id));
 	rq->answered = true;
-	count(&rq->h->m, rs->status, mono_s() - rq->started);
+	took = mono_s() - rq->started;
+	count(&rq->h->m, rs->status, took);
 	if (rs->status >= 500)
 		fprintf(stderr, "karted: request %s: %s %s -> %d%s%s\n", resp_request_id(rs, id),
-			rq->method, rq->path, rs->status, rs->log ? ": " : "", rs->log ? rs->log : "");
+			rq->method, log_text(rq->path, path, sizeof(path)), rs->status, rs->log ? ": " : "",
+			rs->log ? rs->log : "");
+	else if (rq->h->cfg.access_log)
+		fprintf(stderr, "karted: access %s %s %d %.3f ms %s\n", rq->method,
+			log_text(rq->path, path, sizeof(path)), rs->status, took * 1e3, resp_request_id(rs, id));
 	ret = MHD_queue_response(rq->conn, (unsigned)rs->status, r);
 	MHD_destroy_response(r);
 	return ret;

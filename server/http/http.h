@@ -115,6 +115,7 @@ struct http_config {
 	unsigned quick_workers;	/* threads of the quick lane (1 when 0) */
 	double quick_budget_s;	/* 0: HTTP_QUICK_BUDGET_S */
 	double read_timeout_s;	/* 0: HTTP_READ_TIMEOUT_S; < 0: none */
+	bool access_log;	/* a line on stderr for each answer below 500 (5xx always) */
 	/* Limits against hostile clients (0: the HTTP_* default above). A
 	 * client is a source address. A request (headers and body) must arrive
 	 * within request_timeout_s of its connection's opening or of the
