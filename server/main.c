@@ -1,5 +1,6 @@
 /* karted: the karte daemon and its administration commands. */
 #include <errno.h>
+#include <fcntl.h>
 #include <gsl/gsl_errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -506,19 +507,70 @@ static int count_token(const char *name, const char *created, const char *revoke
 /* On the first start (no token at all) make one and print it. Called once
  * the address is bound, so a start that fails (address taken, bad
  * options) leaves no token nobody saw. */
+/* Where the first token goes when stdout is the journal (JOURNAL_STREAM:
+ * systemd connected it), which keeps what it is given for every reader of
+ * the log: $STATE_DIRECTORY/first-token, else first-token beside an SQLite
+ * database; false when neither (a database on PostgreSQL outside a unit
+ * with StateDirectory=). */
+static bool token_file(const char *db, char *path, size_t size)
+{
+	const char *state = getenv("STATE_DIRECTORY"), *slash;
+
+	if (state && *state && !strchr(state, ':')) {
+		snprintf(path, size, "%s/first-token", state);
+		return true;
+	}
+	if (store_is_uri(db))
+		return false;
+	slash = strrchr(db, '/');
+	snprintf(path, size, "%.*s%sfirst-token", slash ? (int)(slash - db) : 0, db, slash ? "/" : "");
+	return true;
+}
+
+/* Give the first write token to the operator: on stdout, or under
+ * systemd into a file only its owner reads (the journal would keep it). */
+static void show_first_token(const char *db, const char *token)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	if (!getenv("JOURNAL_STREAM")) {
+		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
+		return;
+	}
+	if (!token_file(db, path, sizeof(path)))
+		return;	/* first_start_token made none */
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f || fprintf(f, "%s\n", token) < 0 || fclose(f)) {
+		if (!f && fd >= 0)
+			close(fd);
+		printf("karted: first start: a write token was made but %s could not be written (%s);"
+		       " make one with: karted token create NAME --db ...\n", path, strerror(errno));
+		return;
+	}
+	printf("karted: first start: a write token is in %s (mode 600; read it, then delete the file)\n", path);
+}
+
 static void first_start_token(const char *db)
 {
-	char token[TOKEN_LEN + 1];
+	char token[TOKEN_LEN + 1], path[PATH_MAX];
 	struct kerr err;
 	struct store *st;
 	int ntokens = 0;
 
 	kerr_clear(&err);
 	st = store_open(db, 0, &err);
-	if (st && store_each_token(st, count_token, &ntokens, &err) == 0 && ntokens == 0 &&
-	    new_token(st, "first-start", token, &err) == 0)
-		printf("karted: first start: write token (shown once, stored hashed): %s\n", token);
-	else if (err.msg[0])
+	if (st && store_each_token(st, count_token, &ntokens, &err) == 0 && ntokens == 0) {
+		if (getenv("JOURNAL_STREAM") && !token_file(db, path, sizeof(path)))
+			printf("karted: first start: no write token made: the journal would keep it and there "
+			       "is no StateDirectory= to put it in; make one with: karted token create NAME "
+			       "--db ...\n");
+		else if (new_token(st, "first-start", token, &err) == 0)
+			show_first_token(db, token);
+	}
+	if (err.msg[0])
 		fprintf(stderr, "karted: no first-start token: %s\n", KERR_TEXT(&err));
 	store_close(st);
 }

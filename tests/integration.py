@@ -337,6 +337,36 @@ def an_access_log_when_asked_one_line_a_request():
         quiet.stop()
 
 
+@sqlite_only
+@test
+def under_systemd_the_first_token_goes_to_a_file_not_the_journal():
+    k = Karted(Shared.binary, env={"JOURNAL_STREAM": "8:4711"})
+    k.start()
+    try:
+        path = os.path.join(os.path.dirname(k.db), "first-token")
+        expect(k.first_token is None and os.path.exists(path), f"not printed, written to {path}")
+        expect(os.stat(path).st_mode & 0o777 == 0o600, f"mode 600 ({oct(os.stat(path).st_mode)})")
+        with open(path) as f:
+            token = f.read().strip()
+        s, b, _ = k.request("POST", "/api/v1/runs", {"system": "tok", "application": "a", "p": 1, "n": 1, "tau": 1},
+                            token=token)
+        expect(s == 201, f"the token in the file is a write token ({s} {b})")
+    finally:
+        k.stop()
+    k2 = Karted(Shared.binary, db=k.db, env={"JOURNAL_STREAM": "8:4711"}).start()
+    try:
+        with open(path) as f:
+            expect(f.read().strip() == token, "a later start leaves the file as it was")
+    finally:
+        k2.stop()
+    state = temp_dir("karte-state-")
+    k3 = Karted(Shared.binary, env={"JOURNAL_STREAM": "8:4711", "STATE_DIRECTORY": state}).start()
+    try:
+        expect(os.path.exists(os.path.join(state, "first-token")), "in $STATE_DIRECTORY when systemd gives one")
+    finally:
+        k3.stop()
+
+
 @test
 def metrics_say_which_karted_answers():
     s, m, _ = Shared.k.request("GET", "/metrics")
