@@ -927,9 +927,7 @@ static int cmd_run(const struct opts *o, int argc, char **argv)
 	if (rapl.n && !json_object_get(run, "energy_j"))
 		json_object_set_new(run, "energy_j", json_real(energy));
 	if (!rapl.n && !json_object_get(run, "energy_j"))
-		fprintf(stderr, "karte-collect: note: no RAPL energy counter is readable under %s "
-			"(none on this machine, or no permission: energy_uj is root-only on recent "
-			"kernels); the run carries no energy_j\n", rapl_root());
+		fprintf(stderr, "karte-collect: note: no energy: %s; the run carries no energy_j\n", rapl.why);
 	if (apply_opts(o, run, false)) {
 		json_decref(run);
 		rapl_close(&rapl);

@@ -1,6 +1,7 @@
 #include "rapl.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,8 +49,11 @@ size_t rapl_open(struct rapl *r, const char *root)
 	if (!root)
 		root = rapl_root();
 	dir = opendir(root);
-	if (!dir)
+	if (!dir) {
+		snprintf(r->why, sizeof(r->why), "%s: %s (no powercap driver: no RAPL on this machine, "
+			 "or a virtual machine that does not pass it on)", root, strerror(errno));
 		return 0;
+	}
 	while ((e = readdir(dir)) && r->n < RAPL_MAX_DOMAINS) {
 		struct rapl_domain *d = &r->d[r->n];
 
@@ -63,8 +67,13 @@ size_t rapl_open(struct rapl *r, const char *root)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/energy_uj", root, e->d_name);
 		d->fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (d->fd < 0)
-			continue;	/* not readable (root only on recent kernels) */
+		if (d->fd < 0) {	/* root only since Linux 5.10 (CVE-2020-8694) */
+			if (!r->why[0])
+				snprintf(r->why, sizeof(r->why), "%s: %s%s", path, strerror(errno),
+					 errno == EACCES ? " (root only since Linux 5.10; a site lets a group read "
+					 "it with " RAPL_RULE ", see docs/guide.md \"Energy without root\")" : "");
+			continue;
+		}
 		snprintf(d->name, sizeof(d->name), "%s", name);
 		snprintf(d->zone, sizeof(d->zone), "%s", e->d_name);
 		d->max_range_uj = strtoull(range, NULL, 10);
@@ -72,6 +81,10 @@ size_t rapl_open(struct rapl *r, const char *root)
 	}
 	closedir(dir);
 	qsort(r->d, r->n, sizeof(r->d[0]), cmp_zone);
+	if (r->n)
+		r->why[0] = '\0';
+	else if (!r->why[0])
+		snprintf(r->why, sizeof(r->why), "%s: no package or DRAM domain (intel-rapl:N, amd-rapl:N)", root);
 	return r->n;
 }
 

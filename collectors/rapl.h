@@ -23,11 +23,18 @@ struct rapl_domain {
 struct rapl {
 	struct rapl_domain d[RAPL_MAX_DOMAINS];
 	size_t n;
+	char why[1024];		/* with n == 0: which file and why no energy */
 };
+
+/* The file a site installs (systemd-tmpfiles) to let a group read the
+ * counters, as the messages name it. */
+#define RAPL_RULE "deploy/karte-rapl.conf"
 
 /* Find the package and DRAM domains under root (NULL: the environment or
  * /sys/class/powercap). Returns how many were found; 0 is not an error (no
- * RAPL here, or no permission), it only means no energy. */
+ * RAPL here, or no permission), it only means no energy, and r->why says
+ * which file and why (absent, or not readable: energy_uj is root-only
+ * since Linux 5.10). */
 size_t rapl_open(struct rapl *r, const char *root);
 void rapl_close(struct rapl *r);
 

@@ -119,6 +119,19 @@ static void at_exit(void)
 	karte_finish();
 }
 
+/* Whether this process is the first of its job (or of no MPI job): the one
+ * that says what all would say. */
+static bool first_rank(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"};
+	size_t i;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (getenv(vars[i]) && *getenv(vars[i]))
+			return !strcmp(getenv(vars[i]), "0");
+	return true;
+}
+
 void karte_init(void)
 {
 	const char *ms = getenv("KARTE_SAMPLE_MS"), *use = getenv("KARTE_REGION_RAPL");
@@ -128,6 +141,8 @@ void karte_init(void)
 	K.started = true;
 	rapl_open(&K.rapl, NULL);
 	K.use_rapl = K.rapl.n > 0 && !(use && !strcmp(use, "0"));
+	if (!K.rapl.n && !(use && !strcmp(use, "0")) && first_rank())
+		fprintf(stderr, "karte_region: no energy: %s\n", K.rapl.why);
 	if (K.rapl.n)
 		rapl_read(&K.rapl, K.e0);
 	K.t0 = mono_s();

@@ -87,13 +87,47 @@ def run_measures_tau_and_rapl_with_wraparound():
 
 
 @test
+def no_energy_says_which_file_and_why_and_the_rule_lets_a_group_read_it():
+    """As a user, not root: an energy_uj of root alone is named with the
+    reason and the rule that helps; deploy/karte-rapl.conf, applied by
+    systemd-tmpfiles to a tree of its own, makes it readable by the group."""
+    top = tempfile.mkdtemp(prefix="karte-rapl-")
+    try:
+        os.chmod(top, 0o755)
+        root = os.path.join(top, "sys", "class", "powercap")
+        fake_powercap(root, 100, 10 ** 9, 100, 10 ** 9)
+        for zone in ("intel-rapl:0", "intel-rapl:0:1"):
+            os.chmod(os.path.join(root, zone, "energy_uj"), 0o400)
+        r = subprocess.run(["runuser", "-u", "nobody", "--", os.path.join(S.build, "karte-collect"), "run",
+                            "--dry-run", "--system", "s", "--application", "a", "-p", "1", "-n", "1", "--", "true"],
+                           capture_output=True, text=True, timeout=60, cwd=top,
+                           env=dict(os.environ, KARTE_POWERCAP_ROOT=root, HOME=top))
+        want = f"no energy: {root}/intel-rapl:0/energy_uj: Permission denied (root only since Linux 5.10"
+        expect(r.stderr.count(want) == 1 and "deploy/karte-rapl.conf" in r.stderr,
+               f"the file, the reason and the rule, once ({r.returncode} {r.stderr})")
+        # the rule on a root of its own (its /etc names the group)
+        os.makedirs(os.path.join(top, "etc"))
+        with open(os.path.join(top, "etc", "passwd"), "w") as f:
+            f.write("root:x:0:0:root:/root:/bin/sh\n")
+        with open(os.path.join(top, "etc", "group"), "w") as f:
+            f.write("root:x:0:\npower:x:990:\n")
+        t = subprocess.run(["systemd-tmpfiles", f"--root={top}", "--create",
+                            os.path.join(ROOT, "deploy", "karte-rapl.conf")], capture_output=True, text=True, timeout=60)
+        st = [os.stat(os.path.join(root, z, "energy_uj")) for z in ("intel-rapl:0", "intel-rapl:0:1")]
+        expect(t.returncode == 0 and all(x.st_mode & 0o777 == 0o440 and x.st_gid == 990 for x in st),
+               f"readable by the group after the rule ({t.returncode} {t.stderr} {[oct(x.st_mode) for x in st]})")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+@test
 def run_without_chi_stores_tau_alone_and_a_failing_command_nothing():
     empty = os.path.join(S.tmp, "no-powercap")
     os.makedirs(empty, exist_ok=True)
     r = collect("run", "--system", "tau-alone", "--application", "y", "-p", "2", "-n", "1", "--", "sleep", "0.2",
                 env={"KARTE_POWERCAP_ROOT": empty})
     expect(r.returncode == 0 and r.stderr.count("tau alone") == 1, f"no chi: stored, said once ({r.returncode} {r.stderr})")
-    expect(r.stderr.count("no RAPL energy counter is readable under " + empty) == 1,
+    expect(r.stderr.count(f"no energy: {empty}: no package or DRAM domain") == 1,
            f"no RAPL here: said once, with where it looked ({r.stderr})")
     got = runs_of("tau-alone")
     expect(len(got) == 1 and "chi" not in got[0] and 0.2 <= got[0]["tau"] < 5 and got[0]["p"] == 2,
