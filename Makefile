@@ -52,13 +52,15 @@ TEST_BINS  := $(TESTS:%=$(BUILD)/tests/%)
 COLLECT     := $(BUILD)/karte-collect
 REGION_LIB  := $(BUILD)/libkarte_region.a
 REGION_MPI  := $(BUILD)/libkarte_region_mpi.a
+REGION_SO   := $(BUILD)/libkarte_region.so
+REGION_MPI_SO := $(BUILD)/libkarte_region_mpi.so
 HAVE_MPICC  := $(shell command -v mpicc 2>/dev/null)
 
 .PHONY: all region run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
 
 all: $(KARTED) $(KARTE) $(COLLECT) region
 
-region: $(REGION_LIB) $(if $(HAVE_MPICC),$(REGION_MPI))
+region: $(REGION_LIB) $(REGION_SO) $(if $(HAVE_MPICC),$(REGION_MPI) $(REGION_MPI_SO))
 
 help:
 	@echo "make            build $(KARTED)"
@@ -106,6 +108,18 @@ $(BUILD)/collectors/region_mpi.o: collectors/region.c
 
 $(REGION_MPI): $(BUILD)/collectors/region_mpi.o $(BUILD)/collectors/rapl.o
 	$(AR) rcs $@ $^
+
+# the shared libraries, from position-independent objects of the same source
+$(BUILD)/collectors/pic/%.o: collectors/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fPIC -c $< -o $@
+$(BUILD)/collectors/pic/region_mpi.o: collectors/region.c
+	@mkdir -p $(dir $@)
+	OMPI_CC=$(CC) mpicc $(ALL_CFLAGS) -fPIC -DKARTE_MPI -c $< -o $@
+$(REGION_SO): $(BUILD)/collectors/pic/region.o $(BUILD)/collectors/pic/rapl.o
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libkarte_region.so -o $@ $^ -lpthread -lm
+$(REGION_MPI_SO): $(BUILD)/collectors/pic/region_mpi.o $(BUILD)/collectors/pic/rapl.o
+	OMPI_CC=$(CC) mpicc $(LDFLAGS) -shared -Wl,-soname,libkarte_region_mpi.so -o $@ $^ -lpthread -lm
 
 $(KARTE): $(BUILD)/server/cli/karte.o $(call room_lib,import) $(call room_lib,render) $(call room_lib,core) \
          $(ANALYSIS_LIB)
@@ -296,6 +310,7 @@ $(BUILD)/bench/bare_sqlite: $(BUILD)/tests/bench/bare_sqlite.o $(BUILD)/server/s
 # program's --help), the systemd unit with PREFIX's paths. The installed
 # karted finds its UI beside it and carries its migrations in itself.
 PREFIX ?= /usr/local
+VERSION := $(shell sed -n 's/^#define KARTE_VERSION "\(.*\)"/\1/p' server/core/version.h)
 DESTDIR ?=
 MANPAGES := $(BUILD)/man/karted.8 $(BUILD)/man/karte.1 $(BUILD)/man/karte-collect.1
 
@@ -309,14 +324,20 @@ $(BUILD)/man/karte-collect.1: $(COLLECT)
 	@mkdir -p $(dir $@)
 	help2man -N -s 1 -n "measure and post runs to karted" -o $@ ./$(COLLECT)
 
-install: deps all $(MANPAGES)
+install: all $(MANPAGES)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/sbin $(DESTDIR)$(PREFIX)/lib \
 	    $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/karte/static \
 	    $(DESTDIR)$(PREFIX)/share/karte/schema/pg $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man8 $(DESTDIR)$(PREFIX)/lib/systemd/system
 	install -m 755 $(KARTED) $(DESTDIR)$(PREFIX)/sbin/karted
 	install -m 755 $(KARTE) $(COLLECT) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(REGION_LIB) $(REGION_MPI) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(REGION_LIB) $(if $(HAVE_MPICC),$(REGION_MPI)) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(REGION_SO) $(if $(HAVE_MPICC),$(REGION_MPI_SO)) $(DESTDIR)$(PREFIX)/lib/
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/share/man/man3
+	for pc in karte-region $(if $(HAVE_MPICC),karte-region-mpi); do \
+	    sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' collectors/$$pc.pc.in \
+	        > $(DESTDIR)$(PREFIX)/lib/pkgconfig/$$pc.pc; done
+	install -m 644 collectors/karte_region.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 collectors/karte_region.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 collectors/karte_region.f90 $(DESTDIR)$(PREFIX)/share/karte/
 	cd static && find . -type f | while read -r f; do \

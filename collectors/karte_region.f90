@@ -1,6 +1,8 @@
-! karte_region: the region API for Fortran (see karte_region.h).
+! karte_region: the region API for Fortran (see karte_region.h), by the C
+! names: karte_region_begin, karte_region_end, karte_region_overhead,
+! karte_finish (karte_begin, karte_end and karte_overhead stay as before).
 !   use karte_region
-!   ierr = karte_begin('resid') ... ierr = karte_end('resid')
+!   ierr = karte_region_begin('resid') ... ierr = karte_region_end('resid')
 module karte_region
   use iso_c_binding
   implicit none
@@ -25,6 +27,18 @@ module karte_region
     end function
   end interface
 contains
+  integer function karte_region_begin(name)
+    character(len=*), intent(in) :: name
+    karte_region_begin = c_begin(name, len(name))
+  end function
+  integer function karte_region_end(name)
+    character(len=*), intent(in) :: name
+    karte_region_end = c_end(name, len(name))
+  end function
+  integer function karte_region_overhead(name)
+    character(len=*), intent(in) :: name
+    karte_region_overhead = c_overhead(name, len(name))
+  end function
   integer function karte_begin(name)
     character(len=*), intent(in) :: name
     karte_begin = c_begin(name, len(name))

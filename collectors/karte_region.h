@@ -39,6 +39,21 @@ void karte_init(void);
 /* Stop the clock and write the run; later calls do nothing. 0 or -1. */
 int karte_finish(void);
 
+/* Marker macros that vanish unless KARTE_REGIONS is defined (-DKARTE_REGIONS),
+ * as LIKWID's do: a code keeps them in and builds without karte when asked.
+ *     KARTE_REGION_BEGIN("resid"); ... KARTE_REGION_END("resid"); */
+#ifdef KARTE_REGIONS
+#define KARTE_REGION_BEGIN(name) karte_region_begin(name)
+#define KARTE_REGION_END(name) karte_region_end(name)
+#define KARTE_REGION_OVERHEAD(name) karte_region_overhead(name)
+#define KARTE_FINISH() karte_finish()
+#else
+#define KARTE_REGION_BEGIN(name) ((void)0)
+#define KARTE_REGION_END(name) ((void)0)
+#define KARTE_REGION_OVERHEAD(name) ((void)0)
+#define KARTE_FINISH() ((void)0)
+#endif
+
 /* Fortran entry points (name, length): see karte_region.f90. */
 int karte_region_begin_f(const char *name, int len);
 int karte_region_end_f(const char *name, int len);

@@ -2113,6 +2113,8 @@ def installs_into_a_prefix_and_runs_from_there():
                        cwd=ROOT, capture_output=True, text=True, timeout=900)
     expect(r.returncode == 0, f"make install ({r.stdout[-1000:]} {r.stderr[-2000:]})")
     for f in ("sbin/karted", "bin/karte", "bin/karte-collect", "lib/libkarte_region.a", "lib/libkarte_region_mpi.a",
+              "lib/libkarte_region.so", "lib/libkarte_region_mpi.so", "lib/pkgconfig/karte-region.pc",
+              "lib/pkgconfig/karte-region-mpi.pc", "share/man/man3/karte_region.3",
               "include/karte_region.h", "share/karte/karte_region.f90", "share/karte/static/index.html",
               "share/karte/static/app.js", "share/karte/static/js/lib.js", "share/karte/static/js/pages/series.js", "share/karte/schema/0001_init.sql", "share/man/man8/karted.8",
               "share/man/man1/karte.1", "share/man/man1/karte-collect.1", "lib/systemd/system/karted.service",
@@ -2120,6 +2122,35 @@ def installs_into_a_prefix_and_runs_from_there():
         expect(os.path.isfile(os.path.join(prefix, f)), f"{f} installed")
     with open(os.path.join(prefix, "lib/systemd/system/karted.service")) as f:
         expect(f"ExecStart={prefix}/sbin/karted serve" in f.read(), "the unit starts the installed karted")
+    # a program built against the installed region library through pkg-config, shared, with the markers
+    src = os.path.join(prefix, "marked.c")
+    with open(src, "w") as f:
+        f.write('#include <karte_region.h>\n#include <unistd.h>\nint main(void) {\n'
+                '  KARTE_REGION_BEGIN("solve"); usleep(20000); KARTE_REGION_END("solve");\n'
+                '  return KARTE_FINISH(), 0;\n}\n')
+    env = dict(os.environ, PKG_CONFIG_PATH=os.path.join(prefix, "lib", "pkgconfig"))
+    pc = subprocess.run(["pkg-config", "--cflags", "--libs", "karte-region"], env=env, capture_output=True, text=True)
+    expect(pc.returncode == 0 and f"-I{prefix}/include" in pc.stdout and "-lkarte_region" in pc.stdout,
+           f"pkg-config knows karte-region ({pc.stdout} {pc.stderr})")
+    flags = Shared.cflags.split() if Shared.cflags else []
+    for marked in (True, False):
+        exe = os.path.join(prefix, "marked" if marked else "unmarked")
+        cmd = ["cc", src, "-o", exe, f"-I{prefix}/include"] + flags + (["-DKARTE_REGIONS"] + pc.stdout.split()
+                                                                       if marked else [])
+        c = subprocess.run(cmd, capture_output=True, text=True)
+        expect(c.returncode == 0, f"{' '.join(cmd)}: {c.stderr}")
+        out = os.path.join(prefix, f"run-{marked}.json")
+        x = subprocess.run([exe], env=dict(os.environ, LD_LIBRARY_PATH=os.path.join(prefix, "lib"),
+                                           KARTE_RESULTS=out, KARTE_REGION_RAPL="0"), capture_output=True, text=True)
+        expect(x.returncode == 0, f"{exe} runs ({x.stderr})")
+        if marked:
+            with open(out) as f:
+                run = json.load(f)
+            reg = {r["name"]: r for r in run.get("regions", [])}
+            expect("solve" in reg and 0.015 < reg["solve"]["time_s"] < 5,
+                   f"the shared library measured the marked region ({run})")
+        else:
+            expect(not os.path.exists(out), "without KARTE_REGIONS the markers are nothing: no run written")
     with open(os.path.join(prefix, "lib/systemd/system/karted@.service")) as f:
         unit = f.read()
     expect(f"ExecStart={prefix}/sbin/karted serve" in unit and "KARTE_LISTEN=127.0.0.1:%i" in unit,

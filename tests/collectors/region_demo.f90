@@ -1,4 +1,5 @@
-! The region API from Fortran, for tests/collectors.py.
+! The region API from Fortran, for tests/collectors.py: the C names
+! (karte_region_begin, ...) and the short ones (karte_begin, ...) alike.
 program region_demo
   use karte_region
   implicit none
@@ -7,9 +8,9 @@ program region_demo
   x = 0.0
   ierr = karte_overhead('halo')
   do i = 1, 3
-    ierr = karte_begin('stencil')
+    ierr = karte_region_begin('stencil')   ! the C names
     call work(x)
-    ierr = karte_end('stencil')
+    ierr = karte_region_end('stencil')
     ierr = karte_begin('halo')
     call work(x)
     ierr = karte_end('halo')
