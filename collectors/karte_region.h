@@ -11,8 +11,13 @@
  * posts, or `karte-collect post` later. With MPI, rank 0 writes: tau and
  * region times are the maximum over ranks, energy the sum over nodes.
  *
- * After the first call for a name, begin/end allocate nothing. Not
- * thread-safe: call from one thread per process (the MPI rank's).
+ * Threads (OpenMP, pthreads) may open and close regions at once: each
+ * thread keeps its own figures (made at its first region), merged per run:
+ * a region's time is the longest any thread spent in it, its calls the sum,
+ * its energy what the thread that started the clock measured (RAPL counts
+ * the package, not a thread). After a thread's first call for a name,
+ * begin/end take no lock and allocate nothing. Call karte_finish() when the
+ * threads' regions are closed (at exit, or after the parallel part).
  * Fortran: module karte_region (karte_region.f90).
  */
 #ifndef KARTE_REGION_H

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,14 +18,27 @@
 #include "core/mono.h"
 
 /*
- * One process measures itself, so the state is the process's: a fixed table
- * of regions found by hashing their names (open addressing), so a begin or
- * an end after the first is a hash, a clock read and (with RAPL) a pread.
+ * One process measures itself, its threads alike. The names are the
+ * process's: a fixed table found by hashing them (open addressing), read
+ * without a lock (a slot's hash is stored last, with release) and written
+ * under one, the first time a name is seen. The figures are each thread's
+ * own (a table by the same slots, made at its first region), merged when the
+ * run is written: a region's time is the longest any thread spent in it
+ * (threads run a parallel region side by side; the slowest sets the pace),
+ * its calls the sum, its energy what the thread that started the clock
+ * measured (the counters are the package's, not a thread's: read by several
+ * threads they would be counted once per thread). After the first call of a
+ * thread for a name, begin and end are a hash, a clock read and, in that one
+ * thread, a pread of each counter; no lock, no allocation.
  */
 struct region {
 	char name[KARTE_REGION_NAME_MAX + 1];
-	uint32_t hash;		/* 0: slot free */
-	bool overhead;
+	_Atomic uint32_t hash;	/* 0: slot free; stored after name */
+	atomic_bool overhead;
+};
+
+/* One thread's figures for one region. */
+struct figures {
 	bool open;
 	double t0, time;	/* seconds */
 	uint64_t e0[RAPL_MAX_DOMAINS];
@@ -32,17 +46,31 @@ struct region {
 	uint64_t calls;
 };
 
+/* One thread's figures for every slot; linked for karte_finish. */
+struct thread_figures {
+	struct figures f[KARTE_REGIONS_MAX];
+	bool energy;		/* the thread that started the clock: it reads RAPL */
+	struct thread_figures *next;
+};
+
 static struct {
-	bool started, finished, use_rapl;
+	atomic_bool started, finished;
+	bool use_rapl;
+	pthread_once_t once;
+	pthread_t first;	/* the thread that started the clock */
+	pthread_mutex_t lock;	/* new names, the list of threads */
 	double t0;
 	struct rapl rapl;
 	uint64_t e0[RAPL_MAX_DOMAINS];
 	struct region r[KARTE_REGIONS_MAX];
 	size_t used;
+	struct thread_figures *threads;
 	pthread_t sampler;
 	bool sampling;
-	volatile bool stop_sampling;
-} K;
+	atomic_bool stop_sampling;
+} K = {.once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER};
+
+static _Thread_local struct thread_figures *T;
 
 static uint32_t fnv1a(const char *s)
 {
@@ -53,27 +81,57 @@ static uint32_t fnv1a(const char *s)
 	return h ? h : 1;
 }
 
-/* The slot of name, created when new (the only time a name is copied). */
-static struct region *slot(const char *name)
+/* The slot of name, made when new (the only time a name is copied, under
+ * the lock); -1 for a bad name or a full table. */
+static int slot(const char *name)
 {
-	uint32_t h;
+	uint32_t h, have;
 	size_t i, k;
 
 	if (!name || !*name || strlen(name) > KARTE_REGION_NAME_MAX)
-		return NULL;
+		return -1;
 	h = fnv1a(name);
 	for (k = 0; k < KARTE_REGIONS_MAX; k++) {
 		i = (h + k) % KARTE_REGIONS_MAX;
-		if (K.r[i].hash == h && !strcmp(K.r[i].name, name))
-			return &K.r[i];
-		if (K.r[i].hash == 0) {
-			K.r[i].hash = h;
+		have = atomic_load_explicit(&K.r[i].hash, memory_order_acquire);
+		if (have == h && !strcmp(K.r[i].name, name))
+			return (int)i;
+		if (have == 0)
+			break;
+	}
+	if (k == KARTE_REGIONS_MAX)
+		return -1;
+	pthread_mutex_lock(&K.lock);	/* look again from there: another may have come first */
+	for (; k < KARTE_REGIONS_MAX; k++) {
+		i = (h + k) % KARTE_REGIONS_MAX;
+		have = atomic_load_explicit(&K.r[i].hash, memory_order_relaxed);
+		if (have == h && !strcmp(K.r[i].name, name))
+			break;
+		if (have == 0) {
 			strcpy(K.r[i].name, name);
+			atomic_store_explicit(&K.r[i].hash, h, memory_order_release);
 			K.used++;
-			return &K.r[i];
+			break;
 		}
 	}
-	return NULL;	/* table full */
+	pthread_mutex_unlock(&K.lock);
+	return k < KARTE_REGIONS_MAX ? (int)i : -1;
+}
+
+/* This thread's figures, made at its first region. */
+static struct thread_figures *mine(void)
+{
+	if (T)
+		return T;
+	T = calloc(1, sizeof(*T));
+	if (!T)
+		return NULL;
+	T->energy = pthread_equal(pthread_self(), K.first);
+	pthread_mutex_lock(&K.lock);
+	T->next = K.threads;
+	K.threads = T;
+	pthread_mutex_unlock(&K.lock);
+	return T;
 }
 
 static double rapl_total(const uint64_t *before, const uint64_t *after)
@@ -99,7 +157,7 @@ static void *sample(void *arg)
 	fprintf(f, "t_s,power_w\n");
 	rapl_read(&K.rapl, prev);
 	tprev = mono_s();
-	while (!K.stop_sampling) {
+	while (!atomic_load(&K.stop_sampling)) {
 		struct timespec ts = {(time_t)interval, (long)((interval - floor(interval)) * 1e9)};
 
 		nanosleep(&ts, NULL);
@@ -132,13 +190,11 @@ static bool first_rank(void)
 	return true;
 }
 
-void karte_init(void)
+static void init_once(void)
 {
 	const char *ms = getenv("KARTE_SAMPLE_MS"), *use = getenv("KARTE_REGION_RAPL");
 
-	if (K.started)
-		return;
-	K.started = true;
+	K.first = pthread_self();
 	rapl_open(&K.rapl, NULL);
 	K.use_rapl = K.rapl.n > 0 && !(use && !strcmp(use, "0"));
 	if (!K.rapl.n && !(use && !strcmp(use, "0")) && first_rank())
@@ -149,47 +205,59 @@ void karte_init(void)
 	if (K.rapl.n && ms && atof(ms) > 0 && pthread_create(&K.sampler, NULL, sample, NULL) == 0)
 		K.sampling = true;
 	atexit(at_exit);
+	atomic_store(&K.started, true);
+}
+
+void karte_init(void)
+{
+	pthread_once(&K.once, init_once);
 }
 
 int karte_region_begin(const char *name)
 {
-	struct region *r;
+	struct thread_figures *t;
+	struct figures *f;
+	int i;
 
-	if (!K.started)
+	if (!atomic_load_explicit(&K.started, memory_order_acquire))
 		karte_init();
-	r = slot(name);
-	if (!r || r->open)
+	i = slot(name);
+	t = mine();
+	if (i < 0 || !t || t->f[i].open)
 		return -1;
-	r->open = true;
-	r->calls++;
-	if (K.use_rapl)
-		rapl_read(&K.rapl, r->e0);
-	r->t0 = mono_s();
+	f = &t->f[i];
+	f->open = true;
+	f->calls++;
+	if (K.use_rapl && t->energy)
+		rapl_read(&K.rapl, f->e0);
+	f->t0 = mono_s();
 	return 0;
 }
 
 int karte_region_end(const char *name)
 {
-	double t = mono_s();
-	struct region *r = slot(name);
+	double now = mono_s();
 	uint64_t e[RAPL_MAX_DOMAINS];
+	int i = slot(name);
+	struct figures *f;
 
-	if (!r || !r->open)
+	if (i < 0 || !T || !T->f[i].open)
 		return -1;
-	r->open = false;
-	r->time += t - r->t0;
-	if (K.use_rapl && rapl_read(&K.rapl, e) == 0)
-		r->energy += rapl_total(r->e0, e);
+	f = &T->f[i];
+	f->open = false;
+	f->time += now - f->t0;
+	if (K.use_rapl && T->energy && rapl_read(&K.rapl, e) == 0)
+		f->energy += rapl_total(f->e0, e);
 	return 0;
 }
 
 int karte_region_overhead(const char *name)
 {
-	struct region *r = slot(name);
+	int i = slot(name);
 
-	if (!r)
+	if (i < 0)
 		return -1;
-	r->overhead = true;
+	atomic_store(&K.r[i].overhead, true);
 	return 0;
 }
 
@@ -219,31 +287,47 @@ static void write_env_str(FILE *f, const char *key, const char *env)
 	}
 }
 
-/* Region figures gathered over ranks (or this process's alone). */
+/* Region figures gathered over threads and ranks. */
 struct totals {
 	double tau, energy;
 	double time[KARTE_REGIONS_MAX], renergy[KARTE_REGIONS_MAX];
+	uint64_t calls[KARTE_REGIONS_MAX];
 	int ranks;
 	bool writer;
 };
 
-static void gather(struct totals *t, double tau, double energy)
+/* This process's threads merged into t: a region's time the longest of a
+ * thread's, calls their sum, energy what the clock's thread measured. */
+static void merge_threads(struct totals *t)
 {
+	const struct thread_figures *th;
 	size_t i;
 
+	memset(t, 0, sizeof(*t));
+	pthread_mutex_lock(&K.lock);
+	for (th = K.threads; th; th = th->next)
+		for (i = 0; i < KARTE_REGIONS_MAX; i++) {
+			if (th->f[i].time > t->time[i])
+				t->time[i] = th->f[i].time;
+			t->calls[i] += th->f[i].calls;
+			t->renergy[i] += th->f[i].energy;
+		}
+	pthread_mutex_unlock(&K.lock);
+}
+
+static void gather(struct totals *t, double tau, double energy)
+{
+	merge_threads(t);
 	t->tau = tau;
 	t->energy = energy;
 	t->ranks = 1;
 	t->writer = true;
-	for (i = 0; i < KARTE_REGIONS_MAX; i++) {
-		t->time[i] = K.r[i].time;
-		t->renergy[i] = K.r[i].energy;
-	}
 #ifdef KARTE_MPI
 	{
 		int inited = 0, fin = 0, rank, node_rank;
 		MPI_Comm node;
-		double e_mine, re_mine[KARTE_REGIONS_MAX];
+		double e_mine, re_mine[KARTE_REGIONS_MAX], time_mine[KARTE_REGIONS_MAX];
+		size_t i;
 
 		MPI_Initialized(&inited);
 		MPI_Finalized(&fin);
@@ -257,15 +341,13 @@ static void gather(struct totals *t, double tau, double energy)
 		MPI_Comm_free(&node);
 		e_mine = node_rank == 0 ? energy : 0;
 		for (i = 0; i < KARTE_REGIONS_MAX; i++)
-			re_mine[i] = node_rank == 0 ? K.r[i].energy : 0;
+			re_mine[i] = node_rank == 0 ? t->renergy[i] : 0;
 		MPI_Reduce(&tau, &t->tau, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 		MPI_Reduce(&e_mine, &t->energy, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
 		/* the table layout is the same on every rank only if every rank
 		 * marked the same regions in the same order: ranks are SPMD */
-		for (i = 0; i < KARTE_REGIONS_MAX; i++)
-			t->time[i] = K.r[i].time;
-		MPI_Reduce(rank == 0 ? MPI_IN_PLACE : t->time, t->time, KARTE_REGIONS_MAX, MPI_DOUBLE,
-			   MPI_MAX, 0, MPI_COMM_WORLD);
+		memcpy(time_mine, t->time, sizeof(time_mine));
+		MPI_Reduce(time_mine, t->time, KARTE_REGIONS_MAX, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 		MPI_Reduce(re_mine, t->renergy, KARTE_REGIONS_MAX, MPI_DOUBLE, MPI_SUM, 0,
 			   MPI_COMM_WORLD);
 		t->writer = rank == 0;
@@ -283,14 +365,13 @@ int karte_finish(void)
 	size_t i;
 	FILE *f;
 
-	if (!K.started || K.finished)
+	if (!atomic_load(&K.started) || atomic_exchange(&K.finished, true))
 		return 0;
-	K.finished = true;
 	tau = mono_s() - K.t0;
 	if (K.rapl.n && rapl_read(&K.rapl, e) == 0)
 		energy = rapl_total(K.e0, e);
 	if (K.sampling) {
-		K.stop_sampling = true;
+		atomic_store(&K.stop_sampling, true);
 		pthread_join(K.sampler, NULL);
 	}
 	gather(&t, tau, energy);
@@ -301,7 +382,7 @@ int karte_finish(void)
 	if (!f)
 		return -1;
 	for (i = 0; i < KARTE_REGIONS_MAX; i++)
-		if (K.r[i].hash && !K.r[i].overhead)
+		if (atomic_load_explicit(&K.r[i].hash, memory_order_acquire) && !atomic_load(&K.r[i].overhead))
 			gamma += t.time[i];
 	if (gamma > t.tau)
 		gamma = t.tau;	/* nested computation regions counted twice: see the README */
@@ -317,14 +398,14 @@ int karte_finish(void)
 		fprintf(f, "\"energy_j\":%.17g,", t.energy);
 	fprintf(f, "\"regions\":[");
 	for (i = 0; i < KARTE_REGIONS_MAX; i++) {
-		if (!K.r[i].hash)
+		if (!atomic_load_explicit(&K.r[i].hash, memory_order_acquire))
 			continue;
 		fprintf(f, "%s{\"name\":", first ? "" : ",");
 		json_str(f, K.r[i].name);
 		fprintf(f, ",\"time_s\":%.17g", t.time[i]);
 		if (K.use_rapl)
 			fprintf(f, ",\"energy_j\":%.17g", t.renergy[i]);
-		fprintf(f, ",\"counters\":{\"calls\":%llu}}", (unsigned long long)K.r[i].calls);
+		fprintf(f, ",\"counters\":{\"calls\":%llu}}", (unsigned long long)t.calls[i]);
 		first = false;
 	}
 	fprintf(f, "],\"labels\":{\"collector\":\"karte_region\"}}\n");

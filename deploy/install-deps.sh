@@ -13,7 +13,7 @@ libcmocka-dev python3 python3-pandas python3-venv python3-pip python3-setuptools
 curl wrk libxml2-utils libcsv-dev
 libcurl4-openssl-dev libopenmpi-dev openmpi-bin gfortran
 nodejs chromium libotf2-trace-dev clang poppler-utils help2man
-postgresql-15 libpq-dev nginx-light libarchive-dev libxml2-dev zlib1g-dev libsystemd-dev systemd"
+postgresql-15 libpq-dev nginx-light libarchive-dev libxml2-dev zlib1g-dev libsystemd-dev systemd libomp-dev"
 if [ "${1:-}" = "--bench" ]; then
 	PKGS="$PKGS python3-matplotlib"
 fi

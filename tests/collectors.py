@@ -161,6 +161,38 @@ def region_library_from_c():
 
 
 @test
+def regions_from_openmp_threads_merge_per_run_without_a_race():
+    """4 OpenMP threads mark one region 50 times each: its calls are the sum
+    (200), its time the longest thread's (about 50 x 2 ms, not 4 x that);
+    built with ThreadSanitizer and run with Archer (OpenMP's synchronisation
+    made known to it): any race in the library fails the run."""
+    d = os.path.join(S.tmp, "omp")
+    os.makedirs(d, exist_ok=True)
+    exe = os.path.join(d, "region_omp")
+    c = subprocess.run(["clang", "-fopenmp", "-fsanitize=thread", "-g", "-O1", "-std=c11", "-D_GNU_SOURCE",
+                        f"-I{ROOT}/collectors", f"-I{ROOT}/server", os.path.join(ROOT, "tests/collectors/region_omp.c"),
+                        os.path.join(ROOT, "collectors/region.c"), os.path.join(ROOT, "collectors/rapl.c"),
+                        "-o", exe, "-lm"], capture_output=True, text=True, timeout=120)
+    expect(c.returncode == 0, f"built with -fsanitize=thread ({c.stderr[-800:]})")
+    out = os.path.join(d, "run.json")
+    archer = sorted(glob.glob("/usr/lib/llvm-*/lib/libarcher.so"))[-1]  # libomp-dev's OpenMP tool for TSan
+    r = subprocess.run([exe], capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, KARTE_RESULTS=out, KARTE_REGION_RAPL="0", OMP_TOOL_LIBRARIES=archer,
+                                TSAN_OPTIONS="ignore_noninstrumented_modules=1 halt_on_error=1 exitcode=66"))
+    expect(r.returncode == 0 and "ThreadSanitizer" not in r.stderr,
+           f"no race ({r.returncode}: {r.stderr[-1500:]})")
+    with open(out) as f:
+        run = json.load(f)
+    reg = {x["name"]: x for x in run["regions"]}
+    step, serial = reg["step"], reg["serial"]
+    expect(step["counters"]["calls"] == 200 and 0.1 <= step["time_s"] < 0.35,
+           f"calls summed over threads, time the longest thread's ({step})")
+    expect(serial["counters"]["calls"] == 1 and 0.02 <= serial["time_s"] < 0.2
+           and abs(run["gamma"] - step["time_s"]) < 1e-9,
+           f"one thread's region; overhead kept out of gamma ({serial}, gamma {run['gamma']})")
+
+
+@test
 def region_library_from_fortran():
     d = os.path.join(S.tmp, "fortran")
     os.makedirs(d, exist_ok=True)

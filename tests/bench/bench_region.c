@@ -3,9 +3,12 @@
  * the bare minimum it cannot avoid (two clock_gettime calls), and the bytes
  * allocated by a million pairs after warm-up (mallinfo2). With "rapl" the
  * pair also reads the powercap counters (a fake tree made here, in /tmp).
+ * Without RAPL, also the pair from THREADS threads at once (each its own
+ * figures: no lock after a thread's first call).
  * usage: bench_region norapl|rapl
  */
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,6 +47,44 @@ static void fake_tree(const char *root)
 	}
 }
 
+#define THREADS 2
+
+/* PAIRS pairs in a thread of its own: its seconds per pair into *arg. */
+static void *pairs_in_a_thread(void *arg)
+{
+	double t0;
+	int i;
+
+	karte_region_begin("threaded");	/* this thread's first: its figures made */
+	karte_region_end("threaded");
+	t0 = mono_s();
+	for (i = 0; i < PAIRS; i++) {
+		karte_region_begin("threaded");
+		karte_region_end("threaded");
+	}
+	*(double *)arg = (mono_s() - t0) / PAIRS;
+	return NULL;
+}
+
+/* THREADS threads marking one region at once: the slowest thread's
+ * seconds per pair. */
+static double threaded(void)
+{
+	pthread_t th[THREADS];
+	double per[THREADS], worst = 0;
+	int i;
+
+	for (i = 0; i < THREADS; i++)
+		if (pthread_create(&th[i], NULL, pairs_in_a_thread, &per[i]))
+			return -1;
+	for (i = 0; i < THREADS; i++) {
+		pthread_join(th[i], NULL);
+		if (per[i] > worst)
+			worst = per[i];
+	}
+	return worst;
+}
+
 int main(int argc, char **argv)
 {
 	int rapl = argc > 1 && !strcmp(argv[1], "rapl"), i;
@@ -78,6 +119,14 @@ int main(int argc, char **argv)
 	       "%zd bytes allocated by %d pairs after warm-up%s\n", rapl ? "with" : "without",
 	       pair * 1e9, bare * 1e9, pair / bare, (ssize_t)(after - before), PAIRS,
 	       rapl ? "" : "; target < 1 us");
+	if (!rapl) {
+		double th = threaded();
+
+		printf("region begin/end pair from %d threads at once, without RAPL reads: %.0f ns (the slowest "
+		       "thread; ratio to one thread %.2f); target < 1 us\n", THREADS, th * 1e9, th / pair);
+		if (th < 0 || th >= 1e-6)
+			return 1;
+	}
 	if (rapl) {
 		char cmd[128];
 
