@@ -50,6 +50,8 @@ static int one_number(const struct field *f, const char *text, json_t *j, long i
 		v = json_is_number(j) ? json_number_value(j) : NAN;
 		ok = json_is_number(j) && (f->kind != FIELD_INTEGER || json_is_integer(j));
 	}
+	if (f->kind == FIELD_INTEGER && !(v >= -9223372036854775808.0 && v < 9223372036854775808.0))
+		ok = false;	/* 2^63 (INT64_MAX as a double) would not cast back */
 	if (!ok || !in_range(f, v)) {
 		kerr_field(err, KERR_INVALID, f->name, text ? "%s%s must be %s (got '%.40s')" : "%s%s must be %s",
 			   f->name, at, kind_text(f, what, sizeof(what)), text);

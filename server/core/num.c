@@ -31,7 +31,7 @@ size_t num_shortest(double v, char *buf, bool real)
 {
 	int prec, n = 0;
 
-	if (v == (double)(int64_t)v && v > -1e15 && v < 1e15 && !(v == 0 && signbit(v))) {
+	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {	/* range first: a cast out of it is undefined */
 		n = whole(v, buf);
 		if (real) {
 			memcpy(buf + n, ".0", 3);
