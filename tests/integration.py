@@ -2132,7 +2132,7 @@ def installs_into_a_prefix_and_runs_from_there():
     pc = subprocess.run(["pkg-config", "--cflags", "--libs", "karte-region"], env=env, capture_output=True, text=True)
     expect(pc.returncode == 0 and f"-I{prefix}/include" in pc.stdout and "-lkarte_region" in pc.stdout,
            f"pkg-config knows karte-region ({pc.stdout} {pc.stderr})")
-    flags = Shared.cflags.split() if Shared.cflags else []
+    flags = list(Shared.cflags)
     for marked in (True, False):
         exe = os.path.join(prefix, "marked" if marked else "unmarked")
         cmd = ["cc", src, "-o", exe, f"-I{prefix}/include"] + flags + (["-DKARTE_REGIONS"] + pc.stdout.split()
