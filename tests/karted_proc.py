@@ -178,6 +178,12 @@ class Karted:
         self.proc.stderr.close()
         return rc
 
+    def died(self):
+        """What karted said last, when it is no longer running (else "")."""
+        if self.proc is None or self.proc.poll() is None:
+            return ""
+        return f"karted exited with {self.proc.returncode}: {self.stderr[-1500:]}"
+
     def stop(self):
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

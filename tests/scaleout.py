@@ -454,13 +454,14 @@ def a_restart_of_postgresql_fails_no_request_once_it_is_back():
             return out
         for k in (a, b):
             bad = [x for x in burst(k, "warm") if x[1] >= 300]
-            expect(not bad, f"warm-up answered ({bad[:3]})")
+            expect(not bad and not k.died(), f"warm-up answered ({bad[:3]}) {k.died()}")
         pids = S.pg.sql("admin", "postgres", "SELECT count(*) FROM pg_stat_activity WHERE datname = "
                         f"'{uri.rsplit('/', 1)[1]}'")
         S.pg.pg_ctl("restart", "-m", "fast")
         time.sleep(1.2)  # past the token cache, so the token check meets a stale connection too
         failed = []
         for k, name in ((b, "B"), (a, "A")):
+            expect(not k.died(), f"{name} alive after the restart ({k.died()})")
             s, body, _ = k.request("GET", "/api/v1/runs/1")
             if s != 200:
                 failed.append((name, "first read", s, body))
