@@ -12,14 +12,13 @@ import glob
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cubex  # noqa: E402
-from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, expect, free_port, temp_dir  # noqa: E402
 
 SUITE = Suite("collectors")
 test = SUITE.test
@@ -286,14 +285,6 @@ def post_json_and_ndjson():
     expect(r.returncode == 1 and "karted would refuse this: chi (3) must not exceed tau (1)" in r.stderr
            and "(field chi)" in r.stderr and r.stdout == "", f"a bad run is found by the dry run ({r.returncode} {r.stderr})")
     expect(runs_of("dry-sys") == [], "a dry run posts nothing")
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    p = s.getsockname()[1]
-    s.close()
-    return p
 
 
 @test

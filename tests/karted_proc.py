@@ -39,6 +39,16 @@ def _remove_temp_dirs():
         shutil.rmtree(d, ignore_errors=True)
 
 
+def free_port():
+    """A loopback port nobody listens on now (for a server that is away)."""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
 class Karted:
     """A karted process with its own temporary database directory."""
 

@@ -23,7 +23,7 @@ import threading
 import warnings
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT, Suite, expect, temp_dir  # noqa: E402
+from karted_proc import Karted, ROOT, Suite, expect, free_port, temp_dir  # noqa: E402
 
 PKG = os.path.join(ROOT, "collectors", "python")
 sys.dont_write_bytecode = True  # no __pycache__ in the repository
@@ -136,15 +136,6 @@ def refusals_raise_karte_error_with_status_and_field():
         raise AssertionError("a model of no series")
     except karte.KarteError as e:
         expect(e.status == 404, f"404 for a series that is not there ({e.status} {e})")
-
-
-def free_port():
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 @test
