@@ -9,7 +9,7 @@ set -eu
 PKGS="build-essential pkg-config
 libmicrohttpd-dev libjansson-dev libyajl-dev libsqlite3-dev sqlite3 nettle-dev
 libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev fonts-dejavu-core
-libcmocka-dev python3 python3-pandas python3-venv python3-pip python3-setuptools
+libcmocka-dev python3 python3-jsonschema python3-pandas python3-venv python3-pip python3-setuptools
 curl wrk libxml2-utils libcsv-dev
 libcurl4-openssl-dev libopenmpi-dev openmpi-bin gfortran
 nodejs chromium libotf2-trace-dev clang poppler-utils help2man

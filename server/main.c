@@ -577,7 +577,8 @@ static void first_start_token(const char *db)
 
 const struct route *const karted_routes[] = {api_routes, api_import_routes, api_analysis_routes,
 					     api_model_routes, api_history_routes, api_alert_routes,
-					     api_report_routes, api_method_routes, api_metric_routes, NULL};
+					     api_report_routes, api_method_routes, api_metric_routes,
+					     api_openapi_routes, NULL};
 
 /* The host part of ADDR:PORT as a browser would use it. */
 static const char *shown_host(const char *listen, char *buf, size_t size)

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """The documents against the code: every route karted serves (the route
-tables in server/api/api_*.c) has its row in docs/api.md, every relative link
+tables in server/api/api_*.c) has its row in docs/api.md and its operation in
+docs/openapi.json (and the description has nothing more), each operation's
+summary is its row's text and each query parameter it declares is named in
+docs/api.md; every relative link
 of README.md and docs/*.md resolves (file and #anchor), and no tracked file
 sends a reader to the folder beside the checkout that a user's clone lacks. Prints 'docs: N passed, M failed' last."""
 import glob
+import json
 import os
 import re
 import subprocess
@@ -37,12 +41,46 @@ def anchors(path):
 routes = set()
 for src in glob.glob(os.path.join(ROOT, "server", "api", "api_*.c")):
     with open(src) as f:
-        routes |= set(re.findall(r'\{"(GET|POST|PUT|DELETE)", "(/api/[^"]*)"', f.read()))
+        routes |= set(re.findall(r'\{"(GET|POST|PUT|DELETE)", "(/api/[^"]*|/metrics)"', f.read()))
 check(len(routes) >= 20, f"route tables found ({len(routes)})")
 with open(os.path.join(ROOT, "docs", "api.md")) as f:
     api = f.read()
 for method, path in sorted(routes):
     check(f"| `{method}` | `{path}` |" in api, f"docs/api.md lists {method} {path}")
+
+# docs/openapi.json: the same routes (a route's "{}" is "{id}" there), each
+# summary the text of the route's row above, each query parameter named
+with open(os.path.join(ROOT, "docs", "openapi.json")) as f:
+    spec = json.load(f)
+check(spec.get("openapi", "").startswith("3.1."), "docs/openapi.json is OpenAPI 3.1")
+described = {(m.upper(), re.sub(r"\{[a-z_]+\}", "{}", p)): op for p, item in spec["paths"].items()
+             for m, op in item.items()}
+check(set(described) == routes, "docs/openapi.json describes exactly the routes karted serves "
+      f"(not described: {sorted(routes - set(described))}; not served: {sorted(set(described) - routes)})")
+rows = dict(((m, p), what) for m, p, what in
+            re.findall(r"^\| `(GET|POST|PUT|DELETE)` \| `([^`]+)` \| [^|]*\| (.*?) \| \[", api, re.M))
+
+
+def param(p):
+    if "$ref" in p:
+        node = spec
+        for part in p["$ref"].lstrip("#/").split("/"):
+            node = node[part]
+        return node
+    return p
+
+
+for (method, path), op in sorted(described.items()):
+    check(op.get("summary") == rows.get((method, path)),
+          f"docs/openapi.json's summary of {method} {path} is its row in docs/api.md "
+          f"({op.get('summary')!r} vs {rows.get((method, path))!r})")
+    check(bool(op.get("responses")) and bool(op.get("operationId")), f"{method} {path} has an operationId and answers")
+    for p in map(param, op.get("parameters", [])):
+        if p["in"] != "query":
+            continue
+        name = p["name"]
+        stem = re.sub(r"\.(KEY|FIELD)$", ".", name)
+        check(any(f"{c}{stem}" in api for c in "`&?"), f"docs/api.md names {name}, a parameter of {method} {path}")
 
 docs = [os.path.join(ROOT, "README.md")] + sorted(glob.glob(os.path.join(ROOT, "docs", "*.md")))
 for doc in docs:

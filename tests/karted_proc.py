@@ -17,6 +17,8 @@ import threading
 import time
 import urllib.parse
 
+import openapi_check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 _TEMP_DIRS = []
@@ -167,6 +169,8 @@ class Karted:
                 parsed = json.loads(payload) if payload else None
             except ValueError:
                 parsed = payload
+            req_ctype = next((v for n, v in hdrs.items() if n.lower() == "content-type"), None)
+            openapi_check.check(method, path, resp.status, resp.getheader("Content-Type"), parsed, data, req_ctype)
             return resp.status, parsed, dict(resp.getheaders())
         finally:
             conn.close()
@@ -246,7 +250,11 @@ class Suite:
                     continue
                 t0 = time.time()
                 try:
+                    openapi_check.take_problems()
                     fn()
+                    off = openapi_check.take_problems()
+                    if off:
+                        raise AssertionError(f"{len(off)} answers differ from docs/openapi.json: " + "; ".join(off[:5]))
                     passed += 1
                     print(f"ok   {fn.__name__} ({time.time() - t0:.1f} s)", flush=True)
                 except Exception as e:  # noqa: BLE001 - report and go on

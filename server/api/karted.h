@@ -70,6 +70,7 @@ extern const struct route api_alert_routes[];
 extern const struct route api_report_routes[];
 extern const struct route api_method_routes[];
 extern const struct route api_metric_routes[];
+extern const struct route api_openapi_routes[];
 extern const struct route *const karted_routes[];
 
 /* Draw rep in fmt into rs (or a 500 with Cairo's reason), then free rep. */
