@@ -20,6 +20,7 @@
 #include "track/webhook.h"
 #include "core/version.h"
 #include "core/token.h"
+#include "core/klog.h"
 
 
 static const char usage[] =
@@ -75,6 +76,9 @@ static const char usage_options[] =
 	"                                                   KARTE_REGRESSION_CHECK (on)\n"
 	"  --access-log          a line on stderr for each request: method, path, status,\n"
 	"                        milliseconds, request id (5xx always)  KARTE_ACCESS_LOG=1\n"
+	"  --log-level LEVEL     error, warning, info or debug: what karted says on stderr\n"
+	"                        ('karted: warning: ...'; under systemd the journal gets\n"
+	"                        each line's priority)        KARTE_LOG_LEVEL (info)\n"
 	"  --alert-webhook URL   POST each alert as JSON to URL (http or https),\n"
 	"                        from a thread, retried 5 times with backoff\n"
 	"                                                   KARTE_ALERT_WEBHOOK\n"
@@ -169,6 +173,14 @@ static int parse_sync(const char *s, bool *full)
 		return 0;
 	}
 	fprintf(stderr, "karted: --sync must be 'normal' or 'full' (got '%s')\n", s);
+	return -1;
+}
+
+static int parse_log_level(const char *what, const char *s)
+{
+	if (!klog_set_level(s))
+		return 0;
+	fprintf(stderr, "karted: %s must be error, warning, info or debug (got '%s')\n", what, s);
 	return -1;
 }
 
@@ -271,6 +283,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"max-import-body", required_argument, NULL, 'I'},
 		{"alert-webhook", required_argument, NULL, 'W'},
 		{"access-log", no_argument, NULL, 'G'},
+		{"log-level", required_argument, NULL, 'L'},
 		{"regression-check", required_argument, NULL, 'R'},
 		{"from", required_argument, NULL, 'f'},
 		{"to", required_argument, NULL, 't'},
@@ -290,6 +303,8 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 	o->read_timeout_s = HTTP_READ_TIMEOUT_S;
 	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
 	o->access_log = !strcmp(env_or("KARTE_ACCESS_LOG", "0"), "1");
+	if (getenv("KARTE_LOG_LEVEL") && parse_log_level("KARTE_LOG_LEVEL", getenv("KARTE_LOG_LEVEL")))
+		return -1;
 	o->first_token = true;
 	o->chunk = 10000;
 	o->alert_webhook = getenv("KARTE_ALERT_WEBHOOK") && *getenv("KARTE_ALERT_WEBHOOK") ?
@@ -334,6 +349,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'G':
 			o->access_log = true;
+			break;
+		case 'L':
+			if (parse_log_level("--log-level", optarg))
+				return -1;
 			break;
 		case 's':
 			if (parse_sync(optarg, &o->sync_full))
@@ -571,7 +590,7 @@ static void first_start_token(const char *db)
 			show_first_token(db, token);
 	}
 	if (err.msg[0])
-		fprintf(stderr, "karted: no first-start token: %s\n", KERR_TEXT(&err));
+		klog(KLOG_WARNING, "no first-start token: %s", KERR_TEXT(&err));
 	store_close(st);
 }
 
@@ -658,20 +677,20 @@ static int cmd_serve(const struct opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
 	if (sigfd < 0) {
-		fprintf(stderr, "karted: cannot watch signals: %s\n", strerror(errno));
+		klog(KLOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		return 1;
 	}
 
 	/* a bad webhook URL is a usage error: said before any file is made */
 	if (o->alert_webhook && !(k.watch.hook = webhook_open(o->alert_webhook, &err))) {
-		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
+		klog(KLOG_ERROR, "%s", KERR_TEXT(&err));
 		return 1;
 	}
 	make_parent(o->db);
 	st = store_open(o->db, STORE_MIGRATE | STORE_NO_AUTOCHECKPOINT |
 			(o->sync_full ? STORE_SYNC_FULL : 0), &err);
 	if (!st) {
-		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
+		klog(KLOG_ERROR, "%s", KERR_TEXT(&err));
 		webhook_close(k.watch.hook);
 		return 1;
 	}
@@ -685,8 +704,7 @@ static int cmd_serve(const struct opts *o)
 							    &gone, &err) || store_commit(st, &err))
 		goto out;
 	if (gone)
-		fprintf(stderr, "karted: deleted the %lld runs of an import left half stored\n",
-			(long long)gone);
+		klog(KLOG_WARNING, "deleted the %lld runs of an import left half stored", (long long)gone);
 	k.readers = pool_open(o->db, 6, o->read_timeout_s > 0 ? o->read_timeout_s + 1.0 : 0, &err);
 	if (!k.readers)
 		goto out;
@@ -739,11 +757,11 @@ static int cmd_serve(const struct opts *o)
 
 	sig = http_loop(h, sigfd, 10000);
 	sd_notify(0, "STOPPING=1");
-	fprintf(stderr, "karted: %s: stopped\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	klog(KLOG_INFO, "%s: stopped", sig == SIGINT ? "SIGINT" : "SIGTERM");
 	rc = 0;
 out:
 	if (rc)
-		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
+		klog(KLOG_ERROR, "%s", KERR_TEXT(&err));
 	http_stop(h);
 	/* read-only connections first: the last connection to close checkpoints
 	 * and removes the WAL, which a read-only one cannot */

@@ -337,6 +337,45 @@ def an_access_log_when_asked_one_line_a_request():
         quiet.stop()
 
 
+@test
+def log_lines_carry_their_level_and_the_level_set_filters_them():
+    """A warning (a bad KARTE_HTTP_SPIN_US, ignored) and an info line (the
+    stop) at each level; under systemd, with stderr the journal's stream,
+    each line starts with its syslog priority for journald."""
+    def lines(level, journal=False, extra_env=None):
+        d = temp_dir("karte-log-")
+        err_path = os.path.join(d, "stderr")
+        with open(err_path, "w") as err:
+            st = os.fstat(err.fileno())
+            env = {n: v for n, v in os.environ.items() if n != "JOURNAL_STREAM"}
+            env.update(KARTE_HTTP_SPIN_US="abc", **(extra_env or {}))
+            if journal:
+                env["JOURNAL_STREAM"] = f"{st.st_dev}:{st.st_ino}"
+            args = [Shared.binary, "serve", "--listen", "127.0.0.1:0", "--db", os.path.join(d, "k.db"),
+                    "--no-first-token"] + (["--log-level", level] if level else [])
+            p = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=err, env=env, text=True)
+            expect("serving" in p.stdout.readline(), "karted started")
+            p.send_signal(signal.SIGTERM)
+            p.wait(timeout=15)
+        with open(err_path) as f:
+            return [x for x in f.read().splitlines() if "KARTE_HTTP_SPIN_US" in x or "stopped" in x]
+
+    warn = "karted: warning: KARTE_HTTP_SPIN_US must be 0 to 10000 (got 'abc'); ignored"
+    stop = "karted: SIGTERM: stopped"
+    expect(lines(None) == [warn, stop], f"info by default: both ({lines(None)})")
+    expect(lines("debug") == [warn, stop], "debug: both")
+    expect(lines("warning") == [warn], f"warning: the warning alone ({lines('warning')})")
+    expect(lines("error") == [], "error: neither")
+    expect(lines(None, extra_env={"KARTE_LOG_LEVEL": "warning"}) == [warn], "KARTE_LOG_LEVEL sets it too")
+    got = lines(None, journal=True)
+    expect(got == ["<4>" + warn, "<6>" + stop], f"the journal gets each line's priority ({got})")
+    got = lines(None, extra_env={"JOURNAL_STREAM": "1:2"})
+    expect(got == [warn, stop], f"JOURNAL_STREAM of another stream (inherited) adds none ({got})")
+    bad = subprocess.run([Shared.binary, "serve", "--log-level", "loud"], capture_output=True, text=True, timeout=10)
+    expect(bad.returncode != 0 and "--log-level must be error, warning, info or debug (got 'loud')" in bad.stderr,
+           f"a bad level is refused, naming the option ({bad.returncode} {bad.stderr})")
+
+
 @sqlite_only
 @test
 def under_systemd_the_first_token_goes_to_a_file_not_the_journal():
@@ -1438,7 +1477,7 @@ def alert_webhook_posts_each_alert_with_retries():
     srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
     url = f"http://127.0.0.1:{srv.server_address[1]}/hook"
-    k = Karted(Shared.binary, args=["--alert-webhook", url]).start()
+    k = Karted(Shared.binary, args=["--alert-webhook", url, "--log-level", "debug"]).start()
     try:
         def post(tau):
             s, b, _ = k.request("POST", "/api/v1/runs", run(system="hook-it", tau=tau), token=k.first_token, timeout=5)
@@ -1468,6 +1507,12 @@ def alert_webhook_posts_each_alert_with_retries():
         text = m.decode() if isinstance(m, bytes) else str(m)
         expect('karte_alert_webhook_total{outcome="sent"} 1' in text and "karte_alert_webhook_retries_total 1" in text,
                f"counted ({text[-600:]})")
+        failed = k.log_line("alert webhook, attempt 1 of 5")
+        sent = k.log_line("alert webhook: an alert delivered")
+        expect(failed.startswith("karted: warning: alert webhook, attempt 1 of 5: ") and "503" in failed,
+               f"the failed attempt is a warning naming the status ({failed!r})")
+        expect(sent == "karted: debug: alert webhook: an alert delivered after 2 attempts",
+               f"the delivery is a debug line ({sent!r})")
     finally:
         hold.set()
         k.stop()

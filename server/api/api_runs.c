@@ -15,6 +15,7 @@
 #include "core/token.h"
 #include "core/xalloc.h"
 #include "core/mono.h"
+#include "core/klog.h"
 
 #define PAGE_DEFAULT 100
 #define PAGE_MAX     1000
@@ -80,7 +81,7 @@ int api_token_ok(void *app, const char *token)
 	pool_put(k->readers, st);
 	k->token_queries++;
 	if (ok < 0) {
-		fprintf(stderr, "karted: cannot check a token: %s\n", KERR_TEXT(&err));
+		klog(KLOG_ERROR, "cannot check a token: %s", KERR_TEXT(&err));
 		return -1;
 	}
 	if (len <= TOKEN_SEEN_MAX) {

@@ -25,6 +25,7 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 #include "core/mono.h"
+#include "core/klog.h"
 
 #define DISCARD_MAX (64u << 20)	/* past this an over-long chunked body closes the connection */
 #define BODY_FIRST_MAX (64u << 10)	/* largest body buffer sized from Content-Length alone */
@@ -347,11 +348,11 @@ static enum MHD_Result send_resp(struct req *rq)
 	took = mono_s() - rq->started;
 	count(&rq->h->m, rs->status, took);
 	if (rs->status >= 500)
-		fprintf(stderr, "karted: request %s: %s %s -> %d%s%s\n", resp_request_id(rs, id),
+		klog(rs->status == 503 ? KLOG_WARNING : KLOG_ERROR, "request %s: %s %s -> %d%s%s", resp_request_id(rs, id),
 			rq->method, log_text(rq->path, path, sizeof(path)), rs->status, rs->log ? ": " : "",
 			rs->log ? rs->log : "");
 	else if (rq->h->cfg.access_log)
-		fprintf(stderr, "karted: access %s %s %d %.3f ms %s\n", rq->method,
+		klog_always(KLOG_INFO, "access %s %s %d %.3f ms %s", rq->method,
 			log_text(rq->path, path, sizeof(path)), rs->status, took * 1e3, resp_request_id(rs, id));
 	ret = MHD_queue_response(rq->conn, (unsigned)rs->status, r);
 	MHD_destroy_response(r);
@@ -791,7 +792,7 @@ static void slow_answered(struct http *h, struct req *rq)
 	/* an external-loop MHD does not wake its epoll fd on a resume:
 	 * wake the loop ourselves, or the answer waits for its timeout */
 	if (write(h->w.done_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
-		fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+		klog(KLOG_ERROR, "cannot wake the event loop: %s", strerror(errno));
 }
 
 /* Take out of the slow queue the requests whose clients hung up or that
@@ -979,6 +980,8 @@ static bool after_cancel(struct http *h, struct req *rq, int why)
 		rq->queued_at = mono_s();
 		if (lane_push(h, LANE_SLOW, rq)) {
 			h->w.moved++;
+			klog(KLOG_DEBUG, "request %016llx: %s %s over the quick lane's %g s: moved to the slow lane",
+			     (unsigned long long)id, rq->method, rq->route->path, h->cfg.quick_budget_s);
 			return true;
 		}
 		busy(rs, "too many analyses are waiting; try again");
@@ -1223,7 +1226,7 @@ static unsigned spin_us(void)
 		v = strtol(env, &end, 10);
 		if (!*end && v >= 0 && v <= 10000)
 			return (unsigned)v;
-		fprintf(stderr, "karted: KARTE_HTTP_SPIN_US must be 0 to 10000 (got '%s'); ignored\n", env);
+		klog(KLOG_WARNING, "KARTE_HTTP_SPIN_US must be 0 to 10000 (got '%s'); ignored", env);
 	}
 	return sysconf(_SC_NPROCESSORS_ONLN) >= HTTP_SPIN_CPUS ? HTTP_SPIN_US : 0;
 }
@@ -1371,7 +1374,7 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			n = 0;
 		if (!sig && (fds[3].revents & POLLIN) && read(sigfd, &si, sizeof(si)) == sizeof(si)) {
 			sig = (int)si.ssi_signo;
-			fprintf(stderr, "karted: %s: no new connections; finishing requests in flight\n",
+			klog(KLOG_INFO, "%s: no new connections; finishing requests in flight",
 				sig == SIGINT ? "SIGINT" : "SIGTERM");
 			fd = MHD_quiesce_daemon(h->d);
 			if (fd != MHD_INVALID_SOCKET)

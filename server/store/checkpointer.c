@@ -9,6 +9,7 @@
 
 #include "store.h"
 #include "core/xalloc.h"
+#include "core/klog.h"
 
 struct checkpointer {
 	struct store *st;
@@ -35,7 +36,7 @@ static void *checkpointer_main(void *arg)
 		pthread_mutex_unlock(&c->lock);
 		kerr_clear(&err);
 		if (store_checkpoint(c->st, pages > CHECKPOINT_TRUNCATE_PAGES, &pages, &err))
-			fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
+			klog(KLOG_WARNING, "%s", KERR_TEXT(&err));
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);

@@ -45,6 +45,7 @@
 #include "core/mono.h"
 #include "schema.h"
 #include "core/xalloc.h"
+#include "core/klog.h"
 
 #define PG_MIGRATE_LOCK 0x6b61727465LL	/* "karte": migrations, at start */
 #define PG_WRITE_LOCK 0x6b61727466LL	/* every write transaction */
@@ -298,6 +299,7 @@ static int alive(struct pg *st, struct kerr *err)
 	}
 	st->retry_at = 0;
 	st->reconnects++;
+	klog(KLOG_INFO, "PostgreSQL: a dropped connection made again (%u so far on this one)", st->reconnects);
 	return session_setup(st, err);
 }
 

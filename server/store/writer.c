@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/xalloc.h"
+#include "core/klog.h"
 
 /*
  * Two lists, both under lock, move jobs between the event loop and the
@@ -255,7 +256,7 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 		/* outside the lock, so the loop never waits on it for a system call */
 		if (wake && write(w->wake_fd, &one, sizeof(one)) < 0)
-			fprintf(stderr, "karted: cannot wake the event loop: %s\n", strerror(errno));
+			klog(KLOG_ERROR, "cannot wake the event loop: %s", strerror(errno));
 		for (; direct; direct = next) {
 			next = direct->next;	/* done() may free the job */
 			direct->done(direct);

@@ -20,6 +20,7 @@
 #include "webhook.h"
 #include "core/xalloc.h"
 #include "core/jsonw.h"
+#include "core/klog.h"
 
 /* A region's energy in an entry: the window's name slot and the value. */
 struct region_e {
@@ -548,7 +549,7 @@ static int store_alerts(struct store *st, struct watch *wt, struct found *found,
 	}
 out:
 	if (rc)
-		fprintf(stderr, "karted: storing %zu alerts failed: %s\n", n, KERR_TEXT(&err));
+		klog(KLOG_ERROR, "storing %zu alerts failed: %s", n, KERR_TEXT(&err));
 	for (i = 0; i < n; i++)
 		json_decref(per_job[i]);
 	free(per_job);
@@ -685,7 +686,7 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 			rc = check_one(st, wt, &t[i], &found, &nfound, &cap, &err);
 	}
 	if (rc) {
-		fprintf(stderr, "karted: checking runs: %s\n", KERR_TEXT(&err));
+		klog(KLOG_ERROR, "checking runs: %s", KERR_TEXT(&err));
 		watch_free(wt);
 	}
 	if (nfound)

@@ -15,6 +15,7 @@
 #include "core/version.h"
 #include "core/xalloc.h"
 #include "core/jsonw.h"
+#include "core/klog.h"
 
 struct item {
 	char *body;
@@ -115,7 +116,7 @@ static void *webhook_main(void *arg)
 			pthread_mutex_lock(&h->lock);
 			if (ok || h->stopping)
 				break;
-			fprintf(stderr, "karted: alert webhook, attempt %d of %d: %s\n", tries + 1,
+			klog(KLOG_WARNING, "alert webhook, attempt %d of %d: %s", tries + 1,
 				WEBHOOK_TRIES, c ? why : "libcurl did not start");
 		}
 		if (!ok && h->stopping)
@@ -125,10 +126,14 @@ static void *webhook_main(void *arg)
 			h->tail = NULL;
 		h->count--;
 		h->stats.queued = h->count;
-		if (ok)
+		if (ok) {
 			h->stats.sent++;
-		else
+			klog(KLOG_DEBUG, "alert webhook: an alert delivered after %d attempt%s", tries + 1,
+			     tries ? "s" : "");
+		} else {
 			h->stats.failed++;
+			klog(KLOG_ERROR, "alert webhook: an alert not delivered after %d attempts", WEBHOOK_TRIES);
+		}
 		free(it->body);
 		free(it);
 	}
@@ -182,8 +187,8 @@ void webhook_send(struct webhook *h, const json_t *alert)
 		free(it);
 		/* the first drop, then every 1000th: a flood of alerts is not a flood of log */
 		if (dropped % 1000 == 1)
-			fprintf(stderr, "karted: alert webhook queue full (%d): %llu alert%s dropped so far "
-				"(karte_alert_webhook_total{outcome=\"dropped\"})\n", WEBHOOK_QUEUE,
+			klog(KLOG_WARNING, "alert webhook queue full (%d): %llu alert%s dropped so far "
+			     "(karte_alert_webhook_total{outcome=\"dropped\"})", WEBHOOK_QUEUE,
 				(unsigned long long)dropped, dropped == 1 ? "" : "s");
 		return;
 	}
