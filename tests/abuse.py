@@ -154,6 +154,26 @@ def energy_model_failures_do_not_leak():
 
 
 @test
+def a_large_answer_gives_its_memory_back():
+    """An isoefficiency of 3,600 points and every pair builds a tree many
+    times its 2 MiB: karted's workers give the freed heap back once it
+    passes 32 MiB (HTTP_TRIM_FREE), not after every request."""
+    runs = [{"system": "trim", "application": "iso", "p": p, "n": float(n), "tau": 1 + n / p / 100.0,
+             "chi": (1 + n / p / 100.0) * (0.1 + 0.005 * p)} for p in range(1, 61) for n in range(100, 6100, 100)]
+    s, b, _ = post("/api/v1/runs", runs, token=True, timeout=60)
+    expect(s == 201, f"3,600 runs stored ({s})")
+    before = status_of(S.k, "VmRSS")
+    for _ in range(2):
+        s, b, _ = S.k.request("GET", "/api/v1/analysis/isoefficiency?system=trim&application=iso&max_pairs=20000"
+                              "&models=false", timeout=60)
+        expect(s == 200 and len(b["sps"]) + len(b["candidates"]) + len(b["not_sps"]) >= 20000, f"a large answer ({s} {b.get('counts')})")
+    after = status_of(S.k, "VmRSS")
+    print(f"    RSS {before >> 20} MiB before, {after >> 20} MiB after two large answers")
+    expect(SANITIZER or after - before < 40 << 20, f"RSS grew by {(after - before) >> 20} MiB")
+    probe("large answers")
+
+
+@test
 def powercap_products_are_bounded():
     body = {"f_max": 3000, "f_min": 1200, "t0": 10, "r": {"f": [1200, 3000], "r": [2, 1]},
             "modules": [{"p_max": 100 + i % 7, "p_min": 40} for i in range(1000)],

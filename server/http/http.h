@@ -59,6 +59,8 @@ enum route_flags {
 #define HTTP_QUICK_BUDGET_S 0.25	/* a read in the quick lane longer than this moves */
 #define HTTP_READ_TIMEOUT_S 30		/* a read's deadline in the slow lane */
 
+#define HTTP_TRIM_FREE (32u << 20) /* free heap bytes past which a worker gives them back */
+
 #define HTTP_PENDING 1		/* handler returned: the answer comes later */
 
 enum { AFTER_ANSWERED = 1, AFTER_WAITING = 2 };
