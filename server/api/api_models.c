@@ -95,6 +95,26 @@ static void model_data_free(struct model_data *md)
 	md->reps = NULL;
 }
 
+/* o in cmp_obsv's order. A body lists each point's values together, in
+ * the order of its coordinates more often than not: then each point's
+ * values are sorted alone (10^4 values in 50 points: a third of the
+ * comparisons of one sort of all), else all at once. */
+static void sort_obsv(struct obsv *o, size_t nv)
+{
+	size_t i, j;
+
+	for (i = 1; i < nv; i++)
+		if (o[i - 1].x[0] > o[i].x[0] || (o[i - 1].x[0] == o[i].x[0] && o[i - 1].x[1] > o[i].x[1])) {
+			qsort(o, nv, sizeof(*o), cmp_obsv);
+			return;
+		}
+	for (i = 0; i < nv; i = j) {
+		for (j = i + 1; j < nv && same_point(&o[j], &o[i]); j++)
+			;
+		qsort(o + i, j - i, sizeof(*o), cmp_obsv);
+	}
+}
+
 /* Group nv values (sorted here; unused coordinates 0) into md's points.
  * 413 naming field when there are more than MODEL_POINTS_MAX. */
 static int group_points(struct obsv *o, size_t nv, struct model_data *md, const char *field,
@@ -103,7 +123,7 @@ static int group_points(struct obsv *o, size_t nv, struct model_data *md, const 
 	size_t i, j, m = 0, k;
 	double *vals;
 
-	qsort(o, nv, sizeof(*o), cmp_obsv);
+	sort_obsv(o, nv);
 	for (i = 0; i < nv; i++)
 		m += i == 0 || !same_point(&o[i], &o[i - 1]);
 	if (m > MODEL_POINTS_MAX)
