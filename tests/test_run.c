@@ -671,6 +671,73 @@ static void test_shortest_numbers(void **state)
 	}
 }
 
+/* The oracle: the first of %.15g, %.16g, %.17g that reads back. */
+static void shortest_by_printf(double v, char *want, bool real)
+{
+	int prec;
+
+	for (prec = 15; prec <= 17; prec++) {
+		snprintf(want, NUM_TEXT_MAX, "%.*g", prec, v);
+		if (strtod(want, NULL) == v)
+			break;
+	}
+	if (real && !strpbrk(want, ".eEni"))
+		strcat(want, ".0");
+}
+
+/* num_shortest rounds one printf's 17 digits to 16 and 15 itself: it must
+ * write what trying printf at each precision writes, for doubles of every
+ * exponent (random bits), decimals of 1 to 17 digits (k / 10^j, the
+ * numbers people post), the same with their last digit a 5 and nines that
+ * carry (where rounding twice could go wrong), and their neighbours one
+ * ulp away. */
+static void test_shortest_agrees_with_printf(void **state)
+{
+	char buf[NUM_TEXT_MAX], want[NUM_TEXT_MAX];
+	uint64_t x = 88172645463325252ull, bits;
+	double v, base;
+	long i, checked = 0;
+	int j, k;
+
+	(void)state;
+	for (i = 0; i < 1200000; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		switch (i % 4) {
+		case 0:		/* any finite double */
+			bits = x;
+			memcpy(&v, &bits, sizeof(v));
+			if (!isfinite(v))
+				continue;
+			break;
+		case 1:		/* a decimal of up to 17 digits at any scale */
+			j = (int)(x % 17) + 1;
+			base = (double)(x >> 8 & ((1ull << 53) - 1));
+			v = base / pow(10, j) * pow(10, (int)(x % 40) - 20);
+			break;
+		case 2:		/* 15 or 16 digits ending in 5, or all nines */
+			k = 14 + (int)(x % 3);
+			base = (double)((x >> 8) % (uint64_t)pow(10, k - 1)) * 10 + 5;
+			if (x % 7 == 0)
+				base = pow(10, k) - 1;
+			v = base * pow(10, (int)(x >> 40) % 30 - 15 - k);
+			break;
+		default:	/* one ulp from such a decimal */
+			v = nextafter((double)((x >> 11) % 100000000000000000ull) / 1e9, x & 1 ? INFINITY : 0);
+			break;
+		}
+		if (x & 2)
+			v = -v;
+		num_shortest(v, buf, x & 4);
+		shortest_by_printf(v, want, x & 4);
+		if (strcmp(buf, want))
+			fail_msg("%a (%.17g): '%s', printf gives '%s'", v, v, buf, want);
+		checked++;
+	}
+	assert_true(checked > 1100000);
+}
+
 /* jansson values written with those numbers, escapes as JSON wants. */
 static void test_json_writer(void **state)
 {
@@ -708,6 +775,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shortest_numbers),
+		cmocka_unit_test(test_shortest_agrees_with_printf),
 		cmocka_unit_test(test_only_json_is_json),
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
