@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <otf2/otf2.h>
 #include <stdbool.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -323,6 +324,15 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 			 "limits of a trace correction", anchor, LIMIT_TRACE_SAMPLES, LIMIT_SEGMENTS);
 		goto out;
 	}
+	/* a damaged archive can hold a sample that is no number or comes
+	 * before the one read earlier; the correction needs neither */
+	for (i = 0; i < c.ns; i++)
+		if (!isfinite(c.s[i].t) || !isfinite(c.s[i].p) || (i && c.s[i].t < c.s[i - 1].t)) {
+			kerr_set(err, KERR_INVALID, "%s: power sample %zu %s (a damaged trace?)", anchor, i,
+				 isfinite(c.s[i].t) && isfinite(c.s[i].p) ? "comes before the one read before it" :
+									     "is not a finite number");
+			goto out;
+		}
 	t->samples = c.s;
 	t->nsamples = c.ns;
 	c.s = NULL;
