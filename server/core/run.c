@@ -11,6 +11,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "dconv.h"
 #include "utf8.h"
 #include "xalloc.h"
 
@@ -198,61 +199,9 @@ static const char *cur_name(struct sax *x)
 	return buf;
 }
 
-/* Every power of ten up to 1e22 is exactly a double. */
-static const double pow10_exact[] = {
-	1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
-	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-};
-
 int run_number(const char *s, size_t len, double *out)
 {
-	const char *p = s, *end = s + len;
-	char buf[64], *stop;
-	uint64_t m = 0;
-	int digits = 0, exp10 = 0, e = 0, esign = 1;
-	bool neg = false;
-
-	/* Clinger's fast path: at most 15 significant digits and a power of
-	 * ten up to 22 are both exact doubles, so one multiplication or
-	 * division rounds correctly, which is what strtod would return.
-	 * Anything else goes to strtod. */
-	if (p < end && *p == '-')
-		neg = true, p++;
-	for (; p < end && *p >= '0' && *p <= '9'; p++)
-		if ((m = m * 10 + (uint64_t)(*p - '0')) && ++digits > 15)
-			goto slow;
-	if (p < end && *p == '.')
-		for (p++; p < end && *p >= '0' && *p <= '9'; p++, exp10--)
-			if ((m = m * 10 + (uint64_t)(*p - '0')) && ++digits > 15)
-				goto slow;
-	if (p < end && (*p == 'e' || *p == 'E')) {
-		p++;
-		if (p < end && (*p == '+' || *p == '-'))
-			esign = *p++ == '-' ? -1 : 1;
-		for (; p < end && *p >= '0' && *p <= '9'; p++)
-			if ((e = e * 10 + (*p - '0')) > 999)
-				goto slow;
-	}
-	exp10 += esign * e;
-	if (p != end || p == s + neg)
-		goto slow;
-	if (m == 0) {
-		*out = neg ? -0.0 : 0.0;
-		return 0;
-	}
-	if (exp10 < -22 || exp10 > 22)
-		goto slow;
-	*out = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
-	if (neg)
-		*out = -*out;
-	return 0;
-slow:
-	if (len >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, len);
-	buf[len] = '\0';
-	*out = strtod(buf, &stop);
-	return *stop || !isfinite(*out) ? -1 : 0;
+	return dconv_strtod(s, len, out) || !isfinite(*out) ? -1 : 0;
 }
 
 /* A number token: finite, else an error naming the field. */
