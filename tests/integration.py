@@ -1727,8 +1727,11 @@ def isoefficiency_svg_of_10000_runs_stays_small():
         s, b, _ = k.request("GET", f"/api/v1/analysis/isoefficiency?system=big-it&application=md&max_pairs={bad}")
         expect(s == 400 and b["field"] == "max_pairs" and "20000" in b["error"], f"max_pairs={bad} -> 400 naming it ({s} {b})")
     s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=big-it&application=md")
+    expect(b["counts"]["truncated"] and len(b["candidates"]) == 200 and b["counts"]["candidates"] == c["candidates"],
+           f"by default (compact) at most 200 of each kind are listed, all counted ({b['counts']})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=big-it&application=md&detail=full")
     expect(b["counts"]["truncated"] and len(b["candidates"]) == 1000 and b["counts"]["candidates"] == c["candidates"],
-           f"by default at most 1,000 of each kind are listed, all counted ({b['counts']})")
+           f"detail=full lists at most 1,000 of each kind, all counted ({b['counts']})")
     s, b, h = k.request("GET", "/api/v1/reports/isoefficiency.png?system=big-it&application=md")
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "isoefficiency-10000.png"), "wb") as f:

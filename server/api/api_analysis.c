@@ -15,32 +15,44 @@
 
 #define LEVELS_MAX 32
 #define ISO_LIST_MAX 20000	/* max_pairs at most: every answer stays under 16 MiB */
-#define ISO_LIST_DEFAULT 1000	/* max_pairs by default: 1,000 points answer in well under 1 s */
+#define ISO_LIST_DEFAULT 200	/* max_pairs by default (detail=compact): 1,000 points answer in ~0.4 MB */
+#define ISO_LIST_FULL 1000	/* max_pairs by default with detail=full */
 #define ENERGY_P_MAX 16384	/* node counts of one energy what-if */
 #define ENERGY_CELLS_MAX 200000	/* regions x node counts: the shares in one answer */
-
-static json_t *pn(const struct ka_obs *o)
-{
-	return json_pack("{s:I,s:o}", "p", (json_int_t)o->p, "n", json_real(o->n));
-}
 
 /* ---- GET /api/v1/analysis/isoefficiency ---------------------------------- */
 
 struct iso_out {
 	const struct ka_obs *obs;
-	json_t *sps, *cand, *not, *steps, *boundary, *bases;
+	struct jw sps, cand, not, steps, boundary, bases;	/* each a list, written as found */
+	struct ka_step *step;	/* the steps again, for the models' statement of the C1 turn */
+	size_t nstep;
 	size_t max_pairs;		/* listed per kind at most */
 	size_t nsps, ncand, nnot;	/* counted, listed or not */
 };
 
+static void iso_out_init(struct iso_out *o, const struct ka_obs *obs, size_t nobs, size_t max_pairs)
+{
+	struct jw *lists[] = {&o->sps, &o->cand, &o->not, &o->steps, &o->boundary, &o->bases};
+	size_t i;
+
+	*o = (struct iso_out){.obs = obs, .max_pairs = max_pairs};
+	o->step = xmalloc((nobs ? nobs : 1) * sizeof(*o->step));	/* fewer steps than points */
+	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
+		jw_init(lists[i], HTTP_ANSWER_MAX);
+		jw_open(lists[i], '[');
+	}
+}
+
 static void iso_out_free(struct iso_out *o)
 {
-	json_decref(o->sps);
-	json_decref(o->cand);
-	json_decref(o->not);
-	json_decref(o->steps);
-	json_decref(o->boundary);
-	json_decref(o->bases);
+	jw_free(&o->sps);
+	jw_free(&o->cand);
+	jw_free(&o->not);
+	jw_free(&o->steps);
+	jw_free(&o->boundary);
+	jw_free(&o->bases);
+	free(o->step);
 }
 
 /* Room for one more in a list of n so far? */
@@ -49,26 +61,66 @@ static bool listed(const struct iso_out *o, size_t n)
 	return n < o->max_pairs;
 }
 
+/* {"p", "n"} of a point */
+static void put_pn(struct jw *w, const struct ka_obs *o)
+{
+	jw_open(w, '{');
+	jw_key(w, "p");
+	jw_int(w, o->p);
+	jw_key(w, "n");
+	jw_real(w, o->n);
+	jw_close(w, '}');
+}
+
+static void put_key_pn(struct jw *w, const char *key, const struct ka_obs *o)
+{
+	jw_key(w, key);
+	put_pn(w, o);
+}
+
+static void put_key_real(struct jw *w, const char *key, double v)
+{
+	jw_key(w, key);
+	jw_real(w, v);
+}
+
 static void o_sps(const struct ka_sps *s, void *ctx)
 {
 	struct iso_out *o = ctx;
+	struct jw *w = &o->sps;
 
 	if (!listed(o, o->nsps++))
 		return;
-	json_array_append_new(
-		o->sps,
-		json_pack("{s:o,s:o,s:o,s:f,s:s,s:{s:f,s:f,s:f},s:s,s:s,s:b}", "base",
-			  pn(&o->obs[s->base]), "grown_n", pn(&o->obs[s->grown_n]), "grown_p",
-			  pn(&o->obs[s->grown_p]), "efficiency", s->efficiency, "crossing",
-			  s->equal ? "equal" : "crossed", "crossing_point", "p", s->cross_p, "tau",
-			  s->cross_tau, "chi", s->cross_chi, "arrow_region", ka_cclass_name(s->arrow),
-			  "step_region", ka_cclass_name(s->step), "uncertain", s->uncertain));
+	jw_open(w, '{');
+	put_key_pn(w, "base", &o->obs[s->base]);
+	put_key_pn(w, "grown_n", &o->obs[s->grown_n]);
+	put_key_pn(w, "grown_p", &o->obs[s->grown_p]);
+	put_key_real(w, "efficiency", s->efficiency);
+	jw_key(w, "crossing");
+	jw_str(w, s->equal ? "equal" : "crossed");
+	jw_key(w, "crossing_point");
+	jw_open(w, '{');
+	put_key_real(w, "p", s->cross_p);
+	put_key_real(w, "tau", s->cross_tau);
+	put_key_real(w, "chi", s->cross_chi);
+	jw_close(w, '}');
+	jw_key(w, "arrow_region");
+	jw_str(w, ka_cclass_name(s->arrow));
+	jw_key(w, "step_region");
+	jw_str(w, ka_cclass_name(s->step));
+	jw_key(w, "uncertain");
+	jw_bool(w, s->uncertain);
+	jw_close(w, '}');
 }
 
-static json_t *pair_json(const struct iso_out *o, const struct ka_pair *c)
+static void put_pair(struct jw *w, const struct iso_out *o, const struct ka_pair *c)
 {
-	return json_pack("{s:o,s:o,s:b}", "base", pn(&o->obs[c->base]), "grown_n",
-			 pn(&o->obs[c->grown_n]), "uncertain", c->uncertain);
+	jw_open(w, '{');
+	put_key_pn(w, "base", &o->obs[c->base]);
+	put_key_pn(w, "grown_n", &o->obs[c->grown_n]);
+	jw_key(w, "uncertain");
+	jw_bool(w, c->uncertain);
+	jw_close(w, '}');
 }
 
 static void o_cand(const struct ka_pair *c, void *ctx)
@@ -76,7 +128,7 @@ static void o_cand(const struct ka_pair *c, void *ctx)
 	struct iso_out *o = ctx;
 
 	if (listed(o, o->ncand++))
-		json_array_append_new(o->cand, pair_json(o, c));
+		put_pair(&o->cand, o, c);
 }
 
 static void o_not(const struct ka_pair *c, void *ctx)
@@ -84,60 +136,95 @@ static void o_not(const struct ka_pair *c, void *ctx)
 	struct iso_out *o = ctx;
 
 	if (listed(o, o->nnot++))
-		json_array_append_new(o->not, pair_json(o, c));
+		put_pair(&o->not, o, c);
 }
 
 static void o_step(const struct ka_step *s, void *ctx)
 {
 	struct iso_out *o = ctx;
+	struct jw *w = &o->steps;
 
-	json_array_append_new(o->steps,
-			      json_pack("{s:f,s:I,s:I,s:s,s:o,s:b}", "n", o->obs[s->from].n, "from_p",
-					(json_int_t)o->obs[s->from].p, "to_p",
-					(json_int_t)o->obs[s->to].p, "region", ka_cclass_name(s->cls),
-					"slope", json_finite(s->slope), "uncertain", s->uncertain));
+	o->step[o->nstep++] = *s;
+	jw_open(w, '{');
+	put_key_real(w, "n", o->obs[s->from].n);
+	jw_key(w, "from_p");
+	jw_int(w, o->obs[s->from].p);
+	jw_key(w, "to_p");
+	jw_int(w, o->obs[s->to].p);
+	jw_key(w, "region");
+	jw_str(w, ka_cclass_name(s->cls));
+	put_key_real(w, "slope", s->slope);
+	jw_key(w, "uncertain");
+	jw_bool(w, s->uncertain);
+	jw_close(w, '}');
 }
 
 static void o_boundary(size_t i, void *ctx)
 {
 	struct iso_out *o = ctx;
 
-	json_array_append_new(o->boundary, pn(&o->obs[i]));
+	put_pn(&o->boundary, &o->obs[i]);
 }
 
 static void o_base(size_t i, enum ka_base_status st, bool unc, void *ctx)
 {
 	static const char *const names[] = {"untested", "not_sps", "candidate", "sps"};
 	struct iso_out *o = ctx;
-	json_t *b = pn(&o->obs[i]);
+	struct jw *w = &o->bases;
 
-	json_object_set_new(b, "status", json_string(names[st]));
-	json_object_set_new(b, "uncertain", json_boolean(unc));
-	json_array_append_new(o->bases, b);
+	jw_open(w, '{');
+	jw_key(w, "p");
+	jw_int(w, o->obs[i].p);
+	put_key_real(w, "n", o->obs[i].n);
+	jw_key(w, "status");
+	jw_str(w, names[st]);
+	jw_key(w, "uncertain");
+	jw_bool(w, unc);
+	jw_close(w, '}');
 }
 
-static json_t *points_json(const struct ka_obs *obs, size_t nobs, const struct ka_run *runs)
+/* The pooled points: id, count, p, n, tau, chi, efficiency, effective_p;
+ * with full, every point's ids and spreads, else only those of a point of
+ * several runs (one run's spread is its value, its ids its id). */
+static void put_points(struct jw *w, const struct ka_obs *obs, size_t nobs, const struct ka_run *runs,
+		       bool full)
 {
-	json_t *a = json_array(), *ids;
 	size_t i, k;
 
+	jw_open(w, '[');
 	for (i = 0; i < nobs; i++) {
 		const struct ka_obs *o = &obs[i];
 
-		ids = json_array();
-		for (k = 0; k < o->count; k++)
-			json_array_append_new(ids, json_integer(runs[o->first + k].id));
-		json_array_append_new(
-			a, json_pack("{s:I,s:o,s:I,s:I,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:f}", "id",
-				     (json_int_t)runs[o->first].id, "ids", ids, "count",
-				     (json_int_t)o->count, "p", (json_int_t)o->p, "n", o->n, "tau",
-				     o->tau, "chi", o->chi, "efficiency", o->eps, "effective_p",
-				     ka_effective_p(o->p, o->eps), "tau_min", o->tau_lo, "tau_max",
-				     o->tau_hi, "chi_min", o->chi_lo, "chi_max", o->chi_hi,
-				     "efficiency_min", o->eps_lo));
-		json_object_set_new(json_array_get(a, i), "efficiency_max", json_real(o->eps_hi));
+		jw_open(w, '{');
+		jw_key(w, "id");
+		jw_int(w, runs[o->first].id);
+		if (full || o->count > 1) {
+			jw_key(w, "ids");
+			jw_open(w, '[');
+			for (k = 0; k < o->count; k++)
+				jw_int(w, runs[o->first + k].id);
+			jw_close(w, ']');
+		}
+		jw_key(w, "count");
+		jw_int(w, (int64_t)o->count);
+		jw_key(w, "p");
+		jw_int(w, o->p);
+		put_key_real(w, "n", o->n);
+		put_key_real(w, "tau", o->tau);
+		put_key_real(w, "chi", o->chi);
+		put_key_real(w, "efficiency", o->eps);
+		put_key_real(w, "effective_p", ka_effective_p(o->p, o->eps));
+		if (full || o->count > 1) {
+			put_key_real(w, "tau_min", o->tau_lo);
+			put_key_real(w, "tau_max", o->tau_hi);
+			put_key_real(w, "chi_min", o->chi_lo);
+			put_key_real(w, "chi_max", o->chi_hi);
+			put_key_real(w, "efficiency_min", o->eps_lo);
+			put_key_real(w, "efficiency_max", o->eps_hi);
+		}
+		jw_close(w, '}');
 	}
-	return a;
+	jw_close(w, ']');
 }
 
 static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const double *levels,
@@ -331,7 +418,7 @@ static json_t *auto_tolerance(const struct ka_obs *obs, size_t nobs, struct ka_i
 /* What GET /api/v1/analysis/isoefficiency is asked for, besides the series. */
 struct iso_params {
 	struct ka_iso_opts opts;
-	bool is_auto, with_points, with_models;
+	bool is_auto, with_points, with_models, full;
 	double levels[LEVELS_MAX];
 	size_t nlevels;
 	double max_pairs;
@@ -339,8 +426,15 @@ struct iso_params {
 
 static int iso_params_read(struct req *rq, struct iso_params *ip, struct kerr *err)
 {
-	*ip = (struct iso_params){{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}, false, true, true,
+	const char *detail = req_query(rq, "detail");
+
+	*ip = (struct iso_params){{KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT}, false, true, true, false,
 				  {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9}, 9, ISO_LIST_DEFAULT};
+	if (detail && strcmp(detail, "compact") && strcmp(detail, "full"))
+		return kerr_field(err, KERR_INVALID, "detail", "detail must be compact (the default) or full");
+	ip->full = detail && !strcmp(detail, "full");
+	if (ip->full)
+		ip->max_pairs = ISO_LIST_FULL;
 	ip->is_auto = req_query(rq, "tolerance") && !strcmp(req_query(rq, "tolerance"), "auto");
 	if (ip->is_auto && req_query(rq, "c2_rtol"))
 		return kerr_field(err, KERR_INVALID, "c2_rtol", "tolerance=auto sets c2_rtol from the "
@@ -353,30 +447,62 @@ static int iso_params_read(struct req *rq, struct iso_params *ip, struct kerr *e
 	       query_bool(rq, "models", true, &ip->with_models, err) ? -1 : 0;
 }
 
-/* The answer: the lists of the walk (points=false leaves out the points of
- * a large series), the functions, and how many there are, listed or not
- * (max_pairs bounds the lists). Takes the lists of out. */
-static json_t *iso_json(const struct series_data *sd, const struct ka_obs *obs, size_t nobs,
-			const struct iso_params *ip, struct iso_out *out)
+/* The answer, written as it goes: the lists of the walk (points=false
+ * leaves out the points of a large series), the functions, and how many
+ * there are, listed or not (max_pairs bounds the lists). Takes out's
+ * lists, and extra's members (tolerance_auto, models) at the end. */
+static void iso_write(struct jw *w, const struct series_data *sd, const struct ka_obs *obs, size_t nobs,
+		      const struct iso_params *ip, struct iso_out *out, json_t *extra)
 {
-	json_t *body = json_pack("{s:o,s:o,s:f,s:f,s:o*,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "series",
-				 series_json(sd), "frequency_mhz", json_finite(sd->frequency_mhz), "tolerance",
-				 ip->opts.tol, "c2_rtol", ip->opts.c2_rtol, "points",
-				 ip->with_points ? points_json(obs, nobs, sd->runs) : NULL, "sps", out->sps,
-				 "candidates", out->cand, "not_sps", out->not, "bases", out->bases,
-				 "steps", json_incref(out->steps), "c1_c3_boundary", out->boundary,
-				 "isoefficiency_functions", functions_json(obs, nobs, ip->levels, ip->nlevels),
-				 "other_frequencies", series_other_frequencies(sd));
+	const char *key;
+	json_t *v;
 
-	json_object_set_new(body, "skipped", json_pack("{s:I}", "no_chi", (json_int_t)sd->no_chi));
-	json_object_set_new(body, "scaling", scaling_json(obs, nobs));
-	json_object_set_new(body, "counts", json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out->nsps,
-						      "candidates", (json_int_t)out->ncand, "not_sps",
-						      (json_int_t)out->nnot, "truncated",
-						      out->nsps > out->max_pairs || out->ncand > out->max_pairs ||
-						      out->nnot > out->max_pairs));
-	out->sps = out->cand = out->not = out->bases = out->boundary = NULL;
-	return body;
+	jw_open(w, '{');
+	jw_key(w, "series");
+	jw_value_new(w, series_json(sd));
+	put_key_real(w, "frequency_mhz", sd->frequency_mhz);
+	put_key_real(w, "tolerance", ip->opts.tol);
+	put_key_real(w, "c2_rtol", ip->opts.c2_rtol);
+	if (ip->with_points) {
+		jw_key(w, "points");
+		put_points(w, obs, nobs, sd->runs, ip->full);
+	}
+	jw_close(&out->sps, ']');
+	jw_close(&out->cand, ']');
+	jw_close(&out->not, ']');
+	jw_close(&out->bases, ']');
+	jw_close(&out->steps, ']');
+	jw_close(&out->boundary, ']');
+	jw_key(w, "sps");
+	jw_splice(w, &out->sps);
+	jw_key(w, "candidates");
+	jw_splice(w, &out->cand);
+	jw_key(w, "not_sps");
+	jw_splice(w, &out->not);
+	jw_key(w, "bases");
+	jw_splice(w, &out->bases);
+	jw_key(w, "steps");
+	jw_splice(w, &out->steps);
+	jw_key(w, "c1_c3_boundary");
+	jw_splice(w, &out->boundary);
+	jw_key(w, "isoefficiency_functions");
+	jw_value_new(w, functions_json(obs, nobs, ip->levels, ip->nlevels));
+	jw_key(w, "other_frequencies");
+	jw_value_new(w, series_other_frequencies(sd));
+	jw_key(w, "skipped");
+	jw_value_new(w, json_pack("{s:I}", "no_chi", (json_int_t)sd->no_chi));
+	jw_key(w, "scaling");
+	jw_value_new(w, scaling_json(obs, nobs));
+	jw_key(w, "counts");
+	jw_value_new(w, json_pack("{s:I,s:I,s:I,s:b}", "sps", (json_int_t)out->nsps, "candidates",
+				  (json_int_t)out->ncand, "not_sps", (json_int_t)out->nnot, "truncated",
+				  out->nsps > out->max_pairs || out->ncand > out->max_pairs ||
+				  out->nnot > out->max_pairs));
+	json_object_foreach(extra, key, v) {
+		jw_key(w, key);
+		jw_value(w, v);
+	}
+	jw_close(w, '}');
 }
 
 static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
@@ -385,10 +511,11 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 	struct iso_out out = {0};
 	struct iso_params ip;
 	struct ka_obs *obs = NULL;
-	json_t *body, *tol_auto = NULL, *models = NULL;
+	json_t *extra = json_object(), *models;
 	size_t nobs = 0, wsize;
 	void *work = NULL;
 	struct kerr err;
+	struct jw w;
 
 	kerr_clear(&err);
 	if (iso_params_read(rq, &ip, &err) || series_load(app, rq, SERIES_ONE_FREQUENCY, &sd, &err) ||
@@ -400,25 +527,23 @@ static int get_isoefficiency(void *app, struct req *rq, struct resp *rs)
 		goto out;
 	}
 	if (ip.is_auto)
-		tol_auto = auto_tolerance(obs, nobs, &ip.opts);
-	out = (struct iso_out){obs, json_array(), json_array(), json_array(), json_array(),
-			       json_array(), json_array(), (size_t)ip.max_pairs, 0, 0, 0};
+		json_object_set_new(extra, "tolerance_auto", auto_tolerance(obs, nobs, &ip.opts));
+	iso_out_init(&out, obs, nobs, (size_t)ip.max_pairs);
 	ka_iso_analyze(obs, nobs, &ip.opts, work, wsize,
 		       &(struct ka_iso_visitor){o_step, o_boundary, o_sps, o_cand, o_not, o_base, &out});
-	if (ip.with_models &&
-	    !(models = iso_models_json(rq, &sd, obs, nobs, ip.levels, ip.nlevels, out.steps, &err)))
-		goto out;
-	body = iso_json(&sd, obs, nobs, &ip, &out);
-	if (tol_auto)
-		json_object_set(body, "tolerance_auto", tol_auto);
-	if (models)
-		json_object_set(body, "models", models);
-	resp_json(rs, 200, body);
+	if (ip.with_models) {
+		models = iso_models_json(rq, &sd, obs, nobs, ip.levels, ip.nlevels, out.step, out.nstep, &err);
+		if (!models)
+			goto out;
+		json_object_set_new(extra, "models", models);
+	}
+	jw_init(&w, HTTP_ANSWER_MAX);
+	iso_write(&w, &sd, obs, nobs, &ip, &out, extra);
+	resp_jw(rs, 200, &w);
 out:
 	if (err.code)
 		resp_error(rs, &err);
-	json_decref(tol_auto);
-	json_decref(models);
+	json_decref(extra);
 	iso_out_free(&out);
 	free(obs);
 	free(work);

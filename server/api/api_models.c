@@ -1137,23 +1137,25 @@ static void put_tau(json_t *o, const struct iso_fit *q, double p, double n)
 /* Where the measured steps at n turn (Orii's C1/C3 boundary: the last p
  * reached through C1 steps, *turn) and the measured p after it (*next,
  * INFINITY when the steps are C1 throughout, then *turn is the largest
- * measured p). steps: the analysis' [{n, from_p, to_p, region}] in order. */
-static void measured_turn(const json_t *steps, double n, double *turn, double *next)
+ * measured p). steps: the analysis' steps in the order it found them. */
+static void measured_turn(const struct ka_obs *obs, const struct ka_step *steps, size_t nsteps, double n,
+			  double *turn, double *next)
 {
-	const json_t *s;
 	size_t i;
 
 	*turn = NAN;
 	*next = INFINITY;
-	json_array_foreach(steps, i, s) {
-		if (json_real_value(json_object_get(s, "n")) != n)
+	for (i = 0; i < nsteps; i++) {
+		const struct ka_step *s = &steps[i];
+
+		if (obs[s->from].n != n)
 			continue;
-		if (strcmp(json_string_value(json_object_get(s, "region")), "C1")) {
-			*turn = json_number_value(json_object_get(s, "from_p"));
-			*next = json_number_value(json_object_get(s, "to_p"));
+		if (s->cls != KA_C1) {
+			*turn = (double)obs[s->from].p;
+			*next = (double)obs[s->to].p;
 			return;
 		}
-		*turn = json_number_value(json_object_get(s, "to_p"));
+		*turn = (double)obs[s->to].p;
 	}
 }
 
@@ -1163,7 +1165,7 @@ static void measured_turn(const json_t *steps, double n, double *turn, double *n
  * step that turns, or past the largest p when they are C1 throughout);
  * otherwise the measured boundary stands and the note says why. */
 static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, size_t nobs,
-			  const json_t *steps)
+			  const struct ka_step *steps, size_t nsteps)
 {
 	json_t *a = json_array(), *o, *reasons = json_array();
 	const char *quality = model_quality(&q->f[Q_RESOURCE], reasons);
@@ -1178,7 +1180,7 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 		if (i > 0 && (obs[i - 1].n == n || q->nparams == 1))
 			continue;	/* obs is sorted by (n, p) */
 		listed++;
-		measured_turn(steps, q->nparams == 1 ? q->n1 : n, &turn, &next);
+		measured_turn(obs, steps, nsteps, q->nparams == 1 ? q->n1 : n, &turn, &next);
 		falls = ka_pmnf_tau_turn(&q->f[Q_RESOURCE].mdl, n, q->plo, TURN_P_BEYOND * q->phi, &p) != 0;
 		agrees = isinf(next) ? falls || p >= turn : !falls && p >= turn && p <= next;
 		if (good && agrees) {
@@ -1232,8 +1234,8 @@ static json_t *iso_predictions_json(const struct iso_fit *q, const double *pred,
 }
 
 json_t *iso_models_json(struct req *rq, const struct series_data *sd, const struct ka_obs *obs,
-			size_t nobs, const double *levels, size_t nlevels, const json_t *steps,
-			struct kerr *err)
+			size_t nobs, const double *levels, size_t nlevels, const struct ka_step *steps,
+			size_t nsteps, struct kerr *err)
 {
 	struct iso_fit q = {0};
 	const char *why = NULL;
@@ -1251,7 +1253,7 @@ json_t *iso_models_json(struct req *rq, const struct series_data *sd, const stru
 			"work", model_json(&q.f[Q_WORK], NULL, 0, false), "overhead",
 			model_json(&q.f[Q_OVERHEAD], NULL, 0, false), "resource",
 			model_json(&q.f[Q_RESOURCE], NULL, 0, false), "isoefficiency_functions",
-			iso_functions_json(&q, levels, nlevels), "c1_c3", turns_json(&q, obs, nobs, steps),
+			iso_functions_json(&q, levels, nlevels), "c1_c3", turns_json(&q, obs, nobs, steps, nsteps),
 			"predictions", iso_predictions_json(&q, pred, npred), "explanation",
 			"work = p·γ, overhead = p·χ and resource = p·τ are modelled (they grow with p, "
 			"as Extra-P's terms do); ε = work / (work + overhead) and τ = resource / p");

@@ -18,11 +18,11 @@
  * each n, and the predictions the query asks for (predict=P:N,... or
  * predict=P,... for one n). A series that is neither a grid nor a strong-
  * scaling line, or too large, gets {"skipped": why}. steps: the measured
- * C1/C2/C3 steps ([{n, from_p, to_p, region}]), which the statement of
+ * C1/C2/C3 steps (nsteps, in the order the analysis found them), which the statement of
  * where tau stops falling never contradicts. NULL and err for a bad query. */
 json_t *iso_models_json(struct req *rq, const struct series_data *sd, const struct ka_obs *obs,
-			size_t nobs, const double *levels, size_t nlevels, const json_t *steps,
-			struct kerr *err);
+			size_t nobs, const double *levels, size_t nlevels, const struct ka_step *steps,
+			size_t nsteps, struct kerr *err);
 
 /* One series of the model report, with the memory behind it. */
 struct model_plot {

@@ -1,6 +1,7 @@
 #include "jsonw.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,38 +9,66 @@
 #include "num.h"
 #include "xalloc.h"
 
-struct w {
-	int (*out)(const char *s, size_t n, void *ctx);
-	void *ctx;
-	char buf[4096];		/* small pieces gathered before out() */
-	size_t len;
-	int failed;
-};
-
-static void flush(struct w *w)
+void jw_init(struct jw *w, size_t max)
 {
-	if (w->len && !w->failed && w->out(w->buf, w->len, w->ctx))
-		w->failed = 1;
-	w->len = 0;
+	*w = (struct jw){.max = max};
 }
 
-static void put(struct w *w, const char *s, size_t n)
+void jw_free(struct jw *w)
 {
-	if (w->failed)
+	free(w->buf);
+	jw_init(w, w->max);
+}
+
+char *jw_take(struct jw *w, size_t *len)
+{
+	char *text = w->over ? NULL : w->buf ? w->buf : xstrdup("");
+
+	if (len)
+		*len = text ? w->len : 0;
+	if (!text)
+		free(w->buf);
+	jw_init(w, w->max);
+	return text;
+}
+
+static void put(struct jw *w, const char *s, size_t n)
+{
+	if (w->over)
 		return;
-	if (w->len + n > sizeof(w->buf)) {
-		flush(w);
-		if (n > sizeof(w->buf)) {
-			if (!w->failed && w->out(s, n, w->ctx))
-				w->failed = 1;
-			return;
-		}
+	if (n >= w->max - w->len) {	/* the text and its NUL within max */
+		w->over = true;
+		return;
+	}
+	if (w->len + n + 1 > w->cap) {
+		w->cap = w->cap ? w->cap : 4096;
+		while (w->cap < w->len + n + 1)
+			w->cap *= 2;
+		w->buf = xrealloc(w->buf, w->cap);
 	}
 	memcpy(w->buf + w->len, s, n);
 	w->len += n;
+	w->buf[w->len] = '\0';
 }
 
-static void put_string(struct w *w, const char *s, size_t n)
+/* Before a value or a key: the comma when its container has a member. */
+static void sep(struct jw *w)
+{
+	uint64_t bit;
+
+	if (w->keyed) {
+		w->keyed = false;
+		return;
+	}
+	if (!w->depth)
+		return;
+	bit = (uint64_t)1 << w->depth;
+	if (w->more & bit)
+		put(w, ",", 1);
+	w->more |= bit;
+}
+
+static void put_string(struct jw *w, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	size_t i, run = 0;
@@ -51,6 +80,8 @@ static void put_string(struct w *w, const char *s, size_t n)
 		const char *e = NULL;
 		size_t el = 2;
 
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
 		if (c == '"')
 			e = "\\\"";
 		else if (c == '\\')
@@ -65,15 +96,13 @@ static void put_string(struct w *w, const char *s, size_t n)
 			e = "\\b";
 		else if (c == '\f')
 			e = "\\f";
-		else if (c < 0x20) {
+		else {
 			memcpy(esc, "\\u00", 4);
 			esc[4] = hex[c >> 4];
 			esc[5] = hex[c & 15];
 			e = esc;
 			el = 6;
 		}
-		if (!e)
-			continue;
 		put(w, s + run, i - run);
 		put(w, e, el);
 		run = i + 1;
@@ -82,19 +111,35 @@ static void put_string(struct w *w, const char *s, size_t n)
 	put(w, "\"", 1);
 }
 
-static void put_value(struct w *w, const json_t *v, int depth)
+static void put_real(struct jw *w, double v)
 {
 	char num[NUM_TEXT_MAX + 8];
+
+	if (!isfinite(v))
+		put(w, "null", 4);
+	else
+		put(w, num, num_shortest(v, num, true));
+}
+
+static void put_int(struct jw *w, int64_t v)
+{
+	char num[24];
+
+	put(w, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
+}
+
+static void put_value(struct jw *w, const json_t *v, int depth)
+{
 	const char *key;
 	json_t *item;
-	size_t i, n;
+	size_t i;
 	int first;
 
 	if (depth > 2048) {	/* jansson's parser limits depth likewise */
-		w->failed = 1;
+		w->over = true;
 		return;
 	}
-	switch (json_typeof(v)) {
+	switch (v ? json_typeof(v) : JSON_NULL) {
 	case JSON_OBJECT:
 		put(w, "{", 1);
 		first = 1;
@@ -121,12 +166,10 @@ static void put_value(struct w *w, const json_t *v, int depth)
 		put_string(w, json_string_value(v), json_string_length(v));
 		break;
 	case JSON_INTEGER:
-		n = (size_t)snprintf(num, sizeof(num), "%" JSON_INTEGER_FORMAT, json_integer_value(v));
-		put(w, num, n);
+		put_int(w, json_integer_value(v));
 		break;
 	case JSON_REAL:
-		n = num_shortest(json_real_value(v), num, true);
-		put(w, num, n);
+		put_real(w, json_real_value(v));
 		break;
 	case JSON_TRUE:
 		put(w, "true", 4);
@@ -140,53 +183,99 @@ static void put_value(struct w *w, const json_t *v, int depth)
 	}
 }
 
-int jsonw(const json_t *v, int (*out)(const char *s, size_t n, void *ctx), void *ctx)
+void jw_open(struct jw *w, char c)
 {
-	struct w *w = xmalloc(sizeof(*w));
-	int rc;
-
-	w->out = out;
-	w->ctx = ctx;
-	w->len = 0;
-	w->failed = 0;
-	put_value(w, v, 0);
-	flush(w);
-	rc = w->failed ? -1 : 0;
-	free(w);
-	return rc;
+	sep(w);
+	if (w->depth + 1 > JW_DEPTH_MAX) {
+		w->over = true;
+		return;
+	}
+	put(w, &c, 1);
+	w->depth++;
+	w->more &= ~((uint64_t)1 << w->depth);
 }
 
-struct grow {
-	char *p;
-	size_t len, cap;
-};
-
-static int grow_out(const char *s, size_t n, void *ctx)
+void jw_close(struct jw *w, char c)
 {
-	struct grow *g = ctx;
+	if (w->depth)
+		w->depth--;
+	put(w, &c, 1);
+}
 
-	if (g->len + n + 1 > g->cap) {
-		g->cap = g->cap ? g->cap : 256;
-		while (g->cap < g->len + n + 1)
-			g->cap *= 2;
-		g->p = xrealloc(g->p, g->cap);
-	}
-	memcpy(g->p + g->len, s, n);
-	g->len += n;
-	g->p[g->len] = '\0';
-	return 0;
+void jw_key(struct jw *w, const char *key)
+{
+	sep(w);
+	put_string(w, key, strlen(key));
+	put(w, ":", 1);
+	w->keyed = true;
+}
+
+void jw_real(struct jw *w, double v)
+{
+	sep(w);
+	put_real(w, v);
+}
+
+void jw_int(struct jw *w, int64_t v)
+{
+	sep(w);
+	put_int(w, v);
+}
+
+void jw_str(struct jw *w, const char *s)
+{
+	sep(w);
+	put_string(w, s, strlen(s));
+}
+
+void jw_bool(struct jw *w, bool b)
+{
+	sep(w);
+	put(w, b ? "true" : "false", b ? 4 : 5);
+}
+
+void jw_null(struct jw *w)
+{
+	sep(w);
+	put(w, "null", 4);
+}
+
+void jw_value(struct jw *w, const json_t *v)
+{
+	sep(w);
+	put_value(w, v, 0);
+}
+
+void jw_value_new(struct jw *w, json_t *v)
+{
+	jw_value(w, v);
+	json_decref(v);
+}
+
+void jw_splice(struct jw *w, struct jw *part)
+{
+	sep(w);
+	if (part->over)
+		w->over = true;
+	else
+		put(w, part->buf ? part->buf : "null", part->buf ? part->len : 4);
+	jw_free(part);
 }
 
 char *jsonw_string(const json_t *v, size_t *len)
 {
-	struct grow g = {0};
+	struct jw w;
+	char *text;
 
 	if (!v)
 		return NULL;
-	jsonw(v, grow_out, &g);
-	if (!g.p)
-		g.p = xstrdup("");
-	if (len)
-		*len = g.len;
-	return g.p;
+	jw_init(&w, SIZE_MAX);
+	jw_value(&w, v);
+	text = jw_take(&w, len);	/* NULL only past jansson's own depth */
+	if (!text) {
+		text = xstrdup("null");
+		if (len)
+			*len = 4;
+	}
+	return text;
 }

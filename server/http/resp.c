@@ -13,57 +13,46 @@
 #include "core/utf8.h"
 #include "core/xalloc.h"
 
-struct dump {
-	char *buf;
-	size_t len, cap;
-	bool over;		/* the answer passed HTTP_ANSWER_MAX */
-};
-
-static int dump_to(const char *text, size_t size, void *data)
+/* An answer that could not be written: over the cap (413), or a body that
+ * failed to build (500). Plain text here: resp_errorf comes back to
+ * resp_json. */
+static void unwritten(struct resp *rs, bool over)
 {
-	struct dump *d = data;
+	rs->status = over ? 413 : 500;
+	rs->body = xstrdup(over ? "{\"error\":\"the answer would be larger than the limit of "
+				  "16 MiB; ask for less (fewer points, pairs, node counts "
+				  "or samples)\",\"field\":\"answer\"}"
+				: "{\"error\":\"internal error: the answer could not be written\"}");
+	rs->len = strlen(rs->body);
+	rs->content_type = "application/json";
+}
 
-	if (d->len + size + 1 > HTTP_ANSWER_MAX) {
-		d->over = true;
-		return -1;	/* jansson stops writing */
+void resp_jw(struct resp *rs, int status, struct jw *w)
+{
+	free(rs->body);
+	rs->body = jw_take(w, &rs->len);
+	if (!rs->body) {
+		unwritten(rs, true);
+		return;
 	}
-	if (d->len + size + 1 > d->cap) {
-		d->cap = d->cap ? d->cap : 256;
-		while (d->cap < d->len + size + 1)
-			d->cap *= 2;
-		d->buf = xrealloc(d->buf, d->cap);
-	}
-	memcpy(d->buf + d->len, text, size);
-	d->len += size;
-	d->buf[d->len] = '\0';
-	return 0;
+	rs->status = status;
+	rs->content_type = "application/json";
 }
 
 void resp_json(struct resp *rs, int status, json_t *body)
 {
-	struct dump d = {0};
+	struct jw w;
 
 	free(rs->body);
 	rs->body = NULL;
 	rs->len = 0;
-	if (!body || jsonw(body, dump_to, &d)) {
-		free(d.buf);
-		json_decref(body);
-		/* plain text here: resp_errorf comes back to this function */
-		rs->status = d.over ? 413 : 500;
-		rs->body = xstrdup(d.over ? "{\"error\":\"the answer would be larger than the limit of "
-					    "16 MiB; ask for less (fewer points, pairs, node counts "
-					    "or samples)\",\"field\":\"answer\"}"
-					  : "{\"error\":\"internal error: the answer could not be written\"}");
-		rs->len = strlen(rs->body);
-		rs->content_type = "application/json";
+	if (!body) {
+		unwritten(rs, false);
 		return;
 	}
-	json_decref(body);
-	rs->status = status;
-	rs->body = d.buf ? d.buf : xstrdup("");
-	rs->len = d.len;
-	rs->content_type = "application/json";
+	jw_init(&w, HTTP_ANSWER_MAX);
+	jw_value_new(&w, body);
+	resp_jw(rs, status, &w);
 }
 
 size_t resp_put_ids(char *out, const int64_t *ids, size_t n)

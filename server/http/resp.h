@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "core/jsonw.h"
 #include "core/kerr.h"
 
 #define HTTP_ANSWER_MAX (16u << 20)	/* no answer is larger: 413 naming what to narrow */
@@ -40,6 +41,11 @@ const char *resp_request_id(const struct resp *rs, char buf[17]);
  * cannot be written (NULL: a json_pack that failed) a 500: never an empty
  * 200. The text is written into a bounded buffer, never past the cap. */
 void resp_json(struct resp *rs, int status, json_t *body);
+
+/* Fill rs with the JSON text w wrote (taken; w is left empty), given a
+ * writer made with jw_init(w, HTTP_ANSWER_MAX): a text that went over
+ * becomes the 413 of resp_json. */
+void resp_jw(struct resp *rs, int status, struct jw *w);
 
 /* x as a JSON number, or null when it is not finite (jansson refuses
  * NaN and infinities; an answer must still be written). */
