@@ -17,6 +17,7 @@
 
 #include "series.h"
 #include "karted.h"
+#include "model_body.h"
 #include "models.h"
 #include "analysis/pmnf.h"
 #include "core/xalloc.h"
@@ -25,9 +26,6 @@
 /* Limits (documented in the README). The cross-validation of one
  * parameter costs 42 m^2 steps: 1000 coordinates are about 0.1 s. */
 #define MODEL_POINTS_MAX 1000	/* distinct coordinates of one model */
-#define MODEL_VALUES_MAX 1000000	/* values of one POST */
-#define MODEL_PREDICT_MAX 1000	/* coordinates to predict at */
-#define MODEL_MAGNITUDE 1e30	/* largest |value| and coordinate */
 #define MODEL_LISTED_MAX 100	/* other n (or p) values named in a GET answer */
 
 /* What a model needs to be believed (each short of it is a warning). */
@@ -37,12 +35,6 @@
 #define MODEL_CONFIDENCE 0.95
 #define MODEL_POOR_SMAPE 15.0	/* percent: a model missing by more is poor */
 #define MODEL_POOR_R2 0.5	/* adjusted R² below: poor (below 0: unusable) */
-
-/* One measured value at its coordinates. */
-struct obsv {
-	double x[KA_PMNF_PARAMS];
-	double v;
-};
 
 /* The values grouped by coordinates: what the modeler and the answer use. */
 struct model_data {
@@ -474,170 +466,32 @@ static void answer_model(struct resp *rs, struct fitted *f, const double *pred, 
 
 /* ---- POST /api/v1/analysis/model ---------------------------------------------- */
 
-/* A number in (0, MODEL_MAGNITUDE] (coordinates) or [-M, M] (values). */
-static bool in_range(json_t *v, bool coordinate, double *out)
-{
-	if (!json_is_number(v))
-		return false;
-	*out = json_number_value(v);
-	return coordinate ? *out > 0 && *out <= MODEL_MAGNITUDE : fabs(*out) <= MODEL_MAGNITUDE;
-}
-
-/* A bad item of a list: err naming field at index. */
-static int item_bad(struct kerr *err, const char *field, long index, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int item_bad(struct kerr *err, const char *field, long index, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	kerr_vset(err, KERR_INVALID, fmt, ap);
-	va_end(ap);
-	snprintf(err->field, sizeof(err->field), "%s", field);
-	err->index = index;
-	return -1;
-}
-
-/* parameters: 1 or 2 distinct names. */
-static int post_parameters(json_t *jp, struct model_data *md, struct kerr *err)
-{
-	size_t i, np = json_array_size(jp);
-
-	md->nparams = (int)np;
-	for (i = 0; i < np; i++) {
-		const char *s = json_string_value(json_array_get(jp, i));
-
-		if (!s || !*s || strlen(s) > RUN_NAME_MAX)
-			return item_bad(err, "parameters", (long)i, "parameters[%zu] must be a name of 1 to "
-					"%d bytes", i, RUN_NAME_MAX);
-		md->names[i] = s;
-	}
-	if (np == 2 && !strcmp(md->names[0], md->names[1]))
-		return item_bad(err, "parameters", 1, "parameters names %s twice", md->names[0]);
-	return 0;
-}
-
-/* coordinates of an object's key: nparams numbers above 0 into x. */
-static int post_coords(json_t *jc, int nparams, double *x, const char *field, long index,
-		       struct kerr *err)
-{
-	size_t k;
-
-	if (!json_is_array(jc) || json_array_size(jc) != (size_t)nparams)
-		return item_bad(err, field, index, "%s must be an array of %d number%s, one per parameter",
-				field, nparams, nparams == 1 ? "" : "s");
-	for (k = 0; k < (size_t)nparams; k++)
-		if (!in_range(json_array_get(jc, k), true, &x[k]))
-			return item_bad(err, field, index, "%s[%zu] must be a number above 0 and at most %g",
-					field, k, MODEL_MAGNITUDE);
-	return 0;
-}
-
-/* How many values the points carry, each point checked for its shape:
- * counted before anything is allocated for them. */
-static int post_count(json_t *jpts, size_t *nv, struct kerr *err)
-{
-	char field[32];
-	json_t *pt, *jv;
-	size_t i;
-
-	*nv = 0;
-	json_array_foreach(jpts, i, pt) {
-		snprintf(field, sizeof(field), "points[%zu]", i);
-		jv = json_object_get(pt, "values");
-		if (!json_is_object(pt) || json_object_size(pt) != 2 || !json_object_get(pt, "coordinates") ||
-		    !json_is_array(jv) || json_array_size(jv) == 0)
-			return item_bad(err, field, (long)i, "%s must be {\"coordinates\": [...], \"values\": "
-					"[one or more numbers]}", field);
-		if ((*nv += json_array_size(jv)) > MODEL_VALUES_MAX) {
-			kerr_field(err, KERR_TOO_LARGE, "points", "points carry more than %d values, the "
-				   "most one model takes", MODEL_VALUES_MAX);
-			err->index = (long)i;
-			return -1;
-		}
-	}
-	return 0;
-}
-
-/* The points' values at their coordinates into *o (new) of *nv. */
-static int post_points(json_t *jpts, int nparams, struct obsv **o, size_t *nv, struct kerr *err)
-{
-	char field[48];
-	json_t *pt, *jv;
-	size_t i, j;
-
-	*o = NULL;
-	if (post_count(jpts, nv, err))
-		return -1;
-	*o = xcalloc(*nv, sizeof(**o));
-	*nv = 0;
-	json_array_foreach(jpts, i, pt) {
-		double x[KA_PMNF_PARAMS] = {0};
-
-		snprintf(field, sizeof(field), "points[%zu].coordinates", i);
-		if (post_coords(json_object_get(pt, "coordinates"), nparams, x, field, (long)i, err))
-			return -1;
-		jv = json_object_get(pt, "values");
-		snprintf(field, sizeof(field), "points[%zu].values", i);
-		for (j = 0; j < json_array_size(jv); j++, (*nv)++) {
-			memcpy((*o)[*nv].x, x, sizeof(x));
-			if (!in_range(json_array_get(jv, j), false, &(*o)[*nv].v))
-				return item_bad(err, field, (long)i, "%s[%zu] must be a number of magnitude at "
-						"most %g", field, j, MODEL_MAGNITUDE);
-		}
-	}
-	return 0;
-}
-
-/* predict: coordinates to predict at, into *pred (new) of *npred. */
-static int post_predict(json_t *jpred, int nparams, double **pred, size_t *npred, struct kerr *err)
-{
-	char field[32];
-	size_t i;
-
-	*npred = json_array_size(jpred);
-	*pred = xmalloc((*npred ? *npred : 1) * (size_t)nparams * sizeof(double));
-	for (i = 0; i < *npred; i++) {
-		snprintf(field, sizeof(field), "predict[%zu]", i);
-		if (post_coords(json_array_get(jpred, i), nparams, *pred + i * (size_t)nparams, field,
-				(long)i, err))
-			return -1;
-	}
-	return 0;
-}
-
-/* The body: {"parameters": ["p"], "points": [{"coordinates": [4],
- * "values": [1.2, 1.22]}, ...]} with an optional "predict": [[1024], ...]. */
+/* The body (model_body.h): {"parameters": ["p"], "points": [{"coordinates":
+ * [4], "values": [1.2, 1.22]}, ...]} with an optional "predict": [[1024], ...]. */
 static int post_model(void *app, struct req *rq, struct resp *rs)
 {
-	json_t *root = req_json_object(rq, rs), *jpar = NULL, *jpts = NULL, *jpred = NULL;
-	const struct field in[] = {
-		{"parameters", FIELD_ARRAY, FIELD_REQUIRED, 1, KA_PMNF_PARAMS, &jpar, 0},
-		{"points", FIELD_ARRAY, FIELD_REQUIRED, 1, HUGE_VAL, &jpts, 0},
-		{"predict", FIELD_ARRAY, 0, 0, MODEL_PREDICT_MAX, &jpred, 0},
-	};
+	struct model_body mb;
 	struct fitted f = {0};
-	struct obsv *o = NULL;
-	double *pred = NULL;
-	size_t nv = 0, npred = 0;
+	const char *body;
+	size_t len;
 	struct kerr err;
+	int i;
 
 	(void)app;
-	if (!root)
-		return 0;
-	kerr_clear(&err);
-	if (fields_only(root, FIELDS(in), &err) || post_parameters(jpar, &f.md, &err) ||
-	    post_points(jpts, f.md.nparams, &o, &nv, &err) ||
-	    post_predict(jpred, f.md.nparams, &pred, &npred, &err) ||
-	    group_points(o, nv, &f.md, "points", &err))
+	body = req_body(rq, &len);
+	if (model_body_read(body, len, &mb, &err))
+		goto out;
+	f.md.nparams = mb.nparams;
+	for (i = 0; i < mb.nparams; i++)
+		f.md.names[i] = mb.names[i];
+	if (group_points(mb.o, mb.nv, &f.md, "points", &err))
+		goto out;
+	answer_model(rs, &f, mb.pred, mb.npred, NULL);
+out:
+	if (err.code)
 		resp_error(rs, &err);
-	else
-		answer_model(rs, &f, pred, npred, NULL);
 	fitted_free(&f);
-	free(o);
-	free(pred);
-	json_decref(root);
+	model_body_free(&mb);
 	return 0;
 }
 

@@ -1,6 +1,5 @@
 #include "jsonw.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,13 +31,15 @@ char *jw_take(struct jw *w, size_t *len)
 	return text;
 }
 
-static void put(struct jw *w, const char *s, size_t n)
+/* Room for n more bytes and a NUL at the end of the text, or NULL (w
+ * over its max); the caller writes there and adds what it wrote to len. */
+static char *room(struct jw *w, size_t n)
 {
 	if (w->over)
-		return;
+		return NULL;
 	if (n >= w->max - w->len) {	/* the text and its NUL within max */
 		w->over = true;
-		return;
+		return NULL;
 	}
 	if (w->len + n + 1 > w->cap) {
 		w->cap = w->cap ? w->cap : 4096;
@@ -46,7 +47,16 @@ static void put(struct jw *w, const char *s, size_t n)
 			w->cap *= 2;
 		w->buf = xrealloc(w->buf, w->cap);
 	}
-	memcpy(w->buf + w->len, s, n);
+	return w->buf + w->len;
+}
+
+static void put(struct jw *w, const char *s, size_t n)
+{
+	char *at = room(w, n);
+
+	if (!at)
+		return;
+	memcpy(at, s, n);
 	w->len += n;
 	w->buf[w->len] = '\0';
 }
@@ -113,19 +123,20 @@ static void put_string(struct jw *w, const char *s, size_t n)
 
 static void put_real(struct jw *w, double v)
 {
-	char num[NUM_TEXT_MAX + 8];
+	char *at;
 
 	if (!isfinite(v))
 		put(w, "null", 4);
-	else
-		put(w, num, num_shortest(v, num, true));
+	else if ((at = room(w, NUM_TEXT_MAX + 2)))
+		w->len += num_shortest(v, at, true);	/* its NUL is the text's */
 }
 
 static void put_int(struct jw *w, int64_t v)
 {
-	char num[24];
+	char *at = room(w, 24);
 
-	put(w, num, (size_t)snprintf(num, sizeof(num), "%" PRId64, v));
+	if (at)
+		w->len += num_int(v, at);
 }
 
 static void put_value(struct jw *w, const json_t *v, int depth)
@@ -204,10 +215,23 @@ void jw_close(struct jw *w, char c)
 
 void jw_key(struct jw *w, const char *key)
 {
+	size_t n = strlen(key), i;
+	char *at;
+
 	sep(w);
-	put_string(w, key, strlen(key));
-	put(w, ":", 1);
 	w->keyed = true;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)key[i] < 0x20 || key[i] == '"' || key[i] == '\\')
+			break;
+	if (i < n) {	/* a key that needs escapes */
+		put_string(w, key, n);
+		put(w, ":", 1);
+	} else if ((at = room(w, n + 3))) {	/* "key": in one piece */
+		at[0] = '"';
+		memcpy(at + 1, key, n);
+		memcpy(at + 1 + n, "\":", 3);	/* and the NUL */
+		w->len += n + 3;
+	}
 }
 
 void jw_real(struct jw *w, double v)

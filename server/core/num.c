@@ -9,14 +9,11 @@
 
 #include "dconv.h"
 
-/* A whole number below 10^15 in magnitude, as %.15g writes it (every
- * digit, no exponent): p, n and counts, most of the numbers of an answer,
- * without printf's float path. Returns the length. */
-static int whole(double v, char *buf)
+size_t num_int(int64_t v, char *buf)
 {
 	char tmp[24];
-	uint64_t u = (uint64_t)(v < 0 ? -v : v);
-	int n = 0, k = 0;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+	size_t n = 0, k = 0;
 
 	do {
 		tmp[k++] = (char)('0' + u % 10);
@@ -93,8 +90,11 @@ size_t num_shortest(double v, char *buf, bool real)
 	int n = 0, k, e10;
 	bool neg;
 
-	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {	/* range first: a cast out of it is undefined */
-		n = whole(v, buf);
+	/* a whole number below 10^15 (p, n and counts, most numbers of an
+	 * answer) without the float path; range first: a cast out of it is
+	 * undefined */
+	if (v > -1e15 && v < 1e15 && v == (double)(int64_t)v && !(v == 0 && signbit(v))) {
+		n = (int)num_int((int64_t)v, buf);	/* every digit, no exponent: as %.15g */
 		if (real) {
 			memcpy(buf + n, ".0", 3);
 			n += 2;

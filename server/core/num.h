@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #define NUM_TEXT_MAX 32
 
@@ -16,5 +17,8 @@
  * as few as the value needs); with real, a whole number keeps a ".0" (as
  * jansson writes reals). Returns the length. */
 size_t num_shortest(double v, char *buf, bool real);
+
+/* v in decimal into buf (24 bytes); returns the length. */
+size_t num_int(int64_t v, char *buf);
 
 #endif

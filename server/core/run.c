@@ -967,6 +967,18 @@ static void syntax_error(struct sax *x, const char *body, size_t len, bool at_en
 	yajl_free_error(x->h, msg);
 }
 
+int run_json_controls(const char *body, size_t len, struct kerr *err)
+{
+	const char *c = body, *end = body + len;
+
+	for (; c < end; c++)
+		if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r')
+			return kerr_set(err, KERR_INVALID, "line %ld: the control character 0x%02x is "
+					"not JSON (escape it in a string, \\u%04x)", line_of(body, (size_t)(c - body)),
+					(unsigned char)*c, (unsigned char)*c);
+	return 0;
+}
+
 int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run_batch *batch,
 		   struct kerr *err)
 {
@@ -985,18 +997,8 @@ int run_parse_body(const char *body, size_t len, enum body_kind kind, struct run
 	if (!len)
 		return kerr_set(err, KERR_INVALID, "the body is empty: post a run object%s",
 				kind == BODY_NDJSON ? " per line" : " or an array of runs");
-	/* JSON's whitespace is space, tab, newline and return; a string holds no
-	 * raw control character. yajl takes \v and \f as blanks (jansson, which
-	 * reads what is stored, does not): refuse them, and every other, here */
-	{
-		const char *c = body, *end = body + len;
-
-		for (; c < end; c++)
-			if ((unsigned char)*c < 0x20 && *c != '\t' && *c != '\n' && *c != '\r')
-				return kerr_set(err, KERR_INVALID, "line %ld: the control character 0x%02x is "
-						"not JSON (escape it in a string, \\u%04x)", line_of(body, (size_t)(c - body)),
-						(unsigned char)*c, (unsigned char)*c);
-	}
+	if (run_json_controls(body, len, err))
+		return -1;
 	x.batch = batch;
 	x.err = err;
 	x.body = body;

@@ -79,6 +79,13 @@ enum body_kind { BODY_JSON, BODY_NDJSON };
 int run_parse_body(const char *body, size_t len, enum body_kind kind,
 		   struct run_batch *batch, struct kerr *err);
 
+/* JSON's whitespace is space, tab, newline and return, and a string holds
+ * no raw control character. yajl takes \v and \f as blanks and passes raw
+ * controls in strings (jansson, which reads what is stored, does not): a
+ * body read with yajl is refused here first, naming the line. 0 or -1
+ * with err. */
+int run_json_controls(const char *body, size_t len, struct kerr *err);
+
 /* A JSON number token s[0, len) as the nearest double, as strtod rounds it;
  * 0, or -1 when it is not a finite number. */
 int run_number(const char *s, size_t len, double *out);
