@@ -1,10 +1,9 @@
 /*
- * dconv: doubles to and from decimal text through Google's
- * double-conversion library (libdouble-conversion, C++; this is its C
- * face). Both directions are exact: the shortest digits that read back to
- * the same double, and the double nearest to a decimal, without glibc's
- * multi-precision path that printf("%.17g") and strtod take for most
- * computed values.
+ * dconv: doubles to and from decimal text, the C face of two C++
+ * libraries: Google's double-conversion writes the shortest digits that
+ * read back to the same double, fast_float reads the double nearest to a
+ * decimal. Both are exact, and neither takes glibc's multi-precision path
+ * that printf("%.17g") and strtod take for most computed values.
  */
 #ifndef KARTE_DCONV_H
 #define KARTE_DCONV_H
