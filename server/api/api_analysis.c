@@ -31,27 +31,36 @@ struct iso_out {
 	size_t nsps, ncand, nnot;	/* counted, listed or not */
 };
 
+/* The lists in the order of the answer, and their keys there. */
+#define ISO_LISTS 6
+static const char *const iso_list_keys[ISO_LISTS] = {"sps", "candidates", "not_sps", "bases", "steps",
+						     "c1_c3_boundary"};
+
+static struct jw *iso_list(struct iso_out *o, size_t i)
+{
+	struct jw *lists[ISO_LISTS] = {&o->sps, &o->cand, &o->not, &o->bases, &o->steps, &o->boundary};
+
+	return lists[i];
+}
+
 static void iso_out_init(struct iso_out *o, const struct ka_obs *obs, size_t nobs, size_t max_pairs)
 {
-	struct jw *lists[] = {&o->sps, &o->cand, &o->not, &o->steps, &o->boundary, &o->bases};
 	size_t i;
 
 	*o = (struct iso_out){.obs = obs, .max_pairs = max_pairs};
 	o->step = xmalloc((nobs ? nobs : 1) * sizeof(*o->step));	/* fewer steps than points */
-	for (i = 0; i < sizeof(lists) / sizeof(lists[0]); i++) {
-		jw_init(lists[i], HTTP_ANSWER_MAX);
-		jw_open(lists[i], '[');
+	for (i = 0; i < ISO_LISTS; i++) {
+		jw_init(iso_list(o, i), HTTP_ANSWER_MAX);
+		jw_open(iso_list(o, i), '[');
 	}
 }
 
 static void iso_out_free(struct iso_out *o)
 {
-	jw_free(&o->sps);
-	jw_free(&o->cand);
-	jw_free(&o->not);
-	jw_free(&o->steps);
-	jw_free(&o->boundary);
-	jw_free(&o->bases);
+	size_t i;
+
+	for (i = 0; i < ISO_LISTS; i++)
+		jw_free(iso_list(o, i));
 	free(o->step);
 }
 
@@ -456,6 +465,7 @@ static void iso_write(struct jw *w, const struct series_data *sd, const struct k
 {
 	const char *key;
 	json_t *v;
+	size_t i;
 
 	jw_open(w, '{');
 	jw_key(w, "series");
@@ -467,24 +477,11 @@ static void iso_write(struct jw *w, const struct series_data *sd, const struct k
 		jw_key(w, "points");
 		put_points(w, obs, nobs, sd->runs, ip->full);
 	}
-	jw_close(&out->sps, ']');
-	jw_close(&out->cand, ']');
-	jw_close(&out->not, ']');
-	jw_close(&out->bases, ']');
-	jw_close(&out->steps, ']');
-	jw_close(&out->boundary, ']');
-	jw_key(w, "sps");
-	jw_splice(w, &out->sps);
-	jw_key(w, "candidates");
-	jw_splice(w, &out->cand);
-	jw_key(w, "not_sps");
-	jw_splice(w, &out->not);
-	jw_key(w, "bases");
-	jw_splice(w, &out->bases);
-	jw_key(w, "steps");
-	jw_splice(w, &out->steps);
-	jw_key(w, "c1_c3_boundary");
-	jw_splice(w, &out->boundary);
+	for (i = 0; i < ISO_LISTS; i++) {
+		jw_close(iso_list(out, i), ']');
+		jw_key(w, iso_list_keys[i]);
+		jw_splice(w, iso_list(out, i));
+	}
 	jw_key(w, "isoefficiency_functions");
 	jw_value_new(w, functions_json(obs, nobs, ip->levels, ip->nlevels));
 	jw_key(w, "other_frequencies");

@@ -23,6 +23,8 @@ char *jw_take(struct jw *w, size_t *len)
 {
 	char *text = w->over ? NULL : w->buf ? w->buf : xstrdup("");
 
+	if (text == w->buf && text)
+		text[w->len] = '\0';	/* room() kept a byte for it */
 	if (len)
 		*len = text ? w->len : 0;
 	if (!text)
@@ -58,7 +60,6 @@ static void put(struct jw *w, const char *s, size_t n)
 		return;
 	memcpy(at, s, n);
 	w->len += n;
-	w->buf[w->len] = '\0';
 }
 
 /* Before a value or a key: the comma when its container has a member. */
@@ -128,7 +129,7 @@ static void put_real(struct jw *w, double v)
 	if (!isfinite(v))
 		put(w, "null", 4);
 	else if ((at = room(w, NUM_TEXT_MAX + 2)))
-		w->len += num_shortest(v, at, true);	/* its NUL is the text's */
+		w->len += num_shortest(v, at, true);
 }
 
 static void put_int(struct jw *w, int64_t v)
@@ -229,7 +230,7 @@ void jw_key(struct jw *w, const char *key)
 	} else if ((at = room(w, n + 3))) {	/* "key": in one piece */
 		at[0] = '"';
 		memcpy(at + 1, key, n);
-		memcpy(at + 1 + n, "\":", 3);	/* and the NUL */
+		memcpy(at + 1 + n, "\":", 2);
 		w->len += n + 3;
 	}
 }

@@ -18,7 +18,7 @@
 #define JW_DEPTH_MAX 60		/* containers jw_open may nest */
 
 struct jw {
-	char *buf;		/* the text so far, NUL-terminated (malloc'd), or NULL */
+	char *buf;		/* the text so far (malloc'd; NUL-terminated by jw_take), or NULL */
 	size_t len, cap;
 	size_t max;		/* the text never passes it: over is set and writing stops */
 	bool over;		/* max was reached (or nesting passed JW_DEPTH_MAX) */
