@@ -24,12 +24,12 @@ endif
 ROOMS        := api track http store import render core
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -I. \
              $(shell pkg-config --cflags $(PKGS))
-# double-conversion (shortest round-trip numbers, core/dconv.cc) is C++
-# and ships no .pc file; its C face is the one C++ file of the tree
+# fmt (shortest round-trip numbers out) and fast_float (numbers in) are
+# C++; their C face, core/dconv.cc, is the one C++ file of the tree
 CXX     ?= c++
-DCONV_LIBS := -ldouble-conversion -lstdc++
+DCONV_LIBS := $(shell pkg-config --libs fmt) -lstdc++
 LIBS    = $(shell pkg-config --libs $(PKGS)) $(DCONV_LIBS) -lcsv -lpthread -lm
-ALL_CXXFLAGS = -std=c++11 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) -fno-exceptions -fno-rtti -MMD -MP -Iserver -I.
+ALL_CXXFLAGS = -std=c++17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) -fno-exceptions -fno-rtti -MMD -MP -Iserver -I.
 
 room_src = $(wildcard server/$(1)/*.c)
 room_obj = $(patsubst %.c,$(BUILD)/%.o,$(call room_src,$(1))) $(patsubst %.cc,$(BUILD)/%.o,$(wildcard server/$(1)/*.cc))
@@ -205,7 +205,7 @@ build/fuzz/lsan_default.o: tests/lsan.supp tests/fuzz/lsan_default.sh
 # core/dconv.cc, the one C++ file, instrumented as the C around it
 build/fuzz/dconv.o: server/core/dconv.cc server/core/dconv.h
 	@mkdir -p $(dir $@)
-	clang++ -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -std=c++11 \
+	clang++ -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -std=c++17 \
 	    -fno-exceptions -fno-rtti -Iserver -c -o $@ $<
 
 $(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o build/fuzz/dconv.o

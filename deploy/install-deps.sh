@@ -10,7 +10,7 @@ PKGS="build-essential pkg-config
 libmicrohttpd-dev libjansson-dev libyajl-dev libsqlite3-dev sqlite3 nettle-dev
 libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev fonts-dejavu-core
 libcmocka-dev python3 python3-jsonschema python3-pandas python3-venv python3-pip python3-setuptools
-curl wrk libxml2-utils libcsv-dev libdouble-conversion-dev libfast-float-dev
+curl wrk libxml2-utils libcsv-dev libfmt-dev libfast-float-dev
 libcurl4-openssl-dev libopenmpi-dev openmpi-bin gfortran
 nodejs chromium libotf2-trace-dev clang poppler-utils help2man
 postgresql-15 libpq-dev nginx-light libarchive-dev libxml2-dev zlib1g-dev libsystemd-dev systemd libomp-dev"

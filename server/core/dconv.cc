@@ -1,26 +1,44 @@
-// The C face of double-conversion and fast_float (dconv.h). C++ only
-// because the libraries are; nothing here throws or allocates.
+// The C face of fmt and fast_float (dconv.h). C++ only because the
+// libraries are; nothing here throws or allocates.
 #include "dconv.h"
 
 #include <climits>
 #include <cmath>
+#include <cstdlib>
 #include <system_error>
 
-#include <double-conversion/double-to-string.h>
 #include <fast_float/fast_float.h>
-
-using double_conversion::DoubleToStringConverter;
+#include <fmt/compile.h>
+#include <fmt/format.h>
 
 int dconv_shortest(double v, char digits[18], int *e10, bool *neg)
 {
-	int length = 0, point = 0;
-	bool sign = false;
+	// fmt's "{}" is the shortest text that reads back, the closest of
+	// them (Dragonbox), in fixed or exponent form: its digits and the
+	// power of ten of the first are read off that text
+	char text[40], *end = fmt::format_to(text, FMT_COMPILE("{}"), v), *c = text;
+	int k = 0, seen = 0, point = -1, lead = 0, exp = 0;
 
-	DoubleToStringConverter::DoubleToAscii(v, DoubleToStringConverter::SHORTEST, 0, digits, 18,
-					       &sign, &length, &point);
-	*neg = sign;
-	*e10 = point - 1;	// digits 0.d1d2... x 10^point
-	return length;
+	*end = '\0';	// at most 24 characters: "-1.2345678901234567e-308"
+	*neg = *c == '-';
+	c += *neg;
+	for (; c < end && *c != 'e'; c++) {
+		if (*c == '.')
+			point = seen + lead;
+		else if (*c == '0' && seen == 0)	// leading zeros of 0.000123
+			lead++;
+		else if (seen++ < 17)
+			digits[k++] = *c;
+	}
+	if (point < 0)
+		point = seen + lead;
+	if (c < end)
+		exp = atoi(c + 1);
+	while (k > 1 && digits[k - 1] == '0')	// 1200 in fixed form: digits 12
+		k--;
+	digits[k] = '\0';
+	*e10 = point - lead - 1 + exp;
+	return k;
 }
 
 int dconv_strtod(const char *s, size_t len, double *out)
