@@ -236,44 +236,55 @@ static void put_points(struct jw *w, const struct ka_obs *obs, size_t nobs, cons
 	jw_close(w, ']');
 }
 
-static json_t *functions_json(const struct ka_obs *obs, size_t nobs, const double *levels,
-			      size_t nlevels)
+/* The empirical isoefficiency function at each level: its points (n, p)
+ * and the power law n ~ p^k fitted to them (how n must grow with p to
+ * hold the efficiency). */
+static void put_functions(struct jw *w, const struct ka_obs *obs, size_t nobs, const double *levels,
+			  size_t nlevels)
 {
-	json_t *a = json_array();
 	double *ns = xmalloc((nobs + 1) * sizeof(double)), *ps = xmalloc((nobs + 1) * sizeof(double));
+	double k, c, r2, plo, phi;
 	size_t l, i, m;
+	char text[320];
 
+	jw_open(w, '[');
 	for (l = 0; l < nlevels; l++) {
-		json_t *pts = json_array(), *f;
-		double k, c, r2, plo, phi;
-
 		ka_iso_function(obs, nobs, levels[l], ns, ps, &m);
-		for (i = 0; i < m; i++)
-			json_array_append_new(pts, json_pack("{s:f,s:f}", "n", ns[i], "p", ps[i]));
-		f = json_pack("{s:f,s:o}", "efficiency", levels[l], "points", pts);
-		/* n ~ p^k: how n must grow with p to hold the efficiency */
+		jw_open(w, '{');
+		put_key_real(w, "efficiency", levels[l]);
+		jw_key(w, "points");
+		jw_open(w, '[');
+		for (i = 0; i < m; i++) {
+			jw_open(w, '{');
+			put_key_real(w, "n", ns[i]);
+			put_key_real(w, "p", ps[i]);
+			jw_close(w, '}');
+		}
+		jw_close(w, ']');
 		for (i = 0, plo = INFINITY, phi = 0; i < m; i++)
 			plo = fmin(plo, ps[i]), phi = fmax(phi, ps[i]);
 		if (ka_fit_power(ps, ns, m, &k, &c, &r2) == 0) {
-			json_object_set_new(f, "exponent", json_real(k));
-			json_object_set_new(f, "r2", json_real(r2));
+			put_key_real(w, "exponent", k);
+			put_key_real(w, "r2", r2);
 			/* a power law through a few close p says little (k = 30 from p = 10..24) */
-			if (m < 5 || phi / plo < 8)
-				json_object_set_new(
-					f, "warning",
-					json_sprintf("the exponent is fitted to %zu points over p = %.4g to "
-						     "%.4g (a factor of %.3g); fewer than 5 points or less "
-						     "than a factor of 8 cannot pin it down", m, plo, phi,
-						     phi / plo));
+			if (m < 5 || phi / plo < 8) {
+				snprintf(text, sizeof(text), "the exponent is fitted to %zu points over p = %.4g "
+					 "to %.4g (a factor of %.3g); fewer than 5 points or less than a factor "
+					 "of 8 cannot pin it down", m, plo, phi, phi / plo);
+				jw_key(w, "warning");
+				jw_str(w, text);
+			}
 		} else {
-			json_object_set_new(f, "exponent", json_null());
-			json_object_set_new(f, "r2", json_null());
+			jw_key(w, "exponent");
+			jw_null(w);
+			jw_key(w, "r2");
+			jw_null(w);
 		}
-		json_array_append_new(a, f);
+		jw_close(w, '}');
 	}
+	jw_close(w, ']');
 	free(ns);
 	free(ps);
-	return a;
 }
 
 /* ---- what grid the points form, said in words ------------------------------- */
@@ -483,7 +494,7 @@ static void iso_write(struct jw *w, const struct series_data *sd, const struct k
 		jw_splice(w, iso_list(out, i));
 	}
 	jw_key(w, "isoefficiency_functions");
-	jw_value_new(w, functions_json(obs, nobs, ip->levels, ip->nlevels));
+	put_functions(w, obs, nobs, ip->levels, ip->nlevels);
 	jw_key(w, "other_frequencies");
 	jw_value_new(w, series_other_frequencies(sd));
 	jw_key(w, "skipped");
