@@ -2,8 +2,6 @@
 // libraries are; nothing here throws or allocates.
 #include "dconv.h"
 
-#include <climits>
-#include <cmath>
 #include <cstdlib>
 #include <system_error>
 

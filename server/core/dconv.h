@@ -1,9 +1,9 @@
 /*
  * dconv: doubles to and from decimal text, the C face of two C++
- * libraries: Google's double-conversion writes the shortest digits that
- * read back to the same double, fast_float reads the double nearest to a
- * decimal. Both are exact, and neither takes glibc's multi-precision path
- * that printf("%.17g") and strtod take for most computed values.
+ * libraries: fmt (Dragonbox) writes the shortest digits that read back to
+ * the same double, fast_float reads the double nearest to a decimal.
+ * Both are exact, and neither takes glibc's multi-precision path that
+ * printf("%.17g") and strtod take for most computed values.
  */
 #ifndef KARTE_DCONV_H
 #define KARTE_DCONV_H
