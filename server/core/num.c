@@ -29,10 +29,12 @@ size_t num_int(int64_t v, char *buf)
 
 /* p significant digits d with the first at 10^e10, written as %.{p}g
  * writes them: fixed for -4 <= e10 < p, else d.ddde+XX; trailing zeros of
- * the fraction, and a bare point, left out. Returns the length. */
-static int as_g(const char *d, int p, int e10, bool neg, char *buf)
+ * the fraction, and a bare point, left out. Returns the length; *whole
+ * says it is written as a whole number (no point, no exponent). */
+static int as_g(const char *d, int p, int e10, bool neg, char *buf, bool *whole)
 {
 	int n = 0, i, last = p;
+	unsigned x;
 
 	while (last > 1 && d[last - 1] == '0')
 		last--;
@@ -45,7 +47,15 @@ static int as_g(const char *d, int p, int e10, bool neg, char *buf)
 			for (i = 1; i < last; i++)
 				buf[n++] = d[i];
 		}
-		n += sprintf(buf + n, "e%c%02d", e10 < 0 ? '-' : '+', e10 < 0 ? -e10 : e10);
+		buf[n++] = 'e';
+		buf[n++] = e10 < 0 ? '-' : '+';
+		x = (unsigned)(e10 < 0 ? -e10 : e10);	/* two digits at least, as printf */
+		if (x >= 100)
+			buf[n++] = (char)('0' + x / 100);
+		buf[n++] = (char)('0' + x / 10 % 10);
+		buf[n++] = (char)('0' + x % 10);
+		buf[n] = '\0';
+		*whole = false;
 		return n;
 	}
 	if (e10 < 0) {
@@ -55,10 +65,12 @@ static int as_g(const char *d, int p, int e10, bool neg, char *buf)
 			buf[n++] = '0';
 		for (i = 0; i < last; i++)
 			buf[n++] = d[i];
+		*whole = false;
 	} else {
 		for (i = 0; i <= e10; i++)
 			buf[n++] = d[i];	/* e10 < p: every one a digit of d */
-		if (last > e10 + 1) {
+		*whole = last <= e10 + 1;
+		if (!*whole) {
 			buf[n++] = '.';
 			for (i = e10 + 1; i < last; i++)
 				buf[n++] = d[i];
@@ -88,7 +100,7 @@ size_t num_shortest(double v, char *buf, bool real)
 {
 	char d[18];
 	int n = 0, k, e10;
-	bool neg;
+	bool neg, whole;
 
 	/* a whole number below 10^15 (p, n and counts, most numbers of an
 	 * answer) without the float path; range first: a cast out of it is
@@ -114,7 +126,12 @@ size_t num_shortest(double v, char *buf, bool real)
 		k = dconv_shortest(v, d, &e10, &neg);
 		for (; k < 15; k++)
 			d[k] = '0';
-		n = as_g(d, k, e10, neg, buf);
+		n = as_g(d, k, e10, neg, buf, &whole);
+		if (real && whole) {	/* 1e+15 written 1000000000000000 by %.16g */
+			memcpy(buf + n, ".0", 3);
+			n += 2;
+		}
+		return (size_t)n;
 	}
 	if (real && !strpbrk(buf, ".eEni")) {	/* 4 -> 4.0; not inf, nan */
 		memcpy(buf + n, ".0", 3);
