@@ -3,6 +3,7 @@
 #include "dconv.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 
 #include <fast_float/fast_float.h>
@@ -22,25 +23,35 @@
 int dconv_shortest(double v, char digits[18], int *e10, bool *neg)
 {
 #ifdef DCONV_DRAGONBOX
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
 	auto d = fmt::detail::dragonbox::to_decimal(v);	// v = significand * 10^exponent
 	unsigned long long s = d.significand;
-	char tmp[20];
-	int k = 0, n = 0;
+	char tmp[20], *c = tmp + sizeof(tmp);
+	int k;
 
 	*neg = v < 0;
-	while (s % 10 == 0 && s > 9) {	// 1200: digits 12
+	while (s % 10 == 0 && s > 9) {	// 1200: digits 12 (Dragonbox leaves none)
 		s /= 10;
 		d.exponent++;
 	}
-	do {
-		tmp[k++] = (char)('0' + s % 10);
-		s /= 10;
-	} while (s);
+	for (; s >= 100; s /= 100) {	// two digits a division, from the last
+		c -= 2;
+		memcpy(c, pairs + 2 * (s % 100), 2);
+	}
+	if (s >= 10) {
+		c -= 2;
+		memcpy(c, pairs + 2 * s, 2);
+	} else {
+		*--c = (char)('0' + s);
+	}
+	k = (int)(tmp + sizeof(tmp) - c);
+	memcpy(digits, c, (size_t)k);
+	digits[k] = '\0';
 	*e10 = d.exponent + k - 1;
-	while (k)
-		digits[n++] = tmp[--k];
-	digits[n] = '\0';
-	return n;
+	return k;
 #else
 	// fmt's "{}" is the shortest text that reads back, the closest of
 	// them (Dragonbox), in fixed or exponent form: its digits and the
