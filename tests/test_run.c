@@ -751,6 +751,55 @@ static void test_json_writer(void **state)
 	json_decref(v);
 }
 
+/* The writer member by member: commas, keys, the numbers at their edges
+ * (integers as printf writes them), and a text that passes its max, at
+ * every max around the whole text's length. */
+static void test_json_writer_members(void **state)
+{
+	static const int64_t ints[] = {0, 9, 10, 99, 100, 12345, -1, -100, INT64_MAX, INT64_MIN};
+	char want[2048], buf[32], *text;
+	struct jw w;
+	size_t i, len, n, max;
+
+	(void)state;
+	for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		snprintf(want, sizeof(want), "%lld", (long long)ints[i]);
+		n = num_int(ints[i], buf);
+		assert_string_equal(buf, want);
+		assert_int_equal(n, strlen(want));
+	}
+	for (max = 0; max < 200; max++) {	/* the text is 110 bytes */
+		jw_init(&w, max);
+		jw_open(&w, '{');
+		jw_key(&w, "ids");
+		jw_open(&w, '[');
+		for (i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+			jw_int(&w, ints[i]);
+		jw_close(&w, ']');
+		jw_key(&w, "x");
+		jw_real(&w, 1e21);
+		jw_key(&w, "y\"");
+		jw_real(&w, NAN);
+		jw_key(&w, "b");
+		jw_bool(&w, false);
+		jw_close(&w, '}');
+		text = jw_take(&w, &len);
+		strcpy(want, "{\"ids\":[0,9,10,99,100,12345,-1,-100,9223372036854775807,"
+		       "-9223372036854775808],\"x\":1e+21,\"y\\\"\":null,\"b\":false}");
+		/* never past max (the text and its NUL); whole once max leaves the
+		 * room a number is given before it is written */
+		if (max > strlen(want) + NUM_TEXT_MAX + 2)
+			assert_non_null(text);
+		if (max <= strlen(want))
+			assert_null(text);
+		if (text) {
+			assert_string_equal(text, want);
+			assert_int_equal(len, strlen(want));
+		}
+		free(text);
+	}
+}
+
 /* Bodies yajl took and jansson, which reads everything karte stores, does
  * not (found by fuzz_run_agree): \v and \f as blanks, a control character
  * in a string, a token cut short after the last value. Each is a 400 now. */
@@ -778,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_shortest_agrees_with_printf),
 		cmocka_unit_test(test_only_json_is_json),
 		cmocka_unit_test(test_json_writer),
+		cmocka_unit_test(test_json_writer_members),
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),

@@ -59,6 +59,9 @@ struct series_data {
 	struct series_run *all;	/* SERIES_WITH_REGIONS */
 	size_t nall;
 	json_t *others;		/* [{frequency_mhz, runs}] of the frequencies left out */
+	/* what the runs carry, counted where all[] is loaded (SERIES_WITH_REGIONS,
+	 * SERIES_ALL_RUNS; otherwise the runs' texts are not read, regions among
+	 * them, and only with_chi counts) */
 	size_t with_chi;	/* runs loaded that carry chi (or gamma) */
 	size_t with_energy;	/* ... energy: the run's energy_j, or a region's energy or power */
 	size_t with_regions;	/* ... regions */

@@ -1,9 +1,9 @@
 // The C face of fmt and fast_float (dconv.h). C++ only because the
 // libraries are; nothing here throws or allocates.
 #include "dconv.h"
+#include "num.h"
 
 #include <cstdlib>
-#include <cstring>
 #include <system_error>
 
 #include <fast_float/fast_float.h>
@@ -23,13 +23,8 @@
 int dconv_shortest(double v, char digits[18], int *e10, bool *neg)
 {
 #ifdef DCONV_DRAGONBOX
-	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
-				    "25262728293031323334353637383940414243444546474849"
-				    "50515253545556575859606162636465666768697071727374"
-				    "75767778798081828384858687888990919293949596979899";
 	auto d = fmt::detail::dragonbox::to_decimal(v);	// v = significand * 10^exponent
 	unsigned long long s = d.significand;
-	char tmp[20], *c = tmp + sizeof(tmp);
 	int k;
 
 	*neg = v < 0;
@@ -37,18 +32,7 @@ int dconv_shortest(double v, char digits[18], int *e10, bool *neg)
 		s /= 10;
 		d.exponent++;
 	}
-	for (; s >= 100; s /= 100) {	// two digits a division, from the last
-		c -= 2;
-		memcpy(c, pairs + 2 * (s % 100), 2);
-	}
-	if (s >= 10) {
-		c -= 2;
-		memcpy(c, pairs + 2 * s, 2);
-	} else {
-		*--c = (char)('0' + s);
-	}
-	k = (int)(tmp + sizeof(tmp) - c);
-	memcpy(digits, c, (size_t)k);
+	k = (int)num_digits(s, digits);
 	digits[k] = '\0';
 	*e10 = d.exponent + k - 1;
 	return k;

@@ -33,9 +33,7 @@ char *jw_take(struct jw *w, size_t *len)
 	return text;
 }
 
-/* Room for n more bytes and a NUL at the end of the text, or NULL (w
- * over its max); the caller writes there and adds what it wrote to len. */
-static char *room(struct jw *w, size_t n)
+static char *grow(struct jw *w, size_t n)
 {
 	if (w->over)
 		return NULL;
@@ -43,13 +41,23 @@ static char *room(struct jw *w, size_t n)
 		w->over = true;
 		return NULL;
 	}
-	if (w->len + n + 1 > w->cap) {
-		w->cap = w->cap ? w->cap : 4096;
-		while (w->cap < w->len + n + 1)
-			w->cap *= 2;
-		w->buf = xrealloc(w->buf, w->cap);
-	}
+	w->cap = w->cap ? w->cap : 4096;
+	while (w->cap < w->len + n + 1)
+		w->cap *= 2;
+	if (w->cap > w->max)	/* len + n + 1 <= max: see above */
+		w->cap = w->max;
+	w->buf = xrealloc(w->buf, w->cap);
 	return w->buf + w->len;
+}
+
+/* Room for n more bytes and a NUL at the end of the text, or NULL (w
+ * over its max); the caller writes there and adds what it wrote to len.
+ * cap never passes max, so room within cap is room within max. */
+static inline char *room(struct jw *w, size_t n)
+{
+	if (!w->over && w->buf && n < w->cap - w->len)
+		return w->buf + w->len;
+	return grow(w, n);
 }
 
 static void put(struct jw *w, const char *s, size_t n)
@@ -77,6 +85,30 @@ static void sep(struct jw *w)
 	if (w->more & bit)
 		put(w, ",", 1);
 	w->more |= bit;
+}
+
+/* sep() and room for n bytes after its comma in one: where a value of at
+ * most n bytes goes, or NULL (w over its max). */
+static char *begin(struct jw *w, size_t n)
+{
+	bool comma = false;
+	uint64_t bit;
+	char *at;
+
+	if (w->keyed) {
+		w->keyed = false;
+	} else if (w->depth) {
+		bit = (uint64_t)1 << w->depth;
+		comma = (w->more & bit) != 0;
+		w->more |= bit;
+	}
+	if (!(at = room(w, n + comma)))
+		return NULL;
+	if (comma) {
+		*at++ = ',';
+		w->len++;
+	}
+	return at;
 }
 
 static void put_string(struct jw *w, const char *s, size_t n)
@@ -214,37 +246,43 @@ void jw_close(struct jw *w, char c)
 	put(w, &c, 1);
 }
 
-void jw_key(struct jw *w, const char *key)
+void jw_keyn(struct jw *w, const char *key, size_t n)
 {
-	size_t n = strlen(key), i;
+	size_t i;
 	char *at;
 
-	sep(w);
-	w->keyed = true;
 	for (i = 0; i < n; i++)
 		if ((unsigned char)key[i] < 0x20 || key[i] == '"' || key[i] == '\\')
 			break;
 	if (i < n) {	/* a key that needs escapes */
+		sep(w);
 		put_string(w, key, n);
 		put(w, ":", 1);
-	} else if ((at = room(w, n + 3))) {	/* "key": in one piece */
+	} else if ((at = begin(w, n + 3))) {	/* ,"key": in one piece */
 		at[0] = '"';
 		memcpy(at + 1, key, n);
 		memcpy(at + 1 + n, "\":", 2);
 		w->len += n + 3;
 	}
+	w->keyed = true;
 }
 
 void jw_real(struct jw *w, double v)
 {
-	sep(w);
-	put_real(w, v);
+	char *at;
+
+	if (!isfinite(v))
+		jw_null(w);
+	else if ((at = begin(w, NUM_TEXT_MAX + 2)))
+		w->len += num_shortest(v, at, true);
 }
 
 void jw_int(struct jw *w, int64_t v)
 {
-	sep(w);
-	put_int(w, v);
+	char *at = begin(w, 24);
+
+	if (at)
+		w->len += num_int(v, at);
 }
 
 void jw_str(struct jw *w, const char *s)
@@ -255,14 +293,22 @@ void jw_str(struct jw *w, const char *s)
 
 void jw_bool(struct jw *w, bool b)
 {
-	sep(w);
-	put(w, b ? "true" : "false", b ? 4 : 5);
+	char *at = begin(w, 5);
+
+	if (at) {
+		memcpy(at, b ? "true" : "false", b ? 4 : 5);
+		w->len += b ? 4 : 5;
+	}
 }
 
 void jw_null(struct jw *w)
 {
-	sep(w);
-	put(w, "null", 4);
+	char *at = begin(w, 4);
+
+	if (at) {
+		memcpy(at, "null", 4);
+		w->len += 4;
+	}
 }
 
 void jw_value(struct jw *w, const json_t *v)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define JW_DEPTH_MAX 60		/* containers jw_open may nest */
 
@@ -37,7 +38,11 @@ char *jw_take(struct jw *w, size_t *len);
 
 void jw_open(struct jw *w, char c);	/* '{' or '[' */
 void jw_close(struct jw *w, char c);	/* '}' or ']' */
-void jw_key(struct jw *w, const char *key);
+void jw_keyn(struct jw *w, const char *key, size_t n);
+static inline void jw_key(struct jw *w, const char *key)	/* a literal's length is known */
+{
+	jw_keyn(w, key, strlen(key));
+}
 void jw_real(struct jw *w, double v);	/* as jansson's reals ("4.0"); null when not finite */
 void jw_int(struct jw *w, int64_t v);
 void jw_str(struct jw *w, const char *s);

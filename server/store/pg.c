@@ -1081,10 +1081,10 @@ static int list_sql(unsigned bits, bool oldest, char *sql, size_t size)
 	int n = 1;
 
 	if (bits & FB_LABEL)
-		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE l.run_id %s $1%s", STORE_RUN_COLUMNS,
+		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE l.run_id %s $1%s", STORE_LIST_COLUMNS(bits),
 				       STORE_LABEL_FROM("JOIN"), oldest ? ">" : "<", STORE_VISIBLE);
 	else
-		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1%s", STORE_RUN_COLUMNS,
+		len = (size_t)snprintf(sql, size, "SELECT %s%s WHERE r.id %s $1%s", STORE_LIST_COLUMNS(bits),
 				       STORE_RUN_FROM, oldest ? ">" : "<", STORE_VISIBLE);
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))

@@ -635,10 +635,10 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 	}
 	if (bits & FB_LABEL)	/* CROSS JOIN: SQLite keeps the label's entries outermost */
 		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE l.key = ?8 AND l.value = ?9 AND %s%s",
-			 STORE_RUN_COLUMNS, STORE_LABEL_FROM("CROSS JOIN"),
+			 STORE_LIST_COLUMNS(bits), STORE_LABEL_FROM("CROSS JOIN"),
 			 oldest ? "l.run_id > ?6" : "l.run_id < ?6", STORE_VISIBLE);
 	else
-		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s%s", STORE_RUN_COLUMNS, STORE_RUN_FROM,
+		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s%s", STORE_LIST_COLUMNS(bits), STORE_RUN_FROM,
 			 oldest ? "r.id > ?6" : "r.id < ?6", STORE_VISIBLE);
 	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
 		if (bits & (1u << i))

@@ -96,7 +96,8 @@ unsigned store_filter_bits(const struct run_filter *f)
 
 	return (f->system ? FB_SYSTEM : 0) | (f->application ? FB_APPLICATION : 0) |
 	       (f->variant ? FB_VARIANT : 0) | (f->p > 0 ? FB_P : 0) | (f->n > 0 ? FB_N : 0) |
-	       (f->nlabels && !series ? FB_LABEL : 0);
+	       (f->nlabels && !series ? FB_LABEL : 0) |
+	       (f->values_only && !f->nlabels ? FB_VALUES : 0);	/* labels are matched on the text */
 }
 
 bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id)

@@ -136,8 +136,17 @@ void store_run_put_text(struct run *r, size_t k, char *v);
  * 9) instead of runs: when it has a label filter and no whole series (whose
  * runs_series range is read then, bounded by the series). */
 enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, FB_N = 16,
-		  FB_LABEL = 32 };
-#define LIST_VARIANTS 64
+		  FB_LABEL = 32, FB_VALUES = 64 };
+#define LIST_VARIANTS 128
+
+/* The columns of a listing: every one, or (FB_VALUES) the id and the
+ * numbers in their places, NULL for the texts. */
+#define STORE_RV_VALUE(c, k, h, pt) STORE_RVV_##k(c)
+#define STORE_RVV_INT(c) ", r." #c
+#define STORE_RVV_REAL(c) ", r." #c
+#define STORE_RVV_TEXT(c) ", NULL"
+#define STORE_VALUE_COLUMNS "r.id, NULL, NULL, NULL" STORE_RUN_VALUES(STORE_RV_VALUE) ", NULL"
+#define STORE_LIST_COLUMNS(bits) ((bits) & FB_VALUES ? STORE_VALUE_COLUMNS : STORE_RUN_COLUMNS)
 
 /* A listing driven by run_labels: its FROM and the first WHERE terms, the
  * key and value given as parameters kp and vp ("?8" or "$4"). */

@@ -118,16 +118,36 @@ static double timed(int side, bool oracle, struct counts *out)
 	return t[ROUNDS / 2];
 }
 
+static void c_base(size_t obs, enum ka_base_status st, bool uncertain, void *ctx)
+{
+	struct counts *c = ctx;
+
+	c->sig += obs + (size_t)st + uncertain;
+}
+
+static void c_boundary(size_t i, void *ctx)
+{
+	struct counts *c = ctx;
+
+	c->sig += i;
+}
+
 /* --iso-file F: the runs of F (lines p,n,tau,chi) pooled and analysed,
  * median ms of ROUNDS on one line: the in-process side of
- * tests/bench_http.py. */
+ * tests/bench_http.py. The analysis is all that its answer holds: the
+ * walk with every list (bases, steps, SPS, candidates, the C1/C3
+ * boundary), each point's efficiency and effective p, the isoefficiency
+ * functions at the nine default levels with their power laws, and what
+ * grid the points form; karted writes the same results as JSON. */
 static int iso_file(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	size_t cap = 1024, nruns = 0, nobs, wsize;
 	struct ka_run *runs = malloc(cap * sizeof(*runs));
 	struct ka_iso_opts o = {KA_ISO_TOL_DEFAULT, KA_C2_RTOL_DEFAULT};
-	double p, n, tau, chi, t[ROUNDS], t0;
+	static const double levels[9] = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9};
+	double p, n, tau, chi, t[ROUNDS], t0, *ns, *ps;
+	int64_t *kinds;
 	struct ka_obs *obs;
 	void *work;
 	int k;
@@ -144,20 +164,40 @@ static int iso_file(const char *path)
 	wsize = ka_iso_work(nruns) > ka_pool_work(nruns) ? ka_iso_work(nruns) : ka_pool_work(nruns);
 	obs = malloc(nruns * sizeof(*obs));
 	work = malloc(wsize);
+	ns = malloc((nruns + 1) * sizeof(*ns));
+	ps = malloc((nruns + 1) * sizeof(*ps));
+	kinds = malloc((nruns + 1) * sizeof(*kinds));
+	if (!obs || !work || !ns || !ps || !kinds)
+		return 1;
 	for (k = 0; k < ROUNDS; k++) {
 		struct counts c = {0};
-		struct ka_iso_visitor v = {c_step, NULL, c_sps, c_cand, c_not, NULL, &c};
+		struct ka_iso_visitor v = {c_step, c_boundary, c_sps, c_cand, c_not, c_base, &c};
+		double k_fit, c_fit, r2, npp, sum = 0;
+		size_t i, m;
 
 		t0 = mono_s();
 		if (ka_pool(runs, nruns, obs, &nobs, work, wsize) || ka_iso_analyze(obs, nobs, &o, work, wsize, &v))
 			return 1;
+		for (i = 0; i < nobs; i++)
+			sum += ka_effective_p(obs[i].p, obs[i].eps);
+		for (i = 0; i < 9; i++) {	/* the answer's default levels */
+			ka_iso_function(obs, nobs, levels[i], ns, ps, &m);
+			if (ka_fit_power(ps, ns, m, &k_fit, &c_fit, &r2) == 0)
+				sum += k_fit;
+		}
+		sum += ka_scaling_kind(obs, nobs, kinds, &npp);
 		t[k] = mono_s() - t0;
+		if (!(sum > 0) || c.sig == 0)
+			return 1;
 	}
 	qsort(t, ROUNDS, sizeof(t[0]), cmp_double);
 	printf("%.3f\n", t[ROUNDS / 2] * 1e3);
 	free(runs);
 	free(obs);
 	free(work);
+	free(ns);
+	free(ps);
+	free(kinds);
 	return 0;
 }
 
