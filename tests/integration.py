@@ -1268,6 +1268,33 @@ def ingest_check_sees_runs_written_by_another_connection():
 
 
 @test
+def the_isoefficiency_bounds_its_pairs_in_any_order_of_runs():
+    """Orii's walk visits every (p, n, n') pair; a series of more than
+    2*10^7 is a 413 naming series before any work, counted the same way
+    whether the runs come in (p, n) order (counted as they are) or not
+    (counted on a sorted copy): two p with 4,472 n each make 19,994,312
+    pairs, with 4,473 n each 20,003,256, posted p by p or the two p
+    interleaved."""
+    k, t = Shared.k, Shared.token
+    for app, count in (("under", 4472), ("over", 4473)):
+        for order in ("grouped", "interleaved"):
+            pn = ([(p, n) for p in (1, 2) for n in range(1, count + 1)] if order == "grouped"
+                  else [(p, n) for n in range(count, 0, -1) for p in (2, 1)])
+            nd = "".join(json.dumps(run(system="pairs-it", application=f"{app}-{order}", p=p, n=float(n),
+                                        tau=1.0 + n / p, chi=0.5)) + "\n" for p, n in pn)
+            s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
+            expect(s == 201 and len(b["ids"]) == 2 * count, f"{2 * count} runs posted ({s})")
+            s, b, _ = k.request("GET", f"/api/v1/analysis/isoefficiency?system=pairs-it&application={app}-{order}"
+                                "&models=false&points=false&max_pairs=1")
+            if app == "over":
+                expect(s == 413 and b.get("field") == "series" and "20003256 (p, n, n') pairs" in b.get("error", ""),
+                       f"{count} n at each of two p, {order}: 413 naming series with its 20003256 pairs ({s} {str(b)[:300]})")
+            else:
+                expect(s == 200 and len(b["bases"]) == 2 * count,
+                       f"{count} n at each of two p, {order}: analysed ({s} {str(b)[:200]})")
+
+
+@test
 def bulk_check_reads_windows_for_many_points_in_parts():
     """A bulk POST of more points than the writer caches (256) is checked in
     parts, each part's windows read in one query: every run must get the

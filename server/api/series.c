@@ -84,9 +84,14 @@ static int cmp_freq(const void *a, const void *b)
  * others (NULL: not wanted). O(n log n) on a copy, however many differ. */
 static double common_frequency(const double *f, size_t n, json_t *others)
 {
-	double *s = xmalloc((n ? n : 1) * sizeof(*s)), best = NAN;
+	double *s, best = NAN;
 	size_t i, j, best_c = 0;
 
+	for (i = 1; i < n && series_same_frequency(f[i], f[0]); i++)
+		;
+	if (i >= n)	/* one frequency (or none), as most series: no sort */
+		return n ? f[0] : NAN;
+	s = xmalloc(n * sizeof(*s));
 	memcpy(s, f, n * sizeof(*s));
 	qsort(s, n, sizeof(*s), cmp_freq);
 	for (i = 0; i < n; i = j) {
@@ -150,19 +155,26 @@ static int by_p_n(const void *a, const void *b)
 }
 
 /* The number of pairs n < n' measured at one p, summed over p: what Orii's
- * SPS walk visits. O(N log N) on a copy. */
+ * SPS walk visits. O(N log N) on a copy, O(N) when they come in order. */
 static double iso_pairs(const struct ka_run *runs, size_t n)
 {
-	struct ka_run *c = xmalloc((n ? n : 1) * sizeof(*c));
+	struct ka_run *c = NULL;
+	const struct ka_run *r = runs;
 	double pairs = 0, k = 0;
 	size_t i;
 
-	memcpy(c, runs, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), by_p_n);
+	for (i = 1; i < n && by_p_n(&runs[i - 1], &runs[i]) <= 0; i++)
+		;
+	if (i < n) {	/* not in (p, n) order as stored (a grid posted p by p is) */
+		c = xmalloc(n * sizeof(*c));
+		memcpy(c, runs, n * sizeof(*c));
+		qsort(c, n, sizeof(*c), by_p_n);
+		r = c;
+	}
 	for (i = 0; i < n; i++) {
-		if (i && c[i].p != c[i - 1].p)
+		if (i && r[i].p != r[i - 1].p)
 			k = 0;	/* a new p */
-		if (i && c[i].p == c[i - 1].p && c[i].n == c[i - 1].n)
+		if (i && r[i].p == r[i - 1].p && r[i].n == r[i - 1].n)
 			continue;	/* a repeat of the same point */
 		pairs += k;	/* this n pairs with every smaller n at its p */
 		k++;
@@ -245,8 +257,8 @@ static int series_one_frequency(struct series_data *sd, struct loader *l, const 
 	sd->nruns = kept;
 	l->runs = NULL;
 	if ((pairs = iso_pairs(sd->runs, sd->nruns)) > ISO_PAIRS_MAX)
-		return kerr_field(err, KERR_TOO_LARGE, "series", "the points of series %s make %.3g (p, n, "
-				  "n') pairs to walk, more than the limit of %.3g; select fewer runs "
+		return kerr_field(err, KERR_TOO_LARGE, "series", "the points of series %s make %.0f (p, n, "
+				  "n') pairs to walk, more than the limit of %.0f; select fewer runs "
 				  "(frequency_mhz, variant)", series_label(sd), pairs, ISO_PAIRS_MAX);
 	return 0;
 }
