@@ -9,7 +9,9 @@
   isoefficiency   GET /api/v1/analysis/isoefficiency of a stored series of
                   1,000 points (10 p x 100 n; models=false, the default
                   max_pairs), beside tests/bench/bench_analysis --iso-file:
-                  the same runs pooled and analysed (SPS, C-classes).
+                  the same runs pooled and analysed as the answer holds
+                  them (SPS, C-classes, every list, each point's
+                  efficiency, the isoefficiency functions, the grid).
 
 The HTTP side is the whole answer as a client sees it (parse, analyse,
 write, send, on loopback; the isoefficiency also reads the series from
