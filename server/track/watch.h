@@ -32,8 +32,13 @@
  * reads at once (one store_points_before). */
 #define WATCH_CACHE STORE_POINTS_MAX
 
+/* Series whose thresholds the writer keeps between batches (emptied with
+ * the windows, and when three quarters full). */
+#define WATCH_THRESHOLDS 16384
+
 struct webhook;
 struct window;
+struct thr_entry;
 
 struct watch {
 	bool enabled;			/* --regression-check on (the default) */
@@ -41,6 +46,8 @@ struct watch {
 	atomic_uint_fast64_t alerts;	/* made since start */
 	atomic_uint_fast64_t checked;	/* runs checked since start */
 	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
+	struct thr_entry *thr;		/* WATCH_THRESHOLDS slots, open addressing */
+	size_t nthr;
 	unsigned evict, batch, part;
 	int64_t added, changed;		/* store_data_version at the last batch */
 	bool version_known;
