@@ -1,14 +1,60 @@
 // The C face of fmt and fast_float (dconv.h). C++ only because the
 // libraries are; nothing here throws or allocates.
 #include "dconv.h"
-#include "num.h"
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <system_error>
 
 #include <fast_float/fast_float.h>
 #include <fmt/compile.h>
 #include <fmt/format.h>
+
+// Two digits of a pair table at a time, from the end of buf[0..k).
+static void pairs_back(uint32_t u, char *buf, size_t k)
+{
+	static const char pairs[] = "00010203040506070809101112131415161718192021222324"
+				    "25262728293031323334353637383940414243444546474849"
+				    "50515253545556575859606162636465666768697071727374"
+				    "75767778798081828384858687888990919293949596979899";
+
+	for (; k >= 2; k -= 2, u /= 100)
+		memcpy(buf + k - 2, pairs + 2 * (u % 100), 2);
+	if (k)
+		buf[0] = (char)('0' + u % 10);
+}
+
+size_t dconv_digits(uint64_t u, char *buf)
+{
+	static const uint64_t pow10[20] = {
+		1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+		100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+		10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	// how many: from the bit length, 1233/4096 being about log10(2)
+	size_t k = (size_t)((64 - __builtin_clzll(u | 1)) * 1233 >> 12), lo;
+
+	k += k < 20 && u >= pow10[k];
+	k += k == 0;
+	// in 32-bit parts: the last eight digits, then the eight before
+	// them, then what is left (a 64-bit division is several times slower)
+	if (k <= 9) {
+		pairs_back((uint32_t)u, buf, k);
+		return k;
+	}
+	lo = k - 8;
+	pairs_back((uint32_t)(u % 100000000), buf + lo, 8);
+	u /= 100000000;
+	if (lo <= 9) {
+		pairs_back((uint32_t)u, buf, lo);
+		return k;
+	}
+	pairs_back((uint32_t)(u % 100000000), buf + lo - 8, 8);
+	pairs_back((uint32_t)(u / 100000000), buf, lo - 8);
+	return k;
+}
 
 // fmt's Dragonbox itself, where the fmt installed has it as fmt 9 to 11
 // declare it (Debian 12 and 13, Ubuntu 24.04): the digits as one integer,
@@ -32,7 +78,7 @@ int dconv_shortest(double v, char digits[18], int *e10, bool *neg)
 		s /= 10;
 		d.exponent++;
 	}
-	k = (int)num_digits(s, digits);
+	k = (int)dconv_digits(s, digits);
 	digits[k] = '\0';
 	*e10 = d.exponent + k - 1;
 	return k;

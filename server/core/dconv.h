@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,6 +21,9 @@ extern "C" {
  * *e10 the power of ten of the first digit, *neg the sign. Returns the
  * number of digits. */
 int dconv_shortest(double v, char digits[18], int *e10, bool *neg);
+
+/* u's decimal digits (1 to 20) into buf, no NUL; returns how many. */
+size_t dconv_digits(uint64_t u, char *buf);
 
 /* The double nearest to the decimal s[0..len) (sign, digits, an optional
  * fraction and exponent: a JSON number): 0 and *out set, or -1 when s is

@@ -10,10 +10,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-
 #define NUM_TEXT_MAX 32
 
 /* v (finite) into buf (NUM_TEXT_MAX bytes): the first of %.15g, %.16g and
@@ -24,12 +20,5 @@ size_t num_shortest(double v, char *buf, bool real);
 
 /* v in decimal into buf (24 bytes); returns the length. */
 size_t num_int(int64_t v, char *buf);
-
-/* u's decimal digits (1 to 20) into buf, no NUL; returns how many. */
-size_t num_digits(uint64_t u, char *buf);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif
