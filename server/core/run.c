@@ -931,6 +931,9 @@ int run_region_energies(const char *regions, size_t max,
 {
 	struct re_scan c = {.max = max, .each = each, .ctx = ctx};
 	size_t len = strlen(regions);
+	struct arena arena;	/* yajl's own allocations on the stack: a baseline
+				 * reads this for each of up to 100 earlier runs */
+	yajl_alloc_funcs funcs = {arena_malloc, arena_realloc, arena_free, &arena};
 	yajl_handle h;
 	yajl_status st;
 
@@ -938,7 +941,8 @@ int run_region_energies(const char *regions, size_t max,
 		return 0;
 	if (!len || regions[0] != '[')
 		return -1;
-	h = yajl_alloc(&re_callbacks, NULL, &c);
+	arena.used = 0;
+	h = yajl_alloc(&re_callbacks, &funcs, &c);
 	st = yajl_parse(h, (const unsigned char *)regions, len);
 	if (st == yajl_status_ok)
 		st = yajl_complete_parse(h);
