@@ -120,7 +120,7 @@ size_t num_shortest(double v, char *buf, bool real)
 		for (; k < 15; k++)
 			d[k] = '0';
 		n = as_g(d, k, e10, neg, buf, &whole);
-		if (real && whole) {	/* 1e+15 written 1000000000000000 by %.16g */
+		if (real && whole) {	/* 16 or 17 digits, 1234567890123456: no point */
 			memcpy(buf + n, ".0", 3);
 			n += 2;
 		}

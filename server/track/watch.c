@@ -308,19 +308,30 @@ static void foreign_writes(struct store *st, struct watch *wt)
 	wt->version_known = known;
 }
 
-/* FNV-1a over the point's series and (p, n): windows are found by it. */
-static uint64_t point_key(const struct run *r)
+/* FNV-1a over a series' names, each ended (*len: their bytes with the
+ * ends, as thresholds' names store them). */
+static uint64_t series_key(const struct run *r, size_t *len)
 {
 	const char *part[3] = {r->system, r->application, r->variant};
-	unsigned char num[sizeof(r->p) + sizeof(r->n)];
 	uint64_t h = 14695981039346656037ULL;
 	size_t i, k;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0, *len = 0; k < 3; k++) {
 		for (i = 0; part[k][i]; i++)
 			h = (h ^ (unsigned char)part[k][i]) * 1099511628211ULL;
 		h = (h ^ 0xff) * 1099511628211ULL;
+		*len += i + 1;
 	}
+	return h;
+}
+
+/* ... and over (p, n): a point's windows are found by it. */
+static uint64_t point_key(const struct run *r)
+{
+	unsigned char num[sizeof(r->p) + sizeof(r->n)];
+	size_t i, len;
+	uint64_t h = series_key(r, &len);
+
 	memcpy(num, &r->p, sizeof(r->p));
 	memcpy(num + sizeof(r->p), &r->n, sizeof(r->n));
 	for (i = 0; i < sizeof(num); i++)
@@ -373,22 +384,6 @@ static void want(struct wants *ws, struct window *w, int64_t id)
 {
 	ws->w[ws->n] = w;
 	ws->id[ws->n++] = id;
-}
-
-/* FNV-1a over a series' names, each ended as stored in names. */
-static uint64_t series_key(const struct run *r, size_t *len)
-{
-	const char *part[3] = {r->system, r->application, r->variant};
-	uint64_t h = 14695981039346656037ULL;
-	size_t i, k;
-
-	for (k = 0, *len = 0; k < 3; k++) {
-		for (i = 0; part[k][i]; i++)
-			h = (h ^ (unsigned char)part[k][i]) * 1099511628211ULL;
-		h = (h ^ 0xff) * 1099511628211ULL;
-		*len += i + 1;
-	}
-	return h;
 }
 
 /* The thresholds of r's series: from the writer's cache, or read once
