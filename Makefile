@@ -316,6 +316,7 @@ bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $
 	python3 tests/bench_runs.py --build $(BUILD)
 	python3 tests/bench_backends.py --build $(BUILD)
 	python3 tests/bench_growth.py --build $(BUILD)
+	python3 tests/bench_growth.py --build $(BUILD) --backend postgresql --rounds 3
 	python3 tests/bench_http.py --build $(BUILD)
 
 # writes OTF2 archives for the tests (libotf2's writer)
