@@ -70,25 +70,9 @@ static void put(struct jw *w, const char *s, size_t n)
 	w->len += n;
 }
 
-/* Before a value or a key: the comma when its container has a member. */
-static void sep(struct jw *w)
-{
-	uint64_t bit;
-
-	if (w->keyed) {
-		w->keyed = false;
-		return;
-	}
-	if (!w->depth)
-		return;
-	bit = (uint64_t)1 << w->depth;
-	if (w->more & bit)
-		put(w, ",", 1);
-	w->more |= bit;
-}
-
-/* sep() and room for n bytes after its comma in one: where a value of at
- * most n bytes goes, or NULL (w over its max). */
+/* Before a value or a key: the comma when its container has a member,
+ * and room for the n bytes after it; where they go, or NULL (w over its
+ * max). */
 static char *begin(struct jw *w, size_t n)
 {
 	bool comma = false;
@@ -109,6 +93,12 @@ static char *begin(struct jw *w, size_t n)
 		w->len++;
 	}
 	return at;
+}
+
+/* The comma alone, before a value written piece by piece. */
+static void sep(struct jw *w)
+{
+	(void)begin(w, 0);
 }
 
 static void put_string(struct jw *w, const char *s, size_t n)

@@ -553,21 +553,28 @@ static char *col_borrowed(sqlite3_stmt *s, int i)
 }
 
 /* Fill r from a row of STORE_RUN_COLUMNS; the strings are the row's (borrowed)
- * when copy is false, else owned by r. */
-static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
+ * when copy is false, else owned by r. A row of STORE_VALUE_COLUMNS
+ * (values: FB_VALUES) has its texts NULL by construction and its numbers
+ * without a has bit NOT NULL, so only the others are asked for their type
+ * (a third of the calls, for the 1,000 runs an analysis reads). */
+static void row_read(sqlite3_stmt *s, struct run *r, bool copy, bool values)
 {
 	char *(*text)(sqlite3_stmt *s, int i) = copy ? col_text : col_borrowed;
 	size_t k;
 
 	store_run_blank(r);
 	r->id = sqlite3_column_int64(s, 0);
-	r->system = text(s, 1);
-	r->application = text(s, 2);
-	r->variant = text(s, 3);
+	if (!values) {
+		r->system = text(s, 1);
+		r->application = text(s, 2);
+		r->variant = text(s, 3);
+		r->created_at = text(s, STORE_RUN_VALUE0 + STORE_RUN_NVALUES);
+	}
 	for (k = 0; k < STORE_RUN_NVALUES; k++) {
 		int i = STORE_RUN_VALUE0 + (int)k;
 
-		if (sqlite3_column_type(s, i) == SQLITE_NULL)
+		if ((values && store_run_values[k].kind == STORE_RV_TEXT) ||
+		    ((!values || store_run_values[k].has) && sqlite3_column_type(s, i) == SQLITE_NULL))
 			continue;
 		if (store_run_values[k].kind == STORE_RV_INT)
 			store_run_put_int(r, k, sqlite3_column_int64(s, i));
@@ -576,30 +583,11 @@ static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
 		else
 			store_run_put_text(r, k, text(s, i));
 	}
-	r->created_at = text(s, STORE_RUN_VALUE0 + STORE_RUN_NVALUES);
 }
 
-/* Fill r from a row of STORE_VALUE_COLUMNS (FB_VALUES): its texts are
- * NULL by construction and its numbers without a has bit NOT NULL, so
- * only the others are asked for their type (a third of the calls of
- * row_to_run, for the 1,000 runs an analysis reads). */
-static void row_to_values(sqlite3_stmt *s, struct run *r)
+static void row_to_run(sqlite3_stmt *s, struct run *r, bool copy)
 {
-	size_t k;
-
-	store_run_blank(r);
-	r->id = sqlite3_column_int64(s, 0);
-	for (k = 0; k < STORE_RUN_NVALUES; k++) {
-		int i = STORE_RUN_VALUE0 + (int)k;
-
-		if (store_run_values[k].kind == STORE_RV_TEXT ||
-		    (store_run_values[k].has && sqlite3_column_type(s, i) == SQLITE_NULL))
-			continue;
-		if (store_run_values[k].kind == STORE_RV_INT)
-			store_run_put_int(r, k, sqlite3_column_int64(s, i));
-		else
-			store_run_put_real(r, k, sqlite3_column_double(s, i));
-	}
+	row_read(s, r, copy, false);
 }
 
 static int sq_get_run(struct store *base, int64_t id, struct run *out, struct kerr *err)
@@ -698,10 +686,7 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 		bind_text(s, 9, f->labels[0].value);
 	}
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (bits & FB_VALUES)
-			row_to_values(s, &r);
-		else
-			row_to_run(s, &r, false);
+		row_read(s, &r, false, bits & FB_VALUES);
 		stop = each(&r, ctx);
 		if (stop)
 			break;
