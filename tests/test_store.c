@@ -346,6 +346,146 @@ static void test_label_filter_uses_its_index(void **state)
 	(void)ids[4];
 }
 
+static long rows_of(struct store *st, const char *sql)
+{
+	struct kerr err;
+	long n = -1;
+
+	assert_int_equal(store_query(st, sql, "", NULL, count_row, &n, NULL, &err), 0);
+	return n;
+}
+
+static int collect_point(size_t k, const struct run *r, void *ctx)
+{
+	(void)k;
+	return collect_id(r, ctx);
+}
+
+#define KRUN(p, key, labels)                                                                   \
+	"{\"system\":\"M\",\"application\":\"md\",\"p\":" #p ",\"n\":1,\"tau\":2,"           \
+	"\"measured_at\":\"2026-01-0" #p "T00:00:00Z\",\"idempotency_key\":\"" key "\",\"labels\":" labels "}"
+
+/* Schema 11: runs are stored into runs_new and moved into runs_base by
+ * store_merge; every read sees one record across the two tables, and a
+ * merge changes no answer: listings page across them, a label finds runs
+ * in both, a key stored before the merge is still found, the regression
+ * check's earlier runs of a point come from both, newest first; deletes
+ * reach either table, keep the labels and counts right and never give an
+ * id again. */
+static void test_merge_keeps_one_record(void **state)
+{
+	struct fixture *f = *state;
+	struct run_filter flt = {.system = "M", .application = "md", .variant = "", .limit = 2};
+	struct label_eq commit = {"commit", "a1"};
+	struct run_batch again = runs_of(KRUN(2, "job-2", "null"));
+	struct collect c = {0};
+	struct kerr err;
+	int64_t ids[4], moved = -1, id;
+	bool existed, deleted;
+
+	ids[0] = put(f->st, KRUN(1, "job-1", "{\"commit\":\"a1\"}"));
+	ids[1] = put(f->st, KRUN(2, "job-2", "{\"commit\":\"b2\"}"));
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 2);
+	/* fewer than a chunk: nothing moves unless all are asked for */
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, 0);
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	assert_int_equal(moved, 2);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_base"), 2);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels"), 2);	/* kept */
+	ids[2] = put(f->st, KRUN(3, "job-3", "{\"commit\":\"a1\"}"));
+	ids[3] = put(f->st, KRUN(4, "job-4", "null"));
+	assert_true(ids[2] > ids[1] && ids[3] > ids[2]);
+	/* pages of two, newest first, the second across the tables */
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	flt.before_id = c.ids[1];
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 4);
+	assert_int_equal(c.ids[0], ids[3]);
+	assert_int_equal(c.ids[1], ids[2]);
+	assert_int_equal(c.ids[2], ids[1]);
+	assert_int_equal(c.ids[3], ids[0]);
+	/* oldest first */
+	memset(&c, 0, sizeof(c));
+	flt = (struct run_filter){.system = "M", .application = "md", .variant = "", .limit = 3,
+				  .oldest_first = true};
+	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.ids[0], ids[0]);
+	assert_int_equal(c.ids[2], ids[2]);
+	/* a label, newest first and oldest first, one run in each table */
+	for (int oldest = 0; oldest < 2; oldest++) {
+		memset(&c, 0, sizeof(c));
+		flt = (struct run_filter){.labels = &commit, .nlabels = 1, .limit = 10,
+					  .oldest_first = oldest};
+		assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
+		assert_int_equal(c.n, 2);
+		assert_int_equal(c.ids[0], oldest ? ids[0] : ids[2]);
+		assert_int_equal(c.ids[1], oldest ? ids[2] : ids[0]);
+	}
+	/* a key stored before the merge */
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_put_run(f->st, &again.runs[0], &id, &existed, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_true(existed);
+	assert_int_equal(id, ids[1]);
+	/* the point's earlier runs: p differs, so one point a run; all at p=4
+	 * would be one point, so ask for the run of p=1 alone: none before */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_points_before(f->st, &ids[0], 1, 100, collect_point, &c, &err), 0);
+	assert_int_equal(c.n, 0);
+	/* deletes: one in each table, the newest included */
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, ids[0], &deleted, &err), 0);
+	assert_true(deleted);
+	assert_int_equal(store_delete_run(f->st, ids[3], &deleted, &err), 0);
+	assert_true(deleted);
+	assert_int_equal(store_delete_run(f->st, ids[3], &deleted, &err), 0);
+	assert_false(deleted);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels"), 2);	/* b2 and ids[2]'s a1 */
+	assert_int_equal(rows_of(f->st, "SELECT runs FROM series WHERE system = 'M'"), 2);
+	assert_int_equal(rows_of(f->st, "SELECT last_run_id FROM series WHERE system = 'M'"), ids[2]);
+	id = put(f->st, KRUN(5, "job-5", "null"));
+	assert_true(id > ids[3]);	/* the deleted newest id is not given again */
+	run_batch_free(&again);
+}
+
+/* The regression check's earlier runs of one point, newest first by
+ * measured time then id, from both tables of schema 11. */
+static void test_points_before_across_a_merge(void **state)
+{
+	struct fixture *f = *state;
+	struct collect c = {0};
+	struct kerr err;
+	int64_t ids[4], moved;
+	const char *t[4] = {"2026-01-02", "2026-01-04", "2026-01-01", "2026-01-03"};
+	char json[256];
+
+	for (int i = 0; i < 4; i++) {
+		snprintf(json, sizeof(json), "{\"system\":\"P\",\"application\":\"md\",\"p\":8,\"n\":1,"
+			 "\"tau\":2,\"measured_at\":\"%sT00:00:00Z\"}", t[i]);
+		ids[i] = put(f->st, json);
+		if (i == 1)
+			assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	}
+	/* before ids[1] (the latest time): 01-03 (new), 01-02 (base), 01-01 (new) */
+	assert_int_equal(store_points_before(f->st, &ids[1], 1, 100, collect_point, &c, &err), 0);
+	assert_int_equal(c.n, 3);
+	assert_int_equal(c.ids[0], ids[3]);
+	assert_int_equal(c.ids[1], ids[0]);
+	assert_int_equal(c.ids[2], ids[2]);
+	/* the limit, and a run with nothing before it */
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_points_before(f->st, &ids[3], 1, 1, collect_point, &c, &err), 0);
+	assert_int_equal(c.n, 1);
+	assert_int_equal(c.ids[0], ids[0]);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_points_before(f->st, &ids[2], 1, 100, collect_point, &c, &err), 0);
+	assert_int_equal(c.n, 0);
+}
+
 /* What logs and errors show of a --db: a path as it is, a URI without its
  * password in either form libpq takes (and no sslpassword), the rest kept. */
 static void test_shown_db_hides_passwords(void **state)
@@ -704,6 +844,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_uses_the_series_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_label_filter_uses_its_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),
 		cmocka_unit_test(test_shown_db_hides_passwords),
 		cmocka_unit_test_setup_teardown(test_groups_count_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),

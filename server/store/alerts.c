@@ -139,8 +139,12 @@ int store_each_alert(struct store *st, const struct alert_filter *f,
 	/* alerts are few beside runs: newest first by id, filters as parameters */
 	static const char sql[] =
 		"SELECT a.id, a.run_id, s.system, s.application, s.variant, a.p, a.n, a.regressions, "
-		"a.created_at, a.acknowledged_at, a.acknowledged_by, r.measured_at, r.labels"
-		" FROM alerts a JOIN series s ON s.id = a.series_id LEFT JOIN runs r ON r.id = a.run_id"
+		"a.created_at, a.acknowledged_at, a.acknowledged_by,"
+		/* not a LEFT JOIN: SQLite reads its view runs (schema 11) whole on
+		 * the right of a join; a subquery looks the run up in each table */
+		" (SELECT measured_at FROM runs WHERE id = a.run_id),"
+		" (SELECT labels FROM runs WHERE id = a.run_id)"
+		" FROM alerts a JOIN series s ON s.id = a.series_id"
 		" WHERE (CAST($1 AS TEXT) IS NULL OR s.system = $1)"
 		" AND (CAST($2 AS TEXT) IS NULL OR s.application = $2)"
 		" AND (CAST($3 AS TEXT) IS NULL OR s.variant = $3)"

@@ -25,6 +25,7 @@ static void *checkpointer_main(void *arg)
 	struct timespec until;
 	struct kerr err;
 	int pages = 0;
+	int64_t moved;
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stopping) {
@@ -34,6 +35,9 @@ static void *checkpointer_main(void *arg)
 		if (c->stopping)
 			break;
 		pthread_mutex_unlock(&c->lock);
+		kerr_clear(&err);
+		if (store_merge(c->st, false, &moved, &err))
+			klog(KLOG_WARNING, "%s", KERR_TEXT(&err));
 		kerr_clear(&err);
 		if (store_checkpoint(c->st, pages > CHECKPOINT_TRUNCATE_PAGES, &pages, &err))
 			klog(KLOG_WARNING, "%s", KERR_TEXT(&err));

@@ -16,24 +16,40 @@ enum stmt_id {
 	S_SERIES_ADD,
 	S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
-	S_DATA_VERSION, S_READ_BEGIN, S_POINT_BEFORE,
+	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_BEFORE,
+	S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
 	S_COUNT
 };
 
+
+/* a series' newest run, in either table (NULL without runs) */
+#define SERIES_LAST                                                                            \
+	"nullif(max(coalesce((SELECT max(id) FROM runs_base WHERE series_id = series.id), 0), "   \
+	"coalesce((SELECT max(id) FROM runs_new WHERE series_id = series.id), 0)), 0)"
+
+/* one table's runs of the point ?3, ?4, ?5 before (time ?6, id ?1) */
+#define POINT_ARM(table)                                                                         \
+	"SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) AS t FROM " table \
+	" r WHERE r.series_id = ?3 AND r.p = ?4 AND r.n = ?5 AND "                              \
+	"(coalesce(r.measured_at, r.created_at), r.id) < (?6, ?1)" STORE_VISIBLE
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
 	[S_ROLLBACK] = "ROLLBACK",
-	[S_INSERT] = "INSERT INTO runs (" STORE_RUN_INSERT_COLUMNS ") VALUES (" STORE_RUN_INSERT_QMARKS ")",
+	/* schema 11: runs are stored into runs_new, read through the view runs
+	 * (both tables), and moved into runs_base by sq_merge */
+	[S_INSERT] = "INSERT INTO runs_new (" STORE_RUN_INSERT_COLUMNS ") VALUES (" STORE_RUN_INSERT_QMARKS ")",
 	/* ids are never reused: above every id stored and every id deleted */
 	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
-		      "COALESCE((SELECT max(id) FROM runs), 0)) + 1",
+		      "COALESCE((SELECT max(id) FROM runs_base), 0), "
+		      "COALESCE((SELECT max(id) FROM runs_new), 0)) + 1",
 	[S_FIND_KEY] = "SELECT id FROM runs WHERE idempotency_key = ?",
 	[S_GET] = "SELECT " STORE_RUN_COLUMNS STORE_RUN_FROM " WHERE r.id = ?1" STORE_VISIBLE,
 	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
-	[S_DELETE] = "DELETE FROM runs WHERE id = ?",
+	[S_DELETE] = "DELETE FROM runs_base WHERE id = ?",
+	[S_DELETE_NEW] = "DELETE FROM runs_new WHERE id = ?",
 	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
 	[S_TALLY_ADD] = "UPDATE series SET runs = runs + ?1, last_run_id = max(coalesce(last_run_id, "
 			"0), ?2), last_run_at = CASE WHEN ?2 > coalesce(last_run_id, 0) THEN ?3 "
@@ -41,17 +57,20 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* before the run is deleted: one fewer, and the newest again if it was it */
 	[S_TALLY_DELETE] = "UPDATE series SET runs = runs - 1 WHERE id = (SELECT series_id FROM "
 			   "runs WHERE id = ?1)",
-	[S_TALLY_LAST] = "UPDATE series SET last_run_id = (SELECT max(id) FROM runs WHERE "
-			 "series_id = series.id), last_run_at = (SELECT created_at FROM runs WHERE "
-			 "id = (SELECT max(id) FROM runs WHERE series_id = series.id)) "
-			 "WHERE last_run_id = ?1",
+	[S_TALLY_LAST] = "UPDATE series SET last_run_id = " SERIES_LAST ", last_run_at = "
+			 "(SELECT created_at FROM runs WHERE id = " SERIES_LAST ") WHERE last_run_id = ?1",
 	[S_DATA_VERSION] = "PRAGMA data_version",
 	[S_READ_BEGIN] = "BEGIN",
-	/* (time, id) below the run's, on the index runs_point, newest first */
-	[S_POINT_BEFORE] = "SELECT " STORE_POINT_COLUMNS " FROM runs q JOIN runs r ON r.series_id = "
-			   "q.series_id AND r.p = q.p AND r.n = q.n WHERE q.id = ?1 AND (coalesce(r.measured_at, r.created_at), r.id) < "
-			   "(coalesce(q.measured_at, q.created_at), q.id)" STORE_VISIBLE " ORDER BY "
-			   "coalesce(r.measured_at, r.created_at) DESC, r.id DESC LIMIT ?2",
+	/* a run's point and time, then the runs before it there, newest first:
+	 * each table's runs_point walked backwards, the two merged */
+	[S_POINT_OF] = "SELECT series_id, p, n, coalesce(measured_at, created_at) FROM runs WHERE id = ?1",
+	[S_POINT_BEFORE] = POINT_ARM("runs_base") " UNION ALL " POINT_ARM("runs_new")
+			   " ORDER BY t DESC, 1 DESC LIMIT ?2",
+	/* sq_merge */
+	[S_STAGED] = "SELECT count(*) FROM runs_new",
+	[S_MERGE_UPTO] = "SELECT max(id) FROM (SELECT id FROM runs_new ORDER BY id LIMIT ?1)",
+	[S_MERGE_COPY] = "INSERT INTO runs_base SELECT * FROM runs_new WHERE id <= ?1 ORDER BY id",
+	[S_MERGE_DROP] = "DELETE FROM runs_new WHERE id <= ?1",
 };
 
 struct sq {
@@ -619,6 +638,11 @@ static int sq_delete_run(struct store *base, int64_t id, bool *deleted, struct k
 	    exec_int(st, S_DELETE, id, err, "deleting a run"))
 		return -1;
 	*deleted = sqlite3_changes(st->db) > 0;
+	if (!*deleted) {
+		if (exec_int(st, S_DELETE_NEW, id, err, "deleting a run"))
+			return -1;
+		*deleted = sqlite3_changes(st->db) > 0;
+	}
 	if (!*deleted)
 		return 0;
 	/* so that id is never given again, even when it was the largest */
@@ -626,6 +650,16 @@ static int sq_delete_run(struct store *base, int64_t id, bool *deleted, struct k
 	    exec_int(st, S_TALLY_LAST, id, err, "finding a series' newest run"))
 		return -1;
 	return 0;
+}
+
+/* The filters' clauses of bits appended to sql. */
+static void where(char *sql, size_t size, unsigned bits, const char *const *clause, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (bits & (1u << i))
+			strncat(sql, clause[i], size - strlen(sql) - 1);
 }
 
 /* The listing statement for one combination of filters. The text is made
@@ -636,26 +670,42 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
 		" AND r.p = ?4", " AND r.n = ?5",
 	};
-	char sql[1024];
-	size_t i;
+	char sql[2048] = "";
+	const char *order = "r.id";
+	int t;
 
 	if (st->list[oldest][bits]) {
 		sqlite3_reset(st->list[oldest][bits]);
 		sqlite3_clear_bindings(st->list[oldest][bits]);
 		return st->list[oldest][bits];
 	}
-	if (bits & FB_LABEL)	/* CROSS JOIN: SQLite keeps the label's entries outermost */
-		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE l.key = ?8 AND l.value = ?9 AND %s%s",
-			 STORE_LIST_COLUMNS(bits), STORE_LABEL_FROM("CROSS JOIN"),
-			 oldest ? "l.run_id > ?6" : "l.run_id < ?6", STORE_VISIBLE);
-	else
+	if (bits & FB_LABEL) {
+		/* The label's entries outermost (CROSS JOIN), one arm per table of
+		 * schema 11 (SQLite would read the view runs whole on the right of
+		 * a join), merged by id: the first column is l.run_id, so that the
+		 * merge's order is the key's. Each arm is bounded to its table's
+		 * ids, or runs_new's would walk every older entry of the label. */
+		static const char *const arm[2][2] = {
+			{"runs_base", " AND l.run_id <= (SELECT max(id) FROM runs_base)"},
+			{"runs_new", " AND l.run_id >= (SELECT min(id) FROM runs_new)"},
+		};
+		for (t = 0; t < 2; t++) {
+			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql),
+				 "%sSELECT l.run_id%s FROM run_labels l CROSS JOIN %s r ON r.id = l.run_id "
+				 "CROSS JOIN series s ON s.id = r.series_id WHERE l.key = ?8 AND "
+				 "l.value = ?9 AND %s%s%s", t ? " UNION ALL " : "",
+				 STORE_LIST_COLUMNS(bits) + strlen("r.id"), arm[t][0],
+				 oldest ? "l.run_id > ?6" : "l.run_id < ?6", arm[t][1], STORE_VISIBLE);
+			where(sql, sizeof(sql), bits, clause, sizeof(clause) / sizeof(clause[0]));
+		}
+		order = "1";
+	} else {
 		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s%s", STORE_LIST_COLUMNS(bits), STORE_RUN_FROM,
 			 oldest ? "r.id > ?6" : "r.id < ?6", STORE_VISIBLE);
-	for (i = 0; i < sizeof(clause) / sizeof(clause[0]); i++)
-		if (bits & (1u << i))
-			strncat(sql, clause[i], sizeof(sql) - strlen(sql) - 1);
-	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY %s%s LIMIT ?7",
-		 bits & FB_LABEL ? STORE_LABEL_ORDER : "r.id", oldest ? "" : " DESC");
+		where(sql, sizeof(sql), bits, clause, sizeof(clause) / sizeof(clause[0]));
+	}
+	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY %s%s LIMIT ?7", order,
+		 oldest ? "" : " DESC");
 	st->list[oldest][bits] = prepare(st, sql, err);
 	return st->list[oldest][bits];
 }
@@ -705,34 +755,99 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
 {
 	struct sq *st = (struct sq *)base;
 	bool own = sqlite3_get_autocommit(st->db);
-	sqlite3_stmt *s;
+	sqlite3_stmt *s, *q;
 	struct run r;
 	size_t k;
-	int rc = SQLITE_DONE, stop = 0;
+	int rc = SQLITE_DONE, stop = 0, c;
 
 	if (own && exec_stmt(st, S_READ_BEGIN, err, "beginning a read"))
 		return -1;
 	s = stmt(st, S_POINT_BEFORE, err);
-	for (k = 0; s && k < n && !stop && rc == SQLITE_DONE; k++) {
+	q = s ? stmt(st, S_POINT_OF, err) : NULL;
+	for (k = 0; q && k < n && !stop && rc == SQLITE_DONE; k++) {
+		sqlite3_reset(q);
+		sqlite3_bind_int64(q, 1, ids[k]);
+		if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+			if (rc == SQLITE_DONE)
+				continue;	/* not stored (deleted since): no earlier runs */
+			break;
+		}
 		sqlite3_bind_int64(s, 1, ids[k]);
 		sqlite3_bind_int64(s, 2, limit);
+		for (c = 0; c < 4; c++)
+			sqlite3_bind_value(s, 3 + c, sqlite3_column_value(q, c));
 		while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 			row_to_run(s, &r, false);
 			stop = each(k, &r, ctx);
 		}
 		sqlite3_reset(s);
 	}
-	if (s && !stop && rc != SQLITE_DONE)
-		db_error(st, err, "reading a point's runs");
+	if (q) {
+		if (!stop && rc != SQLITE_DONE)
+			db_error(st, err, "reading a point's runs");
+		sqlite3_reset(q);
+	}
 	if (own)
 		exec_stmt(st, S_COMMIT, NULL, "ending a read");
-	return stop ? stop : s && rc == SQLITE_DONE ? 0 : -1;
+	return stop ? stop : q && rc == SQLITE_DONE ? 0 : -1;
 }
 
 
 
 
 
+
+/* Schema 11: once runs_new holds MERGE_CHUNK runs, its oldest MERGE_CHUNK
+ * are moved into runs_base in one transaction, in id order: the table is
+ * appended to, and a series' or a point's new index entries land together
+ * at its end, so a chunk writes about one leaf of runs_series and
+ * runs_point per series and point it holds, where storing the runs one
+ * commit at a time into runs_base would have written one each. The page
+ * cache is raised for the move (the leaves it touches stay in memory until
+ * the commit writes each once), then given back. */
+#define MERGE_CHUNK 65536
+#define MERGE_CACHE "PRAGMA cache_size = -131072"	/* KiB: 128 MiB */
+
+static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *err)
+{
+	struct sq *st = (struct sq *)base;
+	sqlite3_stmt *s = stmt(st, S_STAGED, err);
+	int64_t staged = 0, upto = 0;
+	int rc = -1;
+
+	*moved = 0;
+	if (!s)
+		return -1;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		staged = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (staged < (all ? 1 : MERGE_CHUNK))
+		return 0;
+	sqlite3_exec(st->db, MERGE_CACHE, NULL, NULL, NULL);
+	if (exec_stmt(st, S_BEGIN, err, "beginning a merge"))
+		goto out;
+	if (!(s = stmt(st, S_MERGE_UPTO, err)))
+		goto fail;
+	sqlite3_bind_int64(s, 1, MERGE_CHUNK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		upto = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (exec_int(st, S_MERGE_COPY, upto, err, "moving runs into runs_base"))
+		goto fail;
+	*moved = sqlite3_changes(st->db);
+	if (exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base") ||
+	    exec_stmt(st, S_COMMIT, err, "committing a merge"))
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	*moved = 0;
+	exec_stmt(st, S_ROLLBACK, NULL, "rolling back a merge");
+out:
+	sqlite3_exec(st->db, "PRAGMA cache_size = -2000", NULL, NULL, NULL);	/* SQLite's default */
+	sqlite3_db_release_memory(st->db);
+	return rc;
+}
 
 static int sq_checkpoint(struct store *base, bool truncate, int *wal_pages, struct kerr *err)
 {
@@ -755,7 +870,7 @@ static int sq_explain_listing(struct store *base, const struct run_filter *f, ch
 	struct sq *st = (struct sq *)base;
 	unsigned bits = store_filter_bits(f);
 	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err), *plan;
-	char sql[600];
+	char sql[2100];
 	size_t len = 0;
 	int rc;
 
@@ -955,6 +1070,7 @@ const struct store_ops store_sqlite_ops = {
 	.commit = sq_commit,
 	.rollback = sq_rollback,
 	.checkpoint = sq_checkpoint,
+	.merge = sq_merge,
 	.put_run = sq_put_run,
 	.get_run = sq_get_run,
 	.delete_run = sq_delete_run,

@@ -254,6 +254,12 @@ int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct ker
 	return st->ops->checkpoint(st, truncate, wal_pages, err);
 }
 
+int store_merge(struct store *st, bool all, int64_t *moved, struct kerr *err)
+{
+	*moved = 0;
+	return st->ops->merge ? st->ops->merge(st, all, moved, err) : 0;
+}
+
 int store_put_run(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err)
 {

@@ -19,6 +19,7 @@ struct store_ops {
 	int (*commit)(struct store *st, struct kerr *err);
 	void (*rollback)(struct store *st);
 	int (*checkpoint)(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
+	int (*merge)(struct store *st, bool all, int64_t *moved, struct kerr *err);	/* or NULL */
 	int (*put_run)(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		       struct kerr *err);
 	int (*get_run)(struct store *st, int64_t id, struct run *out, struct kerr *err);
