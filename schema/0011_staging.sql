@@ -9,22 +9,22 @@ ALTER TABLE runs RENAME TO runs_base;
 DROP TRIGGER run_labels_insert;
 DROP TRIGGER run_labels_delete;
 
-CREATE TABLE runs_new (
-	id              INTEGER PRIMARY KEY,                -- never reused: see run_id_floor
+CREATE TABLE runs_new (	-- as runs_base (schema 4)
+	id              INTEGER PRIMARY KEY,
 	series_id       INTEGER NOT NULL REFERENCES series (id),
 	p               INTEGER NOT NULL CHECK (p >= 1),
 	n               REAL    NOT NULL CHECK (n > 0),
-	tau             REAL    NOT NULL CHECK (tau > 0),   -- seconds
-	chi             REAL,                               -- seconds, NULL when neither chi nor gamma was posted
-	gamma           REAL,                               -- seconds, NULL exactly when chi is
+	tau             REAL    NOT NULL CHECK (tau > 0),
+	chi             REAL,
+	gamma           REAL,
 	frequency_mhz   REAL,
 	power_cap_w     REAL,
 	energy_j        REAL,
 	measured_at     TEXT,
 	idempotency_key TEXT,
-	regions         TEXT,                               -- JSON array or NULL
-	labels          TEXT,                               -- JSON object or NULL
-	created_at      TEXT    NOT NULL,                   -- UTC, set by karted per commit
+	regions         TEXT,
+	labels          TEXT,
+	created_at      TEXT    NOT NULL,
 	CHECK ((chi IS NULL) = (gamma IS NULL))
 ) STRICT;
 CREATE INDEX runs_new_series ON runs_new (series_id, id);
@@ -39,22 +39,22 @@ CREATE VIEW runs AS
 	SELECT id, series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, energy_j,
 	       measured_at, idempotency_key, regions, labels, created_at FROM runs_new;
 
--- labels: a merge's delete from runs_new of the runs it copied keeps theirs
+-- labels: a merge's copy into runs_base keeps them; runs_new has no delete
+-- trigger (a merge empties it whole), so a delete on the view drops them
 CREATE TRIGGER run_labels_insert AFTER INSERT ON runs_new WHEN new.labels IS NOT NULL
 BEGIN
 	INSERT OR IGNORE INTO run_labels (key, value, run_id)
 		SELECT key, value, new.id FROM json_each(new.labels) WHERE type = 'text';
 END;
 
-CREATE TRIGGER run_labels_delete AFTER DELETE ON runs_base WHEN old.labels IS NOT NULL
+CREATE TRIGGER run_labels_insert_base AFTER INSERT ON runs_base
+	WHEN new.labels IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs_new WHERE id = new.id)
 BEGIN
-	DELETE FROM run_labels WHERE run_id = old.id AND key IN
-		(SELECT key FROM json_each(old.labels)) AND value IN
-		(SELECT value FROM json_each(old.labels) WHERE type = 'text');
+	INSERT OR IGNORE INTO run_labels (key, value, run_id)
+		SELECT key, value, new.id FROM json_each(new.labels) WHERE type = 'text';
 END;
 
-CREATE TRIGGER run_labels_delete_new AFTER DELETE ON runs_new
-	WHEN old.labels IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs_base WHERE id = old.id)
+CREATE TRIGGER run_labels_delete AFTER DELETE ON runs_base WHEN old.labels IS NOT NULL
 BEGIN
 	DELETE FROM run_labels WHERE run_id = old.id AND key IN
 		(SELECT key FROM json_each(old.labels)) AND value IN
@@ -76,6 +76,8 @@ END;
 
 CREATE TRIGGER runs_delete INSTEAD OF DELETE ON runs
 BEGIN
+	DELETE FROM run_labels WHERE run_id = old.id AND (key, value) IN
+		(SELECT key, value FROM json_each(old.labels) WHERE type = 'text');
 	DELETE FROM runs_base WHERE id = old.id;
 	DELETE FROM runs_new WHERE id = old.id;
 END;

@@ -395,7 +395,7 @@ static void test_merge_keeps_one_record(void **state)
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels"), 2);	/* kept */
 	ids[2] = put(f->st, KRUN(3, "job-3", "{\"commit\":\"a1\"}"));
-	ids[3] = put(f->st, KRUN(4, "job-4", "null"));
+	ids[3] = put(f->st, KRUN(4, "job-4", "{\"commit\":\"d4\"}"));
 	assert_true(ids[2] > ids[1] && ids[3] > ids[2]);
 	/* pages of two, newest first, the second across the tables */
 	assert_int_equal(store_each_run(f->st, &flt, collect_id, &c, &err), 0);
@@ -444,12 +444,45 @@ static void test_merge_keeps_one_record(void **state)
 	assert_int_equal(store_delete_run(f->st, ids[3], &deleted, &err), 0);
 	assert_false(deleted);
 	assert_int_equal(store_commit(f->st, &err), 0);
-	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels"), 2);	/* b2 and ids[2]'s a1 */
+	/* 4 before: ids[0]'s (in runs_base) and ids[3]'s (in runs_new) gone */
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels"), 2);
 	assert_int_equal(rows_of(f->st, "SELECT runs FROM series WHERE system = 'M'"), 2);
 	assert_int_equal(rows_of(f->st, "SELECT last_run_id FROM series WHERE system = 'M'"), ids[2]);
 	id = put(f->st, KRUN(5, "job-5", "null"));
 	assert_true(id > ids[3]);	/* the deleted newest id is not given again */
 	run_batch_free(&again);
+}
+
+/* A backlog of more than four chunks in runs_new (a large import staged
+ * in parts) is moved a chunk of 65,536 at a time, oldest ids first, so no
+ * move holds the write lock for long; four chunks or fewer move at once. */
+static void test_merge_moves_a_backlog_in_chunks(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	int64_t first = put(f->st, RUN("C", "md", "", 1, 1)), moved = 0;
+	char num[24];
+
+	snprintf(num, sizeof(num), "%lld", (long long)first);
+
+	/* 4 * 65,536 + 10 runs of the same series in all, the rest by hand */
+	assert_int_equal(store_query(f->st, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+				     "FROM k WHERE i < 262154) INSERT INTO runs_new (id, series_id, p, n, "
+				     "tau, created_at) SELECT $1 + i, (SELECT series_id FROM runs_new), 1, "
+				     "1, 2, '2026-01-01T00:00:00Z' FROM k", "i",
+				     (const char *const[]){num}, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 262155);
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, 65536);
+	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 65535);
+	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 65536);
+	/* 196,619 left: at most four chunks, moved at once */
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, 196619);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 262155);
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	assert_int_equal(moved, 0);
 }
 
 /* The regression check's earlier runs of one point, newest first by
@@ -846,6 +879,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_label_filter_uses_its_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_moves_a_backlog_in_chunks, setup, teardown),
 		cmocka_unit_test(test_shown_db_hides_passwords),
 		cmocka_unit_test_setup_teardown(test_groups_count_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),

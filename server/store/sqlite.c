@@ -17,7 +17,8 @@ enum stmt_id {
 	S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
 	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_BEFORE,
-	S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
+	S_LABELS_NEW, S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
+	S_MERGE_ALL, S_MERGE_EMPTY,
 	S_COUNT
 };
 
@@ -49,7 +50,12 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_SERIES_FIND] = "SELECT id FROM series WHERE system = ? AND application = ? AND variant = ?",
 	[S_SERIES_ADD] = "INSERT INTO series (system, application, variant) VALUES (?, ?, ?)",
 	[S_DELETE] = "DELETE FROM runs_base WHERE id = ?",
-	[S_DELETE_NEW] = "DELETE FROM runs_new WHERE id = ?",
+	/* runs_new has no delete trigger (a merge empties it whole): its
+	 * run's labels go first */
+	[S_LABELS_NEW] = "DELETE FROM run_labels WHERE run_id = ?1 AND (key, value) IN (SELECT key, "
+			 "value FROM json_each((SELECT labels FROM runs_new WHERE id = ?1)) WHERE type = "
+			 "'text')",
+	[S_DELETE_NEW] = "DELETE FROM runs_new WHERE id = ?1",
 	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
 	[S_TALLY_ADD] = "UPDATE series SET runs = runs + ?1, last_run_id = max(coalesce(last_run_id, "
 			"0), ?2), last_run_at = CASE WHEN ?2 > coalesce(last_run_id, 0) THEN ?3 "
@@ -71,6 +77,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_MERGE_UPTO] = "SELECT max(id) FROM (SELECT id FROM runs_new ORDER BY id LIMIT ?1)",
 	[S_MERGE_COPY] = "INSERT INTO runs_base SELECT * FROM runs_new WHERE id <= ?1 ORDER BY id",
 	[S_MERGE_DROP] = "DELETE FROM runs_new WHERE id <= ?1",
+	[S_MERGE_ALL] = "INSERT INTO runs_base SELECT * FROM runs_new ORDER BY id",
+	[S_MERGE_EMPTY] = "DELETE FROM runs_new",	/* no trigger, no WHERE: emptied page by page */
 };
 
 struct sq {
@@ -639,7 +647,8 @@ static int sq_delete_run(struct store *base, int64_t id, bool *deleted, struct k
 		return -1;
 	*deleted = sqlite3_changes(st->db) > 0;
 	if (!*deleted) {
-		if (exec_int(st, S_DELETE_NEW, id, err, "deleting a run"))
+		if (exec_int(st, S_LABELS_NEW, id, err, "deleting a run's labels") ||
+		    exec_int(st, S_DELETE_NEW, id, err, "deleting a run"))
 			return -1;
 		*deleted = sqlite3_changes(st->db) > 0;
 	}
@@ -797,15 +806,19 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
 
 
 
-/* Schema 11: once runs_new holds MERGE_CHUNK runs, its oldest MERGE_CHUNK
- * are moved into runs_base in one transaction, in id order: the table is
- * appended to, and a series' or a point's new index entries land together
- * at its end, so a chunk writes about one leaf of runs_series and
- * runs_point per series and point it holds, where storing the runs one
- * commit at a time into runs_base would have written one each. The page
- * cache is raised for the move (the leaves it touches stay in memory until
- * the commit writes each once), then given back. */
+/* Schema 11: once runs_new holds MERGE_CHUNK runs, they are moved into
+ * runs_base in one transaction, in id order: the table is appended to,
+ * and a series' or a point's new index entries land together at its end,
+ * so a move writes about one leaf of runs_series and runs_point per series
+ * and point it holds, where storing the runs one commit at a time into
+ * runs_base would have written one each. runs_new is then emptied whole
+ * (its pages freed, no entry deleted one by one). Only a backlog of more
+ * than MERGE_MAX (a large import staged in parts) is moved a chunk at a
+ * time, so that no move holds the write lock for long. The page cache is
+ * raised for the move (the leaves it touches stay in memory until the
+ * commit writes each once), then given back. */
 #define MERGE_CHUNK 65536
+#define MERGE_MAX (4 * MERGE_CHUNK)
 #define MERGE_CACHE "PRAGMA cache_size = -131072"	/* KiB: 128 MiB */
 
 static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *err)
@@ -826,17 +839,26 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 	sqlite3_exec(st->db, MERGE_CACHE, NULL, NULL, NULL);
 	if (exec_stmt(st, S_BEGIN, err, "beginning a merge"))
 		goto out;
-	if (!(s = stmt(st, S_MERGE_UPTO, err)))
-		goto fail;
-	sqlite3_bind_int64(s, 1, MERGE_CHUNK);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		upto = sqlite3_column_int64(s, 0);
-	sqlite3_reset(s);
-	if (exec_int(st, S_MERGE_COPY, upto, err, "moving runs into runs_base"))
-		goto fail;
-	*moved = sqlite3_changes(st->db);
-	if (exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base") ||
-	    exec_stmt(st, S_COMMIT, err, "committing a merge"))
+	if (staged <= MERGE_MAX) {	/* (what came since the count moves too) */
+		if (exec_stmt(st, S_MERGE_ALL, err, "moving runs into runs_base"))
+			goto fail;
+		*moved = sqlite3_changes(st->db);
+		if (exec_stmt(st, S_MERGE_EMPTY, err, "moving runs into runs_base"))
+			goto fail;
+	} else {
+		if (!(s = stmt(st, S_MERGE_UPTO, err)))
+			goto fail;
+		sqlite3_bind_int64(s, 1, MERGE_CHUNK);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			upto = sqlite3_column_int64(s, 0);
+		sqlite3_reset(s);
+		if (exec_int(st, S_MERGE_COPY, upto, err, "moving runs into runs_base"))
+			goto fail;
+		*moved = sqlite3_changes(st->db);
+		if (exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base"))
+			goto fail;
+	}
+	if (exec_stmt(st, S_COMMIT, err, "committing a merge"))
 		goto fail;
 	rc = 0;
 	goto out;
@@ -948,8 +970,10 @@ static int sq_load(struct store *base, enum store_table t, const char *const *v,
 		if (t == T_FLOOR)
 			snprintf(sql, sizeof(sql), "UPDATE run_id_floor SET high = max(high, ?)");
 		else
+			/* runs straight into runs_base (schema 11): a copy comes in id
+			 * order, appended to the large table, not staged */
 			snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT DO NOTHING",
-				 d->name, d->columns, marks);
+				 t == T_RUNS ? "runs_base" : d->name, d->columns, marks);
 		st->load[t] = prepare(st, sql, err);
 		if (!st->load[t])
 			return -1;
