@@ -39,16 +39,12 @@ CREATE VIEW runs AS
 	SELECT id, series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, energy_j,
 	       measured_at, idempotency_key, regions, labels, created_at FROM runs_new;
 
--- labels: a merge's copy into runs_base keeps them; runs_new has no delete
--- trigger (a merge empties it whole), so a delete on the view drops them
+-- labels: added on insert into runs_new (or the view), dropped on delete
+-- from runs_base or the view. A merge moves runs with their labels, so
+-- neither its copy into runs_base nor its emptying of runs_new may fire a
+-- trigger: who inserts into runs_base or deletes from runs_new directly
+-- (karted copy, a delete of a staged run) keeps run_labels itself.
 CREATE TRIGGER run_labels_insert AFTER INSERT ON runs_new WHEN new.labels IS NOT NULL
-BEGIN
-	INSERT OR IGNORE INTO run_labels (key, value, run_id)
-		SELECT key, value, new.id FROM json_each(new.labels) WHERE type = 'text';
-END;
-
-CREATE TRIGGER run_labels_insert_base AFTER INSERT ON runs_base
-	WHEN new.labels IS NOT NULL AND NOT EXISTS (SELECT 1 FROM runs_new WHERE id = new.id)
 BEGIN
 	INSERT OR IGNORE INTO run_labels (key, value, run_id)
 		SELECT key, value, new.id FROM json_each(new.labels) WHERE type = 'text';

@@ -1234,6 +1234,76 @@ def series_labels_history_report_and_label_comparison():
 
 @sqlite_only
 @test
+def staged_runs_move_into_the_large_table_and_every_answer_stays():
+    """SQLite stores new runs in runs_new; karted's checkpoint thread moves
+    them into runs_base once there are 65,536 (schema 11). The listing, a
+    label's runs, a point's history and the catalogue answer the same
+    before and after the move, a key stored before it is still found, a
+    moved run deletes with its labels, and karted copy into another SQLite
+    file (runs loaded straight into runs_base) keeps the labels."""
+    k = Karted(Shared.binary, args=["--log-level", "debug"]).start()
+    tok = k.first_token
+    total = 70000
+    try:
+        nd = "".join(json.dumps(run(system="stage-it", application=f"a{i % 50}", p=1 + i % 4, n=100.0,
+                                    tau=10.0 + (i % 7) / 100, chi=0.5, labels={"batch": str(i % 3)},
+                                    **({"idempotency_key": f"st-{i}"} if i % 1000 == 0 else {}))) + "\n"
+                     for i in range(total))
+        s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=tok)
+        expect(s == 201 and len(b["ids"]) == total, f"{total} runs stored ({s})")
+        first = b["ids"][0]
+        reads = [f"/api/v1/runs?system=stage-it&limit=60&after={first + 40}", "/api/v1/runs?system=stage-it&application=a7&limit=30",
+                 "/api/v1/runs?label.batch=1&limit=40", f"/api/v1/runs?label.batch=2&limit=40&after={first + 35000}",
+                 "/api/v1/analysis/history?system=stage-it&application=a3&p=4&n=100",
+                 "/api/v1/series"]
+
+        def answers(kk):
+            out = []
+            for path in reads:
+                st, body, _ = kk.request("GET", path)
+                expect(st == 200, f"GET {path}: {st} {str(body)[:200]}")
+                out.append(body)
+            return out
+        before = answers(k)
+        t0 = time.time()
+        while time.time() - t0 < 60 and int(k.sql("SELECT count(*) FROM runs_new")) >= 65536:
+            time.sleep(0.2)
+        moved = int(k.sql("SELECT count(*) FROM runs_base"))
+        expect(moved >= 65536 and k.log_line("moved ", timeout=10),
+               f"the checkpoint thread moved the staged runs ({moved} in runs_base)")
+        after = answers(k)
+        for path, x, y in zip(reads, before, after):
+            expect(x == y, f"GET {path} answers the same after the move")
+        s, b, _ = k.request("POST", "/api/v1/runs", run(system="stage-it", application="a0", p=1, n=100.0,
+                                                         idempotency_key="st-0"), token=tok)
+        expect(s == 200 and b["ids"] == [first], f"a key stored before the move is found ({s} {b})")
+        expect(k.sql(f"SELECT count(*) FROM run_labels WHERE run_id = {first}") == "1", "a moved run keeps its label")
+        s, _, _ = k.request("DELETE", f"/api/v1/runs/{first}", token=tok)
+        expect(s == 200 and k.sql(f"SELECT count(*) FROM run_labels WHERE run_id = {first}") == "0",
+               f"a moved run deletes with its label ({s})")
+        dst = os.path.join(temp_dir("karte-stage-"), "copy.db")
+        out = subprocess.run([Shared.binary, "copy", "--from", k.db, "--to", dst], capture_output=True, text=True,
+                             timeout=300)
+        expect(out.returncode == 0 and "sha256 of every table" in out.stdout, f"copied ({out.stderr[-300:]})")
+        db = sqlite3.connect(dst)
+        try:
+            base, new, labels = (db.execute(q).fetchone()[0] for q in (
+                "SELECT count(*) FROM runs_base", "SELECT count(*) FROM runs_new", "SELECT count(*) FROM run_labels"))
+        finally:
+            db.close()
+        expect(base == total - 1 and new == 0 and labels == int(k.sql("SELECT count(*) FROM run_labels")),
+               f"the copy is in runs_base with every label ({base}, {new}, {labels})")
+        k2 = Karted(Shared.binary, db=dst).start()
+        try:
+            expect(answers(k2)[2:4] == answers(k)[2:4], "the copy lists a label's runs as the source does")
+        finally:
+            k2.stop()
+    finally:
+        k.stop()
+
+
+@sqlite_only
+@test
 def ingest_check_sees_runs_written_by_another_connection():
     """The ingest check keeps windows across batches; on SQLite it trusts
     them while PRAGMA data_version says no other connection wrote. A run

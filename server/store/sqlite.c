@@ -17,7 +17,7 @@ enum stmt_id {
 	S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
 	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_BEFORE,
-	S_LABELS_NEW, S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
+	S_LABELS_NEW, S_LABELS_BASE, S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
 	S_MERGE_ALL, S_MERGE_EMPTY,
 	S_COUNT
 };
@@ -56,6 +56,9 @@ static const char *const stmt_sql[S_COUNT] = {
 			 "value FROM json_each((SELECT labels FROM runs_new WHERE id = ?1)) WHERE type = "
 			 "'text')",
 	[S_DELETE_NEW] = "DELETE FROM runs_new WHERE id = ?1",
+	[S_LABELS_BASE] = "INSERT OR IGNORE INTO run_labels (key, value, run_id) SELECT j.key, j.value, "
+			  "r.id FROM runs_base r, json_each(r.labels) j WHERE r.id = ?1 AND r.labels IS "
+			  "NOT NULL AND j.type = 'text'",
 	[S_ID_FLOOR] = "UPDATE run_id_floor SET high = max(high, ?)",
 	[S_TALLY_ADD] = "UPDATE series SET runs = runs + ?1, last_run_id = max(coalesce(last_run_id, "
 			"0), ?2), last_run_at = CASE WHEN ?2 > coalesce(last_run_id, 0) THEN ?3 "
@@ -971,7 +974,8 @@ static int sq_load(struct store *base, enum store_table t, const char *const *v,
 			snprintf(sql, sizeof(sql), "UPDATE run_id_floor SET high = max(high, ?)");
 		else
 			/* runs straight into runs_base (schema 11): a copy comes in id
-			 * order, appended to the large table, not staged */
+			 * order, appended to the large table, not staged; their labels
+			 * below */
 			snprintf(sql, sizeof(sql), "INSERT INTO %s (%s) VALUES (%s) ON CONFLICT DO NOTHING",
 				 t == T_RUNS ? "runs_base" : d->name, d->columns, marks);
 		st->load[t] = prepare(st, sql, err);
@@ -992,7 +996,13 @@ static int sq_load(struct store *base, enum store_table t, const char *const *v,
 	}
 	rc = sqlite3_step(s);
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_error(st, err, "storing a copied row");
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "storing a copied row");
+	/* runs_base has no insert trigger (a merge's copy would pay for it) */
+	if (t == T_RUNS && sqlite3_changes(st->db) > 0 &&
+	    exec_int(st, S_LABELS_BASE, strtoll(v[0], NULL, 10), err, "storing a copied run's labels"))
+		return -1;
+	return 0;
 }
 
 
