@@ -494,6 +494,7 @@ static void test_points_before_across_a_merge(void **state)
 	struct kerr err;
 	int64_t ids[4], moved;
 	const char *t[4] = {"2026-01-02", "2026-01-04", "2026-01-01", "2026-01-03"};
+	struct store *other;
 	char json[256];
 
 	for (int i = 0; i < 4; i++) {
@@ -517,6 +518,20 @@ static void test_points_before_across_a_merge(void **state)
 	memset(&c, 0, sizeof(c));
 	assert_int_equal(store_points_before(f->st, &ids[2], 1, 100, collect_point, &c, &err), 0);
 	assert_int_equal(c.n, 0);
+	/* the same from another connection, which looks the runs' points up
+	 * (the writer's connection remembers those it stored) */
+	other = store_open(f->path, 0, &err);
+	assert_non_null(other);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(store_points_before(other, ids, 4, 100, collect_point, &c, &err), 0);
+	assert_int_equal(c.n, 3 + 0 + 1 + 2);	/* before ids[1] 3, ids[2] none, ids[0] 1, ids[3] 2 */
+	assert_int_equal(c.ids[0], ids[2]);	/* ids[0]'s: 01-01 */
+	assert_int_equal(c.ids[1], ids[3]);	/* ids[1]'s: 01-03, 01-02, 01-01 */
+	assert_int_equal(c.ids[2], ids[0]);
+	assert_int_equal(c.ids[3], ids[2]);
+	assert_int_equal(c.ids[4], ids[0]);	/* ids[3]'s: 01-02, 01-01 */
+	assert_int_equal(c.ids[5], ids[2]);
+	store_close(other);
 }
 
 /* What logs and errors show of a --db: a path as it is, a URI without its

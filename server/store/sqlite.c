@@ -84,6 +84,8 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_MERGE_EMPTY] = "DELETE FROM runs_new",	/* no trigger, no WHERE: emptied page by page */
 };
 
+#define POINT_MEMO STORE_POINTS_MAX
+
 struct sq {
 	struct store base;	/* first: a struct store * of this backend is a struct sq * */
 	sqlite3 *db;
@@ -98,7 +100,39 @@ struct sq {
 		const char *sql;	/* store_query's text, by address */
 		sqlite3_stmt *s;
 	} queries[QUERY_CACHE];
+	/* The point and time of the runs this connection stored last, at
+	 * id % POINT_MEMO: the regression check asks for the earlier runs of
+	 * runs just stored, whose point then needs no lookup (id 0: none). */
+	struct point_memo {
+		int64_t id, series, p;
+		double n;
+		char t[40];	/* coalesce(measured_at, created_at) */
+	} memo[POINT_MEMO];
 };
+
+static void memo_put(struct sq *st, int64_t id, int64_t series, const struct run *r)
+{
+	struct point_memo *m = &st->memo[(uint64_t)id % POINT_MEMO];
+	const char *t = r->measured_at ? r->measured_at : st->now;
+	size_t len = strlen(t);
+
+	m->id = 0;
+	if (len >= sizeof(m->t))
+		return;
+	memcpy(m->t, t, len + 1);
+	m->series = series;
+	m->p = r->p;
+	m->n = r->n;
+	m->id = id;
+}
+
+static void memo_forget(struct sq *st)
+{
+	size_t i;
+
+	for (i = 0; i < POINT_MEMO; i++)
+		st->memo[i].id = 0;
+}
 
 static int db_error(struct sq *st, struct kerr *err, const char *what)
 {
@@ -384,6 +418,7 @@ static void sq_rollback(struct store *base)
 	st->next_id = 0;
 	st->tally.n = 0;
 	series_cache_forget(&st->last);
+	memo_forget(st);	/* its ids may be given again */
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
 }
 
@@ -532,6 +567,7 @@ static int sq_put_run(struct store *base, const struct run *r, int64_t *id, bool
 		return db_error(st, err, "storing a run");
 	}
 	st->next_id++;
+	memo_put(st, *id, sid, r);
 	return count_run(st, sid, *id, err);
 }
 
@@ -567,7 +603,10 @@ static int sq_put_run_at(struct store *base, const struct run *r, int64_t id, in
 	rc = sqlite3_step(s);
 	sqlite3_clear_bindings(s);
 	sqlite3_reset(s);
-	return rc == SQLITE_DONE ? 0 : db_error(st, err, "storing a run");
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "storing a run");
+	memo_put(st, id, *series, r);
+	return 0;
 }
 
 static char *col_text(sqlite3_stmt *s, int i)
@@ -644,6 +683,8 @@ static int sq_get_run(struct store *base, int64_t id, struct run *out, struct ke
 static int sq_delete_run(struct store *base, int64_t id, bool *deleted, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
+	if (st->memo[(uint64_t)id % POINT_MEMO].id == id)
+		st->memo[(uint64_t)id % POINT_MEMO].id = 0;
 	/* counts first: a run added earlier in this transaction is counted */
 	if (tally_flush(st, err) || exec_int(st, S_TALLY_DELETE, id, err, "counting a delete") ||
 	    exec_int(st, S_DELETE, id, err, "deleting a run"))
@@ -777,17 +818,26 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
 	s = stmt(st, S_POINT_BEFORE, err);
 	q = s ? stmt(st, S_POINT_OF, err) : NULL;
 	for (k = 0; q && k < n && !stop && rc == SQLITE_DONE; k++) {
+		const struct point_memo *m = &st->memo[(uint64_t)ids[k] % POINT_MEMO];
+
 		sqlite3_reset(q);
-		sqlite3_bind_int64(q, 1, ids[k]);
-		if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
-			if (rc == SQLITE_DONE)
-				continue;	/* not stored (deleted since): no earlier runs */
-			break;
+		if (m->id == ids[k]) {	/* stored by this connection just now */
+			sqlite3_bind_int64(s, 3, m->series);
+			sqlite3_bind_int64(s, 4, m->p);
+			sqlite3_bind_double(s, 5, m->n);
+			sqlite3_bind_text(s, 6, m->t, -1, SQLITE_STATIC);
+		} else {
+			sqlite3_bind_int64(q, 1, ids[k]);
+			if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
+				if (rc == SQLITE_DONE)
+					continue;	/* not stored (deleted since): no earlier runs */
+				break;
+			}
+			for (c = 0; c < 4; c++)
+				sqlite3_bind_value(s, 3 + c, sqlite3_column_value(q, c));
 		}
 		sqlite3_bind_int64(s, 1, ids[k]);
 		sqlite3_bind_int64(s, 2, limit);
-		for (c = 0; c < 4; c++)
-			sqlite3_bind_value(s, 3 + c, sqlite3_column_value(q, c));
 		while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
 			row_to_run(s, &r, false);
 			stop = each(k, &r, ctx);
