@@ -6,8 +6,7 @@
 -- in one table, never both; karted looks a key up in runs before storing.
 
 ALTER TABLE runs RENAME TO runs_base;
-DROP TRIGGER run_labels_insert;
-DROP TRIGGER run_labels_delete;
+DROP TRIGGER run_labels_insert;	-- moves to runs_new; run_labels_delete stays on runs_base
 
 CREATE TABLE runs_new (	-- as runs_base (schema 4)
 	id              INTEGER PRIMARY KEY,
@@ -40,21 +39,15 @@ CREATE VIEW runs AS
 	       measured_at, idempotency_key, regions, labels, created_at FROM runs_new;
 
 -- labels: added on insert into runs_new (or the view), dropped on delete
--- from runs_base or the view. A merge moves runs with their labels, so
--- neither its copy into runs_base nor its emptying of runs_new may fire a
--- trigger: who inserts into runs_base or deletes from runs_new directly
--- (karted copy, a delete of a staged run) keeps run_labels itself.
+-- from runs_base (schema 9's trigger, renamed with its table) or the
+-- view. A merge moves runs with their labels, so neither its copy into
+-- runs_base nor its emptying of runs_new may fire a trigger: who inserts
+-- into runs_base or deletes from runs_new directly (karted copy, a delete
+-- of a staged run) keeps run_labels itself.
 CREATE TRIGGER run_labels_insert AFTER INSERT ON runs_new WHEN new.labels IS NOT NULL
 BEGIN
 	INSERT OR IGNORE INTO run_labels (key, value, run_id)
 		SELECT key, value, new.id FROM json_each(new.labels) WHERE type = 'text';
-END;
-
-CREATE TRIGGER run_labels_delete AFTER DELETE ON runs_base WHEN old.labels IS NOT NULL
-BEGIN
-	DELETE FROM run_labels WHERE run_id = old.id AND key IN
-		(SELECT key FROM json_each(old.labels)) AND value IN
-		(SELECT value FROM json_each(old.labels) WHERE type = 'text');
 END;
 
 -- a run inserted without an id gets the one karted would give
