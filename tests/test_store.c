@@ -453,9 +453,9 @@ static void test_merge_keeps_one_record(void **state)
 	run_batch_free(&again);
 }
 
-/* A backlog of more than four chunks in runs_new (a large import staged
+/* A backlog of more than two chunks in runs_new (a large import staged
  * in parts) is moved a chunk of 65,536 at a time, oldest ids first, so no
- * move holds the write lock for long; four chunks or fewer move at once. */
+ * move holds the write lock for long; two chunks or fewer move at once. */
 static void test_merge_moves_a_backlog_in_chunks(void **state)
 {
 	struct fixture *f = *state;
@@ -465,22 +465,22 @@ static void test_merge_moves_a_backlog_in_chunks(void **state)
 
 	snprintf(num, sizeof(num), "%lld", (long long)first);
 
-	/* 4 * 65,536 + 10 runs of the same series in all, the rest by hand */
+	/* 2 * 65,536 + 10 runs of the same series in all, the rest by hand */
 	assert_int_equal(store_query(f->st, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
-				     "FROM k WHERE i < 262154) INSERT INTO runs_new (id, series_id, p, n, "
+				     "FROM k WHERE i < 131082) INSERT INTO runs_new (id, series_id, p, n, "
 				     "tau, created_at) SELECT $1 + i, (SELECT series_id FROM runs_new), 1, "
 				     "1, 2, '2026-01-01T00:00:00Z' FROM k", "i",
 				     (const char *const[]){num}, NULL, NULL, NULL, &err), 0);
-	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 262155);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 131083);
 	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
 	assert_int_equal(moved, 65536);
 	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 65535);
 	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 65536);
-	/* 196,619 left: at most four chunks, moved at once */
+	/* 65,547 left: at most two chunks, moved at once */
 	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, 196619);
+	assert_int_equal(moved, 65547);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
-	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 262155);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 131083);
 	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
 	assert_int_equal(moved, 0);
 }

@@ -871,7 +871,7 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
  * raised for the move (the leaves it touches stay in memory until the
  * commit writes each once), then given back. */
 #define MERGE_CHUNK 65536
-#define MERGE_MAX (4 * MERGE_CHUNK)
+#define MERGE_MAX (2 * MERGE_CHUNK)
 #define MERGE_CACHE "PRAGMA cache_size = -131072"	/* KiB: 128 MiB */
 
 static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *err)
