@@ -18,7 +18,7 @@ enum stmt_id {
 	S_TALLY_LAST,
 	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_BEFORE,
 	S_LABELS_NEW, S_LABELS_BASE, S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
-	S_MERGE_ALL, S_MERGE_EMPTY,
+	S_MERGE_EMPTY,
 	S_COUNT
 };
 
@@ -80,7 +80,6 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_MERGE_UPTO] = "SELECT max(id) FROM (SELECT id FROM runs_new ORDER BY id LIMIT ?1)",
 	[S_MERGE_COPY] = "INSERT INTO runs_base SELECT * FROM runs_new WHERE id <= ?1 ORDER BY id",
 	[S_MERGE_DROP] = "DELETE FROM runs_new WHERE id <= ?1",
-	[S_MERGE_ALL] = "INSERT INTO runs_base SELECT * FROM runs_new ORDER BY id",
 	[S_MERGE_EMPTY] = "DELETE FROM runs_new",	/* no trigger, no WHERE: emptied page by page */
 };
 
@@ -683,6 +682,7 @@ static int sq_get_run(struct store *base, int64_t id, struct run *out, struct ke
 static int sq_delete_run(struct store *base, int64_t id, bool *deleted, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
+
 	if (st->memo[(uint64_t)id % POINT_MEMO].id == id)
 		st->memo[(uint64_t)id % POINT_MEMO].id = 0;
 	/* counts first: a run added earlier in this transaction is counted */
@@ -879,6 +879,7 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 	struct sq *st = (struct sq *)base;
 	sqlite3_stmt *s = stmt(st, S_STAGED, err);
 	int64_t staged = 0, upto = 0;
+	bool whole;
 	int rc = -1;
 
 	*moved = 0;
@@ -892,26 +893,20 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 	sqlite3_exec(st->db, MERGE_CACHE, NULL, NULL, NULL);
 	if (exec_stmt(st, S_BEGIN, err, "beginning a merge"))
 		goto out;
-	if (staged <= MERGE_MAX) {	/* (what came since the count moves too) */
-		if (exec_stmt(st, S_MERGE_ALL, err, "moving runs into runs_base"))
-			goto fail;
-		*moved = sqlite3_changes(st->db);
-		if (exec_stmt(st, S_MERGE_EMPTY, err, "moving runs into runs_base"))
-			goto fail;
-	} else {
-		if (!(s = stmt(st, S_MERGE_UPTO, err)))
-			goto fail;
-		sqlite3_bind_int64(s, 1, MERGE_CHUNK);
-		if (sqlite3_step(s) == SQLITE_ROW)
-			upto = sqlite3_column_int64(s, 0);
-		sqlite3_reset(s);
-		if (exec_int(st, S_MERGE_COPY, upto, err, "moving runs into runs_base"))
-			goto fail;
-		*moved = sqlite3_changes(st->db);
-		if (exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base"))
-			goto fail;
-	}
-	if (exec_stmt(st, S_COMMIT, err, "committing a merge"))
+	/* the whole table (what came since the count too) or its oldest chunk */
+	whole = staged <= MERGE_MAX;
+	if (!(s = stmt(st, S_MERGE_UPTO, err)))
+		goto fail;
+	sqlite3_bind_int64(s, 1, whole ? INT64_MAX : MERGE_CHUNK);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		upto = sqlite3_column_int64(s, 0);
+	sqlite3_reset(s);
+	if (exec_int(st, S_MERGE_COPY, upto, err, "moving runs into runs_base"))
+		goto fail;
+	*moved = sqlite3_changes(st->db);
+	if ((whole ? exec_stmt(st, S_MERGE_EMPTY, err, "moving runs into runs_base") :
+		     exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base")) ||
+	    exec_stmt(st, S_COMMIT, err, "committing a merge"))
 		goto fail;
 	rc = 0;
 	goto out;
