@@ -60,11 +60,11 @@ void store_rollback(struct store *st);
  * WAL's size in pages. A busy database is not an error. */
 int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
 
-/* SQLite (schema 11): move a chunk of the newest runs, kept in a small
- * table of their own, into the large one, once there are a chunk's worth
- * (all: any), in one write transaction; *moved gets how many. Run by
- * karted's checkpoint thread and by `karted merge`. PostgreSQL: nothing to
- * do (its growth is within bounds without it). */
+/* SQLite (schema 11): move the new runs, kept in a small table of their
+ * own, into the large one once there are a chunk's worth (all: any), in
+ * one write transaction; *moved gets how many. Run by karted's checkpoint
+ * thread each second (all: the tests). PostgreSQL: nothing to do (its
+ * growth is within bounds without it). */
 int store_merge(struct store *st, bool all, int64_t *moved, struct kerr *err);
 
 /* Insert r (validated) unless its idempotency_key is already stored. Sets
