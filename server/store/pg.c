@@ -43,6 +43,7 @@
 #include <time.h>
 
 #include "core/mono.h"
+#include "core/num.h"
 #include "schema.h"
 #include "core/xalloc.h"
 #include "core/klog.h"
@@ -755,7 +756,7 @@ static const char *value_text(const struct run *r, size_t k, char num[32])
 	if (store_run_values[k].kind == STORE_RV_INT)
 		return store_i64_text(num, store_run_int(r, k));
 	if (store_run_values[k].kind == STORE_RV_REAL) {
-		snprintf(num, 32, "%.17g", store_run_real(r, k));
+		num_shortest(store_run_real(r, k), num, false);	/* reads back as the same double */
 		return num;
 	}
 	return store_run_text(r, k);

@@ -1,0 +1,6 @@
+-- karte schema 12 on SQLite: nothing to change. PostgreSQL's schema 12
+-- stores a run's labels without ON CONFLICT (see schema/pg/); SQLite's
+-- trigger keeps INSERT OR IGNORE, which costs it nothing extra and is
+-- needed there: json_each gives a key written twice in one labels object
+-- twice. The number is kept so that both backends are at the same schema
+-- version.
