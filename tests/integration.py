@@ -199,6 +199,42 @@ def concurrent_single_posts_keep_their_text_ids_and_counts():
 
 
 @test
+def concurrent_single_posts_spread_over_many_series_land_in_theirs():
+    # Clients posting to many series at once: a group commit then holds runs
+    # of up to 256 series (on PostgreSQL the one-statement commit of pending
+    # runs, whose series the writer keeps by name). Each run must land in the
+    # series it names, and each series count its runs.
+    k, t = Shared.k, Shared.token
+    threads, nseries, per = 12, 600, 2
+    ids, errors = {}, []
+
+    def client(c):
+        for j in range(c, nseries * per, threads):
+            i = j % nseries
+            s, b, _ = k.request("POST", "/api/v1/runs", run(system="spread-sys", application=f"s{i}", p=1 + i % 64,
+                                                             tau=1.0 + j), token=t)
+            if s != 201:
+                errors.append((j, s, b))
+                continue
+            ids.setdefault(i, []).append(b["ids"][0])
+    ts = [threading.Thread(target=client, args=(c,)) for c in range(threads)]
+    for x in ts:
+        x.start()
+    for x in ts:
+        x.join(120)
+    expect(not errors, f"every post answered 201 ({errors[:3]})")
+    s, b, _ = k.request("GET", "/api/v1/series")
+    ser = {x["application"]: x for x in b["series"] if x["system"] == "spread-sys"}
+    expect(len(ser) == nseries and all(x["runs"] == per for x in ser.values()),
+           f"{nseries} series of {per} runs each ({len(ser)}; {[x for x in ser.values() if x['runs'] != per][:3]})")
+    for i in (0, 1, 255, 256, 599):
+        s, b, _ = k.request("GET", f"/api/v1/runs?system=spread-sys&application=s{i}&limit=10")
+        got = sorted(r["id"] for r in b["runs"])
+        expect(s == 200 and got == sorted(ids.get(i, [])) and all(r["application"] == f"s{i}" for r in b["runs"]),
+               f"series s{i} holds the runs posted to it ({got} != {sorted(ids.get(i, []))})")
+
+
+@test
 def pagination_is_stable_under_concurrent_inserts():
     k, t = Shared.k, Shared.token
     s, b, _ = k.request("POST", "/api/v1/runs", [run(system="page-sys", p=i) for i in range(1, 51)], token=t)

@@ -365,6 +365,63 @@ static int collect_point(size_t k, const struct run *r, void *ctx)
 	"{\"system\":\"M\",\"application\":\"md\",\"p\":" #p ",\"n\":1,\"tau\":2,"           \
 	"\"measured_at\":\"2026-01-0" #p "T00:00:00Z\",\"idempotency_key\":\"" key "\",\"labels\":" labels "}"
 
+/* Runs spread over more series than the writer's series cache keeps
+ * (SERIES_CACHE 16384, emptied at three quarters) and than one
+ * transaction counts at once (TALLY_MAX): each run lands in its own series
+ * and each series counts its runs; a series made in a transaction rolled
+ * back is made again, not taken from the cache. */
+static void test_runs_spread_over_many_series(void **state)
+{
+	struct fixture *f = *state;
+	const int nseries = 13000, per_tx = 300;
+	struct kerr err;
+	char json[160];
+	int pass, i;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < nseries; i++) {
+			struct run_batch b;
+			int64_t id;
+			bool existed;
+
+			snprintf(json, sizeof(json),
+				 "{\"system\":\"S\",\"application\":\"a%d\",\"variant\":\"\",\"p\":%d,"
+				 "\"n\":1,\"tau\":2}", i, i + 1);
+			b = runs_of(json);
+			if (i % per_tx == 0)
+				assert_int_equal(store_begin(f->st, &err), 0);
+			assert_int_equal(store_put_run(f->st, &b.runs[0], &id, &existed, &err), 0);
+			if (i % per_tx == per_tx - 1 || i == nseries - 1)
+				assert_int_equal(store_commit(f->st, &err), 0);
+			run_batch_free(&b);
+		}
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM series"), nseries);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM series WHERE runs = 2"), nseries);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 2 * nseries);
+	/* the series a run went to is the one it named (p is its number + 1) */
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs r JOIN series s ON s.id = "
+				 "r.series_id WHERE s.application <> 'a' || (r.p - 1)"), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM series s WHERE last_run_id <> "
+				 "(SELECT max(id) FROM runs r WHERE r.series_id = s.id)"), 0);
+
+	/* a series made and rolled back, then stored again */
+	{
+		struct run_batch b = runs_of(RUN("S", "rolled", "", 2, 10));
+		int64_t id;
+		bool existed;
+
+		assert_int_equal(store_begin(f->st, &err), 0);
+		assert_int_equal(store_put_run(f->st, &b.runs[0], &id, &existed, &err), 0);
+		store_rollback(f->st);
+		run_batch_free(&b);
+	}
+	put(f->st, RUN("S", "rolled", "", 2, 10));
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM series WHERE application = 'rolled' "
+				 "AND runs = 1"), 1);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs r JOIN series s ON s.id = "
+				 "r.series_id WHERE s.application = 'rolled'"), 1);
+}
+
 /* Schema 11: runs are stored into runs_new and moved into runs_base by
  * store_merge; every read sees one record across the two tables, and a
  * merge changes no answer: listings page across them, a label finds runs
@@ -905,6 +962,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_thread_writer_gathers_after_slow_batches, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_ids_are_never_reused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_runs_spread_over_many_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrates_an_older_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_a_newer_database, setup, teardown),
 	};

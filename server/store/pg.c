@@ -140,7 +140,7 @@ struct pg {
 	pthread_mutex_t cancel_lock;	/* cancel, against store_interrupt() from another thread */
 	PGcancel *cancel;	/* for the connection as it is now */
 	struct tallies tally;
-	struct series_cache last;
+	struct series_cache series;	/* the series met lately */
 	struct strbuf {		/* runs for COPY, in its text format */
 		char *p;
 		size_t len, cap;
@@ -536,7 +536,7 @@ static void pg_close(struct store *base)
 	if (!st)
 		return;
 	tx_forget(st);
-	series_cache_forget(&st->last);
+	series_cache_free(&st->series);
 	free(st->tx_keys);
 	free(st->tx_key_ids);
 	free(st->pend);
@@ -639,31 +639,38 @@ static int copy_flush(struct pg *st, struct kerr *err)
 /* The buffered runs sent, then the counted runs into their series and
  * tail (NULL or "COMMIT") in one round trip. Only numbers and karted's own
  * timestamp go into the text. */
+static void buf_put(struct strbuf *b, const char *s, size_t n);
+
 static int tally_flush(struct pg *st, const char *tail, struct kerr *err)
 {
-	char sql[TALLY_MAX * 320 + 16];
-	size_t i, len = 0;
+	struct strbuf sql = {0};
+	char one[512];	/* four numbers and now[64] need under 400 */
+	size_t i;
+	int rc;
 
 	if (copy_flush(st, err))
 		return -1;
-	sql[0] = '\0';
 	for (i = 0; i < st->tally.n; i++) {
 		const struct tally *t = &st->tally.t[i];
+		int n = snprintf(one, sizeof(one),
+				 "UPDATE series SET runs = runs + %lld, last_run_at = CASE WHEN "
+				 "%lld > coalesce(last_run_id, 0) THEN '%s' ELSE last_run_at END, "
+				 "last_run_id = greatest(coalesce(last_run_id, 0), %lld) "
+				 "WHERE id = %lld;",
+				 (long long)t->runs, (long long)t->last_id, st->now,
+				 (long long)t->last_id, (long long)t->series);
 
-		len += (size_t)snprintf(sql + len, sizeof(sql) - len,
-					"UPDATE series SET runs = runs + %lld, last_run_at = CASE WHEN "
-					"%lld > coalesce(last_run_id, 0) THEN '%s' ELSE last_run_at END, "
-					"last_run_id = greatest(coalesce(last_run_id, 0), %lld) "
-					"WHERE id = %lld;",
-					(long long)t->runs, (long long)t->last_id, st->now,
-					(long long)t->last_id, (long long)t->series);
+		buf_put(&sql, one, (size_t)n);
 	}
 	st->tally.n = 0;
 	if (tail)
-		snprintf(sql + len, sizeof(sql) - len, "%s", tail);
-	if (!sql[0])
+		buf_put(&sql, tail, strlen(tail));
+	if (!sql.len)
 		return 0;
-	return exec_simple(st, sql, err, tail ? "committing" : "counting a series' runs");
+	sql.p[sql.len] = '\0';	/* buf_put keeps room for it */
+	rc = exec_simple(st, sql.p, err, tail ? "committing" : "counting a series' runs");
+	free(sql.p);
+	return rc;
 }
 
 static int commit_pending(struct pg *st, struct kerr *err);
@@ -684,7 +691,7 @@ static void pg_rollback(struct store *base)
 	bool begun = st->locked;
 
 	tx_forget(st);
-	series_cache_forget(&st->last);
+	series_cache_forget(&st->series);
 	if (begun && PQstatus(st->conn) == CONNECTION_OK)
 		PQclear(PQexec(st->conn, "ROLLBACK"));
 }
@@ -863,7 +870,7 @@ static int series_id(struct pg *st, const struct run *r, int64_t *id, struct ker
 	const char *params[3] = {r->system, r->application, r->variant};
 	PGresult *res;
 
-	if (series_cache_hit(&st->last, r, id))
+	if (series_cache_hit(&st->series, r, id))
 		return 0;
 	res = run_stmt(st, S_SERIES_FIND, params, PGRES_TUPLES_OK, err, "looking up a series");
 	if (!res)
@@ -876,7 +883,7 @@ static int series_id(struct pg *st, const struct run *r, int64_t *id, struct ker
 	}
 	*id = get_i64(res, 0, 0);
 	PQclear(res);
-	series_cache_set(&st->last, r, *id);
+	series_cache_set(&st->series, r, *id);
 	return 0;
 }
 
@@ -891,7 +898,7 @@ static int pg_put_run(struct store *base, const struct run *r, int64_t *id, bool
 	if (!st->in_tx)
 		return kerr_set(err, KERR_INTERNAL, "a run is stored inside a transaction only");
 	if (!st->locked && !r->idempotency_key && st->npend < PEND_MAX &&
-	    series_cache_hit(&st->last, r, &sid) &&
+	    series_cache_hit(&st->series, r, &sid) &&
 	    tally_add(&st->tally, sid, (int64_t)st->npend)) {
 		/* pending: its id is an offset until the commit learns the base */
 		if (!st->pend)

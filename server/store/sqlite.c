@@ -88,7 +88,7 @@ static const char *const stmt_sql[S_COUNT] = {
 struct sq {
 	struct store base;	/* first: a struct store * of this backend is a struct sq * */
 	sqlite3 *db;
-	struct series_cache last;
+	struct series_cache series;	/* the series met lately */
 	struct tallies tally;
 	char now[64];		/* created_at of the open write transaction */
 	int64_t next_id;	/* the id the next run gets; 0: look it up */
@@ -343,7 +343,7 @@ static void sq_close(struct store *base)
 
 	if (!st)
 		return;
-	series_cache_forget(&st->last);
+	series_cache_free(&st->series);
 	for (i = 0; i < S_COUNT; i++)
 		sqlite3_finalize(st->stmt[i]);
 	for (i = 0; i < QUERY_CACHE; i++)
@@ -416,7 +416,7 @@ static void sq_rollback(struct store *base)
 	struct sq *st = (struct sq *)base;
 	st->next_id = 0;
 	st->tally.n = 0;
-	series_cache_forget(&st->last);
+	series_cache_forget(&st->series);
 	memo_forget(st);	/* its ids may be given again */
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back");
 }
@@ -490,7 +490,7 @@ static int series_id(struct sq *st, const struct run *r, int64_t *id, struct ker
 	sqlite3_stmt *s;
 	int rc;
 
-	if (series_cache_hit(&st->last, r, id))
+	if (series_cache_hit(&st->series, r, id))
 		return 0;
 	s = series_stmt(st, S_SERIES_FIND, r, err);
 	if (!s)
@@ -511,7 +511,7 @@ static int series_id(struct sq *st, const struct run *r, int64_t *id, struct ker
 	} else if (rc != SQLITE_ROW) {
 		return db_error(st, err, "looking up a series");
 	}
-	series_cache_set(&st->last, r, *id);
+	series_cache_set(&st->series, r, *id);
 	return 0;
 }
 

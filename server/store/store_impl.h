@@ -156,19 +156,29 @@ enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, F
 #define STORE_LABEL_ORDER "l.run_id"
 unsigned store_filter_bits(const struct run_filter *f);
 
-/* The series of the last run stored, so a batch of one series' runs looks
- * it up once. Forgotten on rollback (the series may not exist any more). */
-struct series_cache {
+/* The ids of the series the writer met lately, so runs spread over many
+ * series look each up once, not once a run (series are never deleted, so
+ * an id stays right). Open addressing over SERIES_CACHE slots, allocated
+ * at the first store; emptied whole when three quarters full, and on
+ * rollback (a series made in the transaction may not exist any more). */
+#define SERIES_CACHE 16384
+struct series_slot {
 	int64_t id;		/* 0: empty */
-	char *system, *application, *variant;
+	uint64_t hash;
+	char *names;		/* system, application and variant, each with its NUL */
+};
+struct series_cache {
+	struct series_slot *slot;	/* SERIES_CACHE, or NULL */
+	size_t n;
 };
 bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id);
 void series_cache_set(struct series_cache *c, const struct run *r, int64_t id);
-void series_cache_forget(struct series_cache *c);
+void series_cache_forget(struct series_cache *c);	/* every entry; the slots stay */
+void series_cache_free(struct series_cache *c);
 
 /* Runs a write transaction added to each series, written into series (its
  * count and newest run) at commit: one UPDATE per series, not per run. */
-#define TALLY_MAX 8
+#define TALLY_MAX 256		/* a group commit's runs (PEND_MAX), each to a series of its own */
 struct tally {
 	int64_t series;
 	int64_t runs;
