@@ -11,6 +11,13 @@ measured in the same run on the same machine.
                     beside bare prepared inserts of the same rows into the
                     same indexed table (tests/bench/bare_sqlite.c), ROUNDS
                     times in turn.
+  spread over 10^4 series
+                    the same two comparisons with every run to the next of
+                    SERIES series (tests/bench/post_spread.lua; bodies of
+                    one run per series), as a site's many job scripts send
+                    them: the series exist on both sides before the clock
+                    starts (karted: one run each, posted first; bare
+                    inserts: the series rows), the regression check on.
   regression check  single-run POST to karted holding each run against its
                     point's baseline (the default) beside the same karted
                     with --regression-check off, both up and loaded in turn
@@ -161,9 +168,9 @@ def karted_import(binary, body, lines):
         k.stop()
 
 
-def bare_sqlite(binary, rows, batch):
+def bare_sqlite(binary, rows, batch, series=1):
     d = temp_dir("karte-bench-")
-    out = subprocess.run([binary, os.path.join(d, "bare.db"), str(rows), str(batch)],
+    out = subprocess.run([binary, os.path.join(d, "bare.db"), str(rows), str(batch), str(series)],
                          capture_output=True, text=True, check=True)
     subprocess.run(["rm", "-rf", d])
     return float(out.stdout.split()[1])
@@ -203,7 +210,7 @@ def single_run(a, karted, mhd):
                lambda: wrk(bare.url, "none", a.seconds, a.conns),
                lambda: (wrk(k.url + "/api/v1/runs", k.first_token, a.seconds, a.conns), None),
                lambda b, o, _: f"bare libmicrohttpd {b:9.0f} req/s   karted {o:9.0f} req/s",
-               lambda _: "")
+               lambda _: "", target=70)
         _, h1, _ = k.request("GET", "/api/v1/health")
     finally:
         k.stop()
@@ -288,6 +295,65 @@ def check_worst(a, karted, points=1000, history=100, rounds=5):
            target=None, alternate=True)
 
 
+SERIES = 10000
+SPREAD = os.path.join(ROOT, "tests", "bench", "post_spread.lua")
+
+
+def spread_body(tag, n_runs=SERIES):
+    """n_runs runs, one to each of SERIES series (application a0, a1, ...),
+    all at point p = 1 + tag % 64, n = 1000 + tag // 64."""
+    return ("\n".join(json.dumps(dict(RUN, system="grow", application=f"a{i % SERIES}", p=1 + tag % 64,
+                                      n=1000.0 + tag // 64)) for i in range(n_runs)) + "\n").encode()
+
+
+def with_series(karted, args=()):
+    """A fresh karted holding the SERIES series, one run each."""
+    k = Karted(karted, args=args).start()
+    post_ndjson(k, spread_body(10 ** 6))
+    return k
+
+
+def spread(a, karted, mhd, sq):
+    """Single-run POSTs and bulk bodies spread over SERIES series, against
+    the same baselines as to one series."""
+    print(f"single-run POST spread over {SERIES} series: wrk -t1 -c{a.conns} -d{a.seconds}s "
+          f"(tests/bench/post_spread.lua), {a.rounds} rounds (both servers up, loaded in turn)")
+    bare = BareMhd(mhd)
+    k = with_series(karted)
+    env = {"KARTE_SERIES": str(SERIES)}
+    try:
+        wrk(bare.url, "none", 1, a.conns, script=SPREAD, env=env)
+        wrk(k.url + "/api/v1/runs", k.first_token, 1, a.conns, script=SPREAD, env=env)
+        paired(a.rounds, "single-run POST, spread", "bare handler", "req/s", "req/s",
+               lambda: wrk(bare.url, "none", a.seconds, a.conns, script=SPREAD, env=env),
+               lambda: (wrk(k.url + "/api/v1/runs", k.first_token, a.seconds, a.conns, script=SPREAD, env=env),
+                        None),
+               lambda b, o, _: f"bare libmicrohttpd {b:9.0f} req/s   karted {o:9.0f} req/s",
+               lambda _: "", target=70)
+    finally:
+        k.stop()
+        bare.stop()
+    rounds = max(3, a.rounds // 3)
+    print(f"bulk NDJSON spread over {SERIES} series: {a.bodies} bodies of {SERIES} runs (one per series), "
+          f"the check on; bare prepared inserts of as many rows over as many series in transactions of "
+          f"{SERIES}; {rounds} rounds, fresh databases")
+
+    def ours():
+        k = with_series(karted)
+        try:
+            bodies = [spread_body(b) for b in range(a.bodies)]
+            t0 = time.perf_counter()
+            for body in bodies:
+                post_ndjson(k, body)
+            return a.bodies * SERIES / (time.perf_counter() - t0), len(bodies[0])
+        finally:
+            k.stop()
+    paired(rounds, "bulk NDJSON, spread", "bare prepared inserts", "runs/s", "rows/s",
+           lambda: bare_sqlite(sq, a.bodies * SERIES, SERIES, SERIES), ours,
+           lambda b, o, size: f"bare SQLite inserts {b:9.0f} rows/s   karted NDJSON {o:9.0f} runs/s",
+           lambda size: f"({size / 1e6:.1f} MB per body)", target=80, alternate=True)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
@@ -298,8 +364,9 @@ def main():
     ap.add_argument("--runs-per-body", type=int, default=10000)
     ap.add_argument("--import-lines", type=int, default=1000000)
     ap.add_argument("--import-rounds", type=int, default=3)
-    ap.add_argument("--only", choices=["import", "check", "beside"], help="only the import comparison, "
-                    "the regression check's cost, or the POSTs beside an import")
+    ap.add_argument("--only", choices=["import", "check", "beside", "spread"], help="only the import "
+                    "comparison, the regression check's cost, the POSTs beside an import, or the runs spread "
+                    "over many series")
     a = ap.parse_args()
     karted = os.path.join(a.build, "karted")
 
@@ -309,6 +376,9 @@ def main():
         return check_cost(a, karted)
     if a.only == "beside":
         return import_beside(a, karted)
+    if a.only == "spread":
+        return spread(a, karted, os.path.join(a.build, "bench", "bare_mhd"),
+                      os.path.join(a.build, "bench", "bare_sqlite"))
     print(f"single-run POST: wrk -t1 -c{a.conns} -d{a.seconds}s on 127.0.0.1, {a.rounds} rounds "
           f"(both servers up, loaded in turn)")
     single_run(a, karted, os.path.join(a.build, "bench", "bare_mhd"))
@@ -327,7 +397,8 @@ def main():
                lambda: bare_sqlite(sq, a.bodies * a.runs_per_body, a.runs_per_body),
                lambda: karted_bulk(karted, a.bodies, a.runs_per_body, args),
                lambda b, o, size: f"bare SQLite inserts {b:9.0f} rows/s   karted NDJSON {o:9.0f} runs/s",
-               lambda size: f"({size / 1e6:.1f} MB per body)", target=50 if args else None)
+               lambda size: f"({size / 1e6:.1f} MB per body)", target=50 if args else 80)
+    spread(a, karted, os.path.join(a.build, "bench", "bare_mhd"), sq)
     import_only(a, karted)
     import_beside(a, karted)
 
