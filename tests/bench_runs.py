@@ -67,6 +67,27 @@ RUN = {"system": "bench", "application": "md", "variant": "v1", "p": 16, "n": 80
        "regions": [{"name": "resid", "time_s": 1.2, "energy_j": 150.3}], "labels": {"class": "C"}}
 
 
+def settle(url, tries=50):
+    """Wait until the server at url takes a new connection again. Just
+    after wrk, until it has seen wrk's connections close, a new one from
+    127.0.0.1 is over karted's per-address limit (64, as many as wrk opens
+    here) and is refused: the next request of a bench would fail at random.
+    Up to `tries` times 0.1 s."""
+    host, port = re.match(r"http://([^/:]+):(\d+)", url).groups()
+    for i in range(tries):
+        conn = http.client.HTTPConnection(host, int(port), timeout=10)
+        try:
+            conn.request("GET", "/api/v1/health")
+            conn.getresponse().read()
+            return
+        except (ConnectionResetError, ConnectionRefusedError, BrokenPipeError):
+            if i == tries - 1:
+                raise
+            time.sleep(0.1)
+        finally:
+            conn.close()
+
+
 def wrk(url, token, seconds, conns, script=LUA, env=None):
     out = subprocess.run(["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "-s", script, url],
                          capture_output=True, text=True, env=dict(os.environ, KARTE_TOKEN=token, **(env or {})),
@@ -77,6 +98,7 @@ def wrk(url, token, seconds, conns, script=LUA, env=None):
         raise RuntimeError("wrk: " + out.stdout + out.stderr)
     if bad:
         raise RuntimeError(f"wrk saw {bad.group(1)} failed requests: {out.stdout}")
+    settle(url)
     return float(m.group(1))
 
 
