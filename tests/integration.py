@@ -38,6 +38,15 @@ def run(**kw):
     return base
 
 
+def in_threads(fn, n, timeout=120):
+    """fn(0) .. fn(n - 1) at once, each in a thread of its own; waits for all."""
+    ts = [threading.Thread(target=fn, args=(c,)) for c in range(n)]
+    for x in ts:
+        x.start()
+    for x in ts:
+        x.join(timeout)
+
+
 # ---- one shared server for the API tests -----------------------------------
 
 class Shared:
@@ -180,11 +189,7 @@ def concurrent_single_posts_keep_their_text_ids_and_counts():
                 s2, b2, _ = k.request("POST", "/api/v1/runs", r, token=t)
                 if (s2, b2["ids"]) != (200, b["ids"]):
                     errors.append((j, "repeat", s2, b2, b))
-    ts = [threading.Thread(target=client, args=(c,)) for c in range(threads)]
-    for x in ts:
-        x.start()
-    for x in ts:
-        x.join(120)
+    in_threads(client, threads)
     expect(not errors, f"every post answered 201, every repeat 200 with its id ({errors[:3]})")
     expect(len(sent) == threads * per, f"{threads * per} distinct ids ({len(sent)})")
     for rid, r in sent.items():
@@ -217,11 +222,7 @@ def concurrent_single_posts_spread_over_many_series_land_in_theirs():
                 errors.append((j, s, b))
                 continue
             ids.setdefault(i, []).append(b["ids"][0])
-    ts = [threading.Thread(target=client, args=(c,)) for c in range(threads)]
-    for x in ts:
-        x.start()
-    for x in ts:
-        x.join(120)
+    in_threads(client, threads)
     expect(not errors, f"every post answered 201 ({errors[:3]})")
     s, b, _ = k.request("GET", "/api/v1/series")
     ser = {x["application"]: x for x in b["series"] if x["system"] == "spread-sys"}

@@ -64,11 +64,14 @@ def routes():
     """[(regex, method, path template, operation)] of the description."""
     global _routes
     if _routes is None:
-        _routes = []
+        # made whole before it is published: tests' threads ask at once, and
+        # one must not find the list half made
+        made = []
         for path, item in spec()["paths"].items():
             rx = re.compile("^" + re.sub(r"\\\{[a-z_]+\\\}", "[^/]+", re.escape(path)) + "$")
             for method, op in item.items():
-                _routes.append((rx, method.upper(), path, _resolve(op)))
+                made.append((rx, method.upper(), path, _resolve(op)))
+        _routes = made
     return _routes
 
 
