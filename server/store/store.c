@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "schema.h"
+#include "core/nametab.h"
 #include "core/xalloc.h"
 
 const struct store_table_desc store_tables[STORE_TABLES] = {
@@ -100,99 +101,31 @@ unsigned store_filter_bits(const struct run_filter *f)
 	       (f->values_only && !f->nlabels ? FB_VALUES : 0);	/* labels are matched on the text */
 }
 
-static uint64_t series_hash(const struct run *r)
-{
-	const char *parts[3] = {r->system, r->application, r->variant};
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a, each part with its NUL */
-	const char *c;
-	size_t i;
-
-	for (i = 0; i < 3; i++)
-		for (c = parts[i];; c++) {
-			h = (h ^ (unsigned char)*c) * 0x100000001b3ull;
-			if (!*c)
-				break;
-		}
-	return h;
-}
-
-static bool series_slot_is(const struct series_slot *s, uint64_t h, const struct run *r)
-{
-	const char *app, *variant;
-
-	if (s->hash != h || strcmp(s->names, r->system))
-		return false;
-	app = s->names + strlen(s->names) + 1;
-	variant = app + strlen(app) + 1;
-	return !strcmp(app, r->application) && !strcmp(variant, r->variant);
-}
-
-/* The slot of r's series, or the empty one where it would go. */
-static struct series_slot *series_find(const struct series_cache *c, const struct run *r,
-				       uint64_t h)
-{
-	size_t i = (size_t)h & (SERIES_CACHE - 1);
-
-	while (c->slot[i].id && !series_slot_is(&c->slot[i], h, r))
-		i = (i + 1) & (SERIES_CACHE - 1);
-	return &c->slot[i];
-}
-
 bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id)
 {
-	const struct series_slot *s;
+	const int64_t *v = nametab_get(&c->ids, r->system, r->application, r->variant);
 
-	if (!c->n)
+	if (!v)
 		return false;
-	s = series_find(c, r, series_hash(r));
-	if (!s->id)
-		return false;
-	*id = s->id;
+	*id = *v;
 	return true;
-}
-
-void series_cache_forget(struct series_cache *c)
-{
-	size_t i;
-
-	for (i = 0; c->n && i < SERIES_CACHE; i++)
-		if (c->slot[i].id) {
-			free(c->slot[i].names);
-			c->slot[i] = (struct series_slot){0};
-			c->n--;
-		}
-}
-
-void series_cache_free(struct series_cache *c)
-{
-	series_cache_forget(c);
-	free(c->slot);
-	c->slot = NULL;
 }
 
 void series_cache_set(struct series_cache *c, const struct run *r, int64_t id)
 {
-	size_t ls = strlen(r->system) + 1, la = strlen(r->application) + 1;
-	size_t lv = strlen(r->variant) + 1;
-	uint64_t h = series_hash(r);
-	struct series_slot *s;
+	if (!c->ids.cap)
+		c->ids = (struct nametab)NAMETAB_INIT(SERIES_CACHE, sizeof(int64_t));
+	*(int64_t *)nametab_put(&c->ids, r->system, r->application, r->variant) = id;
+}
 
-	if (!c->slot)
-		c->slot = xcalloc(SERIES_CACHE, sizeof(*c->slot));
-	if (c->n >= SERIES_CACHE / 4 * 3)
-		series_cache_forget(c);	/* a probe always ends at an empty slot */
-	s = series_find(c, r, h);
-	if (s->id) {
-		s->id = id;
-		return;
-	}
-	s->id = id;
-	s->hash = h;
-	s->names = xmalloc(ls + la + lv);
-	memcpy(s->names, r->system, ls);
-	memcpy(s->names + ls, r->application, la);
-	memcpy(s->names + ls + la, r->variant, lv);
-	c->n++;
+void series_cache_forget(struct series_cache *c)
+{
+	nametab_clear(&c->ids);
+}
+
+void series_cache_free(struct series_cache *c)
+{
+	nametab_free(&c->ids);
 }
 
 bool tally_add(struct tallies *ts, int64_t sid, int64_t id)

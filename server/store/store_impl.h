@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "store.h"
+#include "core/nametab.h"
 
 struct store_ops {
 	const char *name;	/* "sqlite", "postgresql" */
@@ -158,18 +159,12 @@ unsigned store_filter_bits(const struct run_filter *f);
 
 /* The ids of the series the writer met lately, so runs spread over many
  * series look each up once, not once a run (series are never deleted, so
- * an id stays right). Open addressing over SERIES_CACHE slots, allocated
- * at the first store; emptied whole when three quarters full, and on
- * rollback (a series made in the transaction may not exist any more). */
+ * an id stays right): a nametab of SERIES_CACHE slots (emptied whole when
+ * three quarters full), also emptied on rollback (a series made in the
+ * transaction may not exist any more). */
 #define SERIES_CACHE 16384
-struct series_slot {
-	int64_t id;		/* 0: empty */
-	uint64_t hash;
-	char *names;		/* system, application and variant, each with its NUL */
-};
 struct series_cache {
-	struct series_slot *slot;	/* SERIES_CACHE, or NULL */
-	size_t n;
+	struct nametab ids;	/* int64_t values; .cap 0 until the first set */
 };
 bool series_cache_hit(const struct series_cache *c, const struct run *r, int64_t *id);
 void series_cache_set(struct series_cache *c, const struct run *r, int64_t id);

@@ -20,6 +20,7 @@
 #include "webhook.h"
 #include "core/xalloc.h"
 #include "core/jsonw.h"
+#include "core/nametab.h"
 #include "core/klog.h"
 
 /* A region's energy in an entry: the window's name slot and the value. */
@@ -137,23 +138,9 @@ static void window_clear(struct window *w)
 	memset(w, 0, sizeof(*w));
 }
 
-/* A series' thresholds as last read: names holds its system, application
- * and variant, each with its NUL (NULL: a free slot). */
-struct thr_entry {
-	uint64_t key;
-	char *names;
-	struct ka_thresholds t;
-};
-
 static void thresholds_clear(struct watch *wt)
 {
-	size_t i;
-
-	for (i = 0; wt->thr && i < WATCH_THRESHOLDS; i++) {
-		free(wt->thr[i].names);
-		wt->thr[i].names = NULL;
-	}
-	wt->nthr = 0;
+	nametab_clear(&wt->thr);
 }
 
 /* Every cached window let go of: its point is read anew when met; and the
@@ -308,30 +295,20 @@ static void foreign_writes(struct store *st, struct watch *wt)
 	wt->version_known = known;
 }
 
-/* FNV-1a over a series' names, each ended (*len: their bytes with the
- * ends, as thresholds' names store them). */
-static uint64_t series_key(const struct run *r, size_t *len)
+/* FNV-1a over a point: its series' names, each ended, and (p, n). A
+ * point's windows are found by it. */
+static uint64_t point_key(const struct run *r)
 {
 	const char *part[3] = {r->system, r->application, r->variant};
+	unsigned char num[sizeof(r->p) + sizeof(r->n)];
 	uint64_t h = 14695981039346656037ULL;
 	size_t i, k;
 
-	for (k = 0, *len = 0; k < 3; k++) {
+	for (k = 0; k < 3; k++) {
 		for (i = 0; part[k][i]; i++)
 			h = (h ^ (unsigned char)part[k][i]) * 1099511628211ULL;
 		h = (h ^ 0xff) * 1099511628211ULL;
-		*len += i + 1;
 	}
-	return h;
-}
-
-/* ... and over (p, n): a point's windows are found by it. */
-static uint64_t point_key(const struct run *r)
-{
-	unsigned char num[sizeof(r->p) + sizeof(r->n)];
-	size_t i, len;
-	uint64_t h = series_key(r, &len);
-
 	memcpy(num, &r->p, sizeof(r->p));
 	memcpy(num + sizeof(r->p), &r->n, sizeof(r->n));
 	for (i = 0; i < sizeof(num); i++)
@@ -392,20 +369,11 @@ static void want(struct wants *ws, struct window *w, int64_t id)
 static int thresholds_of(struct store *st, struct watch *wt, const struct run *r,
 			 struct ka_thresholds *out, struct kerr *err)
 {
+	const struct ka_thresholds *kept = nametab_get(&wt->thr, r->system, r->application, r->variant);
 	struct store_thresholds t;
-	struct thr_entry *e;
-	size_t len, at, i;
-	uint64_t key = series_key(r, &len);
 
-	if (!wt->thr)
-		wt->thr = xcalloc(WATCH_THRESHOLDS, sizeof(*wt->thr));
-	for (i = key % WATCH_THRESHOLDS; (e = &wt->thr[i])->names; i = (i + 1) % WATCH_THRESHOLDS) {
-		const char *n = e->names;
-
-		if (e->key != key || strcmp(n, r->system) || strcmp(n += strlen(n) + 1, r->application) ||
-		    strcmp(n + strlen(n) + 1, r->variant))
-			continue;
-		*out = e->t;
+	if (kept) {
+		*out = *kept;
 		return 0;
 	}
 	*out = (struct ka_thresholds)KA_THRESHOLDS_DEFAULT;
@@ -416,19 +384,9 @@ static int thresholds_of(struct store *st, struct watch *wt, const struct run *r
 		out->noise = t.noise;
 		out->min_runs = (size_t)t.min_runs;
 	}
-	if (wt->nthr >= WATCH_THRESHOLDS / 4 * 3) {	/* probes stay short */
-		thresholds_clear(wt);
-		for (i = key % WATCH_THRESHOLDS; wt->thr[i].names; i = (i + 1) % WATCH_THRESHOLDS)
-			;
-		e = &wt->thr[i];
-	}
-	e->key = key;
-	e->names = xmalloc(len);
-	at = (size_t)(stpcpy(e->names, r->system) - e->names) + 1;
-	at += (size_t)(stpcpy(e->names + at, r->application) - (e->names + at)) + 1;
-	strcpy(e->names + at, r->variant);
-	e->t = *out;
-	wt->nthr++;
+	if (!wt->thr.cap)
+		wt->thr = (struct nametab)NAMETAB_INIT(WATCH_THRESHOLDS, sizeof(*out));
+	*(struct ka_thresholds *)nametab_put(&wt->thr, r->system, r->application, r->variant) = *out;
 	return 0;
 }
 
@@ -748,8 +706,7 @@ void watch_free(struct watch *wt)
 	windows_clear(wt);
 	free(wt->cache);
 	wt->cache = NULL;
-	free(wt->thr);
-	wt->thr = NULL;
+	nametab_free(&wt->thr);
 }
 
 json_t *alert_json(const struct store_alert *a, json_t *regs)

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "core/nametab.h"
 #include "store/store.h"
 #include "store/writer.h"
 
@@ -38,7 +39,6 @@
 
 struct webhook;
 struct window;
-struct thr_entry;
 
 struct watch {
 	bool enabled;			/* --regression-check on (the default) */
@@ -46,8 +46,7 @@ struct watch {
 	atomic_uint_fast64_t alerts;	/* made since start */
 	atomic_uint_fast64_t checked;	/* runs checked since start */
 	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
-	struct thr_entry *thr;		/* WATCH_THRESHOLDS slots, open addressing */
-	size_t nthr;
+	struct nametab thr;		/* series' thresholds, WATCH_THRESHOLDS slots (.cap 0 until the first) */
 	unsigned evict, batch, part;
 	int64_t added, changed;		/* store_data_version at the last batch */
 	bool version_known;
