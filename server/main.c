@@ -75,6 +75,10 @@ static const char usage_options[] =
 	"  --regression-check on|off  hold each POSTed run against the earlier runs of\n"
 	"                        its point and store regressions as alerts\n"
 	"                                                   KARTE_REGRESSION_CHECK (on)\n"
+	"  --check-memory MIB    memory the check keeps its points' earlier runs in, so\n"
+	"                        that a run is judged without reading them (1 to 65536;\n"
+	"                        about 2.5 KiB a point of 36 runs)\n"
+	"                                                   KARTE_CHECK_MEMORY (256)\n"
 	"  --access-log          a line on stderr for each request: method, path, status,\n"
 	"                        milliseconds, request id (5xx always)  KARTE_ACCESS_LOG=1\n"
 	"  --log-level LEVEL     error, warning, info or debug: what karted says on stderr\n"
@@ -118,6 +122,7 @@ struct opts {
 	size_t max_import;
 	const char *alert_webhook;	/* NULL: none */
 	bool regression_check;
+	size_t check_memory;	/* bytes */
 };
 
 static const char *env_or(const char *name, const char *fallback)
@@ -209,7 +214,7 @@ static const char *default_static_dir(void)
 
 /* The numeric settings, each from its option or environment variable. */
 enum num_setting { N_MAX_BODY, N_CLIENT_CONNS, N_REQUEST_TIMEOUT, N_BODY_MEMORY, N_MAX_IMPORT,
-		   N_COUNT };
+		   N_CHECK_MEMORY, N_COUNT };
 
 static const struct {
 	const char *env;
@@ -220,6 +225,7 @@ static const struct {
 	[N_REQUEST_TIMEOUT] = {"KARTE_REQUEST_TIMEOUT", 3600},
 	[N_BODY_MEMORY] = {"KARTE_MAX_BODY_MEMORY", 1ull << 40},
 	[N_MAX_IMPORT] = {"KARTE_MAX_IMPORT_BODY", 1ull << 32},
+	[N_CHECK_MEMORY] = {"KARTE_CHECK_MEMORY", WATCH_MEMORY_MAX >> 20},	/* MiB */
 };
 
 /* Set setting `which` from text (what: the option or variable, for the
@@ -242,6 +248,9 @@ static int set_num(struct opts *o, enum num_setting which, const char *what, con
 		break;
 	case N_MAX_IMPORT:
 		o->max_import = (size_t)v;
+		break;
+	case N_CHECK_MEMORY:
+		o->check_memory = (size_t)v << 20;
 		break;
 	default:
 		o->body_memory = (size_t)v;
@@ -286,6 +295,7 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 		{"access-log", no_argument, NULL, 'G'},
 		{"log-level", required_argument, NULL, 'L'},
 		{"regression-check", required_argument, NULL, 'R'},
+		{"check-memory", required_argument, NULL, 'K'},
 		{"from", required_argument, NULL, 'f'},
 		{"to", required_argument, NULL, 't'},
 		{"chunk", required_argument, NULL, 'c'},
@@ -394,6 +404,10 @@ static int parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case 'R':
 			if (parse_on_off("--regression-check", optarg, &o->regression_check))
+				return -1;
+			break;
+		case 'K':
+			if (set_num(o, N_CHECK_MEMORY, "--check-memory", optarg))
 				return -1;
 			break;
 		case 'f':
@@ -723,6 +737,7 @@ static int cmd_serve(const struct opts *o)
 			goto out;
 	}
 	k.watch.enabled = o->regression_check;
+	k.watch.budget = o->check_memory ? o->check_memory : WATCH_MEMORY_DEFAULT;
 	k.writer = writer_open(st, &err);
 	if (!k.writer)
 		goto out;

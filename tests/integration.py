@@ -1272,7 +1272,7 @@ def series_labels_history_report_and_label_comparison():
 @sqlite_only
 @test
 def staged_runs_move_into_the_large_table_and_every_answer_stays():
-    """SQLite stores new runs in runs_new; karted's checkpoint thread moves
+    """SQLite stores new runs in runs_new; karted's writer thread moves
     them into runs_base once there are 65,536 (schema 11). The listing, a
     label's runs, a point's history and the catalogue answer the same
     before and after the move, a key stored before it is still found, a
@@ -1307,7 +1307,7 @@ def staged_runs_move_into_the_large_table_and_every_answer_stays():
             time.sleep(0.2)
         moved = int(k.sql("SELECT count(*) FROM runs_base"))
         expect(moved >= 65536 and k.log_line("moved ", timeout=10),
-               f"the checkpoint thread moved the staged runs ({moved} in runs_base)")
+               f"the writer moved the staged runs ({moved} in runs_base)")
         after = answers(k)
         for path, x, y in zip(reads, before, after):
             expect(x == y, f"GET {path} answers the same after the move")

@@ -256,6 +256,34 @@ def the_regression_check_on_one_sees_what_the_other_wrote():
 
 
 @test
+def a_window_kept_through_the_others_write_is_checked_when_next_used():
+    """A keeps windows of every point it met. When B adds runs at point X
+    while A's next batch is at another point Y, A's window of X is not
+    checked in that batch; it must be when A next posts at X, batches
+    later (a window is trusted only while nobody added runs since it was
+    last whole)."""
+    uri, a, b, token = pair()
+    try:
+        def post(k, p, tau):
+            run = {"system": "watch2", "application": "x", "p": p, "n": 100.0, "tau": tau}
+            s, body, _ = k.request("POST", "/api/v1/runs", run, token=token)
+            expect(s == 201, f"stored ({s} {body})")
+            return body["verdicts"][0], body.get("alerts", [])
+        for _ in range(5):
+            post(a, 4, 10.0)  # A's window of X: five runs of 10
+            post(a, 8, 10.0)  # and of Y
+        for _ in range(6):
+            post(b, 4, 20.0)  # B adds six runs of 20 at X
+        for _ in range(2):
+            v, _ = post(a, 8, 10.0)  # A writes at Y only, twice: its first batch sees B's numbers
+            expect(v == "ok", f"A at Y: ok ({v})")
+        v, alerts = post(a, 4, 20.5)
+        expect(v == "ok", f"A judges 20.5 at X against B's runs too (median 20, not 10): ({v} {alerts})")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
 def concurrent_bulk_posts_to_both_are_stored_exactly_once():
     uri, a, b, token = pair()
     batches, per = 10, 200

@@ -178,6 +178,74 @@ static void test_energy_has_its_own_baseline(void **state)
 	free(alerts);
 }
 
+/* One batch of runs at points p = 1..points of tau each, as karted stores
+ * and checks a bulk body; the verdict of each (all alike). */
+static unsigned char post_points(struct fixture *f, int points, double tau)
+{
+	size_t cap = (size_t)points * 96 + 1, len = 0;
+	char *body = malloc(cap);
+	int64_t *ids = calloc((size_t)points, sizeof(*ids));
+	unsigned char *verdicts = malloc((size_t)points), first;
+	struct wjob job = {0};
+	struct kerr err;
+	int i;
+
+	assert_non_null(body);
+	for (i = 1; i <= points; i++)
+		len += (size_t)snprintf(body + len, cap - len,
+					"{\"system\":\"s\",\"application\":\"b\",\"p\":%d,\"n\":10,\"tau\":%.17g}\n",
+					i, tau);
+	memset(verdicts, WJOB_NEW, (size_t)points);
+	job.kind = WJOB_RUNS;
+	if (run_parse_body(body, len, BODY_NDJSON, &job.batch, &err))
+		fail_msg("%s", err.msg);
+	job.ids = ids;
+	job.verdicts = verdicts;
+	writer_run_batch(f->st, &job);
+	assert_int_equal(job.rc, 0);
+	watch_batch(f->st, &job, &f->wt);
+	first = verdicts[0];
+	for (i = 1; i < points; i++)	/* every point judged alike */
+		assert_int_equal(verdicts[i], first);
+	run_batch_free(&job.batch);
+	free(job.alerts);
+	free(verdicts);
+	free(ids);
+	free(body);
+	return first;
+}
+
+/* The windows kept between batches stay within --check-memory: with room
+ * for all, every point met is kept; with 1 MiB for 3,000 points of six
+ * runs, windows are let go of (the clock's choice) and the total never
+ * passes the budget, and a point let go of is read anew when met, so its
+ * verdict is the same. */
+static void test_windows_stay_within_the_budget(void **state)
+{
+	struct fixture *f = *state;
+	int round;
+
+	for (round = 0; round < 6; round++)
+		assert_int_equal(post_points(f, 3000, 2.0), WATCH_OK + KA_OK);
+	assert_int_equal(f->wt.nall, 3000);
+	assert_int_equal(atomic_load(&f->wt.evicted), 0);
+	assert_true(f->wt.bytes > WATCH_MEMORY_MIN);	/* so that 1 MiB cannot hold them */
+	assert_true(f->wt.bytes < WATCH_MEMORY_DEFAULT);
+
+	f->wt.budget = WATCH_MEMORY_MIN;
+	for (round = 0; round < 3; round++) {
+		assert_int_equal(post_points(f, 3000, 2.0), WATCH_OK + KA_OK);
+		assert_true(f->wt.bytes <= WATCH_MEMORY_MIN);
+	}
+	assert_true(atomic_load(&f->wt.evicted) > 0);
+	assert_true(f->wt.nall < 3000);
+	/* nine runs of 2 s at every point, kept or read anew: 2.5 s regresses */
+	assert_int_equal(post_points(f, 3000, 2.5), WATCH_OK + KA_REGRESSION);
+	assert_int_equal(post_points(f, 3000, 2.0), WATCH_OK + KA_OK);
+	assert_true(f->wt.bytes <= WATCH_MEMORY_MIN);
+	assert_int_equal(atomic_load(&f->wt.checked), 11 * 3000);
+}
+
 /* ---- the webhook ---- */
 
 /* A receiver on a loopback port: answers its first `fail` requests with
@@ -332,6 +400,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_a_slower_run_is_a_regression, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_runs_of_another_writer_join_the_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_energy_has_its_own_baseline, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_windows_stay_within_the_budget, setup, teardown),
 		cmocka_unit_test(test_webhook_retries_then_delivers),
 		cmocka_unit_test(test_webhook_url_is_checked),
 		cmocka_unit_test(test_webhook_queue_is_bounded),

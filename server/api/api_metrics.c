@@ -82,6 +82,19 @@ static void watch_metrics(FILE *f, struct karted *k)
 	sample(f, "karte_runs_checked_total", "", atomic_load(&k->watch.checked));
 	family(f, "karte_alerts_total", "counter", "Regression alerts this karted made.");
 	sample(f, "karte_alerts_total", "", atomic_load(&k->watch.alerts));
+	family(f, "karte_check_windows", "gauge",
+	       "Points whose earlier runs the check keeps in memory (--check-memory).");
+	sample(f, "karte_check_windows", "", atomic_load(&k->watch.kept));
+	family(f, "karte_check_window_bytes", "gauge", "The memory they take.");
+	sample(f, "karte_check_window_bytes", "", atomic_load(&k->watch.kept_bytes));
+	family(f, "karte_check_window_reads_total", "counter",
+	       "Points whose earlier runs the check read from the store.");
+	sample(f, "karte_check_window_reads_total", "", atomic_load(&k->watch.reads));
+	family(f, "karte_check_window_drops_total", "counter",
+	       "Windows let go of: one at a time for the budget, or all at once (a delete, "
+	       "new thresholds, an import, another connection's write on SQLite).");
+	sample(f, "karte_check_window_drops_total", "reason=\"budget\"", atomic_load(&k->watch.evicted));
+	sample(f, "karte_check_window_drops_total", "reason=\"reset\"", atomic_load(&k->watch.resets));
 	family(f, "karte_alert_webhook_total", "counter", "Alerts to the webhook, by outcome.");
 	sample(f, "karte_alert_webhook_total", "outcome=\"sent\"", hs.sent);
 	sample(f, "karte_alert_webhook_total", "outcome=\"failed\"", hs.failed);

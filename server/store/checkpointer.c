@@ -10,7 +10,6 @@
 #include "store.h"
 #include "core/xalloc.h"
 #include "core/klog.h"
-#include "core/mono.h"
 
 struct checkpointer {
 	struct store *st;
@@ -20,22 +19,12 @@ struct checkpointer {
 	bool stopping;
 };
 
-static double thread_cpu_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 static void *checkpointer_main(void *arg)
 {
 	struct checkpointer *c = arg;
 	struct timespec until;
 	struct kerr err;
 	int pages = 0;
-	int64_t moved;
-	double t0, c0;
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stopping) {
@@ -45,14 +34,6 @@ static void *checkpointer_main(void *arg)
 		if (c->stopping)
 			break;
 		pthread_mutex_unlock(&c->lock);
-		kerr_clear(&err);
-		t0 = mono_s();
-		c0 = thread_cpu_s();
-		if (store_merge(c->st, false, &moved, &err))
-			klog(KLOG_WARNING, "%s", KERR_TEXT(&err));
-		else if (moved)
-			klog(KLOG_DEBUG, "moved %lld runs into runs_base in %.0f ms (%.0f ms of CPU)",
-			     (long long)moved, 1e3 * (mono_s() - t0), 1e3 * (thread_cpu_s() - c0));
 		kerr_clear(&err);
 		if (store_checkpoint(c->st, pages > CHECKPOINT_TRUNCATE_PAGES, &pages, &err))
 			klog(KLOG_WARNING, "%s", KERR_TEXT(&err));

@@ -62,8 +62,8 @@ int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct ker
 
 /* SQLite (schema 11): move the new runs, kept in a small table of their
  * own, into the large one once there are a chunk's worth (all: any), in
- * one write transaction; *moved gets how many. Run by karted's checkpoint
- * thread each second (all: the tests). PostgreSQL: nothing to do (its
+ * one write transaction; *moved gets how many. Run by karted's writer
+ * thread between batches, at most once a second (all: the tests). PostgreSQL: nothing to do (its
  * growth is within bounds without it). */
 int store_merge(struct store *st, bool all, int64_t *moved, struct kerr *err);
 

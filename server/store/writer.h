@@ -83,6 +83,11 @@ struct writer_stats {
 #define WRITER_GATHER_MIN_NS 400000u
 #define WRITER_GATHER_MAX_NS 500000u
 
+/* How often the writer looks whether SQLite's staged runs make a chunk to
+ * move (store_merge): after a batch at most this often, and once this
+ * long after the last batch when idle. */
+#define WRITER_MERGE_EVERY_S 1.0
+
 /* The longest wait (ns) before committing queued jobs, after a batch of
  * last_jobs, when batches typically take typical_ns. */
 uint64_t writer_gather_ns(uint64_t typical_ns, uint64_t last_jobs, uint64_t queued);

@@ -33,45 +33,100 @@ struct region_e {
 struct entry {
 	double tau, energy;	/* energy NAN when the run has none */
 	struct region_e *reg;	/* its regions with energy_j and a slot, the first
-				 * WATCH_REGIONS_SEEN */
+				 * WATCH_REGIONS_SEEN (room for reg_room(nreg)) */
 	size_t nreg;
 };
 
 /* The values of one metric in a window, sorted: a baseline without a copy
- * or a selection (ka_baseline_sorted), kept as runs come and go. */
+ * or a selection (ka_baseline_sorted), kept as runs come and go. Room
+ * grows with the window, up to WATCH_WINDOW. */
 struct sorted {
-	double v[WATCH_WINDOW];
-	size_t n;
+	double *v;
+	uint32_t n, cap;
 };
 
 /* The earlier runs of a point, oldest first, up to the run checked last
  * there (last_id). Kept across batches: a batch's first run at the point
  * uses it only when the run just before it is still last_id (nobody else,
- * such as another instance on the same PostgreSQL, added or removed one). */
+ * such as another instance on the same PostgreSQL, added or removed one).
+ * Every allocation of a window is counted in *bytes (the watch's), so
+ * that the windows kept stay within --check-memory. */
 struct window {
 	bool loaded;
-	uint64_t key;		/* point_key: its point, when system is set */
+	bool used;		/* since the clock hand last passed (second chance) */
+	uint64_t key;		/* point_key: its point */
 	int64_t last_id;	/* the last run checked */
 	int64_t anchor;		/* the run it was read for (its runs are before it) */
 	unsigned batch;		/* the batch that last read or verified it */
 	unsigned part;		/* the part of a batch that last used it */
-	char *system, *application, *variant;
+	uint64_t epoch;		/* wt->epoch when last read, verified or used */
+	size_t *bytes;		/* the watch's count of the windows' bytes */
+	size_t at;		/* its index in wt->all */
+	struct window *next;	/* in its bucket */
+	char *system, *application, *variant;	/* one allocation */
 	int64_t p;
 	double n;
 	char *last_measured;	/* the last run checked: its measured_at (NULL: none) */
 	struct ka_thresholds t;
-	struct entry e[WATCH_WINDOW];	/* a ring: the oldest at head */
-	size_t head, count;
+	struct entry *e;	/* a ring of cap: the oldest at head (0 until full) */
+	uint32_t head, count, cap;
 	struct sorted tau, energy;
-	char *name[WATCH_REGION_NAMES];	/* the region names met at the point */
-	struct sorted *region[WATCH_REGION_NAMES];
-	size_t nnames;
+	char **name;		/* the region names met at the point */
+	struct sorted *region;	/* each name's values */
+	uint32_t nnames, capnames;
 };
 
-static void sorted_add(struct sorted *s, double x)
+/* What a block of n bytes costs the heap: glibc's header, rounded up. */
+static size_t heap_bytes(size_t n)
+{
+	return n ? (n + 8 + 15) & ~(size_t)15 : 0;
+}
+
+/* p (of old bytes) reallocated to new bytes, counted in w's watch. */
+static void *wrealloc(struct window *w, void *p, size_t old, size_t new)
+{
+	*w->bytes += heap_bytes(new) - heap_bytes(old);
+	return xrealloc(p, new);
+}
+
+static void wfree(struct window *w, void *p, size_t n)
+{
+	*w->bytes -= heap_bytes(n);
+	free(p);
+}
+
+static char *wstrdup(struct window *w, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	return memcpy(wrealloc(w, NULL, 0, n), s, n);
+}
+
+/* Room in s for one more value. */
+static void sorted_room(struct window *w, struct sorted *s)
+{
+	uint32_t cap;
+
+	if (s->n < s->cap)
+		return;
+	cap = s->cap ? 2 * s->cap : 4;
+	if (cap > WATCH_WINDOW)
+		cap = WATCH_WINDOW;
+	s->v = wrealloc(w, s->v, s->cap * sizeof(double), cap * sizeof(double));
+	s->cap = cap;
+}
+
+static void sorted_free(struct window *w, struct sorted *s)
+{
+	wfree(w, s->v, s->cap * sizeof(double));
+	memset(s, 0, sizeof(*s));
+}
+
+static void sorted_add(struct window *w, struct sorted *s, double x)
 {
 	size_t lo = 0, hi = s->n;
 
+	sorted_room(w, s);
 	while (lo < hi) {	/* the first value above x */
 		size_t mid = (lo + hi) / 2;
 
@@ -85,10 +140,11 @@ static void sorted_add(struct sorted *s, double x)
 	s->n++;
 }
 
-static void sorted_remove(struct sorted *s, double x)
+static void sorted_remove(struct window *w, struct sorted *s, double x)
 {
 	size_t lo = 0, hi = s->n;
 
+	(void)w;
 	while (lo < hi) {	/* the first value at or above x: x itself */
 		size_t mid = (lo + hi) / 2;
 
@@ -103,9 +159,21 @@ static void sorted_remove(struct sorted *s, double x)
 	s->n--;
 }
 
-static void entry_clear(struct entry *e)
+/* The room an entry's regions take for n of them: a power of two. */
+static size_t reg_room(size_t n)
 {
-	free(e->reg);
+	size_t r = 1;
+
+	if (!n)
+		return 0;
+	while (r < n)
+		r *= 2;
+	return r;
+}
+
+static void entry_clear(struct window *w, struct entry *e)
+{
+	wfree(w, e->reg, reg_room(e->nreg) * sizeof(*e->reg));
 	memset(e, 0, sizeof(*e));
 }
 
@@ -114,28 +182,52 @@ static void window_empty(struct window *w)
 {
 	size_t i;
 
-	for (i = 0; i < WATCH_WINDOW; i++)
-		entry_clear(&w->e[i]);
+	for (i = 0; i < w->count; i++)
+		entry_clear(w, &w->e[(w->head + i) % w->cap]);
+	wfree(w, w->e, w->cap * sizeof(*w->e));
+	w->e = NULL;
+	w->cap = 0;
 	for (i = 0; i < w->nnames; i++) {
-		free(w->name[i]);
-		free(w->region[i]);
+		wfree(w, w->name[i], strlen(w->name[i]) + 1);
+		sorted_free(w, &w->region[i]);
 	}
-	w->nnames = 0;
-	free(w->last_measured);
+	wfree(w, w->name, w->capnames * sizeof(*w->name));
+	wfree(w, w->region, w->capnames * sizeof(*w->region));
+	w->name = NULL;
+	w->region = NULL;
+	w->nnames = w->capnames = 0;
+	if (w->last_measured)
+		wfree(w, w->last_measured, strlen(w->last_measured) + 1);
 	w->last_measured = NULL;
 	w->head = w->count = 0;
-	w->tau.n = w->energy.n = 0;
+	sorted_free(w, &w->tau);
+	sorted_free(w, &w->energy);
 	w->loaded = false;
 	w->last_id = w->anchor = 0;
 }
 
-static void window_clear(struct window *w)
+/* The bucket of key in wt's table. */
+static struct window **bucket_of(struct watch *wt, uint64_t key)
 {
+	return &wt->buckets[key & (wt->nbuckets - 1)];
+}
+
+/* w out of the table and let go of. */
+static void window_drop(struct watch *wt, struct window *w)
+{
+	struct window **b = bucket_of(wt, w->key);
+	size_t names = strlen(w->system) + strlen(w->application) + strlen(w->variant) + 3;
+
+	while (*b != w)
+		b = &(*b)->next;
+	*b = w->next;
+	wt->all[w->at] = wt->all[--wt->nall];
+	wt->all[w->at]->at = w->at;
+	if (wt->hand >= wt->nall)
+		wt->hand = 0;
 	window_empty(w);
-	free(w->system);
-	free(w->application);
-	free(w->variant);
-	memset(w, 0, sizeof(*w));
+	wfree(w, w->system, names);
+	wfree(w, w, sizeof(*w));
 }
 
 static void thresholds_clear(struct watch *wt)
@@ -147,11 +239,32 @@ static void thresholds_clear(struct watch *wt)
  * series' thresholds with them (whatever empties windows may set those). */
 static void windows_clear(struct watch *wt)
 {
-	size_t i;
-
-	for (i = 0; i < WATCH_CACHE; i++)
-		window_clear(&wt->cache[i]);
+	if (wt->nall)
+		wt->resets++;
+	while (wt->nall)
+		window_drop(wt, wt->all[wt->nall - 1]);
 	thresholds_clear(wt);
+}
+
+/* Let go of windows, the clock's way (one not used since the hand last
+ * passed), until they fit the budget; never one of the current part. */
+static void windows_fit(struct watch *wt)
+{
+	size_t spared = 0;
+
+	while (wt->bytes > wt->budget && wt->nall && spared < 2 * wt->nall) {
+		struct window *w = wt->all[wt->hand];
+
+		if (w->part == wt->part || w->used) {
+			w->used = false;
+			wt->hand = (wt->hand + 1) % wt->nall;
+			spared++;
+			continue;
+		}
+		window_drop(wt, w);
+		wt->evicted++;
+		spared = 0;
+	}
 }
 
 /* The slot of region name at w's point; a new one while there is room
@@ -165,8 +278,16 @@ static int name_slot(struct window *w, const char *name, bool create)
 			return (int)i;
 	if (!create || w->nnames == WATCH_REGION_NAMES)
 		return -1;
-	w->name[w->nnames] = xstrdup(name);
-	w->region[w->nnames] = xcalloc(1, sizeof(struct sorted));
+	if (w->nnames == w->capnames) {
+		uint32_t cap = w->capnames ? 2 * w->capnames : 2;
+
+		w->name = wrealloc(w, w->name, w->capnames * sizeof(*w->name), cap * sizeof(*w->name));
+		w->region = wrealloc(w, w->region, w->capnames * sizeof(*w->region),
+				     cap * sizeof(*w->region));
+		w->capnames = cap;
+	}
+	w->name[w->nnames] = wstrdup(w, name);
+	memset(&w->region[w->nnames], 0, sizeof(*w->region));
 	return (int)w->nnames++;
 }
 
@@ -177,8 +298,9 @@ static void entry_add(struct window *w, struct entry *x, const char *name, doubl
 
 	if (slot < 0)
 		return;
-	if (!x->reg)
-		x->reg = xmalloc(WATCH_REGIONS_SEEN * sizeof(*x->reg));
+	if (reg_room(x->nreg + 1) != reg_room(x->nreg))
+		x->reg = wrealloc(w, x->reg, reg_room(x->nreg) * sizeof(*x->reg),
+				  reg_room(x->nreg + 1) * sizeof(*x->reg));
 	x->reg[x->nreg++] = (struct region_e){(unsigned)slot, e};
 }
 
@@ -216,8 +338,9 @@ static void entry_of(struct window *w, const struct run *r, struct entry *e)
 }
 
 /* Appended unsorted, when a window is read: sorted once after (window_sort). */
-static void sorted_append(struct sorted *s, double x)
+static void sorted_append(struct window *w, struct sorted *s, double x)
 {
+	sorted_room(w, s);
 	s->v[s->n++] = x;
 }
 
@@ -235,22 +358,37 @@ static void window_sort(struct window *w)
 	qsort(w->tau.v, w->tau.n, sizeof(double), cmp_double);
 	qsort(w->energy.v, w->energy.n, sizeof(double), cmp_double);
 	for (i = 0; i < w->nnames; i++)
-		qsort(w->region[i]->v, w->region[i]->n, sizeof(double), cmp_double);
+		qsort(w->region[i].v, w->region[i].n, sizeof(double), cmp_double);
 }
 
 /* Count e's values into or out of the metrics with f (sorted_add,
  * sorted_remove, sorted_append). */
 static void entry_values(struct window *w, const struct entry *e,
-			 void (*f)(struct sorted *, double))
+			 void (*f)(struct window *, struct sorted *, double))
 {
 	size_t i;
 
-	f(&w->tau, e->tau);
+	f(w, &w->tau, e->tau);
 	if (isfinite(e->energy))
-		f(&w->energy, e->energy);
+		f(w, &w->energy, e->energy);
 	for (i = 0; i < e->nreg; i++)
 		if (isfinite(e->reg[i].e))
-			f(w->region[e->reg[i].slot], e->reg[i].e);
+			f(w, &w->region[e->reg[i].slot], e->reg[i].e);
+}
+
+/* Room for one more entry at the ring's end. The ring grows only while it
+ * is not full, when its oldest entry is at 0. */
+static void entries_room(struct window *w)
+{
+	uint32_t cap;
+
+	if (w->count < w->cap)
+		return;
+	cap = w->cap ? 2 * w->cap : 4;
+	if (cap > WATCH_WINDOW)
+		cap = WATCH_WINDOW;
+	w->e = wrealloc(w, w->e, w->cap * sizeof(*w->e), cap * sizeof(*w->e));
+	w->cap = cap;
 }
 
 /* Append e (taken over) to the window, dropping the oldest when full. */
@@ -260,11 +398,12 @@ static void window_push(struct window *w, struct entry *e)
 
 	if (w->count == WATCH_WINDOW) {
 		entry_values(w, &w->e[w->head], sorted_remove);
-		entry_clear(&w->e[w->head]);
+		entry_clear(w, &w->e[w->head]);
 		w->head = (w->head + 1) % WATCH_WINDOW;
 		w->count--;
 	}
-	slot = &w->e[(w->head + w->count++) % WATCH_WINDOW];
+	entries_room(w);
+	slot = &w->e[(w->head + w->count++) % w->cap];
 	*slot = *e;
 	entry_values(w, slot, sorted_add);
 	memset(e, 0, sizeof(*e));
@@ -280,8 +419,8 @@ static bool follows(const struct window *w, const struct run *r)
 
 /* What others wrote since the last batch (store_data_version): runs
  * deleted, thresholds set or an import stored empty every window; runs
- * added make wt->foreign, so a cached window is verified before use. Both
- * when the store cannot tell. */
+ * added make wt->foreign and start a new epoch, so each window kept from
+ * before is verified when next used. Both when the store cannot tell. */
 static void foreign_writes(struct store *st, struct watch *wt)
 {
 	int64_t added, changed;
@@ -290,6 +429,8 @@ static void foreign_writes(struct store *st, struct watch *wt)
 	if (!known || !wt->version_known || changed != wt->changed)
 		windows_clear(wt);
 	wt->foreign = !known || !wt->version_known || added != wt->added;
+	if (wt->foreign)
+		wt->epoch++;
 	wt->added = added;
 	wt->changed = changed;
 	wt->version_known = known;
@@ -318,35 +459,63 @@ static uint64_t point_key(const struct run *r)
 
 static struct window *find_window(struct watch *wt, const struct run *r, uint64_t key)
 {
-	size_t i;
+	struct window *w;
 
-	for (i = 0; i < WATCH_CACHE; i++) {
-		struct window *w = &wt->cache[i];
-
-		if (w->key == key && w->system && w->p == r->p && w->n == r->n &&
+	if (!wt->nbuckets)
+		return NULL;
+	for (w = *bucket_of(wt, key); w; w = w->next)
+		if (w->key == key && w->p == r->p && w->n == r->n &&
 		    !strcmp(w->system, r->system) && !strcmp(w->application, r->application) &&
 		    !strcmp(w->variant, r->variant))
 			return w;
-	}
 	return NULL;
 }
 
-/* A window for r's point, not one the current part uses: at most
- * WATCH_CACHE points make a part, so there is one. */
+/* Twice the buckets, once there are as many windows as buckets. */
+static void buckets_grow(struct watch *wt)
+{
+	size_t i, n = wt->nbuckets ? 2 * wt->nbuckets : 1024;
+
+	if (wt->nall < wt->nbuckets)
+		return;
+	free(wt->buckets);
+	wt->buckets = xcalloc(n, sizeof(*wt->buckets));
+	wt->nbuckets = n;
+	for (i = 0; i < wt->nall; i++) {
+		struct window **b = bucket_of(wt, wt->all[i]->key);
+
+		wt->all[i]->next = *b;
+		*b = wt->all[i];
+	}
+	wt->all = xrealloc(wt->all, n * sizeof(*wt->all));
+}
+
+/* A new, empty window for r's point, after letting go of others (not the
+ * current part's) to stay within the budget. */
 static struct window *new_window(struct watch *wt, const struct run *r, uint64_t key)
 {
-	struct window *w;
+	size_t a = strlen(r->system) + 1, b = strlen(r->application) + 1, c = strlen(r->variant) + 1;
+	struct window **bk, *w;
 
-	do
-		w = &wt->cache[wt->evict++ % WATCH_CACHE];
-	while (w->system && w->part == wt->part);
-	window_clear(w);
+	windows_fit(wt);
+	buckets_grow(wt);
+	wt->bytes += heap_bytes(sizeof(*w));
+	w = xcalloc(1, sizeof(*w));
+	w->bytes = &wt->bytes;
 	w->key = key;
-	w->system = xstrdup(r->system);
-	w->application = xstrdup(r->application);
-	w->variant = xstrdup(r->variant);
+	w->system = wrealloc(w, NULL, 0, a + b + c);
+	w->application = w->system + a;
+	w->variant = w->application + b;
+	memcpy(w->system, r->system, a);
+	memcpy(w->application, r->application, b);
+	memcpy(w->variant, r->variant, c);
 	w->p = r->p;
 	w->n = r->n;
+	w->at = wt->nall;
+	wt->all[wt->nall++] = w;
+	bk = bucket_of(wt, key);
+	w->next = *bk;
+	*bk = w;
 	return w;
 }
 
@@ -409,6 +578,7 @@ static int verify(struct store *st, struct watch *wt, struct wants *ws, struct w
 	for (k = 0; k < ws->n; k++) {
 		if (prev[k] == ws->w[k]->last_id) {
 			ws->w[k]->batch = wt->batch;
+			ws->w[k]->epoch = wt->epoch;
 			continue;
 		}
 		window_empty(ws->w[k]);
@@ -421,9 +591,9 @@ static int take_before(size_t k, const struct run *r, void *ctx)
 {
 	struct window *w = ((struct wants *)ctx)->w[k];
 
-	/* newest first: filled from the back, so the oldest ends at head */
-	entry_of(w, r, &w->e[WATCH_WINDOW - 1 - w->count]);
-	w->count++;
+	/* newest first: reversed once read (load) */
+	entries_room(w);
+	entry_of(w, r, &w->e[w->count++]);
 	return 0;
 }
 
@@ -434,16 +604,24 @@ static int load(struct store *st, struct watch *wt, struct wants *ws, struct ker
 
 	if (store_points_before(st, ws->id, ws->n, WATCH_WINDOW, take_before, ws, err) < 0)
 		return -1;
+	wt->reads += ws->n;
 	for (k = 0; k < ws->n; k++) {
 		struct window *w = ws->w[k];
 
-		w->head = (WATCH_WINDOW - w->count) % WATCH_WINDOW;
+		for (i = 0; i < w->count / 2; i++) {	/* the oldest first, at 0 */
+			struct entry x = w->e[i];
+
+			w->e[i] = w->e[w->count - 1 - i];
+			w->e[w->count - 1 - i] = x;
+		}
+		w->head = 0;
 		for (i = 0; i < w->count; i++)
-			entry_values(w, &w->e[(w->head + i) % WATCH_WINDOW], sorted_append);
+			entry_values(w, &w->e[i], sorted_append);
 		window_sort(w);
 		w->loaded = true;
 		w->anchor = ws->id[k];
 		w->batch = wt->batch;
+		w->epoch = wt->epoch;
 	}
 	return 0;
 }
@@ -487,7 +665,7 @@ static enum ka_verdict check_run(const struct window *w, const struct entry *now
 	for (k = 0; k < now->nreg && k < WATCH_REGIONS; k++) {
 		unsigned s = now->reg[k].slot;
 
-		v = check(w, "energy_j", w->name[s], now->reg[k].e, w->region[s], regs);
+		v = check(w, "energy_j", w->name[s], now->reg[k].e, &w->region[s], regs);
 		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	}
 	return worst;
@@ -567,8 +745,8 @@ struct due {
 };
 
 /* Give the runs t[0..) windows until a part holds WATCH_CACHE points:
- * those cached (verified when another connection may have written since
- * their batch) and those to read. Returns how many runs the part takes. */
+ * those kept (verified when another connection may have added runs since
+ * they were last whole) and those to read. Returns how many runs the part takes. */
 static size_t part_of(struct store *st, struct watch *wt, struct due *t, size_t nt,
 		      struct kerr *err, int *rc)
 {
@@ -593,10 +771,11 @@ static size_t part_of(struct store *st, struct watch *wt, struct due *t, size_t 
 			if (thresholds_of(st, wt, r, &w->t, err))
 				goto fail;
 			want(&ld, w, t[k].job->ids[t[k].i]);
-		} else if (w->batch != wt->batch && wt->foreign) {
+		} else if (w->epoch != wt->epoch) {	/* another wrote since it was whole */
 			want(&vf, w, t[k].job->ids[t[k].i]);
 		}
 		w->part = wt->part;
+		w->used = true;
 		t[k].w = w;
 	}
 	if ((vf.n && verify(st, wt, &vf, &ld, err)) || (ld.n && load(st, wt, &ld, err)))
@@ -639,8 +818,9 @@ static int check_one(struct store *st, struct watch *wt, struct due *t, struct f
 	} else {
 		json_decref(regs);
 	}
-	free(w->last_measured);
-	w->last_measured = r->measured_at ? xstrdup(r->measured_at) : NULL;
+	if (w->last_measured)
+		wfree(w, w->last_measured, strlen(w->last_measured) + 1);
+	w->last_measured = r->measured_at ? wstrdup(w, r->measured_at) : NULL;
 	w->last_id = id;
 	window_push(w, &now);
 	return 0;
@@ -658,8 +838,8 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 
 	if (!wt->enabled)
 		return;
-	if (!wt->cache)
-		wt->cache = xcalloc(WATCH_CACHE, sizeof(*wt->cache));
+	if (!wt->budget)
+		wt->budget = WATCH_MEMORY_DEFAULT;
 	wt->batch++;
 	foreign_writes(st, wt);
 	/* deletes, imports and new thresholds change windows: read them anew */
@@ -691,6 +871,9 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 		klog(KLOG_ERROR, "checking runs: %s", KERR_TEXT(&err));
 		watch_free(wt);
 	}
+	windows_fit(wt);
+	wt->kept = wt->nall;
+	wt->kept_bytes = wt->bytes;
 	if (nfound)
 		store_alerts(st, wt, found, nfound);
 	for (i = 0; i < nfound; i++)
@@ -701,11 +884,12 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 
 void watch_free(struct watch *wt)
 {
-	if (!wt->cache)
-		return;
 	windows_clear(wt);
-	free(wt->cache);
-	wt->cache = NULL;
+	free(wt->buckets);
+	free(wt->all);
+	wt->buckets = NULL;
+	wt->all = NULL;
+	wt->nbuckets = wt->hand = 0;
 	nametab_free(&wt->thr);
 }
 

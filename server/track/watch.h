@@ -29,9 +29,16 @@
 /* verdicts[i] of a checked run: WATCH_OK + enum ka_verdict. */
 #define WATCH_OK 2
 
-/* Points whose windows the writer keeps; also the most points a batch
- * reads at once (one store_points_before). */
+/* The most points a batch reads at once (one store_points_before): a
+ * batch is checked in parts of at most this many points. */
 #define WATCH_CACHE STORE_POINTS_MAX
+
+/* The bytes the windows kept between batches may take by default
+ * (--check-memory): about 600 bytes a point with a few runs, 2.5 KiB at
+ * 36, 7 KiB at a full window of 100 runs with one region each. */
+#define WATCH_MEMORY_DEFAULT ((size_t)256 << 20)
+#define WATCH_MEMORY_MIN ((size_t)1 << 20)
+#define WATCH_MEMORY_MAX ((size_t)64 << 30)
 
 /* Series whose thresholds the writer keeps between batches (emptied with
  * the windows, and when three quarters full). */
@@ -45,9 +52,21 @@ struct watch {
 	struct webhook *hook;		/* --alert-webhook, or NULL */
 	atomic_uint_fast64_t alerts;	/* made since start */
 	atomic_uint_fast64_t checked;	/* runs checked since start */
-	struct window *cache;		/* WATCH_CACHE windows, the writer thread's */
+	size_t budget;			/* --check-memory in bytes (0: WATCH_MEMORY_DEFAULT) */
+	/* the windows kept, the writer thread's: every point met since the
+	 * last reset while they fit the budget, then the clock's choice */
+	struct window **buckets;	/* nbuckets (a power of two), chained by key */
+	struct window **all;		/* nall of them, room for nbuckets */
+	size_t nbuckets, nall, hand;	/* hand: the clock's, in all */
+	size_t bytes;			/* what they take, malloc's headers included */
+	/* for /metrics, from other threads */
+	atomic_uint_fast64_t evicted;	/* windows let go of for the budget */
+	atomic_uint_fast64_t reads;	/* windows read from the store */
+	atomic_uint_fast64_t resets;	/* every window let go of (another's write, a delete, ...) */
+	atomic_uint_fast64_t kept, kept_bytes;	/* nall and bytes after the last batch */
 	struct nametab thr;		/* series' thresholds, WATCH_THRESHOLDS slots (.cap 0 until the first) */
-	unsigned evict, batch, part;
+	unsigned batch, part;
+	uint64_t epoch;			/* batches in which another connection had added runs */
 	int64_t added, changed;		/* store_data_version at the last batch */
 	bool version_known;
 	bool foreign;			/* another connection may have added runs since */
