@@ -91,6 +91,18 @@ def single_rate(k, seconds, conns):
     return rate, 1e6 * (c1 - c0) / (n1 - n0)
 
 
+def window_reads(k):
+    """Points whose earlier runs karted's check has read from the store
+    (karte_check_window_reads_total): a point whose window is kept in
+    memory is judged without a read."""
+    s, b, _ = k.request("GET", "/metrics")
+    text = b.decode() if isinstance(b, (bytes, bytearray)) else str(b)
+    for line in text.splitlines():
+        if line.startswith("karte_check_window_reads_total "):
+            return int(float(line.split()[1]))
+    raise RuntimeError("/metrics has no karte_check_window_reads_total")
+
+
 def stored(k):
     s, b, _ = k.request("GET", "/api/v1/systems")
     if s != 200:
@@ -139,6 +151,7 @@ def main():
                         order = sorted(sides, reverse=bool(rnd % 2))
                         data = body(10 ** 6 + 1 + rnd)
                         before = {side: (cpu_s(sides[side]), stored(sides[side])) for side in order}
+                        reads0 = {side: window_reads(sides[side]) for side in order}
                         for side in order:
                             res["bulk"][side].append(bulk_rate(sides[side], data))
                         for side in order:
@@ -147,6 +160,7 @@ def main():
                         # background (a second's tick, about a second's work):
                         # the round's CPU per run counts what the round set off
                         time.sleep(MERGE_TAIL_S)
+                        reads = {side: window_reads(sides[side]) - reads0[side] for side in order}
                         for side in order:
                             c0, n0 = before[side]
                             res["round"][side].append((0.0, 1e6 * (cpu_s(sides[side]) - c0) /
@@ -156,7 +170,8 @@ def main():
                     print(f"  size {size:,}, round {rnd + 1}: " + "; ".join(
                         f"{kind} " + ", ".join(f"{side} {v[side][-1][0]:.0f}/s {v[side][-1][1]:.1f} µs"
                                                if kind != "round" else f"{side} {v[side][-1][1]:.1f} µs"
-                                               for side in v if v[side]) for kind, v in res.items()), flush=True)
+                                               for side in v if v[side]) for kind, v in res.items()) +
+                          "; windows read " + ", ".join(f"{side} {n}" for side, n in reads.items()), flush=True)
                 if big and stored(big) < at + a.rounds * SERIES:
                     raise RuntimeError("the large database did not store every run the rounds sent")
             finally:

@@ -2,14 +2,18 @@
  * checkpointer: a thread that copies the WAL into the database file with its
  * own connection, so the fsyncs of a checkpoint never stall a commit. It
  * runs a PASSIVE checkpoint every second, and a TRUNCATE one (which waits
- * for the writer) when the WAL has grown past a limit, and at stop.
+ * for the writer and the readers) when more than a limit of the WAL could
+ * not be copied (readers kept old snapshots throughout), and at stop. A
+ * WAL copied whole is reused and cut by the writer (journal_size_limit):
+ * a TRUNCATE from here counts as another connection's write to the
+ * writer's regression check, which then reads its windows anew.
  */
 #ifndef KARTE_CHECKPOINTER_H
 #define KARTE_CHECKPOINTER_H
 
 #include "core/kerr.h"
 
-#define CHECKPOINT_TRUNCATE_PAGES 65536	/* 256 MiB of 4 KiB pages */
+#define CHECKPOINT_TRUNCATE_PAGES 65536	/* 256 MiB of 4 KiB pages not yet copied */
 
 struct checkpointer;
 

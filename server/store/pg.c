@@ -1283,13 +1283,13 @@ static int pg_explain_listing(struct store *base, const struct run_filter *f, ch
 
 
 /* PostgreSQL keeps its own log and checkpoints: nothing to do. */
-static int pg_checkpoint(struct store *base, bool truncate, int *wal_pages, struct kerr *err)
+static int pg_checkpoint(struct store *base, bool truncate, int *left, struct kerr *err)
 {
 	(void)base;
 	(void)truncate;
 	(void)err;
-	if (wal_pages)
-		*wal_pages = 0;
+	if (left)
+		*left = 0;
 	return 0;
 }
 

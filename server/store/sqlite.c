@@ -308,8 +308,13 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 							       "PRAGMA synchronous = NORMAL";
 
 		/* Checkpoints (which fsync) are taken off the commit path: see
-		 * store_checkpoint() and karted's checkpointer thread. */
+		 * store_checkpoint() and karted's checkpointer thread. A WAL
+		 * copied whole is started again from its beginning by the next
+		 * write and cut to 64 MiB then (journal_size_limit), so that a
+		 * large one (a move, an import) needs no TRUNCATE checkpoint,
+		 * which other connections see as a write (PRAGMA data_version). */
 		if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(st->db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, &msg) != SQLITE_OK ||
 		    sqlite3_exec(st->db, (flags & STORE_NO_AUTOCHECKPOINT) ?
 				 "PRAGMA wal_autocheckpoint = 0" : "PRAGMA wal_autocheckpoint = 1000",
 				 NULL, NULL, &msg) != SQLITE_OK ||
@@ -919,7 +924,7 @@ out:
 	return rc;
 }
 
-static int sq_checkpoint(struct store *base, bool truncate, int *wal_pages, struct kerr *err)
+static int sq_checkpoint(struct store *base, bool truncate, int *left, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
 	int log = 0, done = 0, rc;
@@ -927,8 +932,8 @@ static int sq_checkpoint(struct store *base, bool truncate, int *wal_pages, stru
 	rc = sqlite3_wal_checkpoint_v2(st->db, NULL,
 				       truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE,
 				       &log, &done);
-	if (wal_pages)
-		*wal_pages = log;
+	if (left)
+		*left = log > done ? log - done : 0;
 	if (rc != SQLITE_OK && rc != SQLITE_BUSY)
 		return db_error(st, err, "checkpointing");
 	return 0;

@@ -251,9 +251,9 @@ void store_rollback(struct store *st)
 	st->ops->rollback(st);
 }
 
-int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err)
+int store_checkpoint(struct store *st, bool truncate, int *left, struct kerr *err)
 {
-	return st->ops->checkpoint(st, truncate, wal_pages, err);
+	return st->ops->checkpoint(st, truncate, left, err);
 }
 
 int store_merge(struct store *st, bool all, int64_t *moved, struct kerr *err)

@@ -56,9 +56,10 @@ int store_commit(struct store *st, struct kerr *err);
 void store_rollback(struct store *st);
 
 /* Copy the WAL into the database file: PASSIVE (never blocks the writer),
- * or TRUNCATE (waits for it, then empties the WAL). *wal_pages gets the
- * WAL's size in pages. A busy database is not an error. */
-int store_checkpoint(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
+ * or TRUNCATE (waits for it and the readers, then empties the WAL). *left
+ * gets the WAL's pages not yet copied (readers of older snapshots hold
+ * them). A busy database is not an error. */
+int store_checkpoint(struct store *st, bool truncate, int *left, struct kerr *err);
 
 /* SQLite (schema 11): move the new runs, kept in a small table of their
  * own, into the large one once there are a chunk's worth (all: any), in

@@ -19,7 +19,7 @@ struct store_ops {
 	int (*begin)(struct store *st, struct kerr *err);
 	int (*commit)(struct store *st, struct kerr *err);
 	void (*rollback)(struct store *st);
-	int (*checkpoint)(struct store *st, bool truncate, int *wal_pages, struct kerr *err);
+	int (*checkpoint)(struct store *st, bool truncate, int *left, struct kerr *err);
 	int (*merge)(struct store *st, bool all, int64_t *moved, struct kerr *err);	/* or NULL */
 	int (*put_run)(struct store *st, const struct run *r, int64_t *id, bool *existed,
 		       struct kerr *err);
