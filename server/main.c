@@ -77,7 +77,7 @@ static const char usage_options[] =
 	"                                                   KARTE_REGRESSION_CHECK (on)\n"
 	"  --check-memory MIB    memory the check keeps its points' earlier runs in, so\n"
 	"                        that a run is judged without reading them (1 to 65536;\n"
-	"                        about 2.5 KiB a point of 36 runs)\n"
+	"                        about 600 bytes a point of a few runs, 3 KiB of 36)\n"
 	"                                                   KARTE_CHECK_MEMORY (256)\n"
 	"  --access-log          a line on stderr for each request: method, path, status,\n"
 	"                        milliseconds, request id (5xx always)  KARTE_ACCESS_LOG=1\n"

@@ -7,7 +7,10 @@ the 10^4 series (one run each: the series exist on both sides, so neither
 side's figure includes creating them), with the regression check on (the
 default), on SQLite (and PostgreSQL with --backend postgresql):
 
-  bulk          one NDJSON body of 10^4 runs, one to each series;
+  bulk          BODIES NDJSON bodies of 10^4 runs (4), one run to each
+                series a body, back to back: long enough that SQLite's
+                moves of staged runs (a second's work at 10^6, every
+                65,536 runs) are in the figure as often as they come;
   single-run    wrk posting one run per request, each to the next of the
                 10^4 series (tests/bench/post_spread.lua), SECONDS a side.
 
@@ -16,8 +19,9 @@ rounds (bodies of 10^4 runs, one per series, the points of each series
 p = 1..64 by n = 1000..4000; the fill's time is printed); the small one is
 made fresh every round. Who goes first swaps each round; the table shows
 the medians of both sides and of the rounds' ratios (large / small) with
-their spread. The large side grows by what the rounds write (about 2 %
-of 10^6 over the default rounds; the sizes printed are at the start).
+their spread. The large side grows by what the rounds write (BODIES
+bodies and SECONDS of wrk, about 1.2*10^5 runs a round on SQLite here;
+the sizes printed are at the start).
 10^7 is left out by default: its fill takes about an hour here
 (--sizes 0,100000,1000000,10000000 asks for it).
 
@@ -71,11 +75,13 @@ def cpu_s(k):
     return (int(x[11]) + int(x[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def bulk_rate(k, data):
-    """(runs/s, karted's CPU µs per run) of one bulk body."""
+def bulk_rate(k, bodies):
+    """(runs/s, karted's CPU µs per run) of bulk bodies posted back to back."""
     c0, t0 = cpu_s(k), time.perf_counter()
-    post(k, data)
-    return SERIES / (time.perf_counter() - t0), 1e6 * (cpu_s(k) - c0) / SERIES
+    for data in bodies:
+        post(k, data)
+    n = SERIES * len(bodies)
+    return n / (time.perf_counter() - t0), 1e6 * (cpu_s(k) - c0) / n
 
 
 def single_rate(k, seconds, conns):
@@ -116,6 +122,7 @@ def main():
     ap.add_argument("--sizes", default="0,100000,1000000", help="stored runs to measure at (0: the small side alone)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=2)
+    ap.add_argument("--bodies", type=int, default=4, help="bulk bodies of 10^4 runs a side and round")
     ap.add_argument("--conns", type=int, default=16)
     ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
     a = ap.parse_args()
@@ -149,7 +156,7 @@ def main():
                     try:
                         sides = {"small": small, "big": big} if big else {"small": small}
                         order = sorted(sides, reverse=bool(rnd % 2))
-                        data = body(10 ** 6 + 1 + rnd)
+                        data = [body(10 ** 6 + 1 + rnd * a.bodies + j) for j in range(a.bodies)]
                         before = {side: (cpu_s(sides[side]), stored(sides[side])) for side in order}
                         reads0 = {side: window_reads(sides[side]) for side in order}
                         for side in order:
@@ -172,7 +179,7 @@ def main():
                                                if kind != "round" else f"{side} {v[side][-1][1]:.1f} µs"
                                                for side in v if v[side]) for kind, v in res.items()) +
                           "; windows read " + ", ".join(f"{side} {n}" for side, n in reads.items()), flush=True)
-                if big and stored(big) < at + a.rounds * SERIES:
+                if big and stored(big) < at + a.rounds * a.bodies * SERIES:
                     raise RuntimeError("the large database did not store every run the rounds sent")
             finally:
                 if big:

@@ -29,12 +29,14 @@ struct region_e {
 	double e;
 };
 
-/* One run as a baseline sees it. */
+/* One run as a baseline sees it: its regions with energy_j and a slot,
+ * the first WATCH_REGIONS_SEEN, the first of them in place (most runs
+ * name one), the others in more (room for reg_room(nreg - 1)). */
 struct entry {
 	double tau, energy;	/* energy NAN when the run has none */
-	struct region_e *reg;	/* its regions with energy_j and a slot, the first
-				 * WATCH_REGIONS_SEEN (room for reg_room(nreg)) */
-	size_t nreg;
+	double e0;		/* the first region's energy */
+	uint8_t slot0, nreg;
+	struct region_e *more;
 };
 
 /* The values of one metric in a window, sorted: a baseline without a copy
@@ -52,28 +54,28 @@ struct sorted {
  * Every allocation of a window is counted in *bytes (the watch's), so
  * that the windows kept stay within --check-memory. */
 struct window {
-	bool loaded;
-	bool used;		/* since the clock hand last passed (second chance) */
 	uint64_t key;		/* point_key: its point */
 	int64_t last_id;	/* the last run checked */
 	int64_t anchor;		/* the run it was read for (its runs are before it) */
-	unsigned batch;		/* the batch that last read or verified it */
-	unsigned part;		/* the part of a batch that last used it */
 	uint64_t epoch;		/* wt->epoch when last read, verified or used */
+	unsigned part;		/* the part of a batch that last used it */
+	uint32_t at;		/* its index in wt->all */
 	size_t *bytes;		/* the watch's count of the windows' bytes */
-	size_t at;		/* its index in wt->all */
 	struct window *next;	/* in its bucket */
-	char *system, *application, *variant;	/* one allocation */
+	char *names;		/* system, application, variant, each ended */
 	int64_t p;
 	double n;
 	char *last_measured;	/* the last run checked: its measured_at (NULL: none) */
 	struct ka_thresholds t;
 	struct entry *e;	/* a ring of cap: the oldest at head (0 until full) */
-	uint32_t head, count, cap;
+	uint8_t head, count, cap;
+	uint8_t nregs, capregs;
+	bool used;		/* since the clock hand last passed (second chance) */
 	struct sorted tau, energy;
-	char **name;		/* the region names met at the point */
-	struct sorted *region;	/* each name's values */
-	uint32_t nnames, capnames;
+	struct rname {
+		char *name;	/* a region name met at the point */
+		struct sorted s;	/* its values */
+	} *regs;
 };
 
 /* What a block of n bytes costs the heap: glibc's header, rounded up. */
@@ -102,6 +104,12 @@ static char *wstrdup(struct window *w, const char *s)
 	return memcpy(wrealloc(w, NULL, 0, n), s, n);
 }
 
+/* The next room of a window's arrays: half as much again, from 4. */
+static uint32_t grown(uint32_t cap)
+{
+	return cap ? cap + cap / 2 : 4;
+}
+
 /* Room in s for one more value. */
 static void sorted_room(struct window *w, struct sorted *s)
 {
@@ -109,7 +117,7 @@ static void sorted_room(struct window *w, struct sorted *s)
 
 	if (s->n < s->cap)
 		return;
-	cap = s->cap ? 2 * s->cap : 4;
+	cap = grown(s->cap);
 	if (cap > WATCH_WINDOW)
 		cap = WATCH_WINDOW;
 	s->v = wrealloc(w, s->v, s->cap * sizeof(double), cap * sizeof(double));
@@ -173,8 +181,15 @@ static size_t reg_room(size_t n)
 
 static void entry_clear(struct window *w, struct entry *e)
 {
-	wfree(w, e->reg, reg_room(e->nreg) * sizeof(*e->reg));
+	if (e->nreg > 1)
+		wfree(w, e->more, reg_room(e->nreg - 1u) * sizeof(*e->more));
 	memset(e, 0, sizeof(*e));
+}
+
+/* Region i of entry e. */
+static struct region_e entry_reg(const struct entry *e, size_t i)
+{
+	return i ? e->more[i - 1] : (struct region_e){e->slot0, e->e0};
 }
 
 /* Empty w's runs, keeping its point and thresholds. */
@@ -187,22 +202,19 @@ static void window_empty(struct window *w)
 	wfree(w, w->e, w->cap * sizeof(*w->e));
 	w->e = NULL;
 	w->cap = 0;
-	for (i = 0; i < w->nnames; i++) {
-		wfree(w, w->name[i], strlen(w->name[i]) + 1);
-		sorted_free(w, &w->region[i]);
+	for (i = 0; i < w->nregs; i++) {
+		wfree(w, w->regs[i].name, strlen(w->regs[i].name) + 1);
+		sorted_free(w, &w->regs[i].s);
 	}
-	wfree(w, w->name, w->capnames * sizeof(*w->name));
-	wfree(w, w->region, w->capnames * sizeof(*w->region));
-	w->name = NULL;
-	w->region = NULL;
-	w->nnames = w->capnames = 0;
+	wfree(w, w->regs, w->capregs * sizeof(*w->regs));
+	w->regs = NULL;
+	w->nregs = w->capregs = 0;
 	if (w->last_measured)
 		wfree(w, w->last_measured, strlen(w->last_measured) + 1);
 	w->last_measured = NULL;
 	w->head = w->count = 0;
 	sorted_free(w, &w->tau);
 	sorted_free(w, &w->energy);
-	w->loaded = false;
 	w->last_id = w->anchor = 0;
 }
 
@@ -212,11 +224,19 @@ static struct window **bucket_of(struct watch *wt, uint64_t key)
 	return &wt->buckets[key & (wt->nbuckets - 1)];
 }
 
+/* The bytes of a point's names as kept: each with its NUL. */
+static size_t names_size(const char *names)
+{
+	size_t a = strlen(names) + 1, b = strlen(names + a) + 1;
+
+	return a + b + strlen(names + a + b) + 1;
+}
+
 /* w out of the table and let go of. */
 static void window_drop(struct watch *wt, struct window *w)
 {
 	struct window **b = bucket_of(wt, w->key);
-	size_t names = strlen(w->system) + strlen(w->application) + strlen(w->variant) + 3;
+	size_t names = names_size(w->names);
 
 	while (*b != w)
 		b = &(*b)->next;
@@ -226,7 +246,7 @@ static void window_drop(struct watch *wt, struct window *w)
 	if (wt->hand >= wt->nall)
 		wt->hand = 0;
 	window_empty(w);
-	wfree(w, w->system, names);
+	wfree(w, w->names, names);
 	wfree(w, w, sizeof(*w));
 }
 
@@ -273,22 +293,20 @@ static int name_slot(struct window *w, const char *name, bool create)
 {
 	size_t i;
 
-	for (i = 0; i < w->nnames; i++)
-		if (!strcmp(w->name[i], name))
+	for (i = 0; i < w->nregs; i++)
+		if (!strcmp(w->regs[i].name, name))
 			return (int)i;
-	if (!create || w->nnames == WATCH_REGION_NAMES)
+	if (!create || w->nregs == WATCH_REGION_NAMES)
 		return -1;
-	if (w->nnames == w->capnames) {
-		uint32_t cap = w->capnames ? 2 * w->capnames : 2;
+	if (w->nregs == w->capregs) {
+		uint8_t cap = w->capregs ? 2 * w->capregs : 1;
 
-		w->name = wrealloc(w, w->name, w->capnames * sizeof(*w->name), cap * sizeof(*w->name));
-		w->region = wrealloc(w, w->region, w->capnames * sizeof(*w->region),
-				     cap * sizeof(*w->region));
-		w->capnames = cap;
+		w->regs = wrealloc(w, w->regs, w->capregs * sizeof(*w->regs), cap * sizeof(*w->regs));
+		w->capregs = cap;
 	}
-	w->name[w->nnames] = wstrdup(w, name);
-	memset(&w->region[w->nnames], 0, sizeof(*w->region));
-	return (int)w->nnames++;
+	w->regs[w->nregs].name = wstrdup(w, name);
+	memset(&w->regs[w->nregs].s, 0, sizeof(w->regs[w->nregs].s));
+	return (int)w->nregs++;
 }
 
 /* Add region name's energy e to entry x, when w has a slot for the name. */
@@ -298,10 +316,16 @@ static void entry_add(struct window *w, struct entry *x, const char *name, doubl
 
 	if (slot < 0)
 		return;
-	if (reg_room(x->nreg + 1) != reg_room(x->nreg))
-		x->reg = wrealloc(w, x->reg, reg_room(x->nreg) * sizeof(*x->reg),
-				  reg_room(x->nreg + 1) * sizeof(*x->reg));
-	x->reg[x->nreg++] = (struct region_e){(unsigned)slot, e};
+	if (!x->nreg) {
+		x->slot0 = (uint8_t)slot;
+		x->e0 = e;
+		x->nreg = 1;
+		return;
+	}
+	if (reg_room(x->nreg) != reg_room(x->nreg - 1u))	/* more holds nreg - 1 */
+		x->more = wrealloc(w, x->more, reg_room(x->nreg - 1u) * sizeof(*x->more),
+				   reg_room(x->nreg) * sizeof(*x->more));
+	x->more[x->nreg++ - 1] = (struct region_e){(unsigned)slot, e};
 }
 
 struct entry_ctx {
@@ -351,14 +375,20 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static void sorted_sort(struct sorted *s)
+{
+	if (s->n > 1)	/* an empty one has no array */
+		qsort(s->v, s->n, sizeof(double), cmp_double);
+}
+
 static void window_sort(struct window *w)
 {
 	size_t i;
 
-	qsort(w->tau.v, w->tau.n, sizeof(double), cmp_double);
-	qsort(w->energy.v, w->energy.n, sizeof(double), cmp_double);
-	for (i = 0; i < w->nnames; i++)
-		qsort(w->region[i].v, w->region[i].n, sizeof(double), cmp_double);
+	sorted_sort(&w->tau);
+	sorted_sort(&w->energy);
+	for (i = 0; i < w->nregs; i++)
+		sorted_sort(&w->regs[i].s);
 }
 
 /* Count e's values into or out of the metrics with f (sorted_add,
@@ -371,9 +401,12 @@ static void entry_values(struct window *w, const struct entry *e,
 	f(w, &w->tau, e->tau);
 	if (isfinite(e->energy))
 		f(w, &w->energy, e->energy);
-	for (i = 0; i < e->nreg; i++)
-		if (isfinite(e->reg[i].e))
-			f(w, &w->region[e->reg[i].slot], e->reg[i].e);
+	for (i = 0; i < e->nreg; i++) {
+		struct region_e x = entry_reg(e, i);
+
+		if (isfinite(x.e))
+			f(w, &w->regs[x.slot].s, x.e);
+	}
 }
 
 /* Room for one more entry at the ring's end. The ring grows only while it
@@ -384,11 +417,11 @@ static void entries_room(struct window *w)
 
 	if (w->count < w->cap)
 		return;
-	cap = w->cap ? 2 * w->cap : 4;
+	cap = grown(w->cap);
 	if (cap > WATCH_WINDOW)
 		cap = WATCH_WINDOW;
 	w->e = wrealloc(w, w->e, w->cap * sizeof(*w->e), cap * sizeof(*w->e));
-	w->cap = cap;
+	w->cap = (uint8_t)cap;
 }
 
 /* Append e (taken over) to the window, dropping the oldest when full. */
@@ -457,6 +490,17 @@ static uint64_t point_key(const struct run *r)
 	return h;
 }
 
+/* Whether names (as a window keeps them) are r's series. */
+static bool same_series(const char *names, const struct run *r)
+{
+	size_t a = strlen(names) + 1, b;
+
+	if (strcmp(names, r->system) || strcmp(names + a, r->application))
+		return false;
+	b = strlen(names + a) + 1;
+	return !strcmp(names + a + b, r->variant);
+}
+
 static struct window *find_window(struct watch *wt, const struct run *r, uint64_t key)
 {
 	struct window *w;
@@ -464,9 +508,7 @@ static struct window *find_window(struct watch *wt, const struct run *r, uint64_
 	if (!wt->nbuckets)
 		return NULL;
 	for (w = *bucket_of(wt, key); w; w = w->next)
-		if (w->key == key && w->p == r->p && w->n == r->n &&
-		    !strcmp(w->system, r->system) && !strcmp(w->application, r->application) &&
-		    !strcmp(w->variant, r->variant))
+		if (w->key == key && w->p == r->p && w->n == r->n && same_series(w->names, r))
 			return w;
 	return NULL;
 }
@@ -503,15 +545,13 @@ static struct window *new_window(struct watch *wt, const struct run *r, uint64_t
 	w = xcalloc(1, sizeof(*w));
 	w->bytes = &wt->bytes;
 	w->key = key;
-	w->system = wrealloc(w, NULL, 0, a + b + c);
-	w->application = w->system + a;
-	w->variant = w->application + b;
-	memcpy(w->system, r->system, a);
-	memcpy(w->application, r->application, b);
-	memcpy(w->variant, r->variant, c);
+	w->names = wrealloc(w, NULL, 0, a + b + c);
+	memcpy(w->names, r->system, a);
+	memcpy(w->names + a, r->application, b);
+	memcpy(w->names + a + b, r->variant, c);
 	w->p = r->p;
 	w->n = r->n;
-	w->at = wt->nall;
+	w->at = (uint32_t)wt->nall;
 	wt->all[wt->nall++] = w;
 	bk = bucket_of(wt, key);
 	w->next = *bk;
@@ -577,7 +617,6 @@ static int verify(struct store *st, struct watch *wt, struct wants *ws, struct w
 		return -1;
 	for (k = 0; k < ws->n; k++) {
 		if (prev[k] == ws->w[k]->last_id) {
-			ws->w[k]->batch = wt->batch;
 			ws->w[k]->epoch = wt->epoch;
 			continue;
 		}
@@ -618,9 +657,7 @@ static int load(struct store *st, struct watch *wt, struct wants *ws, struct ker
 		for (i = 0; i < w->count; i++)
 			entry_values(w, &w->e[i], sorted_append);
 		window_sort(w);
-		w->loaded = true;
 		w->anchor = ws->id[k];
-		w->batch = wt->batch;
 		w->epoch = wt->epoch;
 	}
 	return 0;
@@ -663,9 +700,9 @@ static enum ka_verdict check_run(const struct window *w, const struct entry *now
 	v = check(w, "energy_j", NULL, now->energy, &w->energy, regs);
 	worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	for (k = 0; k < now->nreg && k < WATCH_REGIONS; k++) {
-		unsigned s = now->reg[k].slot;
+		struct region_e x = entry_reg(now, k);
 
-		v = check(w, "energy_j", w->name[s], now->reg[k].e, &w->region[s], regs);
+		v = check(w, "energy_j", w->regs[x.slot].name, x.e, &w->regs[x.slot].s, regs);
 		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	}
 	return worst;

@@ -34,7 +34,7 @@
 #define WATCH_CACHE STORE_POINTS_MAX
 
 /* The bytes the windows kept between batches may take by default
- * (--check-memory): about 600 bytes a point with a few runs, 2.5 KiB at
+ * (--check-memory): about 600 bytes a point with a few runs, 3 KiB at
  * 36, 7 KiB at a full window of 100 runs with one region each. */
 #define WATCH_MEMORY_DEFAULT ((size_t)256 << 20)
 #define WATCH_MEMORY_MIN ((size_t)1 << 20)
