@@ -125,6 +125,9 @@ def main():
     ap.add_argument("--bodies", type=int, default=4, help="bulk bodies of 10^4 runs a side and round")
     ap.add_argument("--conns", type=int, default=16)
     ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
+    ap.add_argument("--karted-arg", action="append", default=[], metavar="ARG",
+                    help="an option for both sides' karted (repeatable), e.g. --karted-arg=--check-memory=1024 "
+                         "for 10^7 runs, whose windows take about 850 MiB")
     a = ap.parse_args()
     karted = os.path.join(ROOT, a.build, "karted")
     pg = None
@@ -133,7 +136,7 @@ def main():
         pg = PgCluster(timeout=3600, durable=True).__enter__()
 
     def fresh():
-        k = Karted(karted, db=pg.new_db() if pg else None).start()
+        k = Karted(karted, db=pg.new_db() if pg else None, args=a.karted_arg).start()
         post(k, body(10 ** 6))  # the 10^4 series, one run each
         return k
 

@@ -520,6 +520,8 @@ static void buckets_grow(struct watch *wt)
 
 	if (wt->nall < wt->nbuckets)
 		return;
+	/* the table and the list count against the budget too */
+	wt->bytes += 2 * (heap_bytes(n * sizeof(*wt->buckets)) - heap_bytes(wt->nbuckets * sizeof(*wt->buckets)));
 	free(wt->buckets);
 	wt->buckets = xcalloc(n, sizeof(*wt->buckets));
 	wt->nbuckets = n;
@@ -927,6 +929,7 @@ void watch_free(struct watch *wt)
 	wt->buckets = NULL;
 	wt->all = NULL;
 	wt->nbuckets = wt->hand = 0;
+	wt->bytes = 0;
 	nametab_free(&wt->thr);
 }
 
