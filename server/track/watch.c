@@ -104,10 +104,13 @@ static char *wstrdup(struct window *w, const char *s)
 	return memcpy(wrealloc(w, NULL, 0, n), s, n);
 }
 
-/* The next room of a window's arrays: half as much again, from 4. */
+/* The next room of a window's arrays: half as much again, from 4, up to
+ * WATCH_WINDOW. */
 static uint32_t grown(uint32_t cap)
 {
-	return cap ? cap + cap / 2 : 4;
+	uint32_t next = cap ? cap + cap / 2 : 4;
+
+	return next < WATCH_WINDOW ? next : WATCH_WINDOW;
 }
 
 /* Room in s for one more value. */
@@ -118,8 +121,6 @@ static void sorted_room(struct window *w, struct sorted *s)
 	if (s->n < s->cap)
 		return;
 	cap = grown(s->cap);
-	if (cap > WATCH_WINDOW)
-		cap = WATCH_WINDOW;
 	s->v = wrealloc(w, s->v, s->cap * sizeof(double), cap * sizeof(double));
 	s->cap = cap;
 }
@@ -418,8 +419,6 @@ static void entries_room(struct window *w)
 	if (w->count < w->cap)
 		return;
 	cap = grown(w->cap);
-	if (cap > WATCH_WINDOW)
-		cap = WATCH_WINDOW;
 	w->e = wrealloc(w, w->e, w->cap * sizeof(*w->e), cap * sizeof(*w->e));
 	w->cap = (uint8_t)cap;
 }
