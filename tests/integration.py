@@ -10,6 +10,7 @@ bounded in count and time and talks to 127.0.0.1 or ::1 only.
 Prints one line per test and 'N passed, M failed' last.
 """
 import argparse
+import collections
 import http.client
 import json
 import os
@@ -417,6 +418,40 @@ def log_lines_carry_their_level_and_the_level_set_filters_them():
     bad = subprocess.run([Shared.binary, "serve", "--log-level", "loud"], capture_output=True, text=True, timeout=10)
     expect(bad.returncode != 0 and "--log-level must be error, warning, info or debug (got 'loud')" in bad.stderr,
            f"a bad level is refused, naming the option ({bad.returncode} {bad.stderr})")
+
+
+@test
+def check_memory_bounds_the_windows_the_check_keeps():
+    """--check-memory (MiB) is the most the check's windows take: a bad
+    value is refused naming the option or variable; with 1 MiB and 4,000
+    points of six runs each (about 3 MiB of windows), karted keeps them
+    under 1 MiB, lets some go and reads them again, and still finds a
+    regression at every point."""
+    for args, env, name in ((["--check-memory", "0"], {}, "--check-memory"),
+                            (["--check-memory", "65537"], {}, "--check-memory"),
+                            ([], {"KARTE_CHECK_MEMORY": "lots"}, "KARTE_CHECK_MEMORY")):
+        bad = subprocess.run([Shared.binary, "serve"] + args, capture_output=True, text=True, timeout=10,
+                             env=dict(os.environ, **env))
+        expect(bad.returncode != 0 and f"{name} must be a whole number from 1 to 65536" in bad.stderr,
+               f"{args or env} refused, naming {name} ({bad.returncode} {bad.stderr})")
+    k = Karted(Shared.binary, args=["--check-memory", "1"]).start()
+    try:
+        def body(tau):
+            return "".join(json.dumps(run(system="budget", application=f"a{i % 40}", p=1 + i // 40, n=100.0,
+                                          tau=tau, chi=0.5)) + "\n" for i in range(4000))
+        for _ in range(6):
+            s, b, _ = k.request("POST", "/api/v1/runs", body(10.0), ctype="application/x-ndjson", token=k.first_token)
+            expect(s == 201 and set(b["verdicts"]) == {"ok"}, f"stored, all ok ({s})")
+            kept = metric(k, "karte_check_window_bytes")
+            expect(0 < kept <= 1 << 20, f"the windows take at most 1 MiB ({kept} bytes)")
+        expect(metric(k, 'karte_check_window_drops_total{reason="budget"}') > 0 and
+               metric(k, "karte_check_windows") < 4000, "some windows were let go of for the budget")
+        s, b, _ = k.request("POST", "/api/v1/runs", body(13.0), ctype="application/x-ndjson", token=k.first_token)
+        expect(s == 201 and set(b["verdicts"]) == {"regression"},
+               f"13 s against six runs of 10 s: a regression at every point, kept or read again "
+               f"({s} {collections.Counter(b.get('verdicts', []))})")
+    finally:
+        k.stop()
 
 
 @sqlite_only
