@@ -1,11 +1,13 @@
 /*
- * watch: regressions on ingest (see watch.h). A batch's runs of one point
- * usually come in time order, so the window of earlier values is read from
- * the database once per point and batch, then carried from run to run.
- * A batch is checked in parts of at most WATCH_CACHE points: the windows a
- * part lacks are read in one store_points_before (one round trip on
- * PostgreSQL), as are the checks that cached ones are still whole, so a
- * bulk POST of many new points costs a query per 256 points, not per run.
+ * watch: regressions on ingest (see watch.h). A point's window of earlier
+ * values is read from the database once, the first time karted meets the
+ * point, then kept and carried from run to run and batch to batch, every
+ * point's within --check-memory (the clock lets the least used go past
+ * it). A batch is checked in parts of at most WATCH_CACHE points: the
+ * windows a part lacks are read in one store_points_before (one round
+ * trip on PostgreSQL), as are the checks that kept ones are still whole
+ * after another connection added runs, so a bulk POST of many new points
+ * costs a query per 256 points, not per run.
  */
 #include "watch.h"
 
@@ -878,7 +880,6 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 		return;
 	if (!wt->budget)
 		wt->budget = WATCH_MEMORY_DEFAULT;
-	wt->batch++;
 	foreign_writes(st, wt);
 	/* deletes, imports and new thresholds change windows: read them anew */
 	for (j = jobs; j; j = j->next)

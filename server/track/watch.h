@@ -65,7 +65,7 @@ struct watch {
 	atomic_uint_fast64_t resets;	/* every window let go of (another's write, a delete, ...) */
 	atomic_uint_fast64_t kept, kept_bytes;	/* nall and bytes after the last batch */
 	struct nametab thr;		/* series' thresholds, WATCH_THRESHOLDS slots (.cap 0 until the first) */
-	unsigned batch, part;
+	unsigned part;			/* parts checked since start */
 	uint64_t epoch;			/* batches in which another connection had added runs */
 	int64_t added, changed;		/* store_data_version at the last batch */
 	bool version_known;
