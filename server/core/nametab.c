@@ -21,16 +21,44 @@ static uint64_t names_hash(const char *a, const char *b, const char *c)
 	return h;
 }
 
-static int slot_is(const struct nametab_slot *s, uint64_t h, const char *a, const char *b,
-		   const char *c)
+size_t names_block_size(const char *a, const char *b, const char *c)
+{
+	return strlen(a) + strlen(b) + strlen(c) + 3;
+}
+
+void names_block_fill(char *block, const char *a, const char *b, const char *c)
+{
+	size_t la = strlen(a) + 1, lb = strlen(b) + 1;
+
+	memcpy(block, a, la);
+	memcpy(block + la, b, lb);
+	memcpy(block + la + lb, c, strlen(c) + 1);
+}
+
+size_t names_block_len(const char *block)
+{
+	size_t la = strlen(block) + 1, lb = strlen(block + la) + 1;
+
+	return la + lb + strlen(block + la + lb) + 1;
+}
+
+int names_block_is(const char *block, const char *a, const char *b, const char *c)
 {
 	const char *sb, *sc;
 
-	if (s->hash != h || strcmp(s->names, a))
+	if (strcmp(block, a))
 		return 0;
-	sb = s->names + strlen(s->names) + 1;
+	sb = block + strlen(block) + 1;
+	if (strcmp(sb, b))
+		return 0;
 	sc = sb + strlen(sb) + 1;
-	return !strcmp(sb, b) && !strcmp(sc, c);
+	return !strcmp(sc, c);
+}
+
+static int slot_is(const struct nametab_slot *s, uint64_t h, const char *a, const char *b,
+		   const char *c)
+{
+	return s->hash == h && names_block_is(s->names, a, b, c);
 }
 
 /* The slot of the names, or the empty one where they would go. */
@@ -55,7 +83,7 @@ void *nametab_get(const struct nametab *t, const char *a, const char *b, const c
 
 void *nametab_put(struct nametab *t, const char *a, const char *b, const char *c)
 {
-	size_t la = strlen(a) + 1, lb = strlen(b) + 1, lc = strlen(c) + 1, i;
+	size_t i;
 	uint64_t h = names_hash(a, b, c);
 	struct nametab_slot *s;
 
@@ -69,10 +97,8 @@ void *nametab_put(struct nametab *t, const char *a, const char *b, const char *c
 	s = &t->slot[i];
 	if (!s->names) {
 		s->hash = h;
-		s->names = xmalloc(la + lb + lc);
-		memcpy(s->names, a, la);
-		memcpy(s->names + la, b, lb);
-		memcpy(s->names + la + lb, c, lc);
+		s->names = xmalloc(names_block_size(a, b, c));
+		names_block_fill(s->names, a, b, c);
 		memset(t->values + i * t->value_size, 0, t->value_size);
 		t->n++;
 	}

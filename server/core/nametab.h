@@ -25,6 +25,13 @@ struct nametab {
 	unsigned char *values;	/* cap values, slot i's at i * value_size */
 };
 
+/* A series' three names as one block, each with its NUL: how a nametab
+ * keeps them, and anyone else who keeps names by the series. */
+size_t names_block_size(const char *a, const char *b, const char *c);
+void names_block_fill(char *block, const char *a, const char *b, const char *c);
+size_t names_block_len(const char *block);	/* the bytes of a filled block */
+int names_block_is(const char *block, const char *a, const char *b, const char *c);
+
 /* A table of cap slots (a power of two) of value_size bytes each; nothing
  * allocated yet. */
 #define NAMETAB_INIT(cap_, size_) {.cap = (cap_), .value_size = (size_)}

@@ -64,7 +64,7 @@ struct window {
 	uint32_t at;		/* its index in wt->all */
 	size_t *bytes;		/* the watch's count of the windows' bytes */
 	struct window *next;	/* in its bucket */
-	char *names;		/* system, application, variant, each ended */
+	char *names;		/* system, application, variant: a names block (core/nametab.h) */
 	int64_t p;
 	double n;
 	char *last_measured;	/* the last run checked: its measured_at (NULL: none) */
@@ -227,19 +227,11 @@ static struct window **bucket_of(struct watch *wt, uint64_t key)
 	return &wt->buckets[key & (wt->nbuckets - 1)];
 }
 
-/* The bytes of a point's names as kept: each with its NUL. */
-static size_t names_size(const char *names)
-{
-	size_t a = strlen(names) + 1, b = strlen(names + a) + 1;
-
-	return a + b + strlen(names + a + b) + 1;
-}
-
 /* w out of the table and let go of. */
 static void window_drop(struct watch *wt, struct window *w)
 {
 	struct window **b = bucket_of(wt, w->key);
-	size_t names = names_size(w->names);
+	size_t names = names_block_len(w->names);
 
 	while (*b != w)
 		b = &(*b)->next;
@@ -491,17 +483,6 @@ static uint64_t point_key(const struct run *r)
 	return h;
 }
 
-/* Whether names (as a window keeps them) are r's series. */
-static bool same_series(const char *names, const struct run *r)
-{
-	size_t a = strlen(names) + 1, b;
-
-	if (strcmp(names, r->system) || strcmp(names + a, r->application))
-		return false;
-	b = strlen(names + a) + 1;
-	return !strcmp(names + a + b, r->variant);
-}
-
 static struct window *find_window(struct watch *wt, const struct run *r, uint64_t key)
 {
 	struct window *w;
@@ -509,7 +490,8 @@ static struct window *find_window(struct watch *wt, const struct run *r, uint64_
 	if (!wt->nbuckets)
 		return NULL;
 	for (w = *bucket_of(wt, key); w; w = w->next)
-		if (w->key == key && w->p == r->p && w->n == r->n && same_series(w->names, r))
+		if (w->key == key && w->p == r->p && w->n == r->n &&
+		    names_block_is(w->names, r->system, r->application, r->variant))
 			return w;
 	return NULL;
 }
@@ -539,7 +521,7 @@ static void buckets_grow(struct watch *wt)
  * current part's) to stay within the budget. */
 static struct window *new_window(struct watch *wt, const struct run *r, uint64_t key)
 {
-	size_t a = strlen(r->system) + 1, b = strlen(r->application) + 1, c = strlen(r->variant) + 1;
+	size_t size = names_block_size(r->system, r->application, r->variant);
 	struct window **bk, *w;
 
 	windows_fit(wt);
@@ -548,10 +530,8 @@ static struct window *new_window(struct watch *wt, const struct run *r, uint64_t
 	w = xcalloc(1, sizeof(*w));
 	w->bytes = &wt->bytes;
 	w->key = key;
-	w->names = wrealloc(w, NULL, 0, a + b + c);
-	memcpy(w->names, r->system, a);
-	memcpy(w->names + a, r->application, b);
-	memcpy(w->names + a + b, r->variant, c);
+	w->names = wrealloc(w, NULL, 0, size);
+	names_block_fill(w->names, r->system, r->application, r->variant);
 	w->p = r->p;
 	w->n = r->n;
 	w->at = (uint32_t)wt->nall;
