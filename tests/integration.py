@@ -316,9 +316,7 @@ def token_cli_create_list_revoke():
 
 def metric(k, name):
     """The value of one sample of karted k's /metrics (name with its labels)."""
-    s, m, _ = k.request("GET", "/metrics")
-    text = m.decode() if isinstance(m, bytes) else str(m)
-    return int(float(re.search(rf"^{re.escape(name)} (\S+)$", text, re.M).group(1)))
+    return k.metric(name)
 
 
 def token_lookups(k):
@@ -450,6 +448,79 @@ def check_memory_bounds_the_windows_the_check_keeps():
         expect(s == 201 and set(b["verdicts"]) == {"regression"},
                f"13 s against six runs of 10 s: a regression at every point, kept or read again "
                f"({s} {collections.Counter(b.get('verdicts', []))})")
+    finally:
+        k.stop()
+
+
+@test
+def a_new_point_of_a_series_followed_whole_is_not_read():
+    """A series whose first run this karted stored is followed whole: its
+    new points begin empty windows without a read
+    (karte_check_windows_begun_total), and judge as if read (a regression
+    found at such a point once it has runs). After a restart the series
+    is not followed whole: a new point is read again, and still judged
+    against every run it holds."""
+    k = Karted(Shared.binary).start()
+    db = k.db
+
+    def post(k, p, tau):
+        s, b, _ = k.request("POST", "/api/v1/runs", run(system="whole", application="w", p=p, tau=tau),
+                            token=tok[0])
+        expect(s == 201, f"stored ({s} {b})")
+        return b["verdicts"][0]
+    tok = [k.first_token]
+    try:
+        for _ in range(6):
+            expect(post(k, 1, 10.0) == "ok", "the series' first point")
+        reads, begun = metric(k, "karte_check_window_reads_total"), metric(k, "karte_check_windows_begun_total")
+        expect(reads == 0 and begun == 1, f"its first point begun without a read ({reads} reads, {begun} begun)")
+        for _ in range(6):
+            expect(post(k, 2, 10.0) == "ok", "a new point of it")
+        expect(post(k, 2, 30.0) == "regression", "30 s against six runs of 10 s at the new point")
+        expect(post(k, 1, 30.0) == "regression", "and at the first")
+        reads, begun = metric(k, "karte_check_window_reads_total"), metric(k, "karte_check_windows_begun_total")
+        expect(reads == 0 and begun == 2, f"two points begun, none read ({reads} reads, {begun} begun)")
+        expect(post(k, 4, 10.0) == "ok" and metric(k, "karte_check_windows_begun_total") == 3,
+               "a third point begun")
+    finally:
+        k.stop()
+    k = Karted(Shared.binary, db=db).start()
+    try:
+        expect(post(k, 8, 10.0) == "ok", "a new point after the restart (the token kept)")
+        reads, begun = metric(k, "karte_check_window_reads_total"), metric(k, "karte_check_windows_begun_total")
+        expect(reads == 1 and begun == 0, f"after a restart the series is read, not followed whole "
+                                          f"({reads} reads, {begun} begun)")
+        expect(post(k, 2, 30.0) == "regression", "an old point after the restart: its runs read")
+    finally:
+        k.stop()
+
+
+@sqlite_only
+@test
+def a_new_point_sees_the_runs_another_connection_stored():
+    """Runs another connection stores at a point new to karted, in a series
+    karted follows whole, are read when karted first meets the point: the
+    series is no longer whole once another connection wrote."""
+    k = Karted(Shared.binary).start()
+    try:
+        def post(p, tau):
+            s, b, _ = k.request("POST", "/api/v1/runs", run(system="whole2", application="w", p=p, tau=tau),
+                                token=k.first_token)
+            expect(s == 201, f"stored ({s} {b})")
+            return b["verdicts"][0]
+        expect(post(1, 10.0) == "ok", "the series made here")
+        expect(metric(k, "karte_check_windows_begun_total") == 1, "followed whole")
+        sid = k.sql("SELECT id FROM series WHERE system = 'whole2'")
+        import sqlite3
+        db = sqlite3.connect(k.db)
+        with db:
+            for i in range(6):
+                db.execute("INSERT INTO runs (series_id, p, n, tau, created_at) VALUES (?, 16, 1000.0, 10.0, ?)",
+                           (int(sid), f"2026-01-01T00:00:0{i}.000Z"))
+        db.close()
+        expect(post(16, 30.0) == "regression",
+               "30 s at the point another connection stored six runs of 10 s at: a regression, not a new point")
+        expect(metric(k, "karte_check_windows_begun_total") == 1, "that point was read, not begun")
     finally:
         k.stop()
 

@@ -142,6 +142,15 @@ class Karted:
             db.close()
         return "\n".join("|".join("" if v is None else str(v) for v in r) for r in rows)
 
+    def metric(self, name):
+        """The value of one sample of this karted's /metrics (name with its labels)."""
+        s, m, _ = self.request("GET", "/metrics")
+        text = m.decode() if isinstance(m, bytes) else str(m)
+        found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+        if s != 200 or not found:
+            raise RuntimeError(f"/metrics -> {s}, without {name}")
+        return int(float(found.group(1)))
+
     def token(self, name):
         out = subprocess.run([self.binary, "token", "create", name, "--db", self.db],
                              capture_output=True, text=True, check=True)

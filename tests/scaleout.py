@@ -284,6 +284,30 @@ def a_window_kept_through_the_others_write_is_checked_when_next_used():
 
 
 @test
+def a_new_point_of_a_series_made_here_sees_what_the_other_stored_there():
+    """A makes a series (so it follows it whole and begins its new points'
+    windows without a read); B then stores six runs at a point A never
+    met. When A first posts there, it must read B's runs: another
+    instance's write ends A's following the series whole."""
+    uri, a, b, token = pair()
+    try:
+        def post(k, p, tau):
+            run = {"system": "whole3", "application": "x", "p": p, "n": 100.0, "tau": tau}
+            s, body, _ = k.request("POST", "/api/v1/runs", run, token=token)
+            expect(s == 201, f"stored ({s} {body})")
+            return body["verdicts"][0]
+        for _ in range(3):
+            expect(post(a, 1, 10.0) == "ok", "A makes the series")
+        expect(a.metric("karte_check_windows_begun_total") >= 1, "A follows it whole")
+        for _ in range(6):
+            post(b, 32, 10.0)  # B: six runs of 10 at a point A never met
+        v = post(a, 32, 30.0)
+        expect(v == "regression", f"A judges 30 at that point against B's six runs of 10 ({v})")
+    finally:
+        a.stop(), b.stop()
+
+
+@test
 def concurrent_bulk_posts_to_both_are_stored_exactly_once():
     uri, a, b, token = pair()
     batches, per = 10, 200

@@ -47,6 +47,7 @@ static int setup(void **state)
 	if (!(f->st = store_open(f->path, STORE_MIGRATE, &err)))
 		return -1;
 	f->wt.enabled = true;
+	watch_batch(f->st, NULL, &f->wt);	/* as the writer does before its first batch */
 	*state = f;
 	return 0;
 }
@@ -216,10 +217,10 @@ static unsigned char post_points(struct fixture *f, int points, double tau)
 }
 
 /* The windows kept between batches stay within --check-memory: with room
- * for all, every point met is kept; with 1 MiB for 3,000 points of six
- * runs, windows are let go of (the clock's choice) and the total never
- * passes the budget, and a point let go of is read anew when met, so its
- * verdict is the same. */
+ * for all, every point met is kept (and none read: the series is new);
+ * with 1 MiB for 3,000 points of six runs, windows are let go of (the
+ * clock's choice) and the total never passes the budget, and a point let
+ * go of is read anew when met, so its verdict is the same. */
 static void test_windows_stay_within_the_budget(void **state)
 {
 	struct fixture *f = *state;
@@ -229,6 +230,9 @@ static void test_windows_stay_within_the_budget(void **state)
 		assert_int_equal(post_points(f, 3000, 2.0), WATCH_OK + KA_OK);
 	assert_int_equal(f->wt.nall, 3000);
 	assert_int_equal(atomic_load(&f->wt.evicted), 0);
+	/* the series was made in the first batch: followed whole, never read */
+	assert_int_equal(atomic_load(&f->wt.begun), 3000);
+	assert_int_equal(atomic_load(&f->wt.reads), 0);
 	assert_true(f->wt.bytes > WATCH_MEMORY_MIN);	/* so that 1 MiB cannot hold them */
 	assert_true(f->wt.bytes < WATCH_MEMORY_DEFAULT);
 
@@ -239,6 +243,9 @@ static void test_windows_stay_within_the_budget(void **state)
 	}
 	assert_true(atomic_load(&f->wt.evicted) > 0);
 	assert_true(f->wt.nall < 3000);
+	/* a window let go of ends the series' being whole: read, not begun */
+	assert_true(atomic_load(&f->wt.reads) > 0);
+	assert_int_equal(atomic_load(&f->wt.begun), 3000);
 	/* nine runs of 2 s at every point, kept or read anew: 2.5 s regresses */
 	assert_int_equal(post_points(f, 3000, 2.5), WATCH_OK + KA_REGRESSION);
 	assert_int_equal(post_points(f, 3000, 2.0), WATCH_OK + KA_OK);

@@ -90,6 +90,10 @@ static void watch_metrics(FILE *f, struct karted *k)
 	family(f, "karte_check_window_reads_total", "counter",
 	       "Points whose earlier runs the check read from the store.");
 	sample(f, "karte_check_window_reads_total", "", atomic_load(&k->watch.reads));
+	family(f, "karte_check_windows_begun_total", "counter",
+	       "Windows begun empty without a read: new points of a series whose every run the "
+	       "check has met since its first.");
+	sample(f, "karte_check_windows_begun_total", "", atomic_load(&k->watch.begun));
 	family(f, "karte_check_window_drops_total", "counter",
 	       "Windows let go of: one at a time for the budget, or all at once (a delete, "
 	       "new thresholds, an import, another connection's write on SQLite).");

@@ -4,6 +4,7 @@
  * alerts. (The earlier runs of a point, store_points_before, are each
  * backend's own: one query for many points needs PostgreSQL's LATERAL.)
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 struct thr_ctx {
 	struct store_thresholds *t;
+	bool *runs_before;
 	int found;
 };
 
@@ -26,6 +28,7 @@ static int thr_row(const char *const *v, int ncol, void *ctx)
 
 	(void)ncol;
 	c->found = 1;
+	*c->runs_before = v[1] && strcmp(v[1], "0") && strcmp(v[1], "f");
 	if (!v[0] || !(o = json_loads(v[0], 0, NULL)))
 		return 0;
 	c->t->rel = json_number_value(json_object_get(o, "rel"));
@@ -39,13 +42,27 @@ static int thr_row(const char *const *v, int ncol, void *ctx)
 int store_thresholds_get(struct store *st, const char *system, const char *application,
 			 const char *variant, struct store_thresholds *t, struct kerr *err)
 {
-	static const char sql[] = "SELECT thresholds FROM series WHERE system = $1 AND "
+	bool before;
+
+	return store_thresholds_get_before(st, system, application, variant, 0, t, &before, err);
+}
+
+/* The EXISTS is one probe of runs_series (series_id, id) in each table
+ * (SQLite pushes the WHERE into both arms of the view runs). */
+int store_thresholds_get_before(struct store *st, const char *system, const char *application,
+				const char *variant, int64_t before_id, struct store_thresholds *t,
+				bool *runs_before, struct kerr *err)
+{
+	static const char sql[] = "SELECT thresholds, EXISTS (SELECT 1 FROM runs WHERE series_id = "
+				  "series.id AND id < $4) FROM series WHERE system = $1 AND "
 				  "application = $2 AND variant = $3";
-	const char *params[3] = {system, application, variant};
-	struct thr_ctx c = {t, 0};
+	char id[24];
+	const char *params[4] = {system, application, variant, store_i64_text(id, before_id)};
+	struct thr_ctx c = {t, runs_before, 0};
 
 	t->set = false;
-	if (store_query(st, sql, "ttt", params, thr_row, &c, NULL, err) < 0)
+	*runs_before = false;
+	if (store_query(st, sql, "ttti", params, thr_row, &c, NULL, err) < 0)
 		return -1;
 	return c.found;
 }

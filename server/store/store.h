@@ -268,6 +268,13 @@ struct store_thresholds {
 int store_thresholds_get(struct store *st, const char *system, const char *application,
 			 const char *variant, struct store_thresholds *t, struct kerr *err);
 
+/* The same, and *runs_before whether the series holds a run whose id is
+ * below before_id: the regression check asks it with the first id of a
+ * batch, to learn that a series is new (all its runs are the batch's). */
+int store_thresholds_get_before(struct store *st, const char *system, const char *application,
+				const char *variant, int64_t before_id, struct store_thresholds *t,
+				bool *runs_before, struct kerr *err);
+
 /* Store thresholds for a series (NULL: back to the defaults); 0, or -1
  * with err->code 404 when there is no such series. In a transaction. */
 int store_thresholds_put(struct store *st, const char *system, const char *application,

@@ -267,7 +267,7 @@ static void *writer_main(void *arg)
 	struct timespec t0, t1;
 	uint64_t one = 1, last_ns = 0, typical_ns = 0, last_jobs = 0;
 	double next_merge = 0;
-	bool wake, due = false;
+	bool wake, due = false, started = false;
 
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
@@ -290,6 +290,10 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&w->lock);
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
+		if (w->after && !started) {	/* before the first commit: see writer_after */
+			w->after(w->st, NULL, w->after_ctx);
+			started = true;
+		}
 		writer_run_batch(w->st, jobs);
 		if (w->after)
 			w->after(w->st, jobs, w->after_ctx);

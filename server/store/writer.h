@@ -59,7 +59,9 @@ struct writer;
 
 /* Call after(st, jobs, ctx) on the writer thread after each batch is
  * committed and before its jobs are answered (their rc tells which were
- * stored). Set once, before the first job is submitted. */
+ * stored), and once with jobs NULL before the first batch begins (to
+ * learn the store's state before anything is written). Set once, before
+ * the first job is submitted. */
 void writer_after(struct writer *w, void (*after)(struct store *st, struct wjob *jobs, void *ctx),
 		  void *ctx);
 

@@ -259,6 +259,7 @@ static void windows_clear(struct watch *wt)
 	while (wt->nall)
 		window_drop(wt, wt->all[wt->nall - 1]);
 	thresholds_clear(wt);
+	wt->whole_gen++;
 }
 
 /* Let go of windows, the clock's way (one not used since the hand last
@@ -278,6 +279,7 @@ static void windows_fit(struct watch *wt)
 		}
 		window_drop(wt, w);
 		wt->evicted++;
+		wt->whole_gen++;	/* its series holds runs no window has now */
 		spared = 0;
 	}
 }
@@ -455,8 +457,10 @@ static void foreign_writes(struct store *st, struct watch *wt)
 	if (!known || !wt->version_known || changed != wt->changed)
 		windows_clear(wt);
 	wt->foreign = !known || !wt->version_known || added != wt->added;
-	if (wt->foreign)
+	if (wt->foreign) {
 		wt->epoch++;
+		wt->whole_gen++;
+	}
 	wt->added = added;
 	wt->changed = changed;
 	wt->version_known = known;
@@ -555,30 +559,44 @@ static void want(struct wants *ws, struct window *w, int64_t id)
 	ws->id[ws->n++] = id;
 }
 
+/* What the writer keeps of a series between batches: its thresholds, and
+ * the generation it was found whole in plus one (0: not whole). */
+struct seen {
+	struct ka_thresholds t;
+	uint64_t whole;
+};
+
 /* The thresholds of r's series: from the writer's cache, or read once
  * (a query a series, not a run: a body of 10^4 runs to 10^4 series read
- * them 10^4 times, 15 % of karted's CPU for it). */
+ * them 10^4 times, 15 % of karted's CPU for it). The same query tells
+ * whether the series held any run before this batch: a series that did
+ * not, met in a batch that may find one whole, is whole (*whole). */
 static int thresholds_of(struct store *st, struct watch *wt, const struct run *r,
-			 struct ka_thresholds *out, struct kerr *err)
+			 struct ka_thresholds *out, bool *whole, struct kerr *err)
 {
-	const struct ka_thresholds *kept = nametab_get(&wt->thr, r->system, r->application, r->variant);
+	struct seen *kept = nametab_get(&wt->thr, r->system, r->application, r->variant);
 	struct store_thresholds t;
+	bool before;
 
 	if (kept) {
-		*out = *kept;
+		*out = kept->t;
+		*whole = kept->whole == wt->whole_gen + 1;
 		return 0;
 	}
 	*out = (struct ka_thresholds)KA_THRESHOLDS_DEFAULT;
-	if (store_thresholds_get(st, r->system, r->application, r->variant, &t, err) < 0)
+	if (store_thresholds_get_before(st, r->system, r->application, r->variant, wt->batch_first, &t,
+					&before, err) < 0)
 		return -1;
 	if (t.set) {
 		out->rel = t.rel;
 		out->noise = t.noise;
 		out->min_runs = (size_t)t.min_runs;
 	}
+	*whole = wt->batch_whole && !before;
 	if (!wt->thr.cap)
-		wt->thr = (struct nametab)NAMETAB_INIT(WATCH_THRESHOLDS, sizeof(*out));
-	*(struct ka_thresholds *)nametab_put(&wt->thr, r->system, r->application, r->variant) = *out;
+		wt->thr = (struct nametab)NAMETAB_INIT(WATCH_THRESHOLDS, sizeof(struct seen));
+	*(struct seen *)nametab_put(&wt->thr, r->system, r->application, r->variant) =
+		(struct seen){*out, *whole ? wt->whole_gen + 1 : 0};
 	return 0;
 }
 
@@ -787,10 +805,18 @@ static size_t part_of(struct store *st, struct watch *wt, struct due *t, size_t 
 			break;
 		points++;
 		if (!w) {
+			bool whole;
+
 			w = new_window(wt, r, key);
-			if (thresholds_of(st, wt, r, &w->t, err))
+			if (thresholds_of(st, wt, r, &w->t, &whole, err))
 				goto fail;
-			want(&ld, w, t[k].job->ids[t[k].i]);
+			if (whole) {	/* a new point of a whole series: no runs to read */
+				w->anchor = t[k].job->ids[t[k].i];
+				w->epoch = wt->epoch;
+				wt->begun++;
+			} else {
+				want(&ld, w, t[k].job->ids[t[k].i]);
+			}
 		} else if (w->epoch != wt->epoch) {	/* another wrote since it was whole */
 			want(&vf, w, t[k].job->ids[t[k].i]);
 		}
@@ -861,18 +887,29 @@ void watch_batch(struct store *st, struct wjob *jobs, void *ctx)
 	if (!wt->budget)
 		wt->budget = WATCH_MEMORY_DEFAULT;
 	foreign_writes(st, wt);
+	if (!jobs)	/* before the first batch: what others wrote is known from here */
+		return;
+	wt->batch_whole = !wt->foreign;
 	/* deletes, imports and new thresholds change windows: read them anew */
 	for (j = jobs; j; j = j->next)
 		if (j->kind != WJOB_RUNS || j->import_hash) {
 			windows_clear(wt);
 			break;
 		}
+	wt->batch_first = INT64_MAX;
 	for (j = jobs; j; j = j->next) {
+		if (j->kind == WJOB_RUNS && !j->rc && !j->verdicts) {
+			/* runs stored unchecked (an import): their points have no window */
+			wt->whole_gen++;
+			wt->batch_whole = false;
+		}
 		if (j->kind != WJOB_RUNS || j->rc || !j->verdicts)
 			continue;
 		for (i = 0; i < j->batch.count; i++) {
 			if (j->verdicts[i] != WJOB_NEW)
 				continue;
+			if (j->ids[i] < wt->batch_first)
+				wt->batch_first = j->ids[i];
 			if (nt == tcap) {
 				tcap = tcap ? 2 * tcap : 64;
 				t = xrealloc(t, tcap * sizeof(*t));

@@ -64,7 +64,19 @@ struct watch {
 	atomic_uint_fast64_t reads;	/* windows read from the store */
 	atomic_uint_fast64_t resets;	/* every window let go of (another's write, a delete, ...) */
 	atomic_uint_fast64_t kept, kept_bytes;	/* nall and bytes after the last batch */
-	struct nametab thr;		/* series' thresholds, WATCH_THRESHOLDS slots (.cap 0 until the first) */
+	atomic_uint_fast64_t begun;	/* windows begun empty without a read (a series' new point) */
+	/* series' thresholds and whether each is whole (struct seen),
+	 * WATCH_THRESHOLDS slots (.cap 0 until the first) */
+	struct nametab thr;
+	/* A series is whole while every run it holds was met here since the
+	 * batch that stored its first one: a point of it with no window has
+	 * no runs, so its window begins empty without a read. Whatever may
+	 * break that (another's runs, a window let go of, runs stored
+	 * without the check) starts a new generation, and no series is
+	 * whole of an older one. */
+	uint64_t whole_gen;
+	int64_t batch_first;		/* the first id of the batch's runs */
+	bool batch_whole;		/* a series new in this batch may be found whole */
 	unsigned part;			/* parts checked since start */
 	uint64_t epoch;			/* batches in which another connection had added runs */
 	int64_t added, changed;		/* store_data_version at the last batch */
