@@ -71,6 +71,14 @@ def ndjson(runs):
     return "\n".join(json.dumps(r) for r in runs)
 
 
+def post_at(k, token, system, p, tau):
+    """One run of series system:x at (p, n=100) to k: its verdict and alerts."""
+    run = {"system": system, "application": "x", "p": p, "n": 100.0, "tau": tau}
+    s, body, _ = k.request("POST", "/api/v1/runs", run, token=token)
+    expect(s == 201, f"stored ({s} {body})")
+    return body["verdicts"][0], body.get("alerts", [])
+
+
 def series_runs():
     """A series with repetitions, energy and frequencies: what the analyses read."""
     out = []
@@ -265,10 +273,7 @@ def a_window_kept_through_the_others_write_is_checked_when_next_used():
     uri, a, b, token = pair()
     try:
         def post(k, p, tau):
-            run = {"system": "watch2", "application": "x", "p": p, "n": 100.0, "tau": tau}
-            s, body, _ = k.request("POST", "/api/v1/runs", run, token=token)
-            expect(s == 201, f"stored ({s} {body})")
-            return body["verdicts"][0], body.get("alerts", [])
+            return post_at(k, token, "watch2", p, tau)
         for _ in range(5):
             post(a, 4, 10.0)  # A's window of X: five runs of 10
             post(a, 8, 10.0)  # and of Y
@@ -292,10 +297,7 @@ def a_new_point_of_a_series_made_here_sees_what_the_other_stored_there():
     uri, a, b, token = pair()
     try:
         def post(k, p, tau):
-            run = {"system": "whole3", "application": "x", "p": p, "n": 100.0, "tau": tau}
-            s, body, _ = k.request("POST", "/api/v1/runs", run, token=token)
-            expect(s == 201, f"stored ({s} {body})")
-            return body["verdicts"][0]
+            return post_at(k, token, "whole3", p, tau)[0]
         for _ in range(3):
             expect(post(a, 1, 10.0) == "ok", "A makes the series")
         expect(a.metric("karte_check_windows_begun_total") >= 1, "A follows it whole")
