@@ -465,10 +465,10 @@ def a_new_point_of_a_series_followed_whole_is_not_read():
 
     def post(k, p, tau):
         s, b, _ = k.request("POST", "/api/v1/runs", run(system="whole", application="w", p=p, tau=tau),
-                            token=tok[0])
+                            token=token)
         expect(s == 201, f"stored ({s} {b})")
         return b["verdicts"][0]
-    tok = [k.first_token]
+    token = k.first_token  # the database keeps it across the restart
     try:
         for _ in range(6):
             expect(post(k, 1, 10.0) == "ok", "the series' first point")
