@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "store/schema.h"
 #include "store/store.h"
@@ -79,6 +80,8 @@ static int64_t put(struct store *st, const char *json)
 	run_batch_free(&b);
 	return id;
 }
+
+#define MERGE_TEST_CHUNK 65536	/* sqlite.c MERGE_CHUNK: a move is due */
 
 #define RUN(sys, app, var, p, n) \
 	"{\"system\":\"" sys "\",\"application\":\"" app "\",\"variant\":\"" var \
@@ -542,6 +545,107 @@ static void test_merge_moves_a_backlog_in_chunks(void **state)
 	assert_int_equal(moved, 0);
 }
 
+/* n runs of the series of run `of` staged in runs_new by hand, ids after
+ * `after`: a move's worth without a commit each. */
+static void stage(struct store *st, int64_t of, int64_t after, int n)
+{
+	char from[24], last[24], count[24];
+	struct kerr err;
+
+	snprintf(from, sizeof(from), "%lld", (long long)after);
+	snprintf(last, sizeof(last), "%lld", (long long)of);
+	snprintf(count, sizeof(count), "%d", n);
+	assert_int_equal(store_query(st, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+				     "FROM k WHERE i < $3) INSERT INTO runs_new (id, series_id, p, n, "
+				     "tau, created_at) SELECT $1 + i, (SELECT series_id FROM runs WHERE "
+				     "id = $2), 1, 1, 2, '2026-01-01T00:00:00Z' FROM k", "iii",
+				     (const char *const[]){from, last, count}, NULL, NULL, NULL, &err), 0);
+}
+
+/* A move ends on a new connection (sqlite.c: renew, which lets go of the
+ * page cache the move grew). What store_data_version says goes on across
+ * it: the move is no other connection's write to the regression check, a
+ * write of another connection seen before it stays seen, and one made
+ * just before the move is seen after it. */
+static void test_a_move_is_no_write_of_another_connection(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	struct store *other = store_open(f->path, 0, &err);
+	int64_t first, moved = 0, a0, c0, a1, c1, a2, c2, a3, c3;
+
+	assert_non_null(other);
+	first = put(f->st, RUN("V", "md", "", 1, 1));
+	put(other, RUN("V", "other", "", 1, 1));	/* seen by f->st below: its version is not its first */
+	assert_int_equal(store_data_version(f->st, &a0, &c0), 0);
+	stage(f->st, first, first + 10, MERGE_TEST_CHUNK);
+	assert_int_equal(store_data_version(f->st, &a0, &c0), 0);
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, MERGE_TEST_CHUNK + 2);	/* with the two put */
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_base"), MERGE_TEST_CHUNK + 2);
+	assert_int_equal(store_data_version(f->st, &a1, &c1), 0);
+	assert_true(a1 == a0 && c1 == c0);
+
+	stage(f->st, first, first + 10 + MERGE_TEST_CHUNK, MERGE_TEST_CHUNK);
+	put(other, RUN("V", "other", "", 2, 1));	/* between f->st's last look and the move */
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, MERGE_TEST_CHUNK + 1);
+	assert_int_equal(store_data_version(f->st, &a2, &c2), 0);
+	assert_true(a2 != a1 && c2 != c1);
+	assert_int_equal(store_data_version(f->st, &a3, &c3), 0);
+	assert_true(a3 == a2 && c3 == c2);
+	/* the new connection stores and reads as the old one did */
+	assert_true(put(f->st, RUN("V", "md", "", 2, 1)) > first + 10 + 2 * MERGE_TEST_CHUNK);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 2 * MERGE_TEST_CHUNK + 4);
+	store_close(other);
+}
+
+/* Under a steady stream of commits the checkpointer's copy (another
+ * connection) always ends behind the writer's latest commit, so SQLite
+ * never starts the WAL again and it grows without end. The writer's
+ * upkeep between batches (store_merge) copies the rest once the WAL holds
+ * more than 64 MiB, and the next commit starts it again. */
+static void test_the_wal_starts_again_under_steady_commits(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	struct store *w = store_open(f->path, STORE_NO_AUTOCHECKPOINT, &err);
+	struct store *cp = store_open(f->path, STORE_NO_AUTOCHECKPOINT, &err);
+	char wal[112], json[160];
+	struct run_batch b;
+	struct stat sb;
+	off_t most = 0;
+	int64_t id, moved;
+	bool existed;
+	int i;
+
+	assert_non_null(w);
+	assert_non_null(cp);
+	snprintf(wal, sizeof(wal), "%s-wal", f->path);
+	for (i = 0; i < 8000; i++) {
+		snprintf(json, sizeof(json), "{\"system\":\"W\",\"application\":\"a%d\",\"p\":%d,"
+			 "\"n\":1,\"tau\":2}", i % 997, 1 + i / 997);
+		b = runs_of(json);
+		assert_int_equal(store_begin(w, &err), 0);
+		assert_int_equal(store_put_run(w, &b.runs[0], &id, &existed, &err), 0);
+		if (i % 50 == 0)	/* copies all that is committed, while w writes more */
+			assert_int_equal(store_checkpoint(cp, false, NULL, &err), 0);
+		assert_int_equal(store_commit(w, &err), 0);
+		run_batch_free(&b);
+		if (i % 100 == 99)
+			assert_int_equal(store_merge(w, false, &moved, &err), 0);
+		assert_int_equal(stat(wal, &sb), 0);
+		if (sb.st_size > most)
+			most = sb.st_size;
+	}
+	/* 8,000 commits write about 160 MiB of WAL: it grew past 64 MiB, and
+	 * was started again and cut back to 64 MiB */
+	assert_true(most > ((off_t)64 << 20));
+	assert_true(sb.st_size < ((off_t)72 << 20));
+	store_close(cp);
+	store_close(w);
+}
+
 /* The regression check's earlier runs of one point, newest first by
  * measured time then id, from both tables of schema 11. */
 static void test_points_before_across_a_merge(void **state)
@@ -952,6 +1056,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_moves_a_backlog_in_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_move_is_no_write_of_another_connection, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_the_wal_starts_again_under_steady_commits, setup,
+						teardown),
 		cmocka_unit_test(test_shown_db_hides_passwords),
 		cmocka_unit_test_setup_teardown(test_groups_count_runs, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_delete_never_reuses_ids, setup, teardown),

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "schema.h"
+#include "core/klog.h"
 #include "core/xalloc.h"
 
 enum stmt_id {
@@ -88,6 +89,10 @@ static const char *const stmt_sql[S_COUNT] = {
 struct sq {
 	struct store base;	/* first: a struct store * of this backend is a struct sq * */
 	sqlite3 *db;
+	char *path;		/* what db was opened from, and how: renew() opens it again */
+	unsigned flags;
+	int64_t version_offset;	/* sq_data_version's numbers go on across renew() */
+	int wal_frames;		/* in the WAL after this connection's last commit (wal_hook) */
 	struct series_cache series;	/* the series met lately */
 	struct tallies tally;
 	char now[64];		/* created_at of the open write transaction */
@@ -210,7 +215,7 @@ static int sq_data_version(struct store *base, int64_t *added, int64_t *changed)
 
 	if (!s || sqlite3_step(s) != SQLITE_ROW)
 		return -1;
-	*added = *changed = sqlite3_column_int64(s, 0);
+	*added = *changed = sqlite3_column_int64(s, 0) + st->version_offset;
 	sqlite3_reset(s);
 	return 0;
 }
@@ -285,24 +290,34 @@ static void sq_interrupt(struct store *base)
 	sqlite3_interrupt(((struct sq *)base)->db);
 }
 
-struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *err)
+static int wal_frames(void *arg, sqlite3 *db, const char *name, int frames)
 {
-	struct sq *st = xcalloc(1, sizeof(*st));
+	(void)db;
+	(void)name;
+	((struct sq *)arg)->wal_frames = frames;
+	return SQLITE_OK;
+}
+
+/* A connection to path as flags ask, set up (busy timeout, WAL, sync);
+ * NULL with err set when it cannot be. */
+static sqlite3 *connect(struct sq *st, const char *path, unsigned flags, struct kerr *err)
+{
 	int oflags = SQLITE_OPEN_NOMUTEX;
+	sqlite3 *db = NULL;
 	char *msg = NULL;
-	int have;
 
 	oflags |= (flags & STORE_READONLY) ? SQLITE_OPEN_READONLY :
 					     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-	if (sqlite3_open_v2(path, &st->db, oflags, NULL) != SQLITE_OK) {
+	if (sqlite3_open_v2(path, &db, oflags, NULL) != SQLITE_OK) {
 		kerr_set(err, KERR_INTERNAL, "cannot open database '%s': %s", path,
-			 st->db ? sqlite3_errmsg(st->db) : "out of memory");
-		goto fail;
+			 db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
 	}
-	sqlite3_busy_timeout(st->db, 10000);
-	sqlite3_extended_result_codes(st->db, 1);
+	sqlite3_busy_timeout(db, 10000);
+	sqlite3_extended_result_codes(db, 1);
 	if (flags & STORE_READONLY)
-		sqlite3_progress_handler(st->db, PROGRESS_OPS, progress, &st->base);
+		sqlite3_progress_handler(db, PROGRESS_OPS, progress, &st->base);
 	if (!(flags & STORE_READONLY)) {
 		const char *sync = (flags & STORE_SYNC_FULL) ? "PRAGMA synchronous = FULL" :
 							       "PRAGMA synchronous = NORMAL";
@@ -313,17 +328,33 @@ struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *e
 		 * write and cut to 64 MiB then (journal_size_limit), so that a
 		 * large one (a move, an import) needs no TRUNCATE checkpoint,
 		 * which other connections see as a write (PRAGMA data_version). */
-		if (sqlite3_exec(st->db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, (flags & STORE_NO_AUTOCHECKPOINT) ?
+		if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(db, "PRAGMA journal_size_limit = 67108864", NULL, NULL, &msg) != SQLITE_OK ||
+		    sqlite3_exec(db, (flags & STORE_NO_AUTOCHECKPOINT) ?
 				 "PRAGMA wal_autocheckpoint = 0" : "PRAGMA wal_autocheckpoint = 1000",
 				 NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(st->db, sync, NULL, NULL, &msg) != SQLITE_OK) {
-			kerr_set(err, KERR_INTERNAL, "cannot set up database '%s': %s", path, msg);
+		    sqlite3_exec(db, sync, NULL, NULL, &msg) != SQLITE_OK) {
+			kerr_set(err, KERR_INTERNAL, "cannot set up database '%s': %s", path,
+				 msg ? msg : sqlite3_errmsg(db));
 			sqlite3_free(msg);
-			goto fail;
+			sqlite3_close(db);
+			return NULL;
 		}
+		if (flags & STORE_NO_AUTOCHECKPOINT)	/* for tend_wal (else SQLite's own hook) */
+			sqlite3_wal_hook(db, wal_frames, st);
 	}
+	return db;
+}
+
+struct store *store_sqlite_open(const char *path, unsigned flags, struct kerr *err)
+{
+	struct sq *st = xcalloc(1, sizeof(*st));
+	int have;
+
+	st->path = xstrdup(path);
+	st->flags = flags;
+	if (!(st->db = connect(st, path, flags, err)))
+		goto fail;
 	if ((flags & STORE_MIGRATE) && migrate(st, err))
 		goto fail;
 	have = user_version(st);
@@ -341,26 +372,43 @@ fail:
 	return NULL;
 }
 
+/* Every statement prepared on st->db, finalized (each is prepared again
+ * on its first use). */
+static void finalize_all(struct sq *st)
+{
+	size_t i, j;
+
+	for (i = 0; i < S_COUNT; i++) {
+		sqlite3_finalize(st->stmt[i]);
+		st->stmt[i] = NULL;
+	}
+	for (i = 0; i < QUERY_CACHE; i++) {
+		sqlite3_finalize(st->queries[i].s);
+		st->queries[i].s = NULL;
+		st->queries[i].sql = NULL;
+	}
+	for (i = 0; i < STORE_TABLES; i++) {
+		sqlite3_finalize(st->dump[i]);
+		sqlite3_finalize(st->load[i]);
+		st->dump[i] = st->load[i] = NULL;
+	}
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < LIST_VARIANTS; j++) {
+			sqlite3_finalize(st->list[i][j]);
+			st->list[i][j] = NULL;
+		}
+}
+
 static void sq_close(struct store *base)
 {
 	struct sq *st = (struct sq *)base;
-	size_t i, j;
 
 	if (!st)
 		return;
 	series_cache_free(&st->series);
-	for (i = 0; i < S_COUNT; i++)
-		sqlite3_finalize(st->stmt[i]);
-	for (i = 0; i < QUERY_CACHE; i++)
-		sqlite3_finalize(st->queries[i].s);
-	for (i = 0; i < STORE_TABLES; i++) {
-		sqlite3_finalize(st->dump[i]);
-		sqlite3_finalize(st->load[i]);
-	}
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < LIST_VARIANTS; j++)
-			sqlite3_finalize(st->list[i][j]);
+	finalize_all(st);
 	sqlite3_close(st->db);
+	free(st->path);
 	free(st);
 }
 
@@ -864,6 +912,80 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
 
 
 
+/* Under a steady stream of commits the WAL is never started again: the
+ * next write starts it from its beginning only when a checkpoint has
+ * copied all of it, and the checkpointer's copy (another thread, once a
+ * second) always ends behind the writer's latest commit. It then grows
+ * without end, 200 MB a second under single-run POSTs, and every page
+ * the writer reads is looked up in a larger WAL index: 30 µs a run after
+ * 15 s at 10^6 stored runs, against 29 µs in its first 5 s (issue #40).
+ * So once the WAL holds more than journal_size_limit, the writer copies
+ * the rest itself, between batches, where nothing else writes: what the
+ * checkpointer has not copied yet, at most about a second's commits. A
+ * reader on an older snapshot can keep part of it; the next call tries
+ * again. */
+#define WAL_TEND_FRAMES 16384	/* 64 MiB of 4 KiB pages: journal_size_limit */
+
+static void tend_wal(struct sq *st)
+{
+	int log = 0, done = 0;
+
+	if (!(st->flags & STORE_NO_AUTOCHECKPOINT) || st->wal_frames <= WAL_TEND_FRAMES)
+		return;
+	if (sqlite3_wal_checkpoint_v2(st->db, NULL, SQLITE_CHECKPOINT_PASSIVE, &log, &done) !=
+	    SQLITE_OK || done < log)
+		return;	/* busy (the checkpointer copies now) or a reader keeps some */
+	klog(KLOG_DEBUG, "the WAL held %d pages, all copied: the next commit starts it again", log);
+	st->wal_frames = 0;
+}
+
+/* st->db exchanged for a new connection to the same file, so that the
+ * page cache a move grew (MERGE_CACHE) goes with the old one. SQLite's
+ * cache keeps the hash table it grew to for as many pages, and every
+ * commit walks it (pager_end_transaction truncates the cache): after the
+ * first move, each small commit cost karted 0.3-1 ms more, until karted
+ * stopped. The old connection holds the write lock while the new one
+ * reads PRAGMA data_version, so that both see the same commits and
+ * sq_data_version's numbers go on with no write of another connection
+ * lost or counted twice. On any failure the old connection stays. */
+static void renew(struct sq *st)
+{
+	struct kerr err;
+	sqlite3_stmt *s = NULL;
+	sqlite3 *db;
+	int64_t was = 0, now = 0;
+	bool held;
+
+	kerr_clear(&err);
+	held = exec_stmt(st, S_BEGIN, &err, "renewing the connection") == 0;
+	if (held && (s = stmt(st, S_DATA_VERSION, &err)) && sqlite3_step(s) == SQLITE_ROW)
+		was = sqlite3_column_int64(s, 0);
+	else
+		held = false;
+	if (s)
+		sqlite3_reset(s);
+	db = held ? connect(st, st->path, st->flags, &err) : NULL;
+	if (db && (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &s, NULL) != SQLITE_OK ||
+		   sqlite3_step(s) != SQLITE_ROW)) {
+		kerr_store(&err, "renewing the connection", sqlite3_errmsg(db));
+		sqlite3_finalize(s);
+		sqlite3_close(db);
+		db = NULL;
+	} else if (db) {
+		now = sqlite3_column_int64(s, 0);
+		sqlite3_finalize(s);
+	}
+	exec_stmt(st, S_ROLLBACK, NULL, "renewing the connection");
+	if (!db) {
+		klog(KLOG_WARNING, "%s (the connection is kept)", KERR_TEXT(&err));
+		return;
+	}
+	finalize_all(st);
+	sqlite3_close(st->db);
+	st->db = db;
+	st->version_offset += was - now;
+}
+
 /* Schema 11: once runs_new holds MERGE_CHUNK runs, they are moved into
  * runs_base in one transaction, in id order: the table is appended to,
  * and a series' or a point's new index entries land together at its end,
@@ -888,6 +1010,7 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 	int rc = -1;
 
 	*moved = 0;
+	tend_wal(st);
 	if (!s)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
@@ -913,8 +1036,8 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 		     exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base")) ||
 	    exec_stmt(st, S_COMMIT, err, "committing a merge"))
 		goto fail;
-	rc = 0;
-	goto out;
+	renew(st);	/* with the cache the move grew; the new one has SQLite's default */
+	return 0;
 fail:
 	*moved = 0;
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back a merge");
