@@ -562,6 +562,33 @@ static void stage(struct store *st, int64_t of, int64_t after, int n)
 				     (const char *const[]){from, last, count}, NULL, NULL, NULL, &err), 0);
 }
 
+/* A move that fails (here at an id found in both tables, made so by
+ * hand) keeps nothing: its copy stops where it fails without undoing
+ * itself (OR FAIL, no statement journal to write), and the whole move
+ * is rolled back. Once the id is in one table again, the move is made. */
+static void test_a_failed_move_keeps_nothing(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	int64_t first = put(f->st, RUN("F", "md", "", 1, 1)), moved = -1;
+	char mid[24];
+
+	stage(f->st, first, first + 10, MERGE_TEST_CHUNK);
+	snprintf(mid, sizeof(mid), "%lld", (long long)(first + 10 + MERGE_TEST_CHUNK / 2));
+	assert_int_equal(store_query(f->st, "INSERT INTO runs_base SELECT * FROM runs_new WHERE id = $1",
+				     "i", (const char *const[]){mid}, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(store_merge(f->st, false, &moved, &err), -1);
+	assert_int_equal(moved, 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_base"), 1);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), MERGE_TEST_CHUNK + 1);
+	assert_int_equal(store_query(f->st, "DELETE FROM runs_base WHERE id = $1", "i",
+				     (const char *const[]){mid}, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, MERGE_TEST_CHUNK + 1);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_base"), MERGE_TEST_CHUNK + 1);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
+}
+
 /* A move ends on a new connection (sqlite.c: renew, which lets go of the
  * page cache the move grew). What store_data_version says goes on across
  * it: the move is no other connection's write to the regression check, a
@@ -1056,6 +1083,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_moves_a_backlog_in_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_failed_move_keeps_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_move_is_no_write_of_another_connection, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_the_wal_starts_again_under_steady_commits, setup,
