@@ -562,6 +562,35 @@ static void stage(struct store *st, int64_t of, int64_t after, int n)
 				     (const char *const[]){from, last, count}, NULL, NULL, NULL, &err), 0);
 }
 
+/* A labels object may name a key twice: the run is stored, and each
+ * (key, value) is one label row (karted stores them OR IGNORE, schema
+ * 13). A run inserted by hand through the view gets its label rows from
+ * the view's trigger, with the id it was given or the one chosen. */
+static void test_a_label_written_twice_is_one_row(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	int64_t id = put(f->st, "{\"system\":\"L\",\"application\":\"md\",\"p\":1,\"n\":1,\"tau\":2,"
+			 "\"labels\":{\"a\":\"1\",\"a\":\"1\",\"b\":\"2\",\"a\":\"3\"}}");
+	char sql[96];
+
+	assert_true(id > 0);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM run_labels WHERE run_id = %lld", (long long)id);
+	assert_int_equal(rows_of(f->st, sql), 3);	/* a=1, b=2, a=3 */
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 1);
+
+	assert_int_equal(store_query(f->st, "INSERT INTO runs (series_id, p, n, tau, labels, created_at) "
+				     "SELECT series_id, 2, 1, 2, '{\"h\":\"x\",\"h\":\"x\"}', created_at "
+				     "FROM runs", "", NULL, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(store_query(f->st, "INSERT INTO runs (id, series_id, p, n, tau, labels, created_at) "
+				     "SELECT 1000, series_id, 3, 1, 2, '{\"h\":\"y\"}', created_at FROM runs "
+				     "WHERE p = 1", "", NULL, NULL, NULL, NULL, &err), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels l, runs r WHERE l.key = 'h' AND "
+				 "l.value = 'x' AND r.id = l.run_id AND r.p = 2"), 1);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM run_labels WHERE key = 'h'"), 2);
+	assert_int_equal(rows_of(f->st, "SELECT run_id FROM run_labels WHERE value = 'y'"), 1000);
+}
+
 /* A move that fails (here at an id found in both tables, made so by
  * hand) keeps nothing: its copy stops where it fails without undoing
  * itself (OR FAIL, no statement journal to write), and the whole move
@@ -1083,6 +1112,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_moves_a_backlog_in_chunks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_label_written_twice_is_one_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_failed_move_keeps_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_move_is_no_write_of_another_connection, setup,
 						teardown),

@@ -13,7 +13,7 @@
 
 enum stmt_id {
 	S_BEGIN, S_COMMIT, S_ROLLBACK,
-	S_INSERT, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
+	S_INSERT, S_LABELS_ADD, S_NEXT_ID, S_FIND_KEY, S_GET, S_DELETE, S_ID_FLOOR, S_SERIES_FIND,
 	S_SERIES_ADD,
 	S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
@@ -42,6 +42,13 @@ static const char *const stmt_sql[S_COUNT] = {
 	/* schema 11: runs are stored into runs_new, read through the view runs
 	 * (both tables), and moved into runs_base by sq_merge */
 	[S_INSERT] = "INSERT INTO runs_new (" STORE_RUN_INSERT_COLUMNS ") VALUES (" STORE_RUN_INSERT_QMARKS ")",
+	/* a run's label rows, after the run (schema 13): two statements, since
+	 * one that wrote both through a trigger first copied each page it
+	 * changed into a statement journal (see S_MERGE_COPY); neither this
+	 * (OR IGNORE: a key written twice gives one row) nor a one-row INSERT
+	 * can stop half-way */
+	[S_LABELS_ADD] = "INSERT OR IGNORE INTO run_labels (key, value, run_id) SELECT key, value, ?1 "
+			 "FROM json_each(?2) WHERE type = 'text'",
 	/* ids are never reused: above every id stored and every id deleted */
 	[S_NEXT_ID] = "SELECT max((SELECT high FROM run_id_floor), "
 		      "COALESCE((SELECT max(id) FROM runs_base), 0), "
@@ -599,11 +606,41 @@ static int next_run_id(struct sq *st, int64_t *id, struct kerr *err)
 	return 0;
 }
 
+/* Run r as id of series sid into runs_new, then its label rows (schema
+ * 13: karted stores them, no trigger does). */
+static int insert_run(struct sq *st, const struct run *r, int64_t id, int64_t sid,
+		      struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_INSERT, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	bind_run(s, r, id, sid, st->now);
+	rc = sqlite3_step(s);
+	sqlite3_clear_bindings(s);
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE)
+		return db_error(st, err, "storing a run");
+	if (r->labels) {
+		if (!(s = stmt(st, S_LABELS_ADD, err)))
+			return -1;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, r->labels, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s);
+		sqlite3_clear_bindings(s);
+		sqlite3_reset(s);
+		if (rc != SQLITE_DONE)
+			return db_error(st, err, "storing a run's labels");
+	}
+	memo_put(st, id, sid, r);
+	return 0;
+}
+
 static int sq_put_run(struct store *base, const struct run *r, int64_t *id, bool *existed,
 		  struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s;
 	int64_t sid = 0;
 	int rc;
 
@@ -615,19 +652,11 @@ static int sq_put_run(struct store *base, const struct run *r, int64_t *id, bool
 	}
 	if (series_id(st, r, &sid, err) || next_run_id(st, id, err))
 		return -1;
-	s = stmt(st, S_INSERT, err);
-	if (!s)
-		return -1;
-	bind_run(s, r, *id, sid, st->now);
-	rc = sqlite3_step(s);
-	sqlite3_clear_bindings(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE) {
+	if (insert_run(st, r, *id, sid, err)) {
 		st->next_id = 0;
-		return db_error(st, err, "storing a run");
+		return -1;
 	}
 	st->next_id++;
-	memo_put(st, *id, sid, r);
 	return count_run(st, sid, *id, err);
 }
 
@@ -647,7 +676,6 @@ static int sq_put_run_at(struct store *base, const struct run *r, int64_t id, in
 			 bool *existed, int64_t *series, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
-	sqlite3_stmt *s;
 	int rc;
 
 	*existed = false;
@@ -656,17 +684,10 @@ static int sq_put_run_at(struct store *base, const struct run *r, int64_t id, in
 		if (rc)
 			return rc < 0 ? -1 : (*existed = true, 0);
 	}
-	if (series_id(st, r, series, err) || !(s = stmt(st, S_INSERT, err)))
+	if (series_id(st, r, series, err))
 		return -1;
 	*out = id;
-	bind_run(s, r, id, *series, st->now);
-	rc = sqlite3_step(s);
-	sqlite3_clear_bindings(s);
-	sqlite3_reset(s);
-	if (rc != SQLITE_DONE)
-		return db_error(st, err, "storing a run");
-	memo_put(st, id, *series, r);
-	return 0;
+	return insert_run(st, r, id, *series, err);
 }
 
 static char *col_text(sqlite3_stmt *s, int i)

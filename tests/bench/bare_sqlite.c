@@ -23,8 +23,13 @@ int main(int argc, char **argv)
 		"INSERT INTO runs_new (series_id, p, n, tau, chi, gamma, frequency_mhz, power_cap_w, "
 		"energy_j, measured_at, idempotency_key, regions, labels, created_at) "
 		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	/* a run's label rows, as karted stores them after the run (schema 13) */
+	static const char labels[] =
+		"INSERT OR IGNORE INTO run_labels (key, value, run_id) SELECT key, value, ?1 "
+		"FROM json_each(?2) WHERE type = 'text'";
+	static const char label_text[] = "{\"class\":\"C\"}";
 	sqlite3 *db;
-	sqlite3_stmt *s;
+	sqlite3_stmt *s, *l;
 	long rows, batch, nseries = 1, i;
 	char sql[256];
 	double t0, dt;
@@ -57,7 +62,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bare_sqlite: %s\n", sqlite3_errmsg(db));
 		return 1;
 	}
-	if (sqlite3_prepare_v2(db, ins, -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, ins, -1, &s, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, labels, -1, &l, NULL) != SQLITE_OK)
 		return 1;
 	t0 = mono_s();
 	for (i = 0; i < rows; i++) {
@@ -76,19 +82,27 @@ int main(int argc, char **argv)
 		sqlite3_bind_null(s, 11);
 		sqlite3_bind_text(s, 12, "[{\"name\":\"resid\",\"time_s\":1.2,\"energy_j\":150.3}]", -1,
 				  SQLITE_STATIC);
-		sqlite3_bind_text(s, 13, "{\"class\":\"C\"}", -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 13, label_text, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 14, "2026-11-22T00:00:00.000Z", -1, SQLITE_STATIC);
 		if (sqlite3_step(s) != SQLITE_DONE) {
 			fprintf(stderr, "bare_sqlite: %s\n", sqlite3_errmsg(db));
 			return 1;
 		}
 		sqlite3_reset(s);
+		sqlite3_bind_int64(l, 1, sqlite3_last_insert_rowid(db));
+		sqlite3_bind_text(l, 2, label_text, -1, SQLITE_STATIC);
+		if (sqlite3_step(l) != SQLITE_DONE) {
+			fprintf(stderr, "bare_sqlite: %s\n", sqlite3_errmsg(db));
+			return 1;
+		}
+		sqlite3_reset(l);
 		if (i % batch == batch - 1 || i == rows - 1)
 			sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	}
 	dt = mono_s() - t0;
 	printf("rows_per_s %.0f\n", (double)rows / dt);
 	sqlite3_finalize(s);
+	sqlite3_finalize(l);
 	sqlite3_close(db);
 	return 0;
 }
