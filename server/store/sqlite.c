@@ -210,17 +210,24 @@ static int exec_int(struct sq *st, enum stmt_id id, int64_t v, struct kerr *err,
 	return 0;
 }
 
-static int user_version(struct sq *st)
+/* The number a pragma gives on db (user_version, data_version); -1 when
+ * it gives none. */
+static int64_t pragma_int(sqlite3 *db, const char *pragma)
 {
 	sqlite3_stmt *s;
-	int v = -1;
+	int64_t v = -1;
 
-	if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(db, pragma, -1, &s, NULL) != SQLITE_OK)
 		return -1;
 	if (sqlite3_step(s) == SQLITE_ROW)
-		v = sqlite3_column_int(s, 0);
+		v = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
 	return v;
+}
+
+static int user_version(struct sq *st)
+{
+	return (int)pragma_int(st->db, "PRAGMA user_version");
 }
 
 static int sq_data_version(struct store *base, int64_t *added, int64_t *changed)
@@ -981,33 +988,22 @@ static void tend_wal(struct sq *st)
 static void renew(struct sq *st)
 {
 	struct kerr err;
-	sqlite3_stmt *s = NULL;
-	sqlite3 *db;
-	int64_t was = 0, now = 0;
-	bool held;
+	sqlite3 *db = NULL;
+	int64_t was = -1, now = -1;
 
 	kerr_clear(&err);
-	held = exec_stmt(st, S_BEGIN, &err, "renewing the connection") == 0;
-	if (held && (s = stmt(st, S_DATA_VERSION, &err)) && sqlite3_step(s) == SQLITE_ROW)
-		was = sqlite3_column_int64(s, 0);
-	else
-		held = false;
-	if (s)
-		sqlite3_reset(s);
-	db = held ? connect(st, st->path, st->flags, &err) : NULL;
-	if (db && (sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &s, NULL) != SQLITE_OK ||
-		   sqlite3_step(s) != SQLITE_ROW)) {
+	if (exec_stmt(st, S_BEGIN, &err, "renewing the connection") == 0 &&
+	    (was = pragma_int(st->db, "PRAGMA data_version")) >= 0 &&
+	    (db = connect(st, st->path, st->flags, &err)) &&
+	    (now = pragma_int(db, "PRAGMA data_version")) < 0) {
 		kerr_store(&err, "renewing the connection", sqlite3_errmsg(db));
-		sqlite3_finalize(s);
 		sqlite3_close(db);
 		db = NULL;
-	} else if (db) {
-		now = sqlite3_column_int64(s, 0);
-		sqlite3_finalize(s);
 	}
 	exec_stmt(st, S_ROLLBACK, NULL, "renewing the connection");
 	if (!db) {
-		klog(KLOG_WARNING, "%s (the connection is kept)", KERR_TEXT(&err));
+		klog(KLOG_WARNING, "%s (the connection is kept)",
+		     was < 0 && !err.code ? "cannot read PRAGMA data_version" : KERR_TEXT(&err));
 		return;
 	}
 	finalize_all(st);
