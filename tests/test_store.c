@@ -513,38 +513,6 @@ static void test_merge_keeps_one_record(void **state)
 	run_batch_free(&again);
 }
 
-/* A backlog of more than two chunks in runs_new (a large import staged
- * in parts) is moved a chunk of 65,536 at a time, oldest ids first, so no
- * move holds the write lock for long; two chunks or fewer move at once. */
-static void test_merge_moves_a_backlog_in_chunks(void **state)
-{
-	struct fixture *f = *state;
-	struct kerr err;
-	int64_t first = put(f->st, RUN("C", "md", "", 1, 1)), moved = 0;
-	char num[24];
-
-	snprintf(num, sizeof(num), "%lld", (long long)first);
-
-	/* 2 * 65,536 + 10 runs of the same series in all, the rest by hand */
-	assert_int_equal(store_query(f->st, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
-				     "FROM k WHERE i < 131082) INSERT INTO runs_new (id, series_id, p, n, "
-				     "tau, created_at) SELECT $1 + i, (SELECT series_id FROM runs_new), 1, "
-				     "1, 2, '2026-01-01T00:00:00Z' FROM k", "i",
-				     (const char *const[]){num}, NULL, NULL, NULL, &err), 0);
-	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 131083);
-	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, 65536);
-	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 65535);
-	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 65536);
-	/* 65,547 left: at most two chunks, moved at once */
-	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, 65547);
-	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
-	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 131083);
-	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
-	assert_int_equal(moved, 0);
-}
-
 /* n runs of the series of run `of` staged in runs_new by hand, ids after
  * `after`: a move's worth without a commit each. */
 static void stage(struct store *st, int64_t of, int64_t after, int n)
@@ -560,6 +528,31 @@ static void stage(struct store *st, int64_t of, int64_t after, int n)
 				     "tau, created_at) SELECT $1 + i, (SELECT series_id FROM runs WHERE "
 				     "id = $2), 1, 1, 2, '2026-01-01T00:00:00Z' FROM k", "iii",
 				     (const char *const[]){from, last, count}, NULL, NULL, NULL, &err), 0);
+}
+
+/* A backlog of more than two chunks in runs_new (a large import staged
+ * in parts) is moved a chunk of 65,536 at a time, oldest ids first, so no
+ * move holds the write lock for long; two chunks or fewer move at once. */
+static void test_merge_moves_a_backlog_in_chunks(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	int64_t first = put(f->st, RUN("C", "md", "", 1, 1)), moved = 0;
+
+	/* 2 * 65,536 + 10 runs of the same series in all, the rest by hand */
+	stage(f->st, first, first, 131082);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 131083);
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, 65536);
+	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 65535);
+	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 65536);
+	/* 65,547 left: at most two chunks, moved at once */
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, 65547);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 131083);
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	assert_int_equal(moved, 0);
 }
 
 /* A labels object may name a key twice: the run is stored, and each
