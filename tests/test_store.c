@@ -695,6 +695,110 @@ static void test_the_wal_starts_again_under_steady_commits(void **state)
 	store_close(w);
 }
 
+/* What store_points_before must give for run id, limit: the query over
+ * both tables that schema 7 to 13 answered through runs_point, read on
+ * a connection of its own. */
+static int reference_before(sqlite3 *db, int64_t id, int limit, int64_t *out)
+{
+	sqlite3_stmt *s;
+	int n = 0;
+
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT r.id FROM runs r, runs a WHERE a.id = ?1 AND "
+					    "r.series_id = a.series_id AND r.p = a.p AND r.n = a.n AND "
+					    "(coalesce(r.measured_at, r.created_at), r.id) < (coalesce("
+					    "a.measured_at, a.created_at), a.id) ORDER BY coalesce("
+					    "r.measured_at, r.created_at) DESC, r.id DESC LIMIT ?2",
+					    -1, &s, NULL), SQLITE_OK);
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int(s, 2, limit);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		out[n++] = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return n;
+}
+
+struct by_k {
+	int64_t ids[8][64];
+	int n[8];
+};
+
+static int collect_by_k(size_t k, const struct run *r, void *ctx)
+{
+	struct by_k *c = ctx;
+
+	assert_true(k < 8 && c->n[k] < 64);
+	c->ids[k][c->n[k]++] = r->id;
+	return 0;
+}
+
+/* Schema 14: runs_base has no index by point; a point's earlier runs
+ * there come from one walk of the series (several points of a series
+ * asked at once share it). 300 runs over two series, four points each,
+ * every fourth without a measured time (created_at then) and the others
+ * at times out of id order, a move after every 40, so that both tables
+ * hold runs of every point: for batches of 8 asks, from the writer's
+ * connection (which remembers the points of the runs it stored) and
+ * from another, the runs and their order are the query's. */
+static void test_points_before_is_the_query(void **state)
+{
+	struct fixture *f = *state;
+	struct kerr err;
+	int64_t ids[300], want[64], moved;
+	struct by_k got;
+	struct store *other;
+	sqlite3 *db;
+	char json[256];
+	unsigned seed = 12345;
+	int i, k, w, limit, pass, n;
+
+	for (i = 0; i < 300; i++) {
+		seed = seed * 1103515245u + 12345u;
+		if (i % 4 == 3)
+			snprintf(json, sizeof(json), "{\"system\":\"Q\",\"application\":\"a%d\",\"p\":%d,"
+				 "\"n\":%d,\"tau\":2}", i % 2, 1 + (i / 2) % 2, 1 + (i / 4) % 2);
+		else
+			snprintf(json, sizeof(json), "{\"system\":\"Q\",\"application\":\"a%d\",\"p\":%d,"
+				 "\"n\":%d,\"tau\":2,\"measured_at\":\"2026-0%u-1%uT00:00:00Z\"}", i % 2,
+				 1 + (i / 2) % 2, 1 + (i / 4) % 2, 1 + (seed >> 16) % 9, (seed >> 8) % 10);
+		ids[i] = put(f->st, json);
+		if (i % 40 == 39)
+			assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	}
+	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	other = store_open(f->path, 0, &err);
+	assert_non_null(other);
+	for (pass = 0; pass < 20; pass++) {
+		int64_t ask[8];
+
+		for (k = 0; k < 8; k++) {
+			seed = seed * 1103515245u + 12345u;
+			ask[k] = ids[(seed >> 8) % 300];
+		}
+		limit = pass % 3 == 2 ? 1 : 40;
+		memset(&got, 0, sizeof(got));
+		assert_int_equal(store_points_before(pass % 2 ? other : f->st, ask, 8, limit, collect_by_k,
+						     &got, &err), 0);
+		for (k = 0; k < 8; k++) {
+			n = reference_before(db, ask[k], limit, want);
+			assert_int_equal(got.n[k], n);
+			for (w = 0; w < n; w++)
+				assert_int_equal(got.ids[k][w], want[w]);
+		}
+	}
+	/* a point with more earlier runs than the limit: the latest of them */
+	memset(&got, 0, sizeof(got));
+	assert_int_equal(store_points_before(f->st, &ids[299], 1, 5, collect_by_k, &got, &err), 0);
+	assert_int_equal(got.n[0], 5);
+	assert_int_equal(reference_before(db, ids[299], 5, want), 5);
+	assert_memory_equal(got.ids[0], want, sizeof(want[0]) * 5);
+	/* limits outside 1..STORE_POINTS_LIMIT_MAX are refused */
+	assert_int_equal(store_points_before(f->st, &ids[0], 1, 0, collect_by_k, &got, &err), -1);
+	assert_int_equal(store_points_before(f->st, &ids[0], 1, STORE_POINTS_LIMIT_MAX + 1, collect_by_k,
+					     &got, &err), -1);
+	store_close(other);
+	sqlite3_close(db);
+}
+
 /* The regression check's earlier runs of one point, newest first by
  * measured time then id, from both tables of schema 11. */
 static void test_points_before_across_a_merge(void **state)
@@ -1104,6 +1208,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_label_filter_uses_its_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_points_before_is_the_query, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_moves_a_backlog_in_chunks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_label_written_twice_is_one_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_a_failed_move_keeps_nothing, setup, teardown),

@@ -17,7 +17,7 @@ enum stmt_id {
 	S_SERIES_ADD,
 	S_TALLY_ADD, S_TALLY_DELETE,
 	S_TALLY_LAST,
-	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_BEFORE,
+	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_NEW, S_SERIES_POINTS, S_BASE_POINT_ROW,
 	S_LABELS_NEW, S_LABELS_BASE, S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
 	S_MERGE_EMPTY,
 	S_COUNT
@@ -29,7 +29,7 @@ enum stmt_id {
 	"nullif(max(coalesce((SELECT max(id) FROM runs_base WHERE series_id = series.id), 0), "   \
 	"coalesce((SELECT max(id) FROM runs_new WHERE series_id = series.id), 0)), 0)"
 
-/* one table's runs of the point ?3, ?4, ?5 before (time ?6, id ?1) */
+/* runs_new's runs of the point ?3, ?4, ?5 before (time ?6, id ?1) */
 #define POINT_ARM(table)                                                                         \
 	"SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) AS t FROM " table \
 	" r WHERE r.series_id = ?3 AND r.p = ?4 AND r.n = ?5 AND "                              \
@@ -78,11 +78,17 @@ static const char *const stmt_sql[S_COUNT] = {
 			 "(SELECT created_at FROM runs WHERE id = " SERIES_LAST ") WHERE last_run_id = ?1",
 	[S_DATA_VERSION] = "PRAGMA data_version",
 	[S_READ_BEGIN] = "BEGIN",
-	/* a run's point and time, then the runs before it there, newest first:
-	 * each table's runs_point walked backwards, the two merged */
+	/* a run's point and time, then the runs before it there, newest first
+	 * (sq_points_before): runs_new's through runs_new_point; runs_base has
+	 * no index by point (schema 14): a series' runs there are walked in
+	 * runs_series, which carries the point and the times, and the chosen
+	 * read by id */
 	[S_POINT_OF] = "SELECT series_id, p, n, coalesce(measured_at, created_at) FROM runs WHERE id = ?1",
-	[S_POINT_BEFORE] = POINT_ARM("runs_base") " UNION ALL " POINT_ARM("runs_new")
-			   " ORDER BY t DESC, 1 DESC LIMIT ?2",
+	[S_POINT_NEW] = POINT_ARM("runs_new") " ORDER BY t DESC, 1 DESC LIMIT ?2",
+	[S_SERIES_POINTS] = "SELECT r.id, r.p, r.n, coalesce(r.measured_at, r.created_at) FROM runs_base r "
+			    "WHERE r.series_id = ?1" STORE_VISIBLE,
+	[S_BASE_POINT_ROW] = "SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) "
+			     "FROM runs_base r WHERE r.id = ?1",
 	/* sq_merge */
 	[S_STAGED] = "SELECT count(*) FROM runs_new",
 	[S_MERGE_UPTO] = "SELECT max(id) FROM (SELECT id FROM runs_new ORDER BY id LIMIT ?1)",
@@ -889,58 +895,256 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 	return stop;
 }
 
+/* sq_points_before: one run asked about (ids[k]), its point and time, and
+ * the runs of runs_base before it there, the latest `limit` so far (a
+ * min-heap on (time, id): the earliest of them at c[0]). */
+struct point_ask {
+	int64_t id, series, p;
+	double n;
+	char *t;		/* coalesce(measured_at, created_at); NULL: not stored */
+	size_t chain;		/* the next ask of its series with the same hash, or SIZE_MAX */
+	struct point_run {
+		int64_t id;
+		char *t;
+	} *c;
+	size_t nc;
+};
+
+/* An ask by its series, to sort the asks of a series together. */
+struct ask_at {
+	int64_t series;
+	size_t k;
+};
+
+static int point_run_cmp(const char *ta, int64_t ida, const char *tb, int64_t idb)
+{
+	int c = strcmp(ta, tb);	/* SQLite's BINARY collation, for text without NUL */
+
+	return c ? c : (ida > idb) - (ida < idb);
+}
+
+static int point_run_desc(const void *a, const void *b)
+{
+	const struct point_run *x = a, *y = b;
+
+	return point_run_cmp(y->t, y->id, x->t, x->id);
+}
+
+/* Offer run (t, id) to the ask's latest `limit`. */
+static void point_offer(struct point_ask *a, size_t limit, const char *t, int64_t id)
+{
+	struct point_run *h, tmp;
+	size_t i, l, m;
+
+	if (a->nc == limit) {
+		if (point_run_cmp(t, id, a->c[0].t, a->c[0].id) <= 0)
+			return;
+		free(a->c[0].t);
+		a->c[0] = (struct point_run){.id = id, .t = xstrdup(t)};
+		for (i = 0, h = a->c;; i = m) {	/* sift down */
+			l = 2 * i + 1;
+			m = i;
+			if (l < a->nc && point_run_cmp(h[l].t, h[l].id, h[m].t, h[m].id) < 0)
+				m = l;
+			if (l + 1 < a->nc && point_run_cmp(h[l + 1].t, h[l + 1].id, h[m].t, h[m].id) < 0)
+				m = l + 1;
+			if (m == i)
+				break;
+			tmp = h[i], h[i] = h[m], h[m] = tmp;
+		}
+		return;
+	}
+	if (!a->c)
+		a->c = xcalloc(limit, sizeof(*a->c));
+	h = a->c;
+	h[a->nc] = (struct point_run){.id = id, .t = xstrdup(t)};
+	for (i = a->nc++; i && point_run_cmp(h[i].t, h[i].id, h[(i - 1) / 2].t, h[(i - 1) / 2].id) < 0;
+	     i = (i - 1) / 2)	/* sift up */
+		tmp = h[i], h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = tmp;
+}
+
+#define POINT_SLOTS (2 * STORE_POINTS_MAX)
+
+static size_t point_slot(int64_t p, double n)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &n, sizeof(bits));
+	bits ^= (uint64_t)p * 0x9e3779b97f4a7c15u;
+	bits *= 0xff51afd7ed558ccdu;
+	return (size_t)(bits >> 40) % POINT_SLOTS;
+}
+
+/* One walk of the series' runs in runs_base (runs_series carries their
+ * points and times) for the asks order[0..count), all of one series. */
+static int series_walk(struct sq *st, struct point_ask *asks, const struct ask_at *order, size_t count,
+		       size_t limit, struct kerr *err)
+{
+	size_t slot[POINT_SLOTS], i, j;
+	sqlite3_stmt *s = stmt(st, S_SERIES_POINTS, err);
+	int rc;
+
+	if (!s)
+		return -1;
+	for (i = 0; i < POINT_SLOTS; i++)
+		slot[i] = SIZE_MAX;
+	for (i = 0; i < count; i++) {
+		struct point_ask *a = &asks[order[i].k];
+		size_t h = point_slot(a->p, a->n);
+
+		a->chain = slot[h];
+		slot[h] = order[i].k;
+	}
+	sqlite3_bind_int64(s, 1, order[0].series);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(s, 0), p = sqlite3_column_int64(s, 1);
+		double n = sqlite3_column_double(s, 2);
+		const char *t = (const char *)sqlite3_column_text(s, 3);
+
+		for (j = slot[point_slot(p, n)]; t && j != SIZE_MAX; j = asks[j].chain)
+			if (asks[j].p == p && asks[j].n == n &&
+			    point_run_cmp(t, id, asks[j].t, asks[j].id) < 0)
+				point_offer(&asks[j], limit, t, id);
+	}
+	sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : db_error(st, err, "reading a series' points");
+}
+
+static int by_series(const void *a, const void *b)
+{
+	const struct ask_at *x = a, *y = b;
+
+	return (x->series > y->series) - (x->series < y->series);
+}
+
+/* The earlier runs of ask a: runs_new's (S_POINT_NEW) and runs_base's
+ * (a->c, read by id) merged, newest first, at most limit, to each(). */
+static int point_emit(struct sq *st, size_t k, const struct point_ask *a, int64_t limit,
+		      int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
+		      struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_POINT_NEW, err), *b = stmt(st, S_BASE_POINT_ROW, err);
+	size_t at = 0;
+	int64_t sent = 0;
+	struct run r;
+	int rc = SQLITE_DONE, rb, stop = 0, tcol;
+
+	if (!s || !b)
+		return -1;
+	tcol = sqlite3_column_count(s) - 1;	/* t, after STORE_POINT_COLUMNS */
+	sqlite3_bind_int64(s, 1, a->id);
+	sqlite3_bind_int64(s, 2, limit);
+	sqlite3_bind_int64(s, 3, a->series);
+	sqlite3_bind_int64(s, 4, a->p);
+	sqlite3_bind_double(s, 5, a->n);
+	sqlite3_bind_text(s, 6, a->t, -1, SQLITE_STATIC);
+	rc = sqlite3_step(s);
+	while (!stop && sent < limit) {
+		bool from_new = rc == SQLITE_ROW &&
+			(at == a->nc || point_run_cmp((const char *)sqlite3_column_text(s, tcol),
+						      sqlite3_column_int64(s, 0), a->c[at].t, a->c[at].id) > 0);
+
+		if (from_new) {
+			row_to_run(s, &r, false);
+			stop = each(k, &r, ctx);
+			rc = sqlite3_step(s);
+		} else if (at < a->nc) {
+			sqlite3_bind_int64(b, 1, a->c[at++].id);
+			if ((rb = sqlite3_step(b)) == SQLITE_ROW) {
+				row_to_run(b, &r, false);
+				stop = each(k, &r, ctx);
+			}
+			sqlite3_reset(b);
+			if (rb != SQLITE_ROW) {
+				rc = rb == SQLITE_DONE ? SQLITE_CORRUPT : rb;
+				break;
+			}
+		} else {
+			break;
+		}
+		sent++;
+	}
+	sqlite3_reset(s);
+	if (stop)
+		return stop;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(st, err, "reading a point's runs");
+}
+
 /* One read transaction for all ids (unless one is open): a snapshot, and
- * the WAL's read lock taken once, not per statement. */
+ * the WAL's read lock taken once, not per statement. Each run's point
+ * and time first (remembered for the runs this connection stored), then
+ * one walk of each series' runs in runs_base for all its points asked
+ * about, then each run's earlier runs in id order of the asks. */
 static int sq_points_before(struct store *base, const int64_t *ids, size_t n, int64_t limit,
 			    int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
 			    struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
 	bool own = sqlite3_get_autocommit(st->db);
-	sqlite3_stmt *s, *q;
-	struct run r;
-	size_t k;
-	int rc = SQLITE_DONE, stop = 0, c;
+	struct point_ask *asks = xcalloc(n, sizeof(*asks));
+	struct ask_at *order = xcalloc(n, sizeof(*order));
+	size_t k, i, from, stored = 0;
+	sqlite3_stmt *q;
+	int rc = 0, step;
 
-	if (own && exec_stmt(st, S_READ_BEGIN, err, "beginning a read"))
+	if (own && exec_stmt(st, S_READ_BEGIN, err, "beginning a read")) {
+		free(asks);
+		free(order);
 		return -1;
-	s = stmt(st, S_POINT_BEFORE, err);
-	q = s ? stmt(st, S_POINT_OF, err) : NULL;
-	for (k = 0; q && k < n && !stop && rc == SQLITE_DONE; k++) {
+	}
+	q = stmt(st, S_POINT_OF, err);
+	for (k = 0; q && k < n && !rc; k++) {
 		const struct point_memo *m = &st->memo[(uint64_t)ids[k] % POINT_MEMO];
+		struct point_ask *a = &asks[k];
 
-		sqlite3_reset(q);
+		a->id = ids[k];
 		if (m->id == ids[k]) {	/* stored by this connection just now */
-			sqlite3_bind_int64(s, 3, m->series);
-			sqlite3_bind_int64(s, 4, m->p);
-			sqlite3_bind_double(s, 5, m->n);
-			sqlite3_bind_text(s, 6, m->t, -1, SQLITE_STATIC);
+			a->series = m->series;
+			a->p = m->p;
+			a->n = m->n;
+			a->t = xstrdup(m->t);
 		} else {
 			sqlite3_bind_int64(q, 1, ids[k]);
-			if ((rc = sqlite3_step(q)) != SQLITE_ROW) {
-				if (rc == SQLITE_DONE)
-					continue;	/* not stored (deleted since): no earlier runs */
-				break;
-			}
-			for (c = 0; c < 4; c++)
-				sqlite3_bind_value(s, 3 + c, sqlite3_column_value(q, c));
+			step = sqlite3_step(q);
+			if (step == SQLITE_ROW && sqlite3_column_type(q, 3) == SQLITE_TEXT) {
+				a->series = sqlite3_column_int64(q, 0);
+				a->p = sqlite3_column_int64(q, 1);
+				a->n = sqlite3_column_double(q, 2);
+				a->t = xstrdup((const char *)sqlite3_column_text(q, 3));
+			} else if (step != SQLITE_DONE && step != SQLITE_ROW) {
+				rc = db_error(st, err, "reading a run's point");
+			}	/* else not stored (deleted since): no earlier runs */
+			sqlite3_reset(q);
 		}
-		sqlite3_bind_int64(s, 1, ids[k]);
-		sqlite3_bind_int64(s, 2, limit);
-		while (!stop && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-			row_to_run(s, &r, false);
-			stop = each(k, &r, ctx);
-		}
-		sqlite3_reset(s);
+		if (a->t)
+			order[stored++] = (struct ask_at){.series = a->series, .k = k};
 	}
-	if (q) {
-		if (!stop && rc != SQLITE_DONE)
-			db_error(st, err, "reading a point's runs");
-		sqlite3_reset(q);
+	if (!q)
+		rc = -1;
+	qsort(order, stored, sizeof(*order), by_series);
+	for (from = 0; !rc && from < stored; from = i) {
+		for (i = from + 1; i < stored && order[i].series == order[from].series; i++)
+			;
+		rc = series_walk(st, asks, order + from, i - from, (size_t)limit, err);
 	}
+	for (k = 0; !rc && k < n; k++) {
+		if (!asks[k].t)
+			continue;
+		if (asks[k].nc > 1)
+			qsort(asks[k].c, asks[k].nc, sizeof(*asks[k].c), point_run_desc);
+		rc = point_emit(st, k, &asks[k], limit, each, ctx, err);
+	}
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < asks[k].nc; i++)
+			free(asks[k].c[i].t);
+		free(asks[k].c);
+		free(asks[k].t);
+	}
+	free(asks);
+	free(order);
 	if (own)
 		exec_stmt(st, S_COMMIT, NULL, "ending a read");
-	return stop ? stop : q && rc == SQLITE_DONE ? 0 : -1;
+	return rc;
 }
 
 

@@ -228,6 +228,9 @@ int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t 
 	if (n > STORE_POINTS_MAX)
 		return kerr_set(err, KERR_INTERNAL, "store_points_before: %zu runs, at most %d", n,
 				STORE_POINTS_MAX);
+	if (limit < 1 || limit > STORE_POINTS_LIMIT_MAX)
+		return kerr_set(err, KERR_INTERNAL, "store_points_before: limit %lld, not 1 to %d",
+				(long long)limit, STORE_POINTS_LIMIT_MAX);
 	return n ? st->ops->points_before(st, ids, n, limit, each, ctx, err) : 0;
 }
 

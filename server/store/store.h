@@ -285,9 +285,11 @@ int store_thresholds_put(struct store *st, const char *system, const char *appli
  * without one, then id), the latest first, at most limit: each(k, r, ctx)
  * with r borrowed, k ascending. Only what a baseline needs is read: id,
  * p, n, tau, energy_j, measured_at and regions (the rest NULL or 0). One query
- * for all on PostgreSQL, one read transaction on SQLite. A non-zero
+ * for all on PostgreSQL, one read transaction on SQLite (and one walk of
+ * each series' runs in its large table). A non-zero
  * each() stops and is returned. */
 #define STORE_POINTS_MAX 256
+#define STORE_POINTS_LIMIT_MAX 1000	/* limit is 1 to this */
 int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t limit,
 			int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
 			struct kerr *err);
