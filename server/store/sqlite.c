@@ -86,7 +86,7 @@ static const char *const stmt_sql[S_COUNT] = {
 	[S_POINT_OF] = "SELECT series_id, p, n, coalesce(measured_at, created_at) FROM runs WHERE id = ?1",
 	[S_POINT_NEW] = POINT_ARM("runs_new") " ORDER BY t DESC, 1 DESC LIMIT ?2",
 	[S_SERIES_POINTS] = "SELECT r.id, r.p, r.n, coalesce(r.measured_at, r.created_at) FROM runs_base r "
-			    "WHERE r.series_id = ?1 AND r.n IN (SELECT value FROM json_each(?2))" STORE_VISIBLE,
+			    "WHERE r.series_id = ?1 AND r.p IN (SELECT value FROM json_each(?2))" STORE_VISIBLE,
 	[S_BASE_POINT_ROW] = "SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) "
 			     "FROM runs_base r WHERE r.id = ?1",
 	/* sq_merge */
@@ -980,27 +980,29 @@ static size_t point_slot(int64_t p, double n)
 static int series_walk(struct sq *st, struct point_ask *asks, const struct ask_at *order, size_t count,
 		       size_t limit, struct kerr *err)
 {
-	size_t slot[POINT_SLOTS], i, j, at = 0, room = 2 + count * 26;
+	size_t slot[POINT_SLOTS], i, j, at = 0, room = 2 + count * 21;
 	sqlite3_stmt *s = stmt(st, S_SERIES_POINTS, err);
-	char *ns;
+	char *ps;
 	int rc;
 
 	if (!s)
 		return -1;
 	for (i = 0; i < POINT_SLOTS; i++)
 		slot[i] = SIZE_MAX;
-	ns = xmalloc(room);	/* the points' n as a JSON array: the walk returns their rows alone */
+	/* the points' p as a JSON array: the walk returns only rows that may
+	 * match (integers, so no number is lost on the way through text) */
+	ps = xmalloc(room);
 	for (i = 0; i < count; i++) {
 		struct point_ask *a = &asks[order[i].k];
 		size_t h = point_slot(a->p, a->n);
 
 		a->chain = slot[h];
 		slot[h] = order[i].k;
-		at += (size_t)snprintf(ns + at, room - at, "%c%.17g", i ? ',' : '[', a->n);
+		at += (size_t)snprintf(ps + at, room - at, "%c%lld", i ? ',' : '[', (long long)a->p);
 	}
-	snprintf(ns + at, room - at, "]");
+	snprintf(ps + at, room - at, "]");
 	sqlite3_bind_int64(s, 1, order[0].series);
-	sqlite3_bind_text(s, 2, ns, -1, free);
+	sqlite3_bind_text(s, 2, ps, -1, free);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t p = sqlite3_column_int64(s, 1), id;
 		double n = sqlite3_column_double(s, 2);
