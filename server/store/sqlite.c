@@ -1066,8 +1066,12 @@ static int point_emit(struct sq *st, size_t k, const struct point_ask *a, int64_
 				stop = each(k, &r, ctx);
 			}
 			sqlite3_reset(b);
+			if (rb == SQLITE_DONE) {	/* walked in this read, so never */
+				sqlite3_reset(s);
+				return kerr_store(err, "reading a point's runs", "a run walked in runs_series is gone");
+			}
 			if (rb != SQLITE_ROW) {
-				rc = rb == SQLITE_DONE ? SQLITE_CORRUPT : rb;
+				rc = rb;
 				break;
 			}
 		} else {
