@@ -29,12 +29,6 @@ enum stmt_id {
 	"nullif(max(coalesce((SELECT max(id) FROM runs_base WHERE series_id = series.id), 0), "   \
 	"coalesce((SELECT max(id) FROM runs_new WHERE series_id = series.id), 0)), 0)"
 
-/* runs_new's runs of the point ?3, ?4, ?5 before (time ?6, id ?1) */
-#define POINT_ARM(table)                                                                         \
-	"SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) AS t FROM " table \
-	" r WHERE r.series_id = ?3 AND r.p = ?4 AND r.n = ?5 AND "                              \
-	"(coalesce(r.measured_at, r.created_at), r.id) < (?6, ?1)" STORE_VISIBLE
-
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
 	[S_COMMIT] = "COMMIT",
@@ -84,7 +78,11 @@ static const char *const stmt_sql[S_COUNT] = {
 	 * runs_series, which carries the point and the times, and the chosen
 	 * read by id */
 	[S_POINT_OF] = "SELECT series_id, p, n, coalesce(measured_at, created_at) FROM runs WHERE id = ?1",
-	[S_POINT_NEW] = POINT_ARM("runs_new") " ORDER BY t DESC, 1 DESC LIMIT ?2",
+	/* runs_new's runs of the point ?3, ?4, ?5 before (time ?6, id ?1) */
+	[S_POINT_NEW] = "SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) AS t FROM "
+			"runs_new r WHERE r.series_id = ?3 AND r.p = ?4 AND r.n = ?5 AND "
+			"(coalesce(r.measured_at, r.created_at), r.id) < (?6, ?1)" STORE_VISIBLE
+			" ORDER BY t DESC, 1 DESC LIMIT ?2",
 	[S_SERIES_POINTS] = "SELECT r.id, r.p, r.n, coalesce(r.measured_at, r.created_at) FROM runs_base r "
 			    "WHERE r.series_id = ?1 AND r.p IN (SELECT value FROM json_each(?2))" STORE_VISIBLE,
 	[S_BASE_POINT_ROW] = "SELECT " STORE_POINT_COLUMNS ", coalesce(r.measured_at, r.created_at) "
