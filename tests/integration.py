@@ -1525,22 +1525,22 @@ def the_isoefficiency_bounds_its_pairs_in_any_order_of_runs():
 
 @test
 def bulk_check_reads_windows_for_many_points_in_parts():
-    """A bulk POST of more points than the writer caches (256) is checked in
+    """A bulk POST of more points than one part holds (1,024) is checked in
     parts, each part's windows read in one query: every run must get the
     verdict its own point's history gives, on both backends."""
     k, t = Shared.k, Shared.token
-    sysname, points = "bulk-check-it", 300
+    sysname, points = "bulk-check-it", 1100
 
     def r(n, day, tau, region):
         return run(system=sysname, application="cg", p=2, n=float(n + 1), tau=tau, measured_at=f"2026-09-{day:02d}T08:00:00Z",
                    regions=[{"name": "halo", "time_s": 1.0, "energy_j": region}])
-    # five runs of 10 + n s (halo 5 J) at each of 300 points, the points
+    # five runs of 10 + n s (halo 5 J) at each of 1,100 points, the points
     # interleaved: each point its own baseline, so a run held against
     # another point's window gets a wrong verdict
     nd = "".join(json.dumps(r(n, day, 10.0 + n, 5.0)) + "\n" for day in range(1, 6) for n in range(points))
     s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
     expect(s == 201 and len(b["ids"]) == 5 * points and set(b["verdicts"]) == {"ok"},
-           f"1500 runs, below min_runs: all ok ({s} {b if s != 201 else set(b['verdicts'])})")
+           f"{5 * points} runs, below min_runs: all ok ({s} {b if s != 201 else set(b['verdicts'])})")
     # then one run at each point: even n twice as slow (tau regression),
     # n % 4 == 1 the halo's energy doubled (a region's regression), n % 4 == 3 as before
     nd = "".join(json.dumps(r(n, 6, (10.0 + n) * (2 if n % 2 == 0 else 1), 10.0 if n % 4 == 1 else 5.0)) + "\n"
@@ -1549,7 +1549,7 @@ def bulk_check_reads_windows_for_many_points_in_parts():
     want = ["regression" if n % 4 != 3 else "ok" for n in range(points)]
     expect(s == 201 and b["verdicts"] == want, f"each point judged on its own five runs "
            f"({[i for i, (x, y) in enumerate(zip(b.get('verdicts', []), want)) if x != y][:10]})")
-    expect(len(b["alerts"]) == 225, f"225 alerts ({len(b['alerts'])})")
+    expect(len(b["alerts"]) == 825, f"825 alerts, 3 of every 4 points ({len(b['alerts'])})")
     by_n = {a["n"] - 1: a for a in b["alerts"]}
     a1, a2 = by_n[1.0], by_n[2.0]
     expect([(x["metric"], x.get("region"), x["median"]) for x in a1["regressions"]] == [("energy_j", "halo", 5.0)]
@@ -1564,23 +1564,23 @@ def bulk_check_reads_windows_for_many_points_in_parts():
     want = ["ok" if n % 2 else "regression" for n in order]
     expect(s == 201 and b["verdicts"] == want, f"the third batch: odd n ok, even n a regression "
            f"({[i for i, (x, y) in enumerate(zip(b.get('verdicts', []), want)) if x != y][:10]})")
-    # a full cache: 256 points posted five times fill every window once (the
-    # first batch takes the slots in turn); then a batch whose first run is at
-    # a cached point and whose second is at a new one: the new window must
-    # not take the slot of the cached one the batch is using
+    # a full part: 1,024 points posted five times fill every window of a
+    # part once; then a batch whose first run is at a cached point and whose
+    # second is at a new one: the new window must not take the place of the
+    # cached one the batch is using
     full = sysname + "-full"
     for day in range(1, 6):
-        nd = "".join(json.dumps(dict(r(n, day, 10.0 + n, 5.0), system=full)) + "\n" for n in range(256))
+        nd = "".join(json.dumps(dict(r(n, day, 10.0 + n, 5.0), system=full)) + "\n" for n in range(1024))
         s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
-        expect(s == 201 and set(b["verdicts"]) == {"ok"}, f"256 points, day {day} ({s})")
+        expect(s == 201 and set(b["verdicts"]) == {"ok"}, f"1,024 points, day {day} ({s})")
     nd = (json.dumps(dict(r(0, 6, 20.0, 5.0), system=full)) + "\n" +
-          json.dumps(dict(r(999, 6, 1.0, 5.0), system=full)) + "\n")
+          json.dumps(dict(r(1999, 6, 1.0, 5.0), system=full)) + "\n")
     s, b, _ = k.request("POST", "/api/v1/runs", nd, ctype="application/x-ndjson", token=t)
     expect(s == 201 and b["verdicts"] == ["regression", "ok"],
            f"the cached point's run against its own five runs of 10 s, the new point's alone ({b})")
-    s, h, _ = k.request("GET", f"/api/v1/analysis/history?system={sysname}&application=cg&p=2&n=299")
+    s, h, _ = k.request("GET", f"/api/v1/analysis/history?system={sysname}&application=cg&p=2&n={points - 1}")
     expect(s == 200 and [x["verdict"] for x in h["runs"]][-2:] == ["regression", "regression"],
-           f"the history agrees at n=299 (the 299th point ({h.get('counts')})")
+           f"the history agrees at n={points - 1}, the last point ({h.get('counts')})")
 
 
 @test

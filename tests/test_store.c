@@ -735,7 +735,8 @@ static int collect_by_k(size_t k, const struct run *r, void *ctx)
  * there come from one walk of the series (several points of a series
  * asked at once share it). 300 runs over two series, four points each,
  * every fourth without a measured time (created_at then) and the others
- * at times out of id order, a move after every 40, so that both tables
+ * at times out of id order (every eighth 51 characters long, past what
+ * sq_points_before keeps in place), a move after every 40, so that both tables
  * hold runs of every point: for batches of 8 asks, from the writer's
  * connection (which remembers the points of the runs it stored) and
  * from another, the runs and their order are the query's. */
@@ -756,10 +757,11 @@ static void test_points_before_is_the_query(void **state)
 		if (i % 4 == 3)
 			snprintf(json, sizeof(json), "{\"system\":\"Q\",\"application\":\"a%d\",\"p\":%d,"
 				 "\"n\":%d,\"tau\":2}", i % 2, 1 + (i / 2) % 2, 1 + (i / 4) % 2);
-		else
+		else	/* every eighth with a time longer than sqlite.c keeps in place */
 			snprintf(json, sizeof(json), "{\"system\":\"Q\",\"application\":\"a%d\",\"p\":%d,"
-				 "\"n\":%d,\"tau\":2,\"measured_at\":\"2026-0%u-1%uT00:00:00Z\"}", i % 2,
-				 1 + (i / 2) % 2, 1 + (i / 4) % 2, 1 + (seed >> 16) % 9, (seed >> 8) % 10);
+				 "\"n\":%d,\"tau\":2,\"measured_at\":\"2026-0%u-1%uT00:00:00%sZ\"}", i % 2,
+				 1 + (i / 2) % 2, 1 + (i / 4) % 2, 1 + (seed >> 16) % 9, (seed >> 8) % 10,
+				 i % 8 == 5 ? ".000000000000000000000000000001" : "");
 		ids[i] = put(f->st, json);
 		if (i % 40 == 39)
 			assert_int_equal(store_merge(f->st, true, &moved, &err), 0);

@@ -903,7 +903,8 @@ struct point_ask {
 	size_t chain;		/* the next ask of its series with the same hash, or SIZE_MAX */
 	struct point_run {
 		int64_t id;
-		char *t;
+		char *big;	/* its time when longer than t holds, else NULL */
+		char t[40];	/* its time (an ISO 8601 text: 24 bytes from karted) */
 	} *c;
 	size_t nc;
 };
@@ -921,11 +922,34 @@ static int point_run_cmp(const char *ta, int64_t ida, const char *tb, int64_t id
 	return c ? c : (ida > idb) - (ida < idb);
 }
 
+static const char *pr_t(const struct point_run *r)
+{
+	return r->big ? r->big : r->t;
+}
+
+/* Set r to run (t, id): a copy of t without an allocation when it fits
+ * (a walk of 10^6 runs replaces a heap's root about once a run). */
+static void pr_set(struct point_run *r, int64_t id, const char *t)
+{
+	size_t len = strlen(t);
+
+	free(r->big);
+	r->big = NULL;
+	r->id = id;
+	if (len < sizeof(r->t))
+		memcpy(r->t, t, len + 1);
+	else
+		r->big = xstrdup(t);
+}
+
+static int pr_cmp(const struct point_run *x, const struct point_run *y)
+{
+	return point_run_cmp(pr_t(x), x->id, pr_t(y), y->id);
+}
+
 static int point_run_desc(const void *a, const void *b)
 {
-	const struct point_run *x = a, *y = b;
-
-	return point_run_cmp(y->t, y->id, x->t, x->id);
+	return pr_cmp(b, a);
 }
 
 /* Offer run (t, id) to the ask's latest `limit`. */
@@ -935,16 +959,15 @@ static void point_offer(struct point_ask *a, size_t limit, const char *t, int64_
 	size_t i, l, m;
 
 	if (a->nc == limit) {
-		if (point_run_cmp(t, id, a->c[0].t, a->c[0].id) <= 0)
+		if (point_run_cmp(t, id, pr_t(&a->c[0]), a->c[0].id) <= 0)
 			return;
-		free(a->c[0].t);
-		a->c[0] = (struct point_run){.id = id, .t = xstrdup(t)};
+		pr_set(&a->c[0], id, t);
 		for (i = 0, h = a->c;; i = m) {	/* sift down */
 			l = 2 * i + 1;
 			m = i;
-			if (l < a->nc && point_run_cmp(h[l].t, h[l].id, h[m].t, h[m].id) < 0)
+			if (l < a->nc && pr_cmp(&h[l], &h[m]) < 0)
 				m = l;
-			if (l + 1 < a->nc && point_run_cmp(h[l + 1].t, h[l + 1].id, h[m].t, h[m].id) < 0)
+			if (l + 1 < a->nc && pr_cmp(&h[l + 1], &h[m]) < 0)
 				m = l + 1;
 			if (m == i)
 				break;
@@ -955,9 +978,8 @@ static void point_offer(struct point_ask *a, size_t limit, const char *t, int64_
 	if (!a->c)
 		a->c = xcalloc(limit, sizeof(*a->c));
 	h = a->c;
-	h[a->nc] = (struct point_run){.id = id, .t = xstrdup(t)};
-	for (i = a->nc++; i && point_run_cmp(h[i].t, h[i].id, h[(i - 1) / 2].t, h[(i - 1) / 2].id) < 0;
-	     i = (i - 1) / 2)	/* sift up */
+	pr_set(&h[a->nc], id, t);	/* xcalloc'd: big is NULL */
+	for (i = a->nc++; i && pr_cmp(&h[i], &h[(i - 1) / 2]) < 0; i = (i - 1) / 2)	/* sift up */
 		tmp = h[i], h[i] = h[(i - 1) / 2], h[(i - 1) / 2] = tmp;
 }
 
@@ -1051,7 +1073,7 @@ static int point_emit(struct sq *st, size_t k, const struct point_ask *a, int64_
 	while (!stop && sent < limit) {
 		bool from_new = rc == SQLITE_ROW &&
 			(at == a->nc || point_run_cmp((const char *)sqlite3_column_text(s, tcol),
-						      sqlite3_column_int64(s, 0), a->c[at].t, a->c[at].id) > 0);
+						      sqlite3_column_int64(s, 0), pr_t(&a->c[at]), a->c[at].id) > 0);
 
 		if (from_new) {
 			row_to_run(s, &r, false);
@@ -1149,7 +1171,7 @@ static int sq_points_before(struct store *base, const int64_t *ids, size_t n, in
 	}
 	for (k = 0; k < n; k++) {
 		for (i = 0; i < asks[k].nc; i++)
-			free(asks[k].c[i].t);
+			free(asks[k].c[i].big);
 		free(asks[k].c);
 		free(asks[k].t);
 	}

@@ -288,7 +288,7 @@ int store_thresholds_put(struct store *st, const char *system, const char *appli
  * for all on PostgreSQL, one read transaction on SQLite (and one walk of
  * each series' runs in its large table). A non-zero
  * each() stops and is returned. */
-#define STORE_POINTS_MAX 256
+#define STORE_POINTS_MAX 1024	/* SQLite walks a series once a call: many points a call */
 #define STORE_POINTS_LIMIT_MAX 1000	/* limit is 1 to this */
 int store_points_before(struct store *st, const int64_t *ids, size_t n, int64_t limit,
 			int (*each)(size_t k, const struct run *r, void *ctx), void *ctx,
