@@ -12,7 +12,12 @@ default), on SQLite (and PostgreSQL with --backend postgresql):
                 moves of staged runs (a second's work at 10^6, every
                 65,536 runs) are in the figure as often as they come;
   single-run    wrk posting one run per request, each to the next of the
-                10^4 series (tests/bench/post_spread.lua), SECONDS a side.
+                10^4 series (tests/bench/post_spread.lua), SECONDS a side
+                (5): SQLite moves staged runs every 65,536 or so, about
+                every 2 s at this rate, and a move at 10^6 holds the
+                writer 0.3-0.9 s, so a 2 s window held a move or none and
+                its ratio swung by 30 points between rounds (73-106 %);
+                5 s hold two or three, as a site's steady stream does.
 
 The large database is filled through karted's own bulk path before the
 rounds (bodies of 10^4 runs, one per series, the points of each series
@@ -20,8 +25,8 @@ p = 1..64 by n = 1000..4000; the fill's time is printed); the small one is
 made fresh every round. Who goes first swaps each round; the table shows
 the medians of both sides and of the rounds' ratios (large / small) with
 their spread. The large side grows by what the rounds write (BODIES
-bodies and SECONDS of wrk, about 1.2*10^5 runs a round on SQLite here;
-the sizes printed are at the start).
+bodies and SECONDS of wrk, about 2*10^5 runs a round on SQLite here);
+the table gives its size at the start and at the end.
 10^7 is left out by default: its fill takes about 8 minutes here, and
 its 2.8*10^5 points of 36 runs want --karted-arg=--check-memory=1024
 (--sizes 10000000 asks for it).
@@ -122,7 +127,7 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--sizes", default="0,100000,1000000", help="stored runs to measure at (0: the small side alone)")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--seconds", type=int, default=2)
+    ap.add_argument("--seconds", type=int, default=5, help="wrk's window a side and round")
     ap.add_argument("--bodies", type=int, default=4, help="bulk bodies of 10^4 runs a side and round")
     ap.add_argument("--conns", type=int, default=16)
     ap.add_argument("--backend", choices=("sqlite", "postgresql"), default="sqlite")
@@ -183,7 +188,8 @@ def main():
                                                if kind != "round" else f"{side} {v[side][-1][1]:.1f} µs"
                                                for side in v if v[side]) for kind, v in res.items()) +
                           "; windows read " + ", ".join(f"{side} {n}" for side, n in reads.items()), flush=True)
-                if big and stored(big) < at + a.rounds * a.bodies * SERIES:
+                end = stored(big) if big else 0
+                if big and end < at + a.rounds * a.bodies * SERIES:
                     raise RuntimeError("the large database did not store every run the rounds sent")
             finally:
                 if big:
@@ -206,7 +212,8 @@ def main():
                 cells.append(f"{med(x[0] for x in bg):.0f}/s, {med(x[1] for x in bg):.1f} µs | "
                              f"{100 * med(rate):.0f} % ({100 * min(rate):.0f}..{100 * max(rate):.0f}); "
                              f"CPU {100 * med(cost):.0f} % ({100 * min(cost):.0f}..{100 * max(cost):.0f})")
-            what = f"{at:,} (filled in {fill_s:.0f} s)" if big else f"{SERIES:,} (the series alone)"
+            what = (f"{at:,} (filled in {fill_s:.0f} s; {end:,} at the end)" if big
+                    else f"{SERIES:,} (the series alone)")
             rows.append(f"| {what} | " + " | ".join(cells) + " |")
     finally:
         if pg:
