@@ -16,7 +16,7 @@ default), on SQLite (and PostgreSQL with --backend postgresql):
                 (5): SQLite moves staged runs every 65,536 or so, about
                 every 2 s at this rate, and a move at 10^6 holds the
                 writer 0.3-0.9 s, so a 2 s window held a move or none and
-                its ratio swung by 30 points between rounds (73-106 %);
+                its ratio swung between rounds (68-118 % over three runs);
                 5 s hold two or three, as a site's steady stream does.
 
 The large database is filled through karted's own bulk path before the
@@ -27,7 +27,7 @@ the medians of both sides and of the rounds' ratios (large / small) with
 their spread. The large side grows by what the rounds write (BODIES
 bodies and SECONDS of wrk, about 2*10^5 runs a round on SQLite here);
 the table gives its size at the start and at the end.
-10^7 is left out by default: its fill takes about 8 minutes here, and
+10^7 is left out by default: its fill takes about 4 minutes here, and
 its 2.8*10^5 points of 36 runs want --karted-arg=--check-memory=1024
 (--sizes 10000000 asks for it).
 
