@@ -4,7 +4,7 @@
 -- its end, a leaf a series; runs_point (series_id, p, n, time, id) took
 -- each run at its point's end, and with 10^7 runs over 2.8*10^5 points
 -- that was a leaf of its own per run: 12 of the move's 17 us a run
--- (docs/operations.md, "A series read whole instead of runs_point").
+-- (docs/operations.md, "A series walked instead of runs_point").
 -- The regression check's reads of a point's earlier runs in runs_base now
 -- walk the series in runs_series instead, once for all the points of the
 -- series it asks about together (server/store/sqlite.c, sq_points_before),
