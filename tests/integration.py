@@ -269,7 +269,7 @@ def static_files_and_headers():
     s, b, h = k.request("GET", "/api/v1/health")
     expect(h.get("Cache-Control") == "no-store" and h.get("X-Content-Type-Options") == "nosniff",
            f"API answers are not cached ({h})")
-    expect(b["store"] == ("postgresql" if k.on_pg else "sqlite") and b["schema_version"] == 14,
+    expect(b["store"] == ("postgresql" if k.on_pg else "sqlite") and b["schema_version"] == 15,
            f"health names the backend and schema ({b})")
     s, b, h = k.request("POST", "/api/v1/runs", run(p=0), token=k.first_token)
     expect(s == 400 and h.get("X-Content-Type-Options") == "nosniff" and h.get("Cache-Control") == "no-store",

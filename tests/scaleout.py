@@ -129,10 +129,10 @@ def two_instances_start_together_and_migrate_once():
     uri, a, b, token = pair()
     try:
         versions = S.pg.sql_uri(uri, "SELECT string_agg(version::text, ',' ORDER BY version) FROM karte_schema")
-        expect(versions == "6,7,8,9,10,11,12,13,14", f"each migration recorded once: 6 (the initial schema), 7 to 14 ({versions!r})")
+        expect(versions == "6,7,8,9,10,11,12,13,14,15", f"each migration recorded once: 6 (the initial schema), 7 to 15 ({versions!r})")
         for k in (a, b):
             s, h, _ = k.request("GET", "/api/v1/health")
-            expect(s == 200 and h["store"] == "postgresql" and h["schema_version"] == 14, f"health {h}")
+            expect(s == 200 and h["store"] == "postgresql" and h["schema_version"] == 15, f"health {h}")
         tokens = S.pg.sql_uri(uri, "SELECT count(*) FROM tokens")
         expect(tokens == "1" and token, f"one first-start token between them ({tokens})")
     finally:

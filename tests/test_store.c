@@ -273,7 +273,7 @@ static void test_listing_uses_the_series_index(void **state)
 
 	assert_int_equal(store_explain_listing(f->st, &flt, plan, sizeof(plan), &err), 0);
 	print_message("# plan: %s", plan);
-	assert_non_null(strstr(plan, "USING INDEX runs_series"));
+	assert_non_null(strstr(plan, "USING INDEX runs_series (epoch=? AND series_id=? AND id<?)"));
 	assert_non_null(strstr(plan, "sqlite_autoindex_series_1"));
 	assert_null(strstr(plan, "SCAN r"));
 	assert_null(strstr(plan, "TEMP B-TREE"));	/* no sort: the index gives the order */
@@ -356,6 +356,163 @@ static long rows_of(struct store *st, const char *sql)
 
 	assert_int_equal(store_query(st, sql, "", NULL, count_row, &n, NULL, &err), 0);
 	return n;
+}
+
+#define EPOCH_TEST_SHIFT 18	/* sqlite.c EPOCH_SHIFT: runs_series by id >> 18 */
+
+/* The next run stored gets id `to` + 1 (ids skipped are never given). */
+static void jump_ids(struct store *st, int64_t to)
+{
+	char v[24];
+	struct kerr err;
+
+	snprintf(v, sizeof(v), "%lld", (long long)to);
+	assert_int_equal(store_query(st, "UPDATE run_id_floor SET high = $1", "i", (const char *const[]){v},
+				     NULL, NULL, NULL, &err), 0);
+}
+
+/* The ids of the listing of flt, whole (limit 0) or page by page of
+ * `page` runs, each page from the last id of the one before. */
+static int list_ids(struct store *st, struct run_filter flt, int page, int64_t *out)
+{
+	struct collect c;
+	struct kerr err;
+	int n = 0;
+
+	flt.limit = page;
+	do {
+		memset(&c, 0, sizeof(c));
+		assert_int_equal(store_each_run(st, &flt, collect_id, &c, &err), 0);
+		assert_true(page == 0 || c.n <= page);
+		memcpy(out + n, c.ids, sizeof(c.ids[0]) * (size_t)c.n);
+		n += c.n;
+		if (c.n)
+			flt.before_id = c.ids[c.n - 1];
+	} while (page && c.n == page);
+	return n;
+}
+
+/* Schema 15: a whole series is listed an epoch (2^18 ids) at a time, in
+ * id order across them, from both tables, epochs without its runs
+ * between, pages that end inside an epoch or at its last run; and the
+ * series' other reads (its newest run after a delete) cross epochs. */
+static void test_listing_walks_the_epochs(void **state)
+{
+	struct fixture *f = *state;
+	struct run_filter flt = {.system = "E", .application = "md", .variant = ""};
+	int64_t a[12], got[16], moved;
+	int na = 0, i, page, n;
+	struct kerr err;
+	bool deleted;
+
+	a[na++] = put(f->st, RUN("E", "md", "", 1, 1));
+	put(f->st, RUN("E", "other", "", 1, 1));
+	a[na++] = put(f->st, RUN("E", "md", "", 4, 1));
+	jump_ids(f->st, (1 << EPOCH_TEST_SHIFT) - 2);	/* the last id of epoch 0, then epoch 1 */
+	a[na++] = put(f->st, RUN("E", "md", "", 1, 1));
+	a[na++] = put(f->st, RUN("E", "md", "", 4, 1));
+	put(f->st, RUN("E", "other", "", 1, 1));
+	a[na++] = put(f->st, RUN("E", "md", "", 1, 1));
+	assert_int_equal(a[2] >> EPOCH_TEST_SHIFT, 0);
+	assert_int_equal(a[3] >> EPOCH_TEST_SHIFT, 1);
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	jump_ids(f->st, (3 << EPOCH_TEST_SHIFT) + 7);	/* epoch 2 holds nothing */
+	a[na++] = put(f->st, RUN("E", "md", "", 4, 1));
+	put(f->st, RUN("E", "other", "", 4, 1));
+	a[na++] = put(f->st, RUN("E", "md", "", 1, 1));
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	a[na++] = put(f->st, RUN("E", "md", "", 1, 1));	/* staged, in epoch 3 */
+	jump_ids(f->st, (4 << EPOCH_TEST_SHIFT) - 1);
+	a[na++] = put(f->st, RUN("E", "md", "", 4, 1));	/* staged, the first of epoch 4 */
+	assert_int_equal(a[na - 1], 4 << EPOCH_TEST_SHIFT);
+	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 2);
+
+	for (page = 0; page <= 4; page++) {
+		flt.oldest_first = true;
+		n = list_ids(f->st, flt, page, got);
+		assert_int_equal(n, na);
+		assert_memory_equal(got, a, sizeof(a[0]) * (size_t)na);
+		flt.oldest_first = false;
+		n = list_ids(f->st, flt, page, got);
+		assert_int_equal(n, na);
+		for (i = 0; i < na; i++)
+			assert_int_equal(got[i], a[na - 1 - i]);
+	}
+	/* a filter beside the series: p = 4, newest first from inside epoch 1 */
+	flt.p = 4;
+	flt.before_id = a[4];
+	assert_int_equal(list_ids(f->st, flt, 0, got), 2);
+	assert_int_equal(got[0], a[3]);
+	assert_int_equal(got[1], a[1]);
+	/* a series without runs, and one that is not there */
+	flt = (struct run_filter){.system = "E", .application = "none", .variant = ""};
+	assert_int_equal(list_ids(f->st, flt, 0, got), 0);
+	/* the newest run deleted: the series' newest is found in an older epoch */
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, a[na - 1], &deleted, &err), 0);
+	assert_true(deleted);
+	assert_int_equal(store_delete_run(f->st, a[na - 2], &deleted, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(rows_of(f->st, "SELECT last_run_id FROM series WHERE application = 'md'"), a[na - 3]);
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	assert_int_equal(store_begin(f->st, &err), 0);
+	assert_int_equal(store_delete_run(f->st, a[na - 3], &deleted, &err), 0);
+	assert_int_equal(store_commit(f->st, &err), 0);
+	assert_int_equal(rows_of(f->st, "SELECT last_run_id FROM series WHERE application = 'md'"), a[na - 4]);
+}
+
+/* The text of column col of sql's first row, on a connection of its own. */
+static void first_text(const char *path, const char *sql, int col, char *out, size_t size)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &s, NULL), SQLITE_OK);
+	out[0] = '\0';
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, col))
+		snprintf(out, size, "%s", (const char *)sqlite3_column_text(s, col));
+	sqlite3_finalize(s);
+	sqlite3_close(db);
+}
+
+#define SERIES_STAT_SQL "SELECT stat FROM sqlite_stat1 WHERE idx = 'runs_series'"
+/* its detail in column 3 */
+#define SERIES_PLAN_SQL "EXPLAIN QUERY PLAN SELECT id FROM runs_base WHERE series_id = 1"
+
+/* SQLite finds a series' entries in runs_series (epoch first) by a
+ * skip-scan only when sqlite_stat1 says an epoch holds many: karted
+ * writes that at every start, over what an ANALYZE of a small database
+ * said; without it a series' read would be a scan of the whole index. */
+static void test_series_statistics_at_every_start(void **state)
+{
+	struct fixture *f = *state;
+	char text[256];
+	struct kerr err;
+	int64_t moved;
+	sqlite3 *db;
+
+	first_text(f->path, SERIES_STAT_SQL, 0, text, sizeof(text));
+	assert_string_equal(text, "1000000 262144 30 1 1 1 1 1");
+	first_text(f->path, SERIES_PLAN_SQL, 3, text, sizeof(text));
+	assert_non_null(strstr(text, "runs_series (ANY(epoch) AND series_id=?)"));
+	put(f->st, RUN("S", "md", "", 1, 1));
+	put(f->st, RUN("S", "md", "", 2, 1));
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "ANALYZE", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	first_text(f->path, SERIES_STAT_SQL, 0, text, sizeof(text));
+	assert_string_equal(text, "2 2 2 1 1 1 1 1");	/* two runs, one epoch, one series */
+	first_text(f->path, SERIES_PLAN_SQL, 3, text, sizeof(text));
+	assert_null(strstr(text, "ANY(epoch)"));	/* what SQLite would do with it: read it all */
+	store_close(f->st);
+	f->st = store_open(f->path, STORE_MIGRATE, &err);
+	assert_non_null(f->st);
+	first_text(f->path, SERIES_STAT_SQL, 0, text, sizeof(text));
+	assert_string_equal(text, "1000000 262144 30 1 1 1 1 1");
+	first_text(f->path, SERIES_PLAN_SQL, 3, text, sizeof(text));
+	assert_non_null(strstr(text, "runs_series (ANY(epoch) AND series_id=?)"));
 }
 
 static int collect_point(size_t k, const struct run *r, void *ctx)
@@ -597,7 +754,8 @@ static void test_a_failed_move_keeps_nothing(void **state)
 
 	stage(f->st, first, first + 10, MERGE_TEST_CHUNK);
 	snprintf(mid, sizeof(mid), "%lld", (long long)(first + 10 + MERGE_TEST_CHUNK / 2));
-	assert_int_equal(store_query(f->st, "INSERT INTO runs_base SELECT * FROM runs_new WHERE id = $1",
+	assert_int_equal(store_query(f->st, "INSERT INTO runs_base (id, series_id, p, n, tau, created_at) "
+				     "SELECT id, series_id, p, n, tau, created_at FROM runs_new WHERE id = $1",
 				     "i", (const char *const[]){mid}, NULL, NULL, NULL, &err), 0);
 	assert_int_equal(store_merge(f->st, false, &moved, &err), -1);
 	assert_int_equal(moved, 0);
@@ -765,7 +923,10 @@ static void test_points_before_is_the_query(void **state)
 		ids[i] = put(f->st, json);
 		if (i % 40 == 39)
 			assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+		if (i % 80 == 59)	/* the next ids an epoch or two further on (schema 15) */
+			jump_ids(f->st, ids[i] + ((int64_t)(1 + i / 80 % 2) << EPOCH_TEST_SHIFT));
 	}
+	assert_true(ids[299] >> EPOCH_TEST_SHIFT == 4);
 	assert_int_equal(sqlite3_open_v2(f->path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
 	other = store_open(f->path, 0, &err);
 	assert_non_null(other);
@@ -1207,6 +1368,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_idempotency_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_filters_and_pages, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_listing_uses_the_series_index, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_listing_walks_the_epochs, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_series_statistics_at_every_start, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_label_filter_uses_its_index, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_keeps_one_record, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_points_before_across_a_merge, setup, teardown),

@@ -19,7 +19,7 @@ enum stmt_id {
 	S_TALLY_LAST,
 	S_DATA_VERSION, S_READ_BEGIN, S_POINT_OF, S_POINT_NEW, S_SERIES_POINTS, S_BASE_POINT_ROW,
 	S_LABELS_NEW, S_LABELS_BASE, S_DELETE_NEW, S_STAGED, S_MERGE_UPTO, S_MERGE_COPY, S_MERGE_DROP,
-	S_MERGE_EMPTY,
+	S_MERGE_EMPTY, S_EPOCHS,
 	S_COUNT
 };
 
@@ -28,6 +28,20 @@ enum stmt_id {
 #define SERIES_LAST                                                                            \
 	"nullif(max(coalesce((SELECT max(id) FROM runs_base WHERE series_id = series.id), 0), "   \
 	"coalesce((SELECT max(id) FROM runs_new WHERE series_id = series.id), 0)), 0)"
+
+/* Schema 15: runs_series begins with a run's epoch, id >> EPOCH_SHIFT
+ * (the column epoch of both tables), so that a move writes only into the
+ * newest epoch's part of it (see schema/0015_series_by_epoch.sql) */
+#define EPOCH_SHIFT 18
+/* what karted writes into sqlite_stat1 at every start: an epoch holds
+ * many entries (2^18), an epoch of a series a few, so that SQLite finds a
+ * series' entries by a skip-scan of the epochs, not by reading the index
+ * whole; `karted` would otherwise have only what an ANALYZE of the
+ * database found, or nothing */
+#define SERIES_STAT                                                                            \
+	"DELETE FROM sqlite_stat1 WHERE idx = 'runs_series'; INSERT INTO sqlite_stat1 (tbl, idx, " \
+	"stat) VALUES ('runs_base', 'runs_series', '1000000 262144 30 1 1 1 1 1'); "                \
+	"ANALYZE sqlite_schema"	/* which loads the statistics again */
 
 static const char *const stmt_sql[S_COUNT] = {
 	[S_BEGIN] = "BEGIN IMMEDIATE",
@@ -97,10 +111,15 @@ static const char *const stmt_sql[S_COUNT] = {
 	 * (a temporary file), a third of the move's time there. sq_merge
 	 * rolls the whole move back on any error, so nothing needs undoing
 	 * alone. runs_base has no insert trigger for OR FAIL to reach. */
-	[S_MERGE_COPY] = "INSERT OR FAIL INTO runs_base SELECT * FROM runs_new WHERE id <= ?1 "
-			 "ORDER BY id",
+	[S_MERGE_COPY] = "INSERT OR FAIL INTO runs_base (" STORE_RUN_INSERT_COLUMNS ") SELECT "
+			 STORE_RUN_INSERT_COLUMNS " FROM runs_new WHERE id <= ?1 ORDER BY id",
 	[S_MERGE_DROP] = "DELETE FROM runs_new WHERE id <= ?1",
 	[S_MERGE_EMPTY] = "DELETE FROM runs_new",	/* no trigger, no WHERE: emptied page by page */
+	/* the first and the last id stored, for their epochs (sq_each_run);
+	 * ?1 the largest id, NULL (no run) when both tables are empty */
+	[S_EPOCHS] = "SELECT nullif(min(coalesce((SELECT min(id) FROM runs_base), ?1), coalesce((SELECT "
+		     "min(id) FROM runs_new), ?1)), ?1), max(coalesce((SELECT max(id) FROM runs_base), 0), "
+		     "coalesce((SELECT max(id) FROM runs_new), 0))",
 };
 
 #define POINT_MEMO STORE_POINTS_MAX
@@ -282,6 +301,8 @@ static int migrate(struct sq *st, struct kerr *err)
 		if (sqlite3_exec(st->db, pragma, NULL, NULL, &msg) != SQLITE_OK)
 			goto fail;
 	}
+	if (sqlite3_exec(st->db, SERIES_STAT, NULL, NULL, &msg) != SQLITE_OK)
+		goto fail;
 	if (sqlite3_exec(st->db, "COMMIT", NULL, NULL, &msg) != SQLITE_OK)
 		goto fail;
 	return 0;
@@ -808,6 +829,15 @@ static void where(char *sql, size_t size, unsigned bits, const char *const *clau
 			strncat(sql, clause[i], size - strlen(sql) - 1);
 }
 
+/* A listing of one whole series reads it an epoch at a time (schema 15):
+ * runs_series gives each epoch's runs of the series in id order, where
+ * the series across its epochs would have to be sorted whole first. */
+static bool by_epoch(unsigned bits)
+{
+	return (bits & (FB_SYSTEM | FB_APPLICATION | FB_VARIANT)) ==
+	       (FB_SYSTEM | FB_APPLICATION | FB_VARIANT) && !(bits & FB_LABEL);
+}
+
 /* The listing statement for one combination of filters. The text is made
  * only of the constant fragments below; every value is bound. */
 static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct kerr *err)
@@ -849,6 +879,8 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s%s", STORE_LIST_COLUMNS(bits), STORE_RUN_FROM,
 			 oldest ? "r.id > ?6" : "r.id < ?6", STORE_VISIBLE);
 		where(sql, sizeof(sql), bits, clause, sizeof(clause) / sizeof(clause[0]));
+		if (by_epoch(bits))
+			strncat(sql, " AND r.epoch = ?10", sizeof(sql) - strlen(sql) - 1);
 	}
 	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY %s%s LIMIT ?7", order,
 		 oldest ? "" : " DESC");
@@ -856,17 +888,58 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 	return st->list[oldest][bits];
 }
 
+/* The epochs a listing reads, in its order: every epoch that holds runs,
+ * from the one of f's before_id on (an id of it may be on either side);
+ * *first > *last when there is none. */
+static int list_epochs(struct sq *st, const struct run_filter *f, int64_t *first, int64_t *last,
+		       struct kerr *err)
+{
+	sqlite3_stmt *s = stmt(st, S_EPOCHS, err);
+	int64_t lo = 1, hi = 0;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, INT64_MAX);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		sqlite3_reset(s);
+		return db_error(st, err, "listing runs");
+	}
+	if (sqlite3_column_type(s, 0) != SQLITE_NULL) {
+		lo = sqlite3_column_int64(s, 0) >> EPOCH_SHIFT;
+		hi = sqlite3_column_int64(s, 1) >> EPOCH_SHIFT;
+	}
+	sqlite3_reset(s);
+	if (f->before_id > 0 && f->oldest_first && (f->before_id >> EPOCH_SHIFT) > lo)
+		lo = f->before_id >> EPOCH_SHIFT;
+	if (f->before_id > 0 && !f->oldest_first && (f->before_id >> EPOCH_SHIFT) < hi)
+		hi = f->before_id >> EPOCH_SHIFT;
+	*first = f->oldest_first ? lo : hi;
+	*last = f->oldest_first ? hi : lo;
+	if (lo > hi)
+		*first = *last + (f->oldest_first ? 1 : -1);
+	return 0;
+}
+
 static int sq_each_run(struct store *base, const struct run_filter *f,
 		   int (*each)(const struct run *r, void *ctx), void *ctx, struct kerr *err)
 {
 	struct sq *st = (struct sq *)base;
 	unsigned bits = store_filter_bits(f);
+	bool epochs = by_epoch(bits), own = epochs && sqlite3_get_autocommit(st->db);
 	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err);
+	int64_t left = f->limit > 0 ? f->limit : -1, e = 0, last = 0, step = f->oldest_first ? 1 : -1;
 	struct run r;
-	int rc, stop = 0;
+	int rc = SQLITE_DONE, stop = 0;
 
 	if (!s)
 		return -1;
+	/* the epochs read in one transaction: one snapshot, as one statement */
+	if (own && exec_stmt(st, S_READ_BEGIN, err, "beginning a read"))
+		return -1;
+	if (epochs && list_epochs(st, f, &e, &last, err)) {
+		stop = -1;
+		goto out;
+	}
 	bind_text(s, 1, f->system);
 	bind_text(s, 2, f->application);
 	bind_text(s, 3, f->variant);
@@ -876,20 +949,33 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : 0);
 	else
 		sqlite3_bind_int64(s, 6, f->before_id > 0 ? f->before_id : INT64_MAX);
-	sqlite3_bind_int64(s, 7, f->limit > 0 ? f->limit : -1);
 	if (bits & FB_LABEL) {
 		bind_text(s, 8, f->labels[0].key);
 		bind_text(s, 9, f->labels[0].value);
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		row_read(s, &r, false, bits & FB_VALUES);
-		stop = each(&r, ctx);
-		if (stop)
+	/* one pass, or one an epoch while the limit leaves rows to list */
+	for (; !stop && left != 0 && (!epochs || e != last + step); e += step) {
+		sqlite3_bind_int64(s, 7, left);
+		if (epochs)
+			sqlite3_bind_int64(s, 10, e);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			row_read(s, &r, false, bits & FB_VALUES);
+			if (left > 0)
+				left--;
+			if ((stop = each(&r, ctx)))
+				break;
+		}
+		sqlite3_reset(s);
+		if (!stop && rc != SQLITE_DONE) {
+			stop = db_error(st, err, "listing runs");
+			break;
+		}
+		if (!epochs)
 			break;
 	}
-	sqlite3_reset(s);
-	if (!stop && rc != SQLITE_DONE)
-		return db_error(st, err, "listing runs");
+out:
+	if (own)
+		exec_stmt(st, S_COMMIT, NULL, "ending a read");
 	return stop;
 }
 
