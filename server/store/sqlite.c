@@ -33,11 +33,12 @@ enum stmt_id {
  * (the column epoch of both tables), so that a move writes only into the
  * newest epoch's part of it (see schema/0015_series_by_epoch.sql) */
 #define EPOCH_SHIFT 18
-/* what karted writes into sqlite_stat1 at every start: an epoch holds
- * many entries (2^18), an epoch of a series a few, so that SQLite finds a
- * series' entries by a skip-scan of the epochs, not by reading the index
- * whole; `karted` would otherwise have only what an ANALYZE of the
- * database found, or nothing */
+/* What karted writes into sqlite_stat1 at every start (migrate): an
+ * epoch holds many entries (2^18), an epoch of a series a few, so that
+ * SQLite finds a series' entries by a skip-scan of the epochs, not by
+ * reading the index whole. Without it SQLite would go by what an ANALYZE
+ * of the database once found (of a small one: an epoch of few entries,
+ * no skip-scan), or by nothing (the same). */
 #define SERIES_STAT                                                                            \
 	"DELETE FROM sqlite_stat1 WHERE idx = 'runs_series'; INSERT INTO sqlite_stat1 (tbl, idx, " \
 	"stat) VALUES ('runs_base', 'runs_series', '1000000 262144 30 1 1 1 1 1'); "                \
