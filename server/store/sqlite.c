@@ -930,7 +930,7 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 	sqlite3_stmt *s = list_stmt(st, bits, f->oldest_first, err);
 	int64_t left = f->limit > 0 ? f->limit : -1, e = 0, last = 0, step = f->oldest_first ? 1 : -1;
 	struct run r;
-	int rc = SQLITE_DONE, stop = 0;
+	int rc, stop = 0;
 
 	if (!s)
 		return -1;
@@ -954,8 +954,9 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 		bind_text(s, 8, f->labels[0].key);
 		bind_text(s, 9, f->labels[0].value);
 	}
-	/* one pass, or one an epoch while the limit leaves rows to list */
-	for (; !stop && left != 0 && (!epochs || e != last + step); e += step) {
+	/* one pass an epoch while the limit leaves rows to list (without
+	 * epochs, e and last are 0: one pass) */
+	for (; !stop && left != 0 && e != last + step; e += step) {
 		sqlite3_bind_int64(s, 7, left);
 		if (epochs)
 			sqlite3_bind_int64(s, 10, e);
@@ -967,12 +968,8 @@ static int sq_each_run(struct store *base, const struct run_filter *f,
 				break;
 		}
 		sqlite3_reset(s);
-		if (!stop && rc != SQLITE_DONE) {
+		if (!stop && rc != SQLITE_DONE)
 			stop = db_error(st, err, "listing runs");
-			break;
-		}
-		if (!epochs)
-			break;
 	}
 out:
 	if (own)
