@@ -800,6 +800,64 @@ static void test_json_writer_members(void **state)
 	}
 }
 
+/* The writer's edges: nesting to JW_DEPTH_MAX and one past it (over, and
+ * over for good, whatever is written after), a key known only at run time
+ * with a quote and a NUL in it, and a part spliced in whole or, over, making
+ * the whole over. */
+static void test_json_writer_edges(void **state)
+{
+	char key[] = "a\"b\0c", *text;
+	struct jw w, part;
+	size_t i, len;
+	int depth;
+
+	(void)state;
+	for (depth = JW_DEPTH_MAX; depth <= JW_DEPTH_MAX + 1; depth++) {
+		jw_init(&w, 1 << 20);
+		for (i = 0; i < (size_t)depth; i++)
+			jw_open(&w, '[');
+		jw_int(&w, 7);
+		for (i = 0; i < (size_t)depth; i++)
+			jw_close(&w, ']');
+		jw_int(&w, 8);
+		text = jw_take(&w, &len);
+		if (depth > JW_DEPTH_MAX) {
+			assert_null(text);
+			continue;
+		}
+		assert_non_null(text);
+		assert_int_equal(len, 2 * JW_DEPTH_MAX + 1 + 2);	/* [[...7...]],8 at depth 0 */
+		assert_memory_equal(text + JW_DEPTH_MAX, "7]", 2);
+		assert_string_equal(text + len - 2, ",8");
+		free(text);
+	}
+	jw_init(&w, 1 << 20);
+	jw_open(&w, '{');
+	jw_keyn(&w, key, sizeof(key) - 1);
+	jw_int(&w, 1);
+	jw_key(&w, key);	/* at run time; up to its NUL */
+	jw_init(&part, 1 << 20);
+	jw_open(&part, '[');
+	jw_real(&part, 0.1);
+	jw_real(&part, INFINITY);
+	jw_close(&part, ']');
+	jw_splice(&w, &part);
+	jw_close(&w, '}');
+	text = jw_take(&w, &len);
+	assert_string_equal(text, "{\"a\\\"b\\u0000c\":1,\"a\\\"b\":[0.1,null]}");
+	assert_int_equal(len, strlen(text));
+	free(text);
+	jw_init(&w, 1 << 20);
+	jw_open(&w, '[');
+	jw_init(&part, 8);
+	jw_open(&part, '[');
+	jw_real(&part, 0.1);	/* past 8 bytes with its room */
+	jw_splice(&w, &part);
+	jw_int(&w, 1);
+	jw_close(&w, ']');
+	assert_null(jw_take(&w, NULL));
+}
+
 /* Bodies yajl took and jansson, which reads everything karte stores, does
  * not (found by fuzz_run_agree): \v and \f as blanks, a control character
  * in a string, a token cut short after the last value. Each is a 400 now. */
@@ -828,6 +886,7 @@ int main(void)
 		cmocka_unit_test(test_only_json_is_json),
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_writer_members),
+		cmocka_unit_test(test_json_writer_edges),
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),

@@ -24,7 +24,7 @@ char *jw_take(struct jw *w, size_t *len)
 	char *text = w->over ? NULL : w->buf ? w->buf : xstrdup("");
 
 	if (text == w->buf && text)
-		text[w->len] = '\0';	/* room() kept a byte for it */
+		text[w->len] = '\0';	/* jw_room_ kept a byte for it */
 	if (len)
 		*len = text ? w->len : 0;
 	if (!text)
@@ -33,14 +33,20 @@ char *jw_take(struct jw *w, size_t *len)
 	return text;
 }
 
-static char *grow(struct jw *w, size_t n)
+/* cap goes to len once over: jw_room_'s one test then fails for good */
+char *jw_over_(struct jw *w)
+{
+	w->over = true;
+	w->cap = w->len;
+	return NULL;
+}
+
+char *jw_grow_(struct jw *w, size_t n)
 {
 	if (w->over)
 		return NULL;
-	if (n >= w->max - w->len) {	/* the text and its NUL within max */
-		w->over = true;
-		return NULL;
-	}
+	if (n >= w->max - w->len)	/* the text and its NUL within max */
+		return jw_over_(w);
 	w->cap = w->cap ? w->cap : 4096;
 	while (w->cap < w->len + n + 1)
 		w->cap *= 2;
@@ -50,55 +56,15 @@ static char *grow(struct jw *w, size_t n)
 	return w->buf + w->len;
 }
 
-/* Room for n more bytes and a NUL at the end of the text, or NULL (w
- * over its max); the caller writes there and adds what it wrote to len.
- * cap never passes max, so room within cap is room within max. */
-static inline char *room(struct jw *w, size_t n)
-{
-	if (!w->over && w->buf && n < w->cap - w->len)
-		return w->buf + w->len;
-	return grow(w, n);
-}
-
 static void put(struct jw *w, const char *s, size_t n)
 {
-	char *at = room(w, n);
-
-	if (!at)
-		return;
-	memcpy(at, s, n);
-	w->len += n;
-}
-
-/* Before a value or a key: the comma when its container has a member,
- * and room for the n bytes after it; where they go, or NULL (w over its
- * max). */
-static char *begin(struct jw *w, size_t n)
-{
-	bool comma = false;
-	uint64_t bit;
-	char *at;
-
-	if (w->keyed) {
-		w->keyed = false;
-	} else if (w->depth) {
-		bit = (uint64_t)1 << w->depth;
-		comma = (w->more & bit) != 0;
-		w->more |= bit;
-	}
-	if (!(at = room(w, n + comma)))
-		return NULL;
-	if (comma) {
-		*at++ = ',';
-		w->len++;
-	}
-	return at;
+	jw_put_(w, s, n);
 }
 
 /* The comma alone, before a value written piece by piece. */
 static void sep(struct jw *w)
 {
-	(void)begin(w, 0);
+	(void)jw_begin_(w, 0);
 }
 
 static void put_string(struct jw *w, const char *s, size_t n)
@@ -150,13 +116,13 @@ static void put_real(struct jw *w, double v)
 
 	if (!isfinite(v))
 		put(w, "null", 4);
-	else if ((at = room(w, NUM_TEXT_MAX + 2)))
+	else if ((at = jw_room_(w, NUM_TEXT_MAX + 2)))
 		w->len += num_shortest(v, at, true);
 }
 
 static void put_int(struct jw *w, int64_t v)
 {
-	char *at = room(w, 24);
+	char *at = jw_room_(w, 24);
 
 	if (at)
 		w->len += num_int(v, at);
@@ -170,7 +136,7 @@ static void put_value(struct jw *w, const json_t *v, int depth)
 	int first;
 
 	if (depth > 2048) {	/* jansson's parser limits depth likewise */
-		w->over = true;
+		(void)jw_over_(w);
 		return;
 	}
 	switch (v ? json_typeof(v) : JSON_NULL) {
@@ -217,88 +183,18 @@ static void put_value(struct jw *w, const json_t *v, int depth)
 	}
 }
 
-void jw_open(struct jw *w, char c)
+void jw_key_escaped_(struct jw *w, const char *key, size_t n)
 {
 	sep(w);
-	if (w->depth + 1 > JW_DEPTH_MAX) {
-		w->over = true;
-		return;
-	}
-	put(w, &c, 1);
-	w->depth++;
-	w->more &= ~((uint64_t)1 << w->depth);
-}
-
-void jw_close(struct jw *w, char c)
-{
-	if (w->depth)
-		w->depth--;
-	put(w, &c, 1);
-}
-
-void jw_keyn(struct jw *w, const char *key, size_t n)
-{
-	size_t i;
-	char *at;
-
-	for (i = 0; i < n; i++)
-		if ((unsigned char)key[i] < 0x20 || key[i] == '"' || key[i] == '\\')
-			break;
-	if (i < n) {	/* a key that needs escapes */
-		sep(w);
-		put_string(w, key, n);
-		put(w, ":", 1);
-	} else if ((at = begin(w, n + 3))) {	/* ,"key": in one piece */
-		at[0] = '"';
-		memcpy(at + 1, key, n);
-		memcpy(at + 1 + n, "\":", 2);
-		w->len += n + 3;
-	}
+	put_string(w, key, n);
+	put(w, ":", 1);
 	w->keyed = true;
-}
-
-void jw_real(struct jw *w, double v)
-{
-	char *at;
-
-	if (!isfinite(v))
-		jw_null(w);
-	else if ((at = begin(w, NUM_TEXT_MAX + 2)))
-		w->len += num_shortest(v, at, true);
-}
-
-void jw_int(struct jw *w, int64_t v)
-{
-	char *at = begin(w, 24);
-
-	if (at)
-		w->len += num_int(v, at);
 }
 
 void jw_str(struct jw *w, const char *s)
 {
 	sep(w);
 	put_string(w, s, strlen(s));
-}
-
-void jw_bool(struct jw *w, bool b)
-{
-	char *at = begin(w, 5);
-
-	if (at) {
-		memcpy(at, b ? "true" : "false", b ? 4 : 5);
-		w->len += b ? 4 : 5;
-	}
-}
-
-void jw_null(struct jw *w)
-{
-	char *at = begin(w, 4);
-
-	if (at) {
-		memcpy(at, "null", 4);
-		w->len += 4;
-	}
 }
 
 void jw_value(struct jw *w, const json_t *v)
@@ -317,7 +213,7 @@ void jw_splice(struct jw *w, struct jw *part)
 {
 	sep(w);
 	if (part->over)
-		w->over = true;
+		(void)jw_over_(w);
 	else
 		put(w, part->buf ? part->buf : "null", part->buf ? part->len : 4);
 	jw_free(part);
