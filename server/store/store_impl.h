@@ -149,6 +149,9 @@ enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, F
 #define STORE_RVV_TEXT(c) ", NULL"
 #define STORE_VALUE_COLUMNS "r.id, NULL, NULL, NULL" STORE_RUN_VALUES(STORE_RV_VALUE) ", NULL"
 #define STORE_LIST_COLUMNS(bits) ((bits) & FB_VALUES ? STORE_VALUE_COLUMNS : STORE_RUN_COLUMNS)
+/* Every column, the series' names bound as ?1, ?2, ?3 (a listing of one
+ * series: SQLite's arm_stmt) */
+#define STORE_ARM_COLUMNS "r.id, ?1, ?2, ?3" STORE_RUN_VALUES(STORE_RV_SELECT) ", r.created_at"
 
 /* A listing driven by run_labels: its FROM and the first WHERE terms, the
  * key and value given as parameters kp and vp ("?8" or "$4"). */
