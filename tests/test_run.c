@@ -858,6 +858,38 @@ static void test_json_writer_edges(void **state)
 	assert_null(jw_take(&w, NULL));
 }
 
+/* The scan for control characters, a block of 64 bytes at a time: one at
+ * each place around the blocks' edges is found, and named by its line;
+ * tabs, newlines and carriage returns anywhere are blanks. */
+static void test_control_characters_anywhere(void **state)
+{
+	static const size_t at[] = {0, 1, 62, 63, 64, 65, 127, 128, 190, 191};
+	char body[192], msg[128];
+	struct kerr err;
+	size_t i, k, len;
+
+	(void)state;
+	for (len = 1; len <= sizeof(body); len++) {
+		for (i = 0; i < len; i++)
+			body[i] = "{\"a\": 1,\t\r\n"[i % 11];
+		assert_int_equal(run_json_controls(body, len, &err), 0);
+		for (k = 0; k < sizeof(at) / sizeof(at[0]) && at[k] < len; k++) {
+			char keep = body[at[k]];
+			long line = 1;
+
+			for (i = 0; i < at[k]; i++)
+				line += body[i] == '\n';
+			body[at[k]] = (char)(k % 2 ? 0x1f : 0x01);
+			kerr_clear(&err);
+			assert_int_equal(run_json_controls(body, len, &err), -1);
+			snprintf(msg, sizeof(msg), "line %ld: the control character 0x%02x ", line,
+				 (unsigned)body[at[k]]);
+			assert_memory_equal(err.msg, msg, strlen(msg));
+			body[at[k]] = keep;
+		}
+	}
+}
+
 /* Bodies yajl took and jansson, which reads everything karte stores, does
  * not (found by fuzz_run_agree): \v and \f as blanks, a control character
  * in a string, a token cut short after the last value. Each is a 400 now. */
@@ -887,6 +919,7 @@ int main(void)
 		cmocka_unit_test(test_json_writer),
 		cmocka_unit_test(test_json_writer_members),
 		cmocka_unit_test(test_json_writer_edges),
+		cmocka_unit_test(test_control_characters_anywhere),
 		cmocka_unit_test(test_minimal_run_and_derived_gamma),
 		cmocka_unit_test(test_gamma_only_derives_chi),
 		cmocka_unit_test(test_tau_alone),
