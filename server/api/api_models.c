@@ -7,7 +7,6 @@
  * asked, and warnings when the points cannot support the model.
  */
 #include <errno.h>
-#include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdint.h>
@@ -20,6 +19,7 @@
 #include "model_body.h"
 #include "models.h"
 #include "analysis/pmnf.h"
+#include "core/dconv.h"
 #include "core/xalloc.h"
 
 
@@ -137,7 +137,7 @@ static int group_points(struct obsv *o, size_t nv, struct model_data *md, const 
 			vals[j - i] = o[j].v;
 		r = j - i;
 		if (each)
-			gsl_sort(vals, 1, r);	/* ascending within the point */
+			dconv_sort(vals, r);	/* ascending within the point */
 		for (k = 0; k < (size_t)md->nparams; k++)
 			md->x[m * (size_t)md->nparams + k] = o[i].x[k];
 		md->reps[m] = r;

@@ -1,7 +1,8 @@
-// The C face of fmt and fast_float (dconv.h). C++ only because the
+// The C face of fmt, fast_float and std::sort (dconv.h). C++ only because the
 // libraries are; nothing here throws or allocates.
 #include "dconv.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -124,4 +125,9 @@ int dconv_strtod(const char *s, size_t len, double *out)
 		return -1;
 	r = fast_float::from_chars(s, s + len, *out);
 	return r.ec == std::errc() && r.ptr == s + len ? 0 : -1;
+}
+
+void dconv_sort(double *v, size_t n)
+{
+	std::sort(v, v + n);
 }

@@ -3,7 +3,8 @@
  * libraries: fmt (Dragonbox) writes the shortest digits that read back to
  * the same double, fast_float reads the double nearest to a decimal.
  * Both are exact, and neither takes glibc's multi-precision path that
- * printf("%.17g") and strtod take for most computed values.
+ * printf("%.17g") and strtod take for most computed values. And, the C++
+ * file being here, the standard library's sort of doubles.
  */
 #ifndef KARTE_DCONV_H
 #define KARTE_DCONV_H
@@ -30,6 +31,11 @@ size_t dconv_digits(uint64_t u, char *buf);
  * not one number as a whole. Infinities come back as such (a caller that
  * wants finite values checks). */
 int dconv_strtod(const char *s, size_t len, double *out);
+
+/* v[0..n) in ascending order (no NAN among them): the C++ library's
+ * introsort, 0.30 ms for 50 points of 200 values where GSL's heapsort
+ * (gsl_sort) takes 0.49. */
+void dconv_sort(double *v, size_t n);
 
 #ifdef __cplusplus
 }
