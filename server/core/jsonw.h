@@ -62,7 +62,7 @@ static inline char *jw_room_(struct jw *w, size_t n)
 static inline char *jw_begin_(struct jw *w, size_t n)
 {
 	uint64_t bit = (uint64_t)1 << w->depth;
-	bool comma = !w->keyed && (w->more & bit) != 0;
+	bool comma = !w->keyed && w->depth && (w->more & bit) != 0;
 	char *at;
 
 	if (!w->keyed)

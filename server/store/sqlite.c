@@ -116,7 +116,7 @@ static const char *const stmt_sql[S_COUNT] = {
 			 STORE_RUN_INSERT_COLUMNS " FROM runs_new WHERE id <= ?1 ORDER BY id",
 	[S_MERGE_DROP] = "DELETE FROM runs_new WHERE id <= ?1",
 	[S_MERGE_EMPTY] = "DELETE FROM runs_new",	/* no trigger, no WHERE: emptied page by page */
-	/* what a listing of one whole series needs first (sq_each_run): the
+	/* what a listing of one whole series needs first (list_series): the
 	 * first and the last id stored, for their epochs (NULL, NULL when both
 	 * tables are empty; ?1 the largest id), the series' id (NULL: no such
 	 * series) and the ids of an import still being stored (STORE_VISIBLE) */
