@@ -38,7 +38,7 @@ import openapi_check  # noqa: E402
 
 openapi_check.ENABLED = False  # a benchmark's clock counts karted, not the suites' schema check
 
-REQUESTS = 9
+REQUESTS = 25
 
 
 def inproc(cmd):
@@ -84,7 +84,7 @@ def http_ms(fn):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--build", default="build")
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--rounds", type=int, default=9)
     a = ap.parse_args()
     b = os.path.join(ROOT, a.build)
     d = temp_dir("karte-bench-http-")
