@@ -744,9 +744,10 @@ static char *col_borrowed(sqlite3_stmt *s, int i)
 
 /* Fill r from a row of STORE_RUN_COLUMNS; the strings are the row's (borrowed)
  * when copy is false, else owned by r. A row of STORE_VALUE_COLUMNS
- * (values: FB_VALUES) has its texts NULL by construction and its numbers
- * without a has bit NOT NULL, so only the others are asked for their type
- * (a third of the calls, for the 1,000 runs an analysis reads). */
+ * (values: FB_VALUES) has the columns an analysis does not read NULL by
+ * construction, left unasked, and its numbers without a has bit NOT NULL,
+ * so only the others are asked for their type (a third of the calls, for
+ * the 1,000 runs an analysis reads). */
 static void row_read(sqlite3_stmt *s, struct run *r, bool copy, bool values)
 {
 	char *(*text)(sqlite3_stmt *s, int i) = copy ? col_text : col_borrowed;
@@ -763,7 +764,7 @@ static void row_read(sqlite3_stmt *s, struct run *r, bool copy, bool values)
 	for (k = 0; k < STORE_RUN_NVALUES; k++) {
 		int i = STORE_RUN_VALUE0 + (int)k;
 
-		if ((values && store_run_values[k].kind == STORE_RV_TEXT) ||
+		if ((values && !store_run_values[k].value) ||
 		    ((!values || store_run_values[k].has) && sqlite3_column_type(s, i) == SQLITE_NULL))
 			continue;
 		if (store_run_values[k].kind == STORE_RV_INT)

@@ -34,7 +34,9 @@ const struct store_table_desc store_tables[STORE_TABLES] = {
 
 /* ---- a run's values, by the one list (store_impl.h) ---- */
 
-#define STORE_RV_ENTRY(c, k, h, pt) {#c, STORE_RV_##k, h, offsetof(struct run, c)},
+#define STORE_RV_VL_KEEP true
+#define STORE_RV_VL_SKIP false
+#define STORE_RV_ENTRY(c, k, h, pt, vl) {#c, STORE_RV_##k, h, offsetof(struct run, c), STORE_RV_VL_##vl},
 const struct store_run_value store_run_values[STORE_RUN_NVALUES] = {STORE_RUN_VALUES(STORE_RV_ENTRY)};
 
 #define RV_AT(r, k, type) ((type *)((char *)(r) + store_run_values[k].offset))

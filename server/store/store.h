@@ -152,10 +152,10 @@ struct run_filter {
 	bool oldest_first;	 /* ascending id (analyses) instead of newest first */
 	const struct label_eq *labels;	/* nlabels of them, all must match (checked on */
 	size_t nlabels;			/* each run the SQL selects; limit counts matches) */
-	bool values_only;	 /* the run's id and numbers alone: system, application,
-				  * variant, its texts (measured_at, regions, labels...)
-				  * and created_at come back NULL (an analysis of a
-				  * series' values reads half the columns) */
+	bool values_only;	 /* the run's id and the numbers an analysis of a series
+				  * reads (p, n, tau, chi, frequency_mhz, energy_j):
+				  * system, application, variant, the texts, gamma,
+				  * power_cap_w and created_at come back unset */
 };
 
 /* Call each(run, ctx) for every matching run, newest first (or oldest with

@@ -61,18 +61,20 @@ struct store {
  * that both backends' SQL texts, binding and reading follow, and karted
  * copy's table. A new column of runs is a line here (with its migrations
  * in schema/, and on PostgreSQL karte_put_runs taking one more array).
- * X(column, kind, has, point): kind INT (int64_t), REAL (double) or TEXT
- * (char *); has the RUN_HAS_* bit that says the value is set (0: always,
- * or a text that is not NULL); point KEEP when a baseline reads it
- * (STORE_POINT_COLUMNS), else SKIP. */
+ * X(column, kind, has, point, value): kind INT (int64_t), REAL (double) or
+ * TEXT (char *); has the RUN_HAS_* bit that says the value is set (0:
+ * always, or a text that is not NULL); point KEEP when a baseline reads it
+ * (STORE_POINT_COLUMNS), else SKIP; value KEEP when an analysis of a series
+ * reads it (run_filter.values_only: STORE_VALUE_COLUMNS), else SKIP. */
 #define STORE_RUN_VALUES(X)                                                                   \
-	X(p, INT, 0, KEEP) X(n, REAL, 0, KEEP) X(tau, REAL, 0, KEEP)                            \
-	X(chi, REAL, RUN_HAS_CHI, SKIP) X(gamma, REAL, RUN_HAS_CHI, SKIP)                         \
-	X(frequency_mhz, REAL, RUN_HAS_FREQ, SKIP) X(power_cap_w, REAL, RUN_HAS_CAP, SKIP)        \
-	X(energy_j, REAL, RUN_HAS_ENERGY, KEEP) X(measured_at, TEXT, 0, KEEP)                     \
-	X(idempotency_key, TEXT, 0, SKIP) X(regions, TEXT, 0, KEEP) X(labels, TEXT, 0, SKIP)
+	X(p, INT, 0, KEEP, KEEP) X(n, REAL, 0, KEEP, KEEP) X(tau, REAL, 0, KEEP, KEEP)            \
+	X(chi, REAL, RUN_HAS_CHI, SKIP, KEEP) X(gamma, REAL, RUN_HAS_CHI, SKIP, SKIP)             \
+	X(frequency_mhz, REAL, RUN_HAS_FREQ, SKIP, KEEP)                                          \
+	X(power_cap_w, REAL, RUN_HAS_CAP, SKIP, SKIP) X(energy_j, REAL, RUN_HAS_ENERGY, KEEP, KEEP) \
+	X(measured_at, TEXT, 0, KEEP, SKIP) X(idempotency_key, TEXT, 0, SKIP, SKIP)               \
+	X(regions, TEXT, 0, KEEP, SKIP) X(labels, TEXT, 0, SKIP, SKIP)
 
-#define STORE_RV_INDEX(c, k, h, pt) STORE_RVI_##c,
+#define STORE_RV_INDEX(c, k, h, pt, vl) STORE_RVI_##c,
 enum store_rv_index { STORE_RUN_VALUES(STORE_RV_INDEX) STORE_RUN_NVALUES };
 
 enum store_rv_kind { STORE_RV_INT, STORE_RV_REAL, STORE_RV_TEXT };
@@ -82,6 +84,7 @@ struct store_run_value {
 	enum store_rv_kind kind;
 	unsigned has;
 	size_t offset;		/* in struct run */
+	bool value;		/* in a listing of values (STORE_VALUE_COLUMNS) */
 };
 
 extern const struct store_run_value store_run_values[STORE_RUN_NVALUES];
@@ -104,14 +107,14 @@ void store_run_put_text(struct run *r, size_t k, char *v);
  * STORE_RUN_VALUE0 + k); an insert writes STORE_RUN_INSERT_COLUMNS (id,
  * series_id, the values, created_at), of SQL types STORE_RUN_TYPES
  * (store_query's letters). */
-#define STORE_RV_SELECT(c, k, h, pt) ", r." #c
-#define STORE_RV_NAME(c, k, h, pt) ", " #c
-#define STORE_RV_QMARK(c, k, h, pt) ",?"
-#define STORE_RV_TYPE(c, k, h, pt) STORE_RVT_##k
+#define STORE_RV_SELECT(c, k, h, pt, vl) ", r." #c
+#define STORE_RV_NAME(c, k, h, pt, vl) ", " #c
+#define STORE_RV_QMARK(c, k, h, pt, vl) ",?"
+#define STORE_RV_TYPE(c, k, h, pt, vl) STORE_RVT_##k
 #define STORE_RVT_INT "i"
 #define STORE_RVT_REAL "r"
 #define STORE_RVT_TEXT "t"
-#define STORE_RV_POINT(c, k, h, pt) STORE_RVP_##pt(c)
+#define STORE_RV_POINT(c, k, h, pt, vl) STORE_RVP_##pt(c)
 #define STORE_RVP_KEEP(c) ", r." #c
 #define STORE_RVP_SKIP(c) ", NULL"
 #define STORE_RUN_VALUE0 4
@@ -142,11 +145,10 @@ enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, F
 #define LIST_VARIANTS 128
 
 /* The columns of a listing: every one, or (FB_VALUES) the id and the
- * numbers in their places, NULL for the texts. */
-#define STORE_RV_VALUE(c, k, h, pt) STORE_RVV_##k(c)
-#define STORE_RVV_INT(c) ", r." #c
-#define STORE_RVV_REAL(c) ", r." #c
-#define STORE_RVV_TEXT(c) ", NULL"
+ * numbers an analysis reads in their places, NULL for the others. */
+#define STORE_RV_VALUE(c, k, h, pt, vl) STORE_RVV_##vl(c)
+#define STORE_RVV_KEEP(c) ", r." #c
+#define STORE_RVV_SKIP(c) ", NULL"
 #define STORE_VALUE_COLUMNS "r.id, NULL, NULL, NULL" STORE_RUN_VALUES(STORE_RV_VALUE) ", NULL"
 #define STORE_LIST_COLUMNS(bits) ((bits) & FB_VALUES ? STORE_VALUE_COLUMNS : STORE_RUN_COLUMNS)
 /* Every column, the series' names bound as ?1, ?2, ?3 (a listing of one
