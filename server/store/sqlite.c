@@ -838,6 +838,13 @@ static void where(char *sql, size_t size, unsigned bits, const char *const *clau
 			strncat(sql, clause[i], size - strlen(sql) - 1);
 }
 
+/* A listing's filters after the first, by filter_bit (where) */
+static const char *const list_clause[] = {
+	" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
+	" AND r.p = ?4", " AND r.n = ?5",
+};
+#define LIST_CLAUSES (sizeof(list_clause) / sizeof(list_clause[0]))
+
 /* A listing of one whole series reads it an epoch at a time (schema 15),
  * and each epoch from runs_base and runs_new apart (arm_stmt): runs_series
  * gives each epoch's runs of the series in id order, where the series
@@ -865,10 +872,10 @@ static sqlite3_stmt *arm_stmt(struct sq *st, unsigned bits, bool oldest, int t, 
 		return st->arm[oldest][bits][t];
 	}
 	snprintf(sql, sizeof(sql), "SELECT %s FROM %s r WHERE %sr.series_id = ?11 AND r.id BETWEEN ?14 AND "
-		 "?15 AND r.id NOT BETWEEN ?12 AND ?13%s%s ORDER BY r.id%s LIMIT ?7",
-		 bits & FB_VALUES ? STORE_VALUE_COLUMNS : STORE_ARM_COLUMNS, t ? "runs_new" : "runs_base",
-		 t ? "" : "r.epoch = ?10 AND ", bits & FB_P ? " AND r.p = ?4" : "",
-		 bits & FB_N ? " AND r.n = ?5" : "", oldest ? "" : " DESC");
+		 "?15 AND r.id NOT BETWEEN ?12 AND ?13", bits & FB_VALUES ? STORE_VALUE_COLUMNS : STORE_ARM_COLUMNS,
+		 t ? "runs_new" : "runs_base", t ? "" : "r.epoch = ?10 AND ");
+	where(sql, sizeof(sql), bits & (FB_P | FB_N), list_clause, LIST_CLAUSES);	/* the series: by id */
+	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY r.id%s LIMIT ?7", oldest ? "" : " DESC");
 	st->arm[oldest][bits][t] = prepare(st, sql, err);
 	return st->arm[oldest][bits][t];
 }
@@ -877,10 +884,6 @@ static sqlite3_stmt *arm_stmt(struct sq *st, unsigned bits, bool oldest, int t, 
  * only of the constant fragments below; every value is bound. */
 static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct kerr *err)
 {
-	static const char *const clause[] = {
-		" AND s.system = ?1", " AND s.application = ?2", " AND s.variant = ?3",
-		" AND r.p = ?4", " AND r.n = ?5",
-	};
 	char sql[2048] = "";
 	const char *order = "r.id";
 	int t;
@@ -907,13 +910,13 @@ static sqlite3_stmt *list_stmt(struct sq *st, unsigned bits, bool oldest, struct
 				 "l.value = ?9 AND %s%s%s", t ? " UNION ALL " : "",
 				 STORE_LIST_COLUMNS(bits) + strlen("r.id"), arm[t][0],
 				 oldest ? "l.run_id > ?6" : "l.run_id < ?6", arm[t][1], STORE_VISIBLE);
-			where(sql, sizeof(sql), bits, clause, sizeof(clause) / sizeof(clause[0]));
+			where(sql, sizeof(sql), bits, list_clause, LIST_CLAUSES);
 		}
 		order = "1";
 	} else {
 		snprintf(sql, sizeof(sql), "SELECT %s%s WHERE %s%s", STORE_LIST_COLUMNS(bits), STORE_RUN_FROM,
 			 oldest ? "r.id > ?6" : "r.id < ?6", STORE_VISIBLE);
-		where(sql, sizeof(sql), bits, clause, sizeof(clause) / sizeof(clause[0]));
+		where(sql, sizeof(sql), bits, list_clause, LIST_CLAUSES);
 	}
 	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY %s%s LIMIT ?7", order,
 		 oldest ? "" : " DESC");

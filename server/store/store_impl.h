@@ -146,9 +146,7 @@ enum filter_bit { FB_SYSTEM = 1, FB_APPLICATION = 2, FB_VARIANT = 4, FB_P = 8, F
 
 /* The columns of a listing: every one, or (FB_VALUES) the id and the
  * numbers an analysis reads in their places, NULL for the others. */
-#define STORE_RV_VALUE(c, k, h, pt, vl) STORE_RVV_##vl(c)
-#define STORE_RVV_KEEP(c) ", r." #c
-#define STORE_RVV_SKIP(c) ", NULL"
+#define STORE_RV_VALUE(c, k, h, pt, vl) STORE_RVP_##vl(c)	/* KEEP or SKIP, as a point's */
 #define STORE_VALUE_COLUMNS "r.id, NULL, NULL, NULL" STORE_RUN_VALUES(STORE_RV_VALUE) ", NULL"
 #define STORE_LIST_COLUMNS(bits) ((bits) & FB_VALUES ? STORE_VALUE_COLUMNS : STORE_RUN_COLUMNS)
 /* Every column, the series' names bound as ?1, ?2, ?3 (a listing of one
