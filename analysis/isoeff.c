@@ -226,12 +226,10 @@ static void steps_and_boundary(const struct ka_obs *obs, const struct iso_work *
 			       const struct ka_iso_opts *o, const struct ka_iso_visitor *v)
 {
 	size_t i = 0, end, k, boundary;
-	bool c3;
 
 	while (i < nobs) {
 		end = w->row_end[i];
 		boundary = i;
-		c3 = false;
 		for (k = i; k + 1 < end; k++) {
 			const struct ka_obs *a = &obs[k], *b = &obs[k + 1];
 			struct ka_step s = {k, k + 1, ka_classify_step(a->tau, b->tau, o->c2_rtol), NAN,
@@ -246,11 +244,12 @@ static void steps_and_boundary(const struct ka_obs *obs, const struct iso_work *
 				      ka_classify_step(1, 1 + hi, o->c2_rtol);
 			if (boundary == k && s.cls == KA_C1)
 				boundary = k + 1;
-			c3 = c3 || (k >= boundary && s.cls == KA_C3);
 			if (v->step)
 				v->step(&s, v->ctx);
 		}
-		if (v->boundary && c3)	/* a boundary only where tau rises after it */
+		/* tau stops falling at the boundary when a C2 or C3 step follows
+		 * it; none where tau falls through the last measured p */
+		if (v->boundary && boundary + 1 < end)
 			v->boundary(boundary, v->ctx);
 		i = end;
 	}

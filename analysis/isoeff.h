@@ -113,8 +113,8 @@ struct ka_iso_visitor {
 	void (*step)(const struct ka_step *s, void *ctx);
 	void (*boundary)(size_t obs, void *ctx);	/* the C1/C3 boundary point of an n: the
 							 * last reached through C1 steps, where a
-							 * C3 step follows (none at an n where tau
-							 * never rises) */
+							 * C2 or C3 step follows (none at an n
+							 * where tau falls through its last p) */
 	void (*sps)(const struct ka_sps *s, void *ctx);
 	void (*candidate)(const struct ka_pair *c, void *ctx);
 	void (*not_sps)(const struct ka_pair *c, void *ctx);

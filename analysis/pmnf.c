@@ -655,6 +655,30 @@ int ka_pmnf_tau_turn(const struct ka_pmnf_model *r, double n, double plo, double
 	return 0;
 }
 
+/* ---- rounding noise ------------------------------------------------------- */
+
+void ka_pmnf_drop_noise(struct ka_pmnf_model *mdl, const double *x, size_t m)
+{
+	double most[KA_PMNF_TERMS], largest = fabs(mdl->constant);
+	size_t i;
+	int k, kept;
+
+	for (k = 0; k < mdl->nterms; k++) {
+		most[k] = 0;
+		for (i = 0; i < m; i++)
+			most[k] = fmax(most[k], fabs(ka_pmnf_term_eval(&mdl->t[k], x + i * (size_t)mdl->nparams)));
+		largest = fmax(largest, most[k]);
+	}
+	if (!(largest > 0) || !isfinite(largest))
+		return;
+	if (fabs(mdl->constant) < KA_PMNF_NOISE * largest)
+		mdl->constant = 0;
+	for (k = 0, kept = 0; k < mdl->nterms; k++)
+		if (!(most[k] < KA_PMNF_NOISE * largest))
+			mdl->t[kept++] = mdl->t[k];
+	mdl->nterms = kept;
+}
+
 /* ---- text ------------------------------------------------------------------ */
 
 static size_t put(char *buf, size_t size, size_t len, const char *fmt, ...)
@@ -682,11 +706,15 @@ void ka_pmnf_format(const struct ka_pmnf_model *mdl, const char *const *names, c
 	if (!size)
 		return;
 	buf[0] = '\0';
-	len = put(buf, size, len, "%.6g", mdl->constant);
+	if (mdl->constant != 0 || mdl->nterms == 0)	/* a constant of 0 is left out */
+		len = put(buf, size, len, "%.6g", mdl->constant);
 	for (k = 0; k < mdl->nterms; k++) {
 		const struct ka_pmnf_term *t = &mdl->t[k];
 
-		len = put(buf, size, len, " %c %.6g", t->coef < 0 ? '-' : '+', fabs(t->coef));
+		if (len == 0)
+			len = put(buf, size, len, "%s%.6g", t->coef < 0 ? "-" : "", fabs(t->coef));
+		else
+			len = put(buf, size, len, " %c %.6g", t->coef < 0 ? '-' : '+', fabs(t->coef));
 		for (i = 0; i < t->nfactors; i++) {
 			const struct ka_pmnf_factor *f = &t->f[i];
 			const char *name = names[f->param];

@@ -18,6 +18,7 @@
 #define KA_PMNF_TERMS 3		/* at most, besides the constant (a*b + a) */
 #define KA_PMNF_PAIRS 42	/* Extra-P's default exponent pairs */
 #define KA_PMNF_EPSILON 5e-4	/* least term contribution; constant cleaning */
+#define KA_PMNF_NOISE 1e-9	/* a term this small against the largest is rounding noise */
 
 /* x_param^(num/den) * log2(x_param)^log */
 struct ka_pmnf_factor {
@@ -59,6 +60,13 @@ int ka_pmnf_single(const double *x, const double *y, size_t m, double *work,
  * of point i, y[i] its mean. Allocates its scratch; -KA_ESPACE when that
  * fails. Errors as ka_pmnf_single. */
 int ka_pmnf_multi(const double *x, const double *y, size_t m, struct ka_pmnf_model *out);
+
+/* Rounding noise out of a fitted model: the constant, and each term, whose
+ * largest magnitude over the m points x (nparams coordinates each) is
+ * below KA_PMNF_NOISE times the largest term's (the constant's included)
+ * is 0, the term left out (-6.9e-18 + 0.001 * log2(p)^2 becomes
+ * 0.001 * log2(p)^2). The figures of fit are left as they are. */
+void ka_pmnf_drop_noise(struct ka_pmnf_model *mdl, const double *x, size_t m);
 
 /* The model's value at x (nparams coordinates). */
 double ka_pmnf_eval(const struct ka_pmnf_model *mdl, const double *x);

@@ -830,8 +830,8 @@ def model_of_a_stored_series():
     s, g, _ = k.request("GET", base + "&n=2000")
     expect(s == 200 and g["n"] == 2000 and g["points"] == 4, f"n=2000 chosen ({s} {g.get('points')})")
     s, g, _ = k.request("GET", base + "&parameters=n&p=4")
-    expect(s == 200 and g["p"] == 4 and g["points"] == 2 and g["parameters"] == ["n"]
-           and any("n takes only 2 distinct values" in w for w in g["warnings"]), f"over n at p=4 ({s} {g})")
+    expect(s == 200 and g["p"] == 4 and g["points"] == 2 and g["parameters"] == ["n"] and g["quality"] == "unusable"
+           and any("n takes 2 distinct values" in w for w in g["quality_reasons"]), f"over n at p=4 ({s} {g})")
     s, g, _ = k.request("GET", base + "&parameters=p,n")
     expect(s == 200 and g["parameters"] == ["p", "n"] and g["points"] == 11, f"p and n: 11 coordinates ({s} {g.get('points')})")
     for q, status, field in [("&metric=bogus", 400, "metric"), ("&metric=region:none", 404, "metric"),
@@ -1074,6 +1074,74 @@ def history_axes_pad_around_their_values_and_stay_positive():
 
 
 @test
+def strong_scaling_is_modelled_as_the_resource():
+    """resource=auto, the default of a stored series' model: p x tau when
+    tau's means fall at every step of at least 3 measured p at the fixed n
+    (Extra-P 4.2's strong-scaling check), else tau as measured; the answer
+    says which and why. POST models the points as given unless asked."""
+    k, t = Shared.k, Shared.token
+    ps = (1, 2, 4, 8, 16, 32)
+    runs = [run(system="strong-it", application="a", p=p, n=1000.0, tau=(4 / p + 0.002 * p) * f, chi=0.0)
+            for p in ps for f in (0.99, 1.0, 1.01)]
+    runs += [run(system="strong-it", application="rises", p=p, n=1.0, tau=v, chi=0.0)
+             for p, v in ((1, 10), (2, 6), (4, 7), (8, 3))]
+    runs += [run(system="strong-it", application="two", p=p, n=1.0, tau=v, chi=0.0) for p, v in ((1, 10), (2, 6))]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    base = "/api/v1/analysis/model?system=strong-it&application=a&predict=128"
+    s, g, _ = k.request("GET", base)
+    # tau = 4/p + 0.002 p exactly in the mean: p tau = 4 + 0.002 p^2
+    expect(s == 200 and g["resource"] is True and "falls at every step of the 6 measured p" in g["resource_reason"]
+           and g["function"].startswith("(4 + 0.002 * p^2") and g["function"].endswith(") / p"),
+           f"auto: modelled as p x tau ({g.get('function')} {g.get('resource_reason')})")
+    pr = g["predictions"][0]["model"]
+    expect(abs(pr - (4 / 128 + 0.256)) < 1e-9 and g["quality"] == "good",
+           f"tau at 128 = 0.28725, not below 0 ({pr} {g['quality']})")
+    s, f, _ = k.request("GET", base + "&resource=false")
+    expect(s == 200 and f["resource"] is False and f["resource_reason"] == "τ modelled as measured (resource=false)"
+           and f["quality"] != "good", f"forced as measured: not a good model ({f['function']} {f['quality']})")
+    s, r, _ = k.request("GET", base.replace("application=a", "application=rises"))
+    expect(s == 200 and r["resource"] is False and "from p = 2 to 4" in r["resource_reason"],
+           f"tau rises from 2 to 4: as measured, said where ({r['resource_reason']})")
+    s, r, _ = k.request("GET", base.replace("application=a", "application=two"))
+    expect(s == 200 and r["resource"] is False and "2 distinct p" in r["resource_reason"]
+           and r["quality"] == "unusable" and any("p takes 2 distinct values" in x for x in r["quality_reasons"])
+           and r["predictions"][0]["model"] is None,
+           f"two p: unusable, nothing extrapolated ({r['quality_reasons']} {r['predictions']})")
+    s, e, _ = k.request("GET", base + "&resource=maybe")
+    expect(s == 400 and e["field"] == "resource", f"resource=maybe refused ({s} {e})")
+    s, r, _ = k.request("GET", "/api/v1/reports/model.svg?system=strong-it&application=a")
+    expect(json.loads(r_headers(k, "/api/v1/reports/model.svg?system=strong-it&application=a"))["title"]
+           == "scaling model: strong-it:a at n = 1000, modelled as p × τ", "the report draws the same model")
+    # POST: as given by default; "auto" and true on request
+    pts = [{"coordinates": [p], "values": [4 / p + 0.002 * p]} for p in ps]
+    for body_extra, want in (({}, False), ({"resource": "auto"}, True), ({"resource": True}, True),
+                             ({"resource": False}, False)):
+        s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": pts, **body_extra})
+        expect(s == 200 and b["resource"] is want, f"POST {body_extra}: resource {want} ({s} {b.get('resource')})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": pts, "resource": "yes"})
+    expect(s == 400 and b["field"] == "resource", f"resource 'yes' refused ({s} {b})")
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["n"], "points": pts, "resource": True})
+    expect(s == 400 and b["field"] == "resource", f"resource over n refused ({s} {b})")
+    # three or four distinct values: at best poor, the count named
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": [
+        {"coordinates": [p], "values": [1 + 2 * p]} for p in (1, 2, 4, 8)]})
+    expect(b["quality"] == "poor" and any("p takes only 4 distinct values" in x for x in b["quality_reasons"]),
+           f"an exact line over 4 p: poor ({b['quality']} {b['quality_reasons']})")
+    # no rounding noise in the function: 0.001 log2(p)^2 has no constant
+    import math
+    s, b, _ = k.request("POST", "/api/v1/analysis/model", {"parameters": ["p"], "points": [
+        {"coordinates": [p], "values": [0.001 * math.log2(p) ** 2]} for p in (2, 4, 8, 16, 32, 64)]})
+    expect(b["function"] == "0.001 * log2(p)^2" and b["constant"] == 0,
+           f"no coefficient of rounding noise ({b['function']} {b['constant']})")
+
+
+def r_headers(k, path):
+    s, _, h = k.request("GET", path)
+    return h["X-Karte-Frame"]
+
+
+@test
 def every_model_says_how_good_it_is():
     """quality and quality_reasons on every model answer, by the
     contract's rule: unusable when the model is <= 0 at a measured
@@ -1089,11 +1157,15 @@ def every_model_says_how_good_it_is():
     good = post([(p, 1 + 2 * p) for p in range(1, 9)])
     expect(good["function"] == "1 + 2 * p" and good["quality"] == "good" and good["quality_reasons"] == [],
            f"an exact line is good ({good['quality']} {good['quality_reasons']})")
-    # alternating 1, 3: the mean stands (adj. R² 1 as Extra-P says of a constant), SMAPE 53 %
+    # alternating 1, 3: the mean stands; a constant explains no variance, so no adj. R² (Extra-P
+    # writes 1 there), and it is judged on its SMAPE, 53 %
     poor = post([(p, [1, 3][p % 2]) for p in range(1, 7)])
-    expect(poor["function"] == "2" and poor["adj_r2"] == 1 and poor["quality"] == "poor"
+    expect(poor["function"] == "2" and poor["adj_r2"] is None and poor["quality"] == "poor"
            and len(poor["quality_reasons"]) == 1 and "SMAPE is 53.3 %" in poor["quality_reasons"][0],
-           f"adj. R² 1 beside SMAPE 53 % is poor ({poor['quality']} {poor['quality_reasons']})")
+           f"no adj. R² beside SMAPE 53 %: poor ({poor['adj_r2']} {poor['quality']} {poor['quality_reasons']})")
+    same = post([(p, 4.5) for p in range(1, 7)])
+    expect(same["function"] == "4.5" and same["adj_r2"] is None and same["quality"] == "good",
+           f"identical values: a constant that is good ({same['adj_r2']} {same['quality']})")
     # falling by 1000x over 1..64: the best hypothesis goes below 0 at p = 64
     bad = post([(1, 10), (2, 9), (4, 1), (8, 0.5), (16, 0.2), (32, 0.05), (64, 0.01)])
     at64 = [m for m in bad["measurements"] if m["coordinates"] == [64]][0]
@@ -1105,8 +1177,8 @@ def every_model_says_how_good_it_is():
     k.request("POST", "/api/v1/runs", [run(system="unusable-it", application="a", p=p, n=1.0, tau=v, chi=0.0)
                                        for p, v in ((1, 10), (2, 9), (4, 1), (8, 0.5), (16, 0.2), (32, 0.05), (64, 0.01))],
               token=t)
-    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=unusable-it&application=a")
-    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=unusable-it&application=a")
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=unusable-it&application=a&resource=false")
+    s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=unusable-it&application=a&resource=false")
     frame = json.loads(h["X-Karte-Frame"])
     expect(g["quality"] == "unusable" and frame["panels"][0]["x"]["max"] < 128,
            f"no extrapolation of an unusable model ({g['quality']} {frame['panels'][0]['x']})")

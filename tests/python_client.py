@@ -204,6 +204,20 @@ def models_a_stored_series():
            f"the model answer ({m.get('function')})")
     pts = k.model_points([((p,), [3.0 * p]) for p in (2, 4, 8, 16, 32)])
     expect("p" in pts["function"] and abs(pts["smape"]) < 1e-6, f"a model of given points ({pts.get('function')})")
+    # strong scaling: resource as a Python boolean or "auto", as the API takes it
+    k.post_runs([{"system": "py", "application": "strong", "p": p, "n": 1000, "tau": 8.0 / p + 0.01 * p}
+                 for p in (1, 2, 4, 8, 16, 32)])
+    auto, no, yes = (k.model("py", "strong", resource=r) for r in ("auto", False, True))
+    expect(auto["resource"] is True and no["resource"] is False and yes["resource"] is True
+           and k.model("py", "strong")["resource"] is True, f"auto, False, True ({auto['resource']} {no['resource']})")
+    falling = [((p,), [8.0 / p]) for p in (1, 2, 4, 8)]
+    expect(k.model_points(falling)["resource"] is False and k.model_points(falling, resource="auto")["resource"],
+           "POST: as given by default, auto on request")
+    try:
+        k.model("py", "strong", resource="yes")
+        expect(False, "resource='yes' refused")
+    except ValueError as e:
+        expect("resource" in str(e), f"the client names resource ({e})")
 
 
 @test

@@ -337,7 +337,7 @@ static void test_edge_cases(void **state)
 	double x[2] = {1, 2}, y[2] = {1, 2}, k, c, r2;
 
 	(void)state;
-	/* one point: no steps, no pairs, no boundary (nothing rises after it) */
+	/* one point: no steps, no pairs, no boundary (no step follows it) */
 	n = analyse(one, 1, obs, &f, NULL);
 	assert_int_equal(n, 1);
 	assert_int_equal(f.nsteps + f.nsps + f.ncand + f.nnot, 0);
@@ -355,6 +355,19 @@ static void test_edge_cases(void **state)
 		analyse(fall, 3, obs, &f, NULL);
 		assert_int_equal(f.nboundary, 1);
 		assert_int_equal(obs[f.boundary[0]].p, 2);
+		/* falling, then staying (C1, C2): tau stops falling at p = 2,
+		 * more processors buy nothing, so the boundary is there too */
+		fall[2] = at(4, 100, 6.05, 0.3);
+		analyse(fall, 3, obs, &f, NULL);
+		assert_int_equal(f.steps[1].cls, KA_C2);
+		assert_int_equal(f.nboundary, 1);
+		assert_int_equal(obs[f.boundary[0]].p, 2);
+		/* staying from the start (C2, C1): the boundary at the first p */
+		fall[1] = at(2, 100, 10.1, 0.2);
+		analyse(fall, 3, obs, &f, NULL);
+		assert_int_equal(f.steps[0].cls, KA_C2);
+		assert_int_equal(f.nboundary, 1);
+		assert_int_equal(obs[f.boundary[0]].p, 1);
 	}
 
 	/* chi = 0 (eps 1) and chi = tau (eps 0): (2,100) at eps 1 cannot be

@@ -30,6 +30,7 @@
 
 /* What a model needs to be believed (each short of it is a warning). */
 #define MODEL_FEW_VALUES 5	/* distinct values of a parameter, as Extra-P asks */
+#define MODEL_LEAST_VALUES 3	/* fewer: unusable; MODEL_FEW_VALUES and over: may be good */
 #define MODEL_NARROW_RANGE 8.0	/* largest / smallest value of a parameter */
 #define MODEL_FAR 4.0		/* a prediction this far past the range extrapolates */
 #define MODEL_CONFIDENCE 0.95
@@ -170,6 +171,7 @@ static int model_fit(const struct model_data *md, struct ka_pmnf_model *mdl, str
 	if (rc)
 		return kerr_set(err, KERR_INVALID, "these points cannot be modelled (a value or coordinate "
 				"out of range)");
+	ka_pmnf_drop_noise(mdl, md->x, md->m);
 	return 0;
 }
 
@@ -238,15 +240,8 @@ static void warnings_json(json_t *w, const struct model_data *md, const struct k
 
 	for (k = 0; k < md->nparams; k++) {
 		double lo = rg->lo[k], hi = rg->hi[k];
-		size_t d = rg->distinct[k];
+		size_t d = rg->distinct[k];	/* too few: a quality reason */
 
-		if (d < MODEL_FEW_VALUES)
-			json_array_append_new(
-				w, json_sprintf("%s takes only %zu distinct value%s: Extra-P's modeler "
-						"needs at least %d to tell its hypotheses apart, so "
-						"this model is a guess; measure more %s values",
-						md->names[k], d, d == 1 ? "" : "s", MODEL_FEW_VALUES,
-						md->names[k]));
 		if (d > 1 && hi / lo < MODEL_NARROW_RANGE)
 			json_array_append_new(
 				w, json_sprintf("%s spans only %g to %g (a factor of %.3g): over less "
@@ -268,11 +263,14 @@ static void warnings_json(json_t *w, const struct model_data *md, const struct k
 						      "alone", MODEL_FAR));
 }
 
-/* A model with the points it was fitted to and its band. */
+/* A model with the points it was fitted to and its band, and, for a model
+ * whose reading was chosen (GET, POST, the report), why it is of the
+ * metric or of p times it. */
 struct fitted {
 	struct model_data md;
 	struct ka_pmnf_model mdl;
 	struct ka_band b;
+	char resource_reason[320];	/* "": no reading chosen (Orii's models) */
 };
 
 static void fitted_free(struct fitted *f)
@@ -328,8 +326,17 @@ static void model_text(const struct model_data *md, const struct ka_pmnf_model *
 		snprintf(text, size, "%s", fn);
 }
 
+/* A constant model explains none of the variance: no adjusted R² (Extra-P
+ * writes 1 there as a placeholder). */
+static bool has_r2(const struct ka_pmnf_model *mdl)
+{
+	return mdl->nterms > 0 && isfinite(mdl->adj_r2);
+}
+
 /* The model's quality, as the contract reads it (docs/methods.md): with a
- * sentence for each reason into reasons. */
+ * sentence for each reason into reasons. A parameter of fewer than
+ * MODEL_LEAST_VALUES distinct values makes it unusable, of fewer than
+ * MODEL_FEW_VALUES at best poor; a constant model is judged on SMAPE. */
 static const char *model_quality(const struct fitted *f, json_t *reasons)
 {
 	const struct model_data *md = &f->md;
@@ -337,10 +344,29 @@ static const char *model_quality(const struct fitted *f, json_t *reasons)
 	bool positive = true, unusable = false, poor = false;
 	double h, v, worst = INFINITY;
 	const double *at = NULL;
+	struct ranges rg;
 	char where[128];
 	size_t i;
 	int k;
 
+	param_ranges(md, &rg);
+	for (k = 0; k < md->nparams; k++) {
+		size_t d = rg.distinct[k];
+
+		if (d < MODEL_LEAST_VALUES) {
+			json_array_append_new(reasons, json_sprintf("%s takes %zu distinct value%s: a model "
+								    "needs at least %d to be more than a "
+								    "line through its points", md->names[k], d,
+								    d == 1 ? "" : "s", MODEL_LEAST_VALUES));
+			unusable = true;
+		} else if (d < MODEL_FEW_VALUES) {
+			json_array_append_new(reasons, json_sprintf("%s takes only %zu distinct values: "
+								    "Extra-P asks for %d, so this model is at "
+								    "best poor", md->names[k], d,
+								    MODEL_FEW_VALUES));
+			poor = true;
+		}
+	}
 	for (i = 0; i < md->m; i++)
 		positive = positive && md->lo[i] > 0;
 	for (i = 0; positive && i < md->m; i++) {
@@ -360,11 +386,11 @@ static const char *model_quality(const struct fitted *f, json_t *reasons)
 							    "value is above 0", worst, where));
 		unusable = true;
 	}
-	if (isfinite(mdl->adj_r2) && mdl->adj_r2 < 0) {
+	if (has_r2(mdl) && mdl->adj_r2 < 0) {
 		json_array_append_new(reasons, json_sprintf("adjusted R² is %.3g: the model explains less "
 							    "than the mean does", mdl->adj_r2));
 		unusable = true;
-	} else if (isfinite(mdl->adj_r2) && mdl->adj_r2 < MODEL_POOR_R2) {
+	} else if (has_r2(mdl) && mdl->adj_r2 < MODEL_POOR_R2) {
 		json_array_append_new(reasons, json_sprintf("adjusted R² is %.3g, below %g",
 							    mdl->adj_r2, MODEL_POOR_R2));
 		poor = true;
@@ -388,8 +414,10 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 	const struct ka_pmnf_model *mdl = &f->mdl;
 	char text[1024];
 	json_t *body, *meas = json_array(), *preds = json_array(), *params = json_array(), *o;
+	json_t *reasons = json_array();
+	const char *quality = model_quality(f, reasons);
+	bool far = false, unusable = !strcmp(quality, "unusable"), withheld = false;
 	struct ranges rg;
-	bool far = false;
 	size_t i;
 	int k;
 
@@ -418,13 +446,18 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 		}
 		o = json_pack("{s:o,s:b}", "coordinates", coords_json(x, md->nparams), "extrapolated",
 			      beyond);
-		put_value(o, f, x);
+		if (beyond && unusable) {	/* nothing extrapolated from an unusable model */
+			json_object_update_new(o, json_pack("{s:n,s:n,s:n}", "model", "low", "high"));
+			withheld = true;
+		} else {
+			put_value(o, f, x);
+		}
 		json_array_append_new(preds, o);
 	}
 	body = json_pack("{s:s,s:o,s:o,s:o,s:o,s:o,s:I,s:I,s:o,s:f,s:s}", "function", text,
 			 "constant", json_finite(mdl->constant), "terms", terms_json(md, mdl), "rss",
 			 json_finite(mdl->rss), "smape", json_finite(mdl->smape), "adj_r2",
-			 json_finite(mdl->adj_r2), "points", (json_int_t)mdl->points, "dof",
+			 has_r2(mdl) ? json_real(mdl->adj_r2) : json_null(), "points", (json_int_t)mdl->points, "dof",
 			 (json_int_t)mdl->dof, "parameters", params, "confidence", MODEL_CONFIDENCE,
 			 "band_from", ka_band_name(f->b.from));
 	if (with_points) {
@@ -436,10 +469,16 @@ static json_t *model_json(const struct fitted *f, const double *pred, size_t npr
 	}
 	o = json_array();
 	warnings_json(o, md, mdl, &rg, &f->b, far);
+	if (withheld)
+		json_array_append_new(o, json_string("the model is unusable: predictions beyond the "
+						     "measured range are left out (null)"));
 	json_object_set_new(body, "warnings", o);
-	o = json_array();
-	json_object_set_new(body, "quality", json_string(model_quality(f, o)));
-	json_object_set_new(body, "quality_reasons", o);
+	json_object_set_new(body, "quality", json_string(quality));
+	json_object_set_new(body, "quality_reasons", reasons);
+	if (f->resource_reason[0]) {
+		json_object_set_new(body, "resource", json_boolean(md->resource));
+		json_object_set_new(body, "resource_reason", json_string(f->resource_reason));
+	}
 	return body;
 }
 
@@ -462,6 +501,87 @@ static void answer_model(struct resp *rs, struct fitted *f, const double *pred, 
 	resp_json(rs, 200, body);
 }
 
+/* ---- the reading: the metric, or p times it --------------------------------------- */
+
+/* md's values multiplied by its one parameter, p: the resource, which the
+ * answer divides by p again. */
+static void as_resource(struct model_data *md)
+{
+	size_t i;
+
+	for (i = 0; i < md->m; i++) {
+		double p = md->x[i];
+
+		md->mean[i] *= p, md->median[i] *= p, md->sd[i] *= p;
+		md->lo[i] *= p, md->hi[i] *= p, md->var[i] *= p * p;
+	}
+	md->resource = 1;
+}
+
+/* Extra-P 4.2's check for strong scaling, on md grouped over one
+ * parameter p: the means fall at every step of at least
+ * MODEL_LEAST_VALUES distinct p. Then md becomes the resource (p times
+ * the metric); either way why says so, naming metric. */
+static void resource_auto(struct model_data *md, const char *metric, char *why, size_t size)
+{
+	size_t i;
+
+	if (md->nparams != 1 || strcmp(md->names[0], "p")) {
+		snprintf(why, size, "modelled as measured: the model is over %s, and only a model over p "
+			 "at one n can be strong scaling", md->nparams == 1 ? md->names[0] : "two parameters");
+		return;
+	}
+	if (md->m < MODEL_LEAST_VALUES) {
+		snprintf(why, size, "modelled as measured: %zu distinct p are too few to tell strong "
+			 "scaling (Extra-P's check needs %d)", md->m, MODEL_LEAST_VALUES);
+		return;
+	}
+	for (i = 1; i < md->m; i++)
+		if (!(md->mean[i] < md->mean[i - 1])) {
+			snprintf(why, size, "modelled as measured: %s does not fall at every step of p (from "
+				 "p = %g to %g its mean goes from %.4g to %.4g)", metric, md->x[i - 1], md->x[i],
+				 md->mean[i - 1], md->mean[i]);
+			return;
+		}
+	as_resource(md);
+	snprintf(why, size, "%s falls at every step of the %zu measured p (strong scaling): modelled as "
+		 "p × %s and divided by p again, as Extra-P 4.2 does, since its terms never fall", metric,
+		 md->m, metric);
+}
+
+/* resource=true|false|auto of the query (def when absent). */
+static int query_resource(struct req *rq, enum model_resource def, enum model_resource *out,
+			  struct kerr *err)
+{
+	const char *s = req_query(rq, "resource");
+
+	*out = def;
+	if (!s)
+		return 0;
+	if (!strcmp(s, "auto"))
+		*out = MODEL_RESOURCE_AUTO;
+	else if (!strcmp(s, "true") || !strcmp(s, "1"))
+		*out = MODEL_RESOURCE;
+	else if (!strcmp(s, "false") || !strcmp(s, "0"))
+		*out = MODEL_AS_GIVEN;
+	else
+		return kerr_field(err, KERR_INVALID, "resource", "resource must be true, false or auto");
+	return 0;
+}
+
+/* The reading asked for, applied to f->md once grouped, with its reason. */
+static void choose_reading(struct fitted *f, enum model_resource asked, const char *metric)
+{
+	if (asked == MODEL_RESOURCE_AUTO)
+		resource_auto(&f->md, metric, f->resource_reason, sizeof(f->resource_reason));
+	else if (asked == MODEL_RESOURCE)
+		snprintf(f->resource_reason, sizeof(f->resource_reason), "resource=true: modelled as p × %s "
+			 "and divided by p again", metric);
+	else
+		snprintf(f->resource_reason, sizeof(f->resource_reason), "%s modelled as measured "
+			 "(resource=false)", metric);
+}
+
 /* ---- POST /api/v1/analysis/model ---------------------------------------------- */
 
 /* The body (model_body.h): {"parameters": ["p"], "points": [{"coordinates":
@@ -482,8 +602,16 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 	f.md.nparams = mb.nparams;
 	for (i = 0; i < mb.nparams; i++)
 		f.md.names[i] = mb.names[i];
+	if (mb.resource == MODEL_RESOURCE && !(mb.nparams == 1 && !strcmp(mb.names[0], "p"))) {
+		kerr_field(&err, KERR_INVALID, "resource", "resource=true models p times the values, so the "
+			   "one parameter must be p");
+		goto out;
+	}
 	if (group_points(mb.o, mb.nv, &f.md, "points", &err))
 		goto out;
+	if (mb.resource == MODEL_RESOURCE)
+		as_resource(&f.md);
+	choose_reading(&f, mb.resource, "the values");
 	answer_model(rs, &f, mb.pred, mb.npred, NULL);
 out:
 	if (err.code)
@@ -661,7 +789,8 @@ struct model_sel {
 	const char *metric_name;
 	bool is_p[KA_PMNF_PARAMS];	/* parameters[i] is p (else n) */
 	double fixed_n, fixed_p;	/* n=, p=: NAN when not given */
-	bool resource;			/* model p times the metric */
+	enum model_resource resource;	/* asked: p times the metric, as measured, or auto */
+	char resource_reason[320];	/* what came of it */
 	/* what the series gave */
 	char name[SERIES_LABEL_SIZE];	/* series_label() */
 	json_t *series;			/* series_json() */
@@ -689,12 +818,12 @@ static int model_sel_read(struct req *rq, struct model_data *md, struct model_se
 	if (parse_metric(sel->metric_name, &sel->metric, err) ||
 	    parse_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
 	    query_positive(rq, "n", &sel->fixed_n, err) || query_positive(rq, "p", &sel->fixed_p, err) ||
-	    query_bool(rq, "resource", false, &sel->resource, err))
+	    query_resource(rq, MODEL_RESOURCE_AUTO, &sel->resource, err))
 		return -1;
-	if (sel->resource && md->nparams == 1 && !sel->is_p[0])
+	if (sel->resource == MODEL_RESOURCE && md->nparams == 1 && !sel->is_p[0])
 		return kerr_field(err, KERR_INVALID, "resource", "resource=true models p times the metric, "
 				  "so parameters must include p");
-	if (sel->resource)	/* which parameter is p, plus one */
+	if (sel->resource == MODEL_RESOURCE)	/* which parameter is p, plus one */
 		md->resource = md->nparams == 2 && sel->is_p[1] ? 2 : 1;
 	if (md->nparams == 2 && (!isnan(sel->fixed_n) || !isnan(sel->fixed_p)))
 		return kerr_field(err, KERR_INVALID, isnan(sel->fixed_n) ? "p" : "n", "parameters=p,n "
@@ -725,7 +854,7 @@ static size_t model_values(const struct series_data *sd, const struct model_data
 			sel->skipped++;
 			continue;
 		}
-		v *= sel->resource ? p : 1;
+		v *= sel->resource == MODEL_RESOURCE ? p : 1;
 		if (md->nparams == 2)
 			o[nv++] = (struct obsv){{is_p[0] ? p : r->n, is_p[1] ? p : r->n}, v};
 		else
@@ -767,6 +896,33 @@ static int model_choose(const struct model_data *md, struct model_sel *sel, stru
 	return 0;
 }
 
+/* The metric as the pages name it. */
+static const char *metric_words(const struct model_sel *sel, char *buf, size_t size)
+{
+	static const char *const sym[] = {[M_TAU] = "τ", [M_CHI] = "χ", [M_GAMMA] = "γ"};
+
+	if (sel->metric.kind != M_REGION)
+		return sym[sel->metric.kind];
+	snprintf(buf, size, "the time in %.*s", RUN_NAME_MAX, sel->metric.region);
+	return buf;
+}
+
+/* The reading of sel->resource applied to md (grouped), its reason into sel. */
+static void model_sel_reading(struct model_data *md, struct model_sel *sel)
+{
+	struct fitted f = {.md = *md};
+	char words[RUN_NAME_MAX + 16];
+	const char *m = metric_words(sel, words, sizeof(words));
+
+	if (sel->resource == MODEL_RESOURCE_AUTO && sel->weak)
+		snprintf(f.resource_reason, sizeof(f.resource_reason), "modelled as measured: each p ran at "
+			 "its own n (weak scaling), and only a model over p at one n can be strong scaling");
+	else
+		choose_reading(&f, sel->resource, m);
+	*md = f.md;
+	memcpy(sel->resource_reason, f.resource_reason, sizeof(sel->resource_reason));
+}
+
 /* The runs of a stored series' metric grouped for a one- or two-parameter
  * model into md, as the query asks (metric, parameters, n, p,
  * frequency_mhz, label.K=V), and what was chosen into sel. */
@@ -795,6 +951,8 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 		goto out;
 	}
 	rc = model_choose(md, sel, o, &nv, err) || group_points(o, nv, md, "series", err) ? -1 : 0;
+	if (rc == 0)
+		model_sel_reading(md, sel);
 out:
 	series_free(&sd);
 	free(o);
@@ -804,10 +962,10 @@ out:
 /* The answer's fields about the series and the choice. */
 static json_t *model_sel_json(const struct model_sel *sel)
 {
-	json_t *o = json_pack("{s:O,s:s,s:o,s:{s:I},s:s,s:b}", "series", sel->series, "metric",
+	json_t *o = json_pack("{s:O,s:s,s:o,s:{s:I},s:s}", "series", sel->series, "metric",
 			      sel->metric_name, "frequency_mhz", json_finite(sel->freq), "skipped",
 			      "no_value", (json_int_t)sel->skipped, "scaling", sel->weak ? "weak" :
-			      sel->fixed_name ? "strong" : "grid", "resource", sel->resource);
+			      sel->fixed_name ? "strong" : "grid");
 
 	if (sel->fixed_name) {
 		char key[16];
@@ -831,10 +989,12 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 	/* predict's form depends on parameters, which series_model checks */
 	if (series_model(app, rq, req_query(rq, "system"), req_query(rq, "application"),
 			 req_query(rq, "variant"), NULL, &f.md, &sel, &err) ||
-	    query_predict(rq, f.md.nparams, &pred, &npred, &err))
+	    query_predict(rq, f.md.nparams, &pred, &npred, &err)) {
 		resp_error(rs, &err);
-	else
+	} else {
+		memcpy(f.resource_reason, sel.resource_reason, sizeof(f.resource_reason));
 		answer_model(rs, &f, pred, npred, model_sel_json(&sel));
+	}
 	model_sel_free(&sel);
 	fitted_free(&f);
 	free(pred);
@@ -927,6 +1087,47 @@ static int iso_fit(const struct series_data *sd, const struct ka_obs *obs, size_
 	return 0;
 }
 
+static int quality_rank(const char *q)
+{
+	return !strcmp(q, "unusable") ? 2 : !strcmp(q, "poor");
+}
+
+/* The worst quality of Orii's models that an answer uses (mask: bit Q_*),
+ * each of their reasons named by the model into reasons. */
+static const char *iso_quality(const struct iso_fit *q, unsigned mask, json_t *reasons)
+{
+	static const char *const what[Q_COUNT] = {"the work model", "the overhead model", "the resource model"};
+	const char *worst = "good";
+	size_t i;
+	int k;
+
+	for (k = 0; k < Q_COUNT; k++) {
+		json_t *r = json_array(), *x;
+		const char *qk;
+
+		if (!(mask & 1u << k))
+			continue;
+		qk = model_quality(&q->f[k], r);
+		if (quality_rank(qk) > quality_rank(worst))
+			worst = qk;
+		json_array_foreach(r, i, x)
+			json_array_append_new(reasons, json_sprintf("%s: %s", what[k], json_string_value(x)));
+		json_decref(r);
+	}
+	return worst;
+}
+
+/* May the isoefficiency function be predicted from the models? Not from an
+ * unusable work or overhead model. */
+static bool iso_usable(const struct iso_fit *q)
+{
+	json_t *r = json_array();
+	bool ok = strcmp(iso_quality(q, 1u << Q_WORK | 1u << Q_OVERHEAD, r), "unusable") != 0;
+
+	json_decref(r);
+	return ok;
+}
+
 /* The isoefficiency function the models predict at level: up to
  * ISO_CURVE_POINTS p from the smallest measured to ISO_P_BEYOND times the
  * largest, with the n each needs (where one is found); their number. */
@@ -956,7 +1157,7 @@ static json_t *iso_functions_json(const struct iso_fit *q, const double *levels,
 	json_t *a = json_array();
 	size_t l, i, m, inside;
 
-	for (l = 0; q->nparams == 2 && l < nlevels; l++) {
+	for (l = 0; q->nparams == 2 && iso_usable(q) && l < nlevels; l++) {
 		json_t *pts = json_array(), *f;
 		double k, c, r2;
 
@@ -1024,7 +1225,16 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 	bool good = !strcmp(quality, "good"), falls, agrees;
 	size_t i, listed = 0;
 	double turn, next;
+	char fn[1024], why[1400];
 
+	/* the note names the model it speaks of: τ = (p·τ's model) / p */
+	ka_pmnf_format(&q->f[Q_RESOURCE].mdl, q->f[Q_RESOURCE].md.names, fn, sizeof(fn) - 32);
+	if (json_array_size(reasons))
+		snprintf(why, sizeof(why), "the model τ = (%s) / p is %s (%s), so it cannot say where τ "
+			 "stops falling; ", fn, quality, json_string_value(json_array_get(reasons, 0)));
+	else
+		snprintf(why, sizeof(why), "the model τ = (%s) / p is %s, so it cannot say where τ stops "
+			 "falling; ", fn, quality);
 	json_decref(reasons);
 	for (i = 0; i < nobs && listed < MODEL_LISTED_MAX; i++) {
 		double n = obs[i].n, p;
@@ -1046,15 +1256,17 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 				put_tau(o, q, p, n);
 			}
 		} else {
+			char note[1600];
+
+			if (good)
+				snprintf(note, sizeof(note), "the model τ = (%s) / p and the measured steps "
+					 "disagree: the measurement stands", fn);
+			else
+				snprintf(note, sizeof(note), "%s%s", why, isfinite(next) ? "the measured steps "
+					 "turn at p" : "the measured steps are C1 throughout");
 			o = json_pack("{s:f,s:o,s:s,s:o,s:s}", "n", n, "p",
 				      isfinite(next) ? json_real(turn) : json_null(), "source", "measurement",
-				      "model_p", falls ? json_null() : json_finite(p), "note",
-				      !good ? (isfinite(next) ? "the resource model is not good enough to "
-						"say where tau stops falling; the measured steps turn at p"
-						: "the resource model is not good enough to say where tau "
-						"stops falling; the measured steps are C1 throughout")
-					    : "the model and the measured steps disagree: the measurement "
-					      "stands");
+				      "model_p", falls ? json_null() : json_finite(p), "note", note);
 		}
 		json_array_append_new(a, o);
 	}
@@ -1093,7 +1305,7 @@ json_t *iso_models_json(struct req *rq, const struct series_data *sd, const stru
 	const char *why = NULL;
 	double *pred = NULL;
 	size_t npred = 0;
-	json_t *out = NULL;
+	json_t *out = NULL, *reasons;
 	int rc = iso_fit(sd, obs, nobs, &q, &why, err);
 
 	if (rc > 0)
@@ -1111,6 +1323,13 @@ json_t *iso_models_json(struct req *rq, const struct series_data *sd, const stru
 			"as Extra-P's terms do); ε = work / (work + overhead) and τ = resource / p");
 	if (q.nparams == 1)
 		json_object_set_new(out, "n", json_real(q.n1));
+	reasons = json_array();
+	json_object_set_new(out, "quality", json_string(iso_quality(&q, 7, reasons)));
+	json_object_set_new(out, "quality_reasons", reasons);
+	if (q.nparams == 2 && !iso_usable(&q))
+		json_object_set_new(out, "isoefficiency_note", json_string(
+			"no isoefficiency function is predicted: the work or the overhead model is unusable "
+			"(its quality_reasons say why); the measured one stands"));
 out:
 	iso_fit_free(&q);
 	free(pred);
@@ -1261,7 +1480,7 @@ int iso_plot_load(struct karted *k, struct req *rq, const char *sys, const char 
 		ip->ri.en[l] = d + nn;
 		ip->ri.mp[l] = d + 2 * nn;
 		ip->ri.mn[l] = d + 2 * nn + ISO_CURVE_POINTS;
-		if (fitted_rc == 0 && q.nparams == 2)
+		if (fitted_rc == 0 && q.nparams == 2 && iso_usable(&q))
 			ip->ri.nm[l] = iso_curve(&q, ip->level[l], d + 2 * nn,
 						 d + 2 * nn + ISO_CURVE_POINTS);
 	}
@@ -1271,6 +1490,9 @@ int iso_plot_load(struct karted *k, struct req *rq, const char *sys, const char 
 	else if (q.nparams == 1)
 		snprintf(ip->note, sizeof(ip->note), "one n only: no isoefficiency function to "
 			 "predict");
+	else if (!iso_usable(&q))
+		snprintf(ip->note, sizeof(ip->note), "no lines from the models: the work or the overhead "
+			 "model is unusable (GET /api/v1/analysis/isoefficiency says why)");
 	else
 		snprintf(ip->note, sizeof(ip->note), "lines: ε = W / (W + To) from the models of "
 			 "the work W = p·γ and the overhead To = p·χ; dashed beyond the measured p");

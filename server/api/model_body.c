@@ -16,8 +16,8 @@
 #include "core/xalloc.h"
 
 enum where { W_BODY, W_TOP, W_PAR, W_PTS, W_PT, W_COORDS, W_VALS, W_PRED, W_PREDC, W_END };
-enum want { K_NONE, K_PAR, K_PTS, K_PRED, K_COORDS, K_VALS };
-enum tok { T_SCALAR, T_NUMBER, T_STRING, T_MAP, T_ARRAY };
+enum want { K_NONE, K_PAR, K_PTS, K_PRED, K_RES, K_COORDS, K_VALS };
+enum tok { T_SCALAR, T_FALSE, T_TRUE, T_NUMBER, T_STRING, T_MAP, T_ARRAY };
 
 struct mbx {
 	struct model_body *mb;
@@ -131,6 +131,16 @@ static int value(struct mbx *x, enum tok t, const char *s, size_t len)
 		x->where = W_TOP;
 		return 1;
 	case W_TOP:
+		if (want == K_RES) {
+			if (t == T_STRING && len == 4 && !memcmp(s, "auto", 4))
+				mb->resource = MODEL_RESOURCE_AUTO;
+			else if (t == T_TRUE || t == T_FALSE)
+				mb->resource = t == T_TRUE ? MODEL_RESOURCE : MODEL_AS_GIVEN;
+			else
+				return bad(x, KERR_INVALID, -1, "resource", "resource must be true, false or "
+					   "\"auto\"");
+			return 1;
+		}
 		if (t != T_ARRAY) {
 			static const char *const names[] = {"", "parameters", "points", "predict"};
 			static const char *const sizes[] = {"", "1 to 2", "1 or more", "0 to 1000"};
@@ -209,8 +219,7 @@ static int on_null(void *c)
 
 static int on_bool(void *c, int b)
 {
-	(void)b;
-	return value(c, T_SCALAR, NULL, 0);
+	return value(c, b ? T_TRUE : T_FALSE, NULL, 0);
 }
 
 static int on_number(void *c, const char *s, size_t len)
@@ -235,11 +244,12 @@ static int on_start_array(void *c)
 
 static int on_key(void *c, const unsigned char *k, size_t len)
 {
-	static const char *const keys[] = {"", "parameters", "points", "predict", "coordinates", "values"};
+	static const char *const keys[] = {"", "parameters", "points", "predict", "resource", "coordinates",
+					   "values"};
 	struct mbx *x = c;
 	enum want w = K_NONE, i;
 
-	for (i = x->where == W_TOP ? K_PAR : K_COORDS; i <= (x->where == W_TOP ? K_PRED : K_VALS); i++)
+	for (i = x->where == W_TOP ? K_PAR : K_COORDS; i <= (x->where == W_TOP ? K_RES : K_VALS); i++)
 		if (strlen(keys[i]) == len && !memcmp(keys[i], k, len))
 			w = i;
 	if (x->where == W_PT && (w == K_NONE || x->seen & 1u << w))

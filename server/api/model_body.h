@@ -4,7 +4,7 @@
  * tenth of jansson's time):
  *
  *   {"parameters": ["p"], "points": [{"coordinates": [4], "values": [1.2, 1.22]}, ...],
- *    "predict": [[1024], ...]}
+ *    "predict": [[1024], ...], "resource": false | true | "auto"}
  *
  * Every refusal names its field (parameters, points[3].values, predict[0],
  * an unknown key) as the other bodies' readers do.
@@ -28,8 +28,14 @@ struct obsv {
 	double v;
 };
 
+/* What a model is of: the values as given, p times them (the resource,
+ * divided by p again in the answer), or the resource when the values
+ * fall at every step of p as Extra-P 4.2's strong-scaling check reads it. */
+enum model_resource { MODEL_AS_GIVEN, MODEL_RESOURCE, MODEL_RESOURCE_AUTO };
+
 struct model_body {
 	int nparams;
+	enum model_resource resource;	/* "resource": false (the default), true or "auto" */
 	char names[KA_PMNF_PARAMS][RUN_NAME_MAX + 1];
 	struct obsv *o;		/* nv values, in the order given */
 	size_t nv;

@@ -202,19 +202,26 @@ class Client:
                 rows.append(row)
         return _frame(rows, ["run_id", "p", "n", "region", "time_s", "energy_j"])
 
-    def model(self, system, application, metric="tau", parameters="p", variant="", **params):
+    def model(self, system, application, metric="tau", parameters="p", variant="", resource="auto", **params):
         """The scaling model of a stored series (GET /api/v1/analysis/model)
-        as a dict; params are the endpoint's other parameters (n, p,
-        frequency_mhz, confidence, ...)."""
-        q = dict(self._series(system, application, variant, None), metric=metric, parameters=parameters)
+        as a dict; resource is "auto" (the default: p x the metric when it
+        falls at every step of p, as Extra-P 4.2 models strong scaling),
+        True or False; params are the endpoint's other parameters (n, p,
+        frequency_mhz, predict, ...)."""
+        q = dict(self._series(system, application, variant, None), metric=metric, parameters=parameters,
+                 resource=_resource(resource))
         q.update({k: v for k, v in params.items() if v is not None})
         return self._get("/api/v1/analysis/model", q)
 
-    def model_points(self, points, parameters=("p",), predict=None):
+    def model_points(self, points, parameters=("p",), predict=None, resource=False):
         """Model given points (POST /api/v1/analysis/model): points is a list
-        of (coordinates, values) pairs, e.g. [((4,), [1.2, 1.22]), ...]."""
+        of (coordinates, values) pairs, e.g. [((4,), [1.2, 1.22]), ...];
+        resource False (the points as given), True or "auto"."""
         body = {"parameters": list(parameters),
                 "points": [{"coordinates": list(c), "values": list(v)} for c, v in points]}
+        _resource(resource)
+        if resource is not False:
+            body["resource"] = resource
         if predict:
             body["predict"] = [list(c) for c in predict]
         status, headers, data = self._request("POST", "/api/v1/analysis/model", json.dumps(body).encode(),
@@ -222,6 +229,15 @@ class Client:
         if status != 200:
             raise self._error(status, headers, data)
         return json.loads(data)
+
+
+def _resource(resource):
+    """The API's spelling of resource: True, False or "auto"."""
+    if resource is True or resource is False:
+        return "true" if resource else "false"
+    if resource == "auto":
+        return "auto"
+    raise ValueError(f"resource must be True, False or 'auto', not {resource!r}")
 
 
 def _frame(rows, first):
