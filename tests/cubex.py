@@ -13,8 +13,9 @@ listed when the node is reached) for an inclusive one, as Cube writes them.
 
 tree: ("main", [("init", []), ("solve", [("halo", [])])]); values: {metric:
 {path: [value per location]}} with path "main->solve"; metrics are "time"
-(INCLUSIVE, DOUBLE: give inclusive values) and "visits" (EXCLUSIVE, UINT64:
-give exclusive values). Returns the .cubex bytes.
+(INCLUSIVE, DOUBLE: give inclusive values), "visits" (EXCLUSIVE, UINT64:
+give exclusive values), "xtime" (a time stored EXCLUSIVE: exclusive values)
+and "energy" (INCLUSIVE, in J). Returns the .cubex bytes.
 """
 import gzip
 import io
@@ -22,7 +23,8 @@ import struct
 import tarfile
 import zlib
 
-METRICS = {"time": (1, "INCLUSIVE", "DOUBLE", "sec"), "visits": (0, "EXCLUSIVE", "UINT64", "occ")}
+METRICS = {"time": (1, "INCLUSIVE", "DOUBLE", "sec"), "visits": (0, "EXCLUSIVE", "UINT64", "occ"),
+           "xtime": (2, "EXCLUSIVE", "DOUBLE", "sec"), "energy": (3, "INCLUSIVE", "DOUBLE", "J")}
 
 
 def _walk(tree, parent=""):
@@ -139,16 +141,21 @@ TREE = ("main", [("init", []), ("solve", [("halo", [])]), ("io", [])])
 def mm_values(p, n, rep, threads=2):
     """Per-location values of the stencil at p processes, problem size n,
     repetition rep (1 or 2): times in seconds, inclusive; visits exclusive.
-    Per location: init 0.5, halo 0.25 log2(p), solve n / (1000 p) + halo,
-    io 0 (a region that took no time), main init + solve + io + 0.1 (0.3
-    in repetition 2)."""
+    The first location is the slowest: init 0.5, halo 0.05 log2(p), solve
+    n / (100 p) + halo, io 0 (a region that took no time), main init +
+    solve + io + 0.1 (0.3 in repetition 2); every other location solves
+    (and exchanges halos) in half that time. So the parallel time, the
+    slowest location's main, falls with p, while the sum over locations
+    (the resource) does not."""
     import math
-    halo = 0.25 * math.log2(p)
-    solve = n / (1000 * p) + halo
-    main = 0.5 + solve + 0 + (0.1 if rep == 1 else 0.3)
+    halo = 0.05 * math.log2(p)
+    solve = n / (100 * p) + halo
+    extra = 0.1 if rep == 1 else 0.3
     loc = p * threads
-    time = {"main": [main] * loc, "main->init": [0.5] * loc, "main->solve": [solve] * loc,
-            "main->solve->halo": [halo] * loc, "main->io": [0.0] * loc}
+    share = [1.0] + [0.5] * (loc - 1)
+    time = {"main": [0.5 + solve * f + extra for f in share], "main->init": [0.5] * loc,
+            "main->solve": [solve * f for f in share], "main->solve->halo": [halo * f for f in share],
+            "main->io": [0.0] * loc}
     visits = {"main": [1] * loc, "main->init": [1] * loc, "main->solve": [10] * loc,
               "main->solve->halo": [10] * loc}	# io: no visits stored
     return {"time": time, "visits": visits}

@@ -365,12 +365,16 @@ def cube_sets_in_every_spelling():
     expect(s == 201 and b["format"] == "cube" and b["runs"] == 12 and b["points"] == 6 and
            b["regions"] == ["init", "solve", "io"], f"3 p x 2 n x 2 repetitions ({b})")
     got = {(x["p"], x["n"], round(x["tau"], 9)): x for x in runs_of("cube", "mm")}
-    # tests/cubex.py: per location init 0.5, halo 0.25 log2 p, solve n / (1000 p) + halo,
-    # io 0, main their sum + 0.1 (0.3 in r2); 2 threads per process, summed
-    x = got.get((2, 1000, 5.4))
+    # tests/cubex.py: the first location (of 4 at p = 2) init 0.5, halo 0.05 log2 p, solve n / (100 p)
+    # + halo, io 0, main their sum + 0.1 (0.3 in r2); the others solve in half the time. tau and each
+    # region's time are the slowest location's (the parallel time), not the sum over locations.
+    x = got.get((2, 1000, 5.65))
     reg = {r["name"]: r["time_s"] for r in x["regions"]} if x else {}
-    expect(x and reg == {"init": 2, "solve": 3, "io": 0}, f"p = 2, n = 1000: 4 x 1.35 ({sorted(got)})")
-    expect((8, 2000, 28.8) in got, "p = 8, n = 2000, repetition 2: 16 x (0.5 + 0.25 + 0.75 + 0.3)")
+    expect(x and reg == {"init": 0.5, "solve": 5.05, "io": 0}, f"p = 2, n = 1000: 0.5 + 5.05 + 0.1 ({sorted(got)})")
+    expect((8, 2000, 3.45) in got, "p = 8, n = 2000, repetition 2: 0.5 + 2.5 + 0.15 + 0.3")
+    at1000 = sorted((p, t) for (p, n, t) in got if n == 1000)
+    expect(at1000 == [(2, 5.65), (2, 5.85), (4, 3.2), (4, 3.4), (8, 2.0), (8, 2.2)],
+           f"tau falls with p as each process's time does ({at1000})")
     # the exclusive visits made inclusive: main 1 + init 1 + solve 10 + halo 10 per location
     s, b = imp(body, system="cube", application="visits", metric="visits")
     expect(s == 201 and {x["tau"] for x in runs_of("cube", "visits") if x["p"] == 2} == {88},
@@ -383,9 +387,29 @@ def cube_sets_in_every_spelling():
     files["p8n1000/scorep.cfg"] = b"SCOREP_ENABLE_PROFILING=true\n"
     s, b = imp(cube_tar(files), system="cube", application="spell")
     got = sorted((x["p"], x["n"], round(x["tau"], 9)) for x in runs_of("cube", "spell"))
-    # one thread per process: p locations of main = 0.5 + n / (1000 p) + 0.25 log2 p + 0.1 (0.3)
-    expect(s == 201 and got == [(2, 1000, 2.7), (4, 1000, 5.4), (8, 1000, 11.8), (8, 1000, 13.4)],
+    # one thread per process: the slowest location's main = 0.5 + n / (100 p) + 0.05 log2 p + 0.1 (0.3)
+    expect(s == 201 and got == [(2, 1000, 5.65), (4, 1000, 3.2), (8, 1000, 2.0), (8, 1000, 2.2)],
            f"every spelling, two profiles in one folder, other files ignored ({b} {got})")
+
+
+@test
+def cube_time_is_the_slowest_location_energy_the_sum():
+    """A time metric's value is the largest over the locations of each
+    location's inclusive time (made inclusive location by location when it
+    is stored exclusive); energy and counters are summed."""
+    tree = ("main", [("a", []), ("b", [])])
+    # two ranks: rank 0 spends 3 s in a, rank 1 3 s in b, each 1 s in main itself
+    vals = {"xtime": {"main": [1.0, 1.0], "main->a": [3.0, 0.0], "main->b": [0.0, 3.0]},
+            "time": {"main": [4.0, 4.5], "main->a": [3.0, 0.0], "main->b": [0.0, 3.5]},
+            "energy": {"main": [100.0, 120.0], "main->a": [60.0, 0.0], "main->b": [0.0, 80.0]}}
+    files = {f"mm.p{p}/profile.cubex": cubex.profile(tree, 2, 1, vals) for p in (2,)}
+    for metric, tau, regs in (("xtime", 4.0, {"a": 3.0, "b": 3.0}), ("time", 4.5, {"a": 3.0, "b": 3.5}),
+                              ("energy", 220.0, {"a": 60.0, "b": 80.0})):
+        s, b = imp(cube_tar(files), system="cube-max", application=metric, metric=metric, n_value=1)
+        x = runs_of("cube-max", metric)[0] if s == 201 else b
+        reg = {r["name"]: r["time_s"] for r in x.get("regions", [])}
+        expect(s == 201 and x["tau"] == tau and reg == regs,
+               f"{metric}: tau {tau} (not the sum {sum(vals[metric]['main'])}), regions {regs} ({x.get('tau')} {reg})")
 
 
 @test
@@ -398,7 +422,7 @@ def cube_p_from_processes_and_refusals():
     one = cubex.profile(cubex.TREE, 4, 1, cubex.mm_values(4, 1000, 1, 1))
     s, b = imp(one, system="cube", application="one", format="cube", n_value=1000)
     x = runs_of("cube", "one")[0] if s == 201 else b
-    expect(s == 201 and x["p"] == 4 and x["tau"] == 5.4 and any("without an experiment directory" in w
+    expect(s == 201 and x["p"] == 4 and x["tau"] == 3.2 and any("without an experiment directory" in w
                                                                 for w in b["warnings"]), f"one .cubex ({b})")
     bad = {"mm.p2n1/profile.cubex": one, "mm.n1p2/profile.cubex": one}
     s, b = imp(cube_tar(bad), system="cube", application="order")

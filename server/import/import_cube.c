@@ -11,9 +11,11 @@
  * segments (ZCUBEX.DATA). Read on libarchive, libxml2 and zlib; every
  * size is bounded before it is allocated.
  *
- * Readings (docs/api.md): a profile's value of a metric at a call path is
- * the sum over its locations (processes and threads) of the inclusive
- * value (the minimum or maximum for MINDOUBLE and MAXDOUBLE metrics); a
+ * Readings (docs/api.md): a profile's value of a time metric (uom sec) at
+ * a call path is the largest over its locations (processes and threads) of
+ * the inclusive value: the slowest process, the parallel time, as the
+ * Caliper importer reads it; of any other metric (energy, counters, visits)
+ * the sum (the minimum or maximum for MINDOUBLE and MAXDOUBLE metrics); a
  * call path without a stored value is 0; every parameter of the directory
  * names is kept, constant ones too; without a parameter called p, p is the
  * number of processes of the profile's system tree.
@@ -28,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
@@ -233,6 +236,7 @@ struct cmetric {
 	char *name;
 	int id;
 	bool inclusive;		/* values stored inclusive (type INCLUSIVE) */
+	bool time;		/* a time (uom sec): the largest over the locations */
 	char dtype[32];
 };
 
@@ -301,13 +305,26 @@ static bool int_attr(const xmlNode *n, const char *name, long *out)
 	return ok;
 }
 
+/* A metric's unit of measurement that is a time (Score-P writes "sec"). */
+static bool is_time_unit(const char *uom)
+{
+	static const char *const units[] = {"sec", "s", "secs", "seconds", "msec", "ms", "usec", "us",
+					    "nsec", "ns"};
+	size_t i;
+
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(uom, units[i]))
+			return true;
+	return false;
+}
+
 static int add_metrics(struct profile *pf, const xmlNode *parent, struct kerr *err)
 {
 	const xmlNode *m;
 
 	for (m = parent->children; m; m = m->next) {
 		struct cmetric *cm;
-		xmlChar *type, *uniq, *dtype;
+		xmlChar *type, *uniq, *dtype, *uom;
 		const char *u, *d;
 		long id;
 
@@ -331,6 +348,9 @@ static int add_metrics(struct profile *pf, const xmlNode *parent, struct kerr *e
 		d = child_text(m, "dtype", &dtype);
 		snprintf(cm->dtype, sizeof(cm->dtype), "%s", d);
 		xmlFree(dtype);
+		d = child_text(m, "uom", &uom);
+		cm->time = is_time_unit(d);
+		xmlFree(uom);
 		if (add_metrics(pf, m, err))	/* derived metrics nest */
 			return -1;
 	}
@@ -695,15 +715,54 @@ static int unzip_data(const unsigned char *d, size_t len, bool swap, unsigned ch
 	return 0;
 }
 
-/* Metric m's value at every cnode (summed over locations; min or max for
- * MINDOUBLE and MAXDOUBLE), inclusive, into v[ncnodes]. 1 when the
- * metric's type is not one karte reads (left out), -1 with err. */
+/* An exclusive time made inclusive location by location, then the largest
+ * over the locations at each cnode into v: rows[n][L] the stored rows of
+ * the cnodes pos[] lists (in the deep order). */
+static int slowest_inclusive(const struct profile *pf, const uint32_t *pos, uint32_t n,
+			     const unsigned char *rows, size_t size, enum vkind kind, bool swap, double *v,
+			     const char *what, struct unpack *u)
+{
+	size_t L = pf->locations, k, l;
+	double *all;
+	uint32_t i;
+
+	if (pf->ncnodes * L > CUBE_VALUES_MAX)
+		return kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: %zu call paths x %zu locations is more "
+				  "than %u values", what, pf->ncnodes, L, CUBE_VALUES_MAX);
+	all = xcalloc(pf->ncnodes * L + 1, sizeof(double));
+	for (i = 0; i < n; i++)
+		for (l = 0; l < L; l++)
+			all[(size_t)pf->deep[pos[i]] * L + l] = value_at(rows + ((size_t)i * L + l) * size, kind, swap);
+	for (k = pf->ncnodes; k-- > 0;) {	/* children before parents */
+		uint32_t c = pf->deep[k], up = pf->cnodes[c].parent;
+
+		if (up != UINT32_MAX)
+			for (l = 0; l < L; l++)
+				all[(size_t)up * L + l] += all[(size_t)c * L + l];
+	}
+	for (k = 0; k < pf->ncnodes; k++) {
+		double most = L ? -INFINITY : 0;
+
+		for (l = 0; l < L; l++)
+			most = fmax(most, all[k * L + l]);
+		v[k] = most;
+	}
+	free(all);
+	return 0;
+}
+
+/* Metric m's value at every cnode, inclusive, into v[ncnodes]: a time's
+ * the largest over the locations (the slowest process or thread: the
+ * parallel time), any other metric's the sum (min or max for MINDOUBLE and
+ * MAXDOUBLE). 1 when the metric's type is not one karte reads (left out),
+ * -1 with err. */
 static int metric_values(const struct profile *pf, const struct cmetric *m, const char *index,
 			 size_t ilen, const char *data, size_t dlen, double *v, const char *where,
 			 struct unpack *u)
 {
 	const unsigned char *ix = (const unsigned char *)index, *dd = (const unsigned char *)data;
 	bool swap, is_min = !strcmp(m->dtype, "MINDOUBLE"), is_max = !strcmp(m->dtype, "MAXDOUBLE");
+	bool max_type = is_max;
 	uint32_t one, n, i, type;
 	enum vkind kind;
 	size_t size = dtype_size(m->dtype, &kind), L = pf->locations, body_at, k;
@@ -766,6 +825,14 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 	}
 	for (k = 0; k < pf->ncnodes; k++)
 		v[k] = 0;
+	if (m->time && !m->inclusive && !is_min && !is_max) {
+		int rc = slowest_inclusive(pf, pos, n, rows, size, kind, swap, v, what, u);
+
+		free(vals);
+		free(pos);
+		return rc;
+	}
+	is_max = is_max || m->time;	/* an inclusive time: the slowest location */
 	for (i = 0; i < n; i++) {
 		const uint32_t *order = m->inclusive ? pf->wide : pf->deep;
 		uint32_t c = order[pos[i]];
@@ -782,7 +849,7 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 	free(pos);
 	/* exclusive values (summed) made inclusive: each node plus its subtree,
 	 * children before parents (the deep order backwards) */
-	if (!m->inclusive && !is_min && !is_max)
+	if (!m->inclusive && !is_min && !max_type)
 		for (k = pf->ncnodes; k-- > 0;) {
 			uint32_t c = pf->deep[k];
 
