@@ -66,18 +66,13 @@ static int teardown(void **state)
 
 /* POST one run of tau (and energy_j when > 0) at (p=4, n=1000) as karted
  * does: stored in a batch, then checked; its verdict. */
-static unsigned char post(struct fixture *f, double tau, double energy, char **alerts)
+static unsigned char post_json(struct fixture *f, const char *json, char **alerts)
 {
-	char json[256];
 	struct wjob job = {0};
 	struct kerr err;
 	int64_t id;
 	unsigned char verdict = WJOB_NEW;
 
-	snprintf(json, sizeof(json), "{\"system\":\"s\",\"application\":\"a\",\"p\":4,\"n\":1000,\"tau\":%.17g%s",
-		 tau, energy > 0 ? "" : "}");
-	if (energy > 0)
-		snprintf(json + strlen(json), sizeof(json) - strlen(json), ",\"energy_j\":%.17g}", energy);
 	job.kind = WJOB_RUNS;
 	if (run_parse_body(json, strlen(json), BODY_JSON, &job.batch, &err))
 		fail_msg("%s", err.msg);
@@ -92,6 +87,54 @@ static unsigned char post(struct fixture *f, double tau, double energy, char **a
 	else
 		free(job.alerts);
 	return verdict;
+}
+
+static unsigned char post(struct fixture *f, double tau, double energy, char **alerts)
+{
+	char json[256];
+
+	snprintf(json, sizeof(json), "{\"system\":\"s\",\"application\":\"a\",\"p\":4,\"n\":1000,\"tau\":%.17g%s",
+		 tau, energy > 0 ? "" : "}");
+	if (energy > 0)
+		snprintf(json + strlen(json), sizeof(json) - strlen(json), ",\"energy_j\":%.17g}", energy);
+	return post_json(f, json, alerts);
+}
+
+/* One run of tau at frequency mhz (and power cap watts when > 0). */
+static unsigned char post_at(struct fixture *f, double tau, double mhz, double watts)
+{
+	char json[256];
+
+	snprintf(json, sizeof(json), "{\"system\":\"s\",\"application\":\"f\",\"p\":1,\"n\":1000,\"tau\":%.17g,"
+		 "\"frequency_mhz\":%.17g%s", tau, mhz, watts > 0 ? "" : "}");
+	if (watts > 0)
+		snprintf(json + strlen(json), sizeof(json) - strlen(json), ",\"power_cap_w\":%.17g}", watts);
+	return post_json(f, json, NULL);
+}
+
+/* A point of the check is (series, p, n, frequency, cap): five runs at
+ * 3000 MHz and one at 1200 MHz, 2.3 times longer as physics says, is no
+ * regression; runs at 1200 MHz are judged against 1200 MHz alone, as are
+ * those at 3000 MHz among them, and a power cap is a setting of its own. */
+static void test_a_frequency_is_its_own_baseline(void **state)
+{
+	struct fixture *f = *state;
+	const double base[5] = {2.0, 2.01, 1.99, 2.0, 2.02};
+	int i;
+
+	for (i = 0; i < 5; i++)
+		assert_int_equal(post_at(f, base[i], 3000, 0), WATCH_OK + KA_OK);
+	assert_int_equal(post_at(f, 4.6, 1200, 0), WATCH_OK + KA_OK);	/* none before at 1200: not judged */
+	for (i = 0; i < 5; i++)
+		assert_int_equal(post_at(f, 4.6 + 0.01 * i, 1200, 0), WATCH_OK + KA_OK);
+	/* against all runs the median would be 4.6 or so and 2.01 an improvement */
+	assert_int_equal(post_at(f, 2.01, 3000, 0), WATCH_OK + KA_OK);
+	assert_int_equal(post_at(f, 2.5, 3000, 0), WATCH_OK + KA_REGRESSION);
+	assert_int_equal(post_at(f, 5.75, 1200, 0), WATCH_OK + KA_REGRESSION);
+	assert_int_equal(post_at(f, 4.61, 1200, 0), WATCH_OK + KA_OK);
+	/* a cap of 100 W at 3000 MHz: a setting of its own, not judged yet */
+	assert_int_equal(post_at(f, 3.0, 3000, 100), WATCH_OK + KA_OK);
+	assert_int_equal(post_at(f, 2.0, 3000, 0), WATCH_OK + KA_OK);
 }
 
 static int count_alert(const struct store_alert *a, void *ctx)
@@ -408,6 +451,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_runs_of_another_writer_join_the_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_energy_has_its_own_baseline, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_windows_stay_within_the_budget, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_a_frequency_is_its_own_baseline, setup, teardown),
 		cmocka_unit_test(test_webhook_retries_then_delivers),
 		cmocka_unit_test(test_webhook_url_is_checked),
 		cmocka_unit_test(test_webhook_queue_is_bounded),

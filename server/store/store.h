@@ -284,7 +284,9 @@ int store_thresholds_put(struct store *st, const char *system, const char *appli
  * (series, p, n) before it in time order (measured_at, or created_at
  * without one, then id), the latest first, at most limit: each(k, r, ctx)
  * with r borrowed, k ascending. Only what a baseline needs is read: id,
- * p, n, tau, energy_j, measured_at and regions (the rest NULL or 0). One query
+ * p, n, tau, frequency_mhz, power_cap_w, energy_j, measured_at and regions
+ * (the rest NULL or 0): the regression check keeps runs of another
+ * frequency or cap out of a baseline. One query
  * for all on PostgreSQL, one read transaction on SQLite (and one walk of
  * each series' runs in its large table). A non-zero
  * each() stops and is returned. */

@@ -69,8 +69,8 @@ struct store {
 #define STORE_RUN_VALUES(X)                                                                   \
 	X(p, INT, 0, KEEP, KEEP) X(n, REAL, 0, KEEP, KEEP) X(tau, REAL, 0, KEEP, KEEP)            \
 	X(chi, REAL, RUN_HAS_CHI, SKIP, KEEP) X(gamma, REAL, RUN_HAS_CHI, SKIP, SKIP)             \
-	X(frequency_mhz, REAL, RUN_HAS_FREQ, SKIP, KEEP)                                          \
-	X(power_cap_w, REAL, RUN_HAS_CAP, SKIP, SKIP) X(energy_j, REAL, RUN_HAS_ENERGY, KEEP, KEEP) \
+	X(frequency_mhz, REAL, RUN_HAS_FREQ, KEEP, KEEP)                                          \
+	X(power_cap_w, REAL, RUN_HAS_CAP, KEEP, SKIP) X(energy_j, REAL, RUN_HAS_ENERGY, KEEP, KEEP) \
 	X(measured_at, TEXT, 0, KEEP, SKIP) X(idempotency_key, TEXT, 0, SKIP, SKIP)               \
 	X(regions, TEXT, 0, KEEP, SKIP) X(labels, TEXT, 0, SKIP, SKIP)
 
@@ -133,7 +133,8 @@ void store_run_put_text(struct run *r, size_t k, char *v);
 	"coalesce((SELECT hi FROM import_pending), 0)"
 
 /* The columns store_points_before reads, in the same places: what a
- * baseline needs (id, p, n, tau, energy_j, measured_at, regions). */
+ * baseline needs (id, p, n, tau, frequency_mhz, power_cap_w, energy_j,
+ * measured_at, regions). */
 #define STORE_POINT_COLUMNS "r.id, NULL, NULL, NULL" STORE_RUN_VALUES(STORE_RV_POINT) ", NULL"
 
 /* The filters of a listing as bits: one prepared statement per combination.

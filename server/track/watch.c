@@ -36,6 +36,9 @@ struct region_e {
  * name one), the others in more (room for reg_room(nreg - 1)). */
 struct entry {
 	double tau, energy;	/* energy NAN when the run has none */
+	float freq, cap;	/* frequency_mhz, power_cap_w: NAN when the run has none (a float
+				 * each keeps the entry at 48 bytes; settings a float tells
+				 * apart are distinct settings) */
 	double e0;		/* the first region's energy */
 	uint8_t slot0, nreg;
 	struct region_e *more;
@@ -347,6 +350,8 @@ static void entry_of(struct window *w, const struct run *r, struct entry *e)
 	memset(e, 0, sizeof(*e));
 	e->tau = r->tau;
 	e->energy = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
+	e->freq = (r->has & RUN_HAS_FREQ) ? (float)r->frequency_mhz : NAN;
+	e->cap = (r->has & RUN_HAS_CAP) ? (float)r->power_cap_w : NAN;
 	if (r->parsed) {	/* a run just posted: its energies kept aside by the parse */
 		for (i = 0; i < r->nenergies && e->nreg < WATCH_REGIONS_SEEN; i++)
 			entry_add(w, e, r->energies[i].name, r->energies[i].energy_j);
@@ -689,23 +694,82 @@ static enum ka_verdict check(const struct window *w, const char *metric, const c
 	return v;
 }
 
-/* Hold run now against the window: its verdict, the regressions into *regs
- * (NULL without one). */
+static bool same_value(float a, float b)
+{
+	return a == b || (isnan(a) && isnan(b));
+}
+
+/* A run at another frequency or power cap is never a baseline: the same
+ * point of the regression check is (series, p, n, frequency, cap). */
+static bool same_setting(const struct entry *a, const struct entry *b)
+{
+	return same_value(a->freq, b->freq) && same_value(a->cap, b->cap);
+}
+
+/* The window's values of the runs at now's setting, sorted, into tau,
+ * energy and regs[w->nregs] (their v the caller's room: WATCH_WINDOW
+ * each). */
+static void setting_values(const struct window *w, const struct entry *now, struct sorted *tau,
+			   struct sorted *energy, struct sorted *regs)
+{
+	size_t i, k;
+
+	for (i = 0; i < w->count; i++) {
+		const struct entry *e = &w->e[(w->head + i) % w->cap];
+
+		if (!same_setting(e, now))
+			continue;
+		tau->v[tau->n++] = e->tau;
+		if (isfinite(e->energy))
+			energy->v[energy->n++] = e->energy;
+		for (k = 0; k < e->nreg; k++) {
+			struct region_e x = entry_reg(e, k);
+
+			if (isfinite(x.e))
+				regs[x.slot].v[regs[x.slot].n++] = x.e;
+		}
+	}
+	sorted_sort(tau);
+	sorted_sort(energy);
+	for (k = 0; k < w->nregs; k++)
+		sorted_sort(&regs[k]);
+}
+
+/* Hold run now against the window (its runs at now's frequency and cap):
+ * its verdict, the regressions into *regs (NULL without one). */
 static enum ka_verdict check_run(const struct window *w, const struct entry *now, json_t **regs)
 {
+	const struct sorted *tau = &w->tau, *energy = &w->energy;
+	struct sorted ftau = {0}, fenergy = {0}, *fregs = NULL;
+	double *room = NULL;
 	enum ka_verdict v, worst;
-	size_t k;
+	size_t k, mixed = 0;
 
+	for (k = 0; k < w->count; k++)
+		mixed += !same_setting(&w->e[(w->head + k) % w->cap], now);
+	if (mixed) {	/* the window's sorted values hold other settings: these runs alone */
+		room = xmalloc((2 + (size_t)w->nregs) * WATCH_WINDOW * sizeof(double));
+		fregs = xcalloc((size_t)w->nregs + 1, sizeof(*fregs));
+		ftau.v = room;
+		fenergy.v = room + WATCH_WINDOW;
+		for (k = 0; k < w->nregs; k++)
+			fregs[k].v = room + (2 + k) * WATCH_WINDOW;
+		setting_values(w, now, &ftau, &fenergy, fregs);
+		tau = &ftau, energy = &fenergy;
+	}
 	*regs = NULL;
-	worst = check(w, "tau", NULL, now->tau, &w->tau, regs);
-	v = check(w, "energy_j", NULL, now->energy, &w->energy, regs);
+	worst = check(w, "tau", NULL, now->tau, tau, regs);
+	v = check(w, "energy_j", NULL, now->energy, energy, regs);
 	worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	for (k = 0; k < now->nreg && k < WATCH_REGIONS; k++) {
 		struct region_e x = entry_reg(now, k);
 
-		v = check(w, "energy_j", w->regs[x.slot].name, x.e, &w->regs[x.slot].s, regs);
+		v = check(w, "energy_j", w->regs[x.slot].name, x.e, mixed ? &fregs[x.slot] : &w->regs[x.slot].s,
+			  regs);
 		worst = worst == KA_REGRESSION || v == KA_OK ? worst : v;
 	}
+	free(fregs);
+	free(room);
 	return worst;
 }
 
