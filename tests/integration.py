@@ -1342,6 +1342,39 @@ def history_of_a_point_with_baselines_and_verdicts():
         expect(s == status and (field is None or b.get("field") == field), f"{q} -> {status} ({s} {b})")
 
 
+@test
+def a_history_judges_and_draws_each_frequency_apart():
+    """A point of the history is (series, p, n, frequency_mhz, power_cap_w):
+    five runs at 3000 MHz, then runs at 1200 MHz 2.3x longer (as physics
+    says) are no regression; each setting is its own baseline and its own
+    line in the report, named in the legend."""
+    k, t = Shared.k, Shared.token
+    taus = [(3000, 2.0), (3000, 2.01), (3000, 1.99), (3000, 2.0), (3000, 2.02), (1200, 4.6), (1200, 4.61),
+            (1200, 4.59), (1200, 4.6), (1200, 4.62), (1200, 4.6), (3000, 2.5)]
+    runs = [run(system="freq-it", application="mg", p=1, n=1.0, tau=x, chi=0.0, frequency_mhz=f,
+                measured_at=f"2026-10-{10 + i:02d}T10:00:00Z") for i, (f, x) in enumerate(taus)]
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    stored = b.get("verdicts")
+    expect(s == 201 and stored == ["ok"] * 11 + ["regression"], f"the check on ingest: the same verdicts ({s} {b})")
+    s, h, _ = k.request("GET", "/api/v1/analysis/history?system=freq-it&application=mg&p=1&n=1")
+    v = [r["verdict"] for r in h["runs"]]
+    expect(s == 200 and v[:11] == ["ok"] * 11 and v[11] == "regression" and h["counts"]["regression"] == 1,
+           f"1200 MHz is no regression of 3000 MHz; 2.5 s at 3000 MHz is ({v} {stored})")
+    b10, b11 = h["runs"][10]["baseline"], h["runs"][11]["baseline"]
+    expect(b10["runs"] == 5 and b10["median"] == 4.6 and b11["runs"] == 5 and b11["median"] == 2.0
+           and abs(b11["mad"] - 0.01) < 1e-12,
+           f"each against its own frequency ({h['runs'][10]['baseline']} {h['runs'][11]['baseline']})")
+    expect([(x["name"], x["runs"]) for x in h["settings"]] == [("3000 MHz", 6), ("1200 MHz", 6)]
+           and h["runs"][5]["frequency_mhz"] == 1200, f"the settings listed ({h['settings']})")
+    s, _, hd = k.request("GET", "/api/v1/reports/history.svg?system=freq-it&application=mg&p=1&n=1")
+    legend = json.loads(hd["X-Karte-Frame"])["legend"]
+    expect(s == 200 and "3000 MHz: its runs, its own baseline" in legend
+           and "1200 MHz: its runs, its own baseline" in legend, f"a line per frequency, named ({legend})")
+    s, b, _ = k.request("POST", "/api/v1/runs", [run(system="freq-it", application="mg", p=1, n=1.0, tau=4.61, chi=0.0,
+                                                     frequency_mhz=1200, measured_at="2026-10-30T10:00:00Z")], token=t)
+    expect(s == 201 and not b.get("alerts"), f"the check on ingest agrees: 4.61 s at 1200 MHz is ok ({b})")
+
+
 def marker_counts(svg):
     """How many times each marker definition is stamped, largest first."""
     import re

@@ -35,6 +35,8 @@ static int take(const struct run *r, void *ctx)
 	x->when = xstrdup(r->measured_at ? r->measured_at : r->created_at);
 	x->measured = r->measured_at != NULL;
 	x->v = h->energy ? ((r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN) : r->tau;
+	x->freq = (r->has & RUN_HAS_FREQ) ? r->frequency_mhz : NAN;
+	x->cap = (r->has & RUN_HAS_CAP) ? r->power_cap_w : NAN;
 	x->group = NULL;
 	if (h->by && r->labels) {
 		json_t *l = json_loads(r->labels, 0, NULL);
@@ -119,26 +121,84 @@ static int history_query(struct karted *k, struct req *rq, struct history *h, st
 	return 0;
 }
 
-/* Each run against the baseline of the latest HISTORY_WINDOW earlier runs
- * that carry the metric; the verdicts of the runs listed counted. */
-static void history_judge(struct history *h)
+static bool same_number(double a, double b)
 {
-	double work[HISTORY_WINDOW], *seen = xmalloc((h->nruns + 1) * sizeof(*seen));
-	size_t i, nseen = 0;
+	return a == b || (isnan(a) && isnan(b));
+}
+
+static void setting_name(struct history_setting *s)
+{
+	int len = isnan(s->freq) ? snprintf(s->name, sizeof(s->name), "no frequency") :
+				   snprintf(s->name, sizeof(s->name), "%.6g MHz", s->freq);
+
+	if (!isnan(s->cap) && len > 0 && (size_t)len < sizeof(s->name))
+		snprintf(s->name + len, sizeof(s->name) - (size_t)len, ", cap %.6g W", s->cap);
+}
+
+/* Each run's setting (frequency, power cap): an index into h->settings in
+ * the order of their first run (a point has few; a lookup is a scan). */
+static void number_settings(struct history *h)
+{
+	size_t i, k;
 
 	for (i = 0; i < h->nruns; i++) {
 		struct history_run *x = &h->runs[i];
-		size_t m = nseen < HISTORY_WINDOW ? nseen : HISTORY_WINDOW;
 
+		for (k = 0; k < h->nsettings && !(same_number(h->settings[k].freq, x->freq) &&
+						  same_number(h->settings[k].cap, x->cap)); k++)
+			;
+		if (k == h->nsettings) {
+			h->settings = xrealloc(h->settings, (k + 1) * sizeof(*h->settings));
+			h->settings[k] = (struct history_setting){x->freq, x->cap, 0, ""};
+			setting_name(&h->settings[k]);
+			h->nsettings++;
+		}
+		x->si = k;
+		if (i >= h->first)
+			h->settings[k].runs++;
+	}
+}
+
+static int by_setting(const void *a, const void *b, void *ctx)
+{
+	const struct history_run *runs = ctx;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+
+	if (runs[i].si != runs[j].si)
+		return runs[i].si < runs[j].si ? -1 : 1;
+	return i < j ? -1 : i > j;
+}
+
+/* Each run against the baseline of the latest HISTORY_WINDOW earlier runs
+ * at its setting (frequency and power cap: another setting is never its
+ * baseline) that carry the metric; the verdicts of the runs listed
+ * counted. */
+static void history_judge(struct history *h)
+{
+	double work[HISTORY_WINDOW], *seen = xmalloc((h->nruns + 1) * sizeof(*seen));
+	size_t *order = xmalloc((h->nruns + 1) * sizeof(*order)), i, k, nseen = 0;
+
+	number_settings(h);
+	for (i = 0; i < h->nruns; i++)
+		order[i] = i;
+	qsort_r(order, h->nruns, sizeof(*order), by_setting, h->runs);	/* time order within each */
+	for (k = 0; k < h->nruns; k++) {
+		struct history_run *x = &h->runs[order[k]];
+		size_t m;
+
+		if (k > 0 && h->runs[order[k - 1]].si != x->si)
+			nseen = 0;	/* the next setting */
+		m = nseen < HISTORY_WINDOW ? nseen : HISTORY_WINDOW;
 		x->b = (struct ka_baseline){NAN, NAN, 0};
 		if (m)
 			ka_baseline(seen + nseen - m, m, work, &x->b);
 		x->verdict = isfinite(x->v) ? ka_verdict(x->v, &x->b, &h->t) : KA_OK;
 		if (isfinite(x->v))
 			seen[nseen++] = x->v;
-		if (i >= h->first && isfinite(x->v))
+		if (order[k] >= h->first && isfinite(x->v))
 			h->counts[x->verdict]++;
 	}
+	free(order);
 	free(seen);
 }
 
@@ -197,13 +257,14 @@ void history_free(struct history *h)
 	}
 	free(h->runs);
 	free(h->groups);
+	free(h->settings);
 	memset(h, 0, sizeof(*h));
 }
 
 static int get_history(void *app, struct req *rq, struct resp *rs)
 {
 	struct history h;
-	json_t *runs, *body;
+	json_t *runs, *body, *settings;
 	struct kerr err;
 	size_t i;
 
@@ -228,8 +289,17 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 		if (h.by)
 			json_object_set_new(o, "group", x->group ? json_string(x->group) :
 					    json_null());
+		json_object_set_new(o, "frequency_mhz", json_finite(x->freq));
+		json_object_set_new(o, "power_cap_w", json_finite(x->cap));
 		json_array_append_new(runs, o);
 	}
+	settings = json_array();
+	for (i = 0; i < h.nsettings; i++)
+		json_array_append_new(settings, json_pack("{s:o,s:o,s:s,s:I}", "frequency_mhz",
+							  json_finite(h.settings[i].freq), "power_cap_w",
+							  json_finite(h.settings[i].cap), "name",
+							  h.settings[i].name, "runs",
+							  (json_int_t)h.settings[i].runs));
 	body = json_pack("{s:{s:s,s:s,s:s},s:I,s:f,s:s,s:{s:f,s:f,s:I,s:i},s:o,s:{s:I,s:I,s:I},"
 			 "s:b}", "series", "system", h.system, "application", h.application,
 			 "variant", h.variant, "p", (json_int_t)h.p, "n", h.n, "metric", h.metric,
@@ -240,6 +310,7 @@ static int get_history(void *app, struct req *rq, struct resp *rs)
 			 (json_int_t)h.counts[KA_IMPROVEMENT], "truncated", h.first > 0);
 	if (h.by)
 		json_object_set_new(body, "by", json_string(h.by));
+	json_object_set_new(body, "settings", settings);
 	resp_json(rs, 200, body);
 	history_free(&h);
 	return 0;

@@ -272,7 +272,7 @@ out:
 /* The history's runs as points, x the run's place (or its label value's,
  * the runs of one value spread over [x - 0.3, x + 0.3] in time order),
  * with each run's baseline and band; d has room for 5 x cap. */
-static size_t history_points(const struct history *h, double *d, int *verdict, size_t cap)
+static size_t history_points(const struct history *h, double *d, int *verdict, size_t *setting, size_t cap)
 {
 	size_t i, m = 0, *seen = xcalloc(h->ngroups + 1, sizeof(*seen));
 	size_t *count = xcalloc(h->ngroups + 1, sizeof(*count));
@@ -293,6 +293,7 @@ static size_t history_points(const struct history *h, double *d, int *verdict, s
 		d[2 * cap + m] = judged ? x->b.median : NAN;
 		d[3 * cap + m] = judged ? fmax(0, x->b.median - by) : NAN;	/* a time or an energy: never below 0 */
 		d[4 * cap + m] = judged ? x->b.median + by : NAN;
+		setting[m] = x->si;
 		verdict[m++] = judged ? (int)x->verdict : -1;
 	}
 	free(seen);
@@ -309,7 +310,8 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs, st
 	char title[SERIES_LABEL_SIZE + 96], xtitle[160];
 	struct history h;
 	struct kerr err;
-	size_t cap;
+	size_t cap, i, *setting;
+	const char **names;
 	double *d;
 	int *verdict;
 
@@ -330,12 +332,19 @@ static void history_report(struct karted *k, struct req *rq, struct resp *rs, st
 	else
 		snprintf(xtitle, sizeof(xtitle), "run, in measured_at order%s",
 			 h.first ? " (the latest asked for)" : "");
+	setting = xmalloc((cap + 1) * sizeof(*setting));
+	names = xmalloc((h.nsettings + 1) * sizeof(*names));
+	for (i = 0; i < h.nsettings; i++)
+		names[i] = h.settings[i].name;
 	in = (struct report_history){title, xtitle, h.energy ? "energy (J)" : "τ (s)", d, d + cap,
 				     d + 2 * cap, d + 3 * cap, d + 4 * cap, verdict,
-				     history_points(&h, d, verdict, cap), h.groups, h.by ? h.ngroups : 0, h.t};
+				     history_points(&h, d, verdict, setting, cap), h.groups, h.by ? h.ngroups : 0,
+				     h.t, setting, names, h.nsettings};
 	report_respond(rs, report_build_history(&in, o), fmt);
 	free(d);
 	free(verdict);
+	free(setting);
+	free(names);
 	history_free(&h);
 }
 

@@ -127,8 +127,18 @@ struct history_run {
 	double v;		/* the metric; NAN when the run lacks it */
 	char *group;		/* by=KEY: the run's value of label KEY, or NULL */
 	size_t gi;		/* its index in groups[] (SIZE_MAX: none) */
-	struct ka_baseline b;	/* of the runs before (b.runs 0: none) */
+	double freq, cap;	/* frequency_mhz, power_cap_w; NAN: the run has none */
+	size_t si;		/* its setting's index in settings[] */
+	struct ka_baseline b;	/* of the runs before at its setting (b.runs 0: none) */
 	enum ka_verdict verdict;
+};
+
+/* A setting of a point: a frequency and a power cap (NAN: none), each its
+ * own baseline and its own line. */
+struct history_setting {
+	double freq, cap;
+	size_t runs;		/* of the runs answered */
+	char name[64];		/* "3000 MHz", "3000 MHz, cap 100 W", "no frequency" */
 };
 
 struct history {
@@ -145,6 +155,8 @@ struct history {
 	size_t counts[3];	/* verdicts of the runs answered, by enum ka_verdict */
 	const char **groups;	/* by: the label's values in the order of their first run */
 	size_t ngroups;
+	struct history_setting *settings;	/* in the order of their first run */
+	size_t nsettings;
 };
 
 /* The history the query asks for: system, application, variant, p, n,

@@ -1505,7 +1505,7 @@ struct report *report_build_history(const struct report_history *in, const struc
 	const struct rgb colors[3] = {chart_palette(0), chart_palette(1), chart_palette(2)};
 	struct report *r = report_new(o, "history", 1);
 	struct chart_layer *l;
-	size_t i, v, step, nat, count[4] = {0};
+	size_t i, v, step, nat, count[4] = {0}, lines, s;
 	char rel[32], noise[32];
 
 	snprintf(r->title, sizeof(r->title), "history: %s", in->title);
@@ -1540,21 +1540,47 @@ struct report *report_build_history(const struct report_history *in, const struc
 		r->panels[0].x.at = at;
 		r->panels[0].x.nat = nat;
 	}
-	/* the band: within it a run is ok; then the median it is held against */
-	l = layer(r, 0, LAYER_AREA);
-	l->x = in->x;
-	l->y = in->hi;
-	l->y0 = in->lo;
-	l->n = in->n;
-	l->color = GREY;
-	l->alpha = 0.25;
-	l = layer(r, 0, LAYER_LINE);
-	l->x = in->x;
-	l->y = in->median;
-	l->n = in->n;
-	l->color = GREY;
-	l->size = 1.5;
-	l->dash = DASH_DASHED;
+	/* per setting (one, or each frequency and cap apart): the band, within
+	 * which a run is ok; the median it is held against; with several, a
+	 * line through the setting's runs, named */
+	lines = in->nsettings > 1 && !in->ngroups ? in->nsettings : 1;
+	for (s = 0; s < lines; s++) {
+		double *x = doubles(r, in->n), *y = doubles(r, in->n), *md = doubles(r, in->n);
+		double *lo = doubles(r, in->n), *hi = doubles(r, in->n);
+		size_t m = 0;
+
+		for (i = 0; i < in->n; i++) {
+			if (lines > 1 && in->setting[i] != s)
+				continue;
+			x[m] = in->x[i], y[m] = in->y[i], md[m] = in->median[i];
+			lo[m] = in->lo[i], hi[m++] = in->hi[i];
+		}
+		l = layer(r, 0, LAYER_AREA);
+		l->x = x;
+		l->y = hi;
+		l->y0 = lo;
+		l->n = m;
+		l->color = GREY;
+		l->alpha = 0.25;
+		l = layer(r, 0, LAYER_LINE);
+		l->x = x;
+		l->y = md;
+		l->n = m;
+		l->color = GREY;
+		l->size = 1.5;
+		l->dash = DASH_DASHED;
+		if (lines == 1)
+			continue;
+		l = layer(r, 0, LAYER_LINE);
+		l->x = x;
+		l->y = y;
+		l->n = m;
+		l->color = chart_palette(3 + s);
+		l->size = 1.2;
+		l->dash = LINE_DASHES[s % (sizeof(LINE_DASHES) / sizeof(LINE_DASHES[0]))];
+		legend(r, 0, str(r, "%s: its runs, its own baseline", in->settings[s]), l->color, MARK_COUNT,
+		       l->dash);
+	}
 	for (v = 0; v < 4; v++) {	/* the runs, by verdict (3: not judged) */
 		double *x = doubles(r, in->n), *y = doubles(r, in->n);
 
@@ -1583,7 +1609,9 @@ struct report *report_build_history(const struct report_history *in, const struc
 	       MARK_RING, DASH_SOLID);
 	if (!in->n)
 		r->panels[0].placeholder = "no run of this point carries the metric";
-	r->panels[0].note = "each run against the median and MAD of the runs of its point before it";
+	r->panels[0].note = lines > 1 ? "each run against the median and MAD of the runs of its point before it "
+				       "at its frequency and power cap" :
+				       "each run against the median and MAD of the runs of its point before it";
 	apply_view(r, o);
 	report_seal(r);
 	return r;

@@ -165,6 +165,12 @@ struct report_history {
 	const char *const *groups;	/* ngroups label values at x = 1, 2, ...; or none */
 	size_t ngroups;
 	struct ka_thresholds t;
+	/* each run's setting (a frequency and power cap), and their names: with
+	 * more than one (and no groups), each is a line of its own with its own
+	 * baseline, named in the legend */
+	const size_t *setting;
+	const char *const *settings;
+	size_t nsettings;
 };
 
 struct report *report_build_history(const struct report_history *in, const struct report_opts *o);

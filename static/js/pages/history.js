@@ -38,7 +38,9 @@ export async function historyPage(params) {
   metricPick.addEventListener('change', () => go(set('metric', metricPick.value === 'tau' ? '' : metricPick.value)));
   const runs = h.body.runs;
   const unit = metric === 'tau' ? 's' : 'J';
-  const text = (r) => [`run ${r.id}${r.group ? ` · ${by} ${r.group}` : ''}`, r.measured_at,
+  const settings = h.body.settings || [];
+  const settingOf = (r) => settings.find((x) => x.frequency_mhz === r.frequency_mhz && x.power_cap_w === r.power_cap_w);
+  const text = (r) => [`run ${r.id}${r.group ? ` · ${by} ${r.group}` : ''}${settings.length > 1 ? ` · ${settingOf(r)?.name ?? ''}` : ''}`, r.measured_at,
     `${metric === 'tau' ? 'τ' : 'E'} = ${fmt(r[metric])} ${unit}: ${r.verdict ?? 'no value'}`,
     r.baseline ? `baseline ${fmt(r.baseline.median)} ± MAD ${fmt(r.baseline.mad)} (${r.baseline.runs} runs)` : 'no runs before'];
   // hover: x is the run's place in time (with by=, the server spreads a value's runs)
@@ -51,13 +53,19 @@ export async function historyPage(params) {
       el('span', { class: 'muted' }, `${runs.length} run${runs.length === 1 ? '' : 's'} · ${c.regression} regression${c.regression === 1 ? '' : 's'}, ` +
         `${c.improvement} improvement${c.improvement === 1 ? '' : 's'} · thresholds ${fmt(t.rel * 100)} % and ` +
         `${fmt(t.noise)} × 1.4826 MAD after ${t.min_runs} runs`)),
+    ...(settings.length > 1 ? [el('p', { class: 'explain', id: 'history-settings' },
+      `These runs ran at ${settings.length} settings (${settings.map((x) => `${x.name}: ${x.runs}`).join('; ')}). ` +
+      'Each is a line of its own and its own baseline: a run at another frequency or power cap is never held ' +
+      'against these.')] : []),
     el('div', { class: 'charts' }, liveChart('history', q, `${metric === 'tau' ? 'τ' : 'energy'} over ${by ? `label ${by}` : 'time'}`, points))];
   const rows = runs.map((r) => ({ id: r.id, measured_at: r.measured_at, group: r.group ?? '', value: r[metric],
+    setting: settingOf(r)?.name ?? '',
     verdict: r.verdict ?? '', median: r.baseline?.median ?? null, mad: r.baseline?.mad ?? null,
     early: r.verdict === 'ok' && (!r.baseline || r.baseline.runs < t.min_runs) }));
   const cols = [{ key: 'id', label: 'run', num: true, cell: (r) => link(`/runs/${r.id}`, String(r.id)) },
     { key: 'measured_at', label: 'measured' }];
   if (by) cols.push({ key: 'group', label: by });
+  if (settings.length > 1) cols.push({ key: 'setting', label: 'frequency, cap' });
   cols.push({ key: 'value', label: `${metric === 'tau' ? 'τ' : 'E'} (${unit})`, num: true },
     { key: 'verdict', label: 'verdict', cell: (r) => r.early
       ? el('span', { class: 'verdict muted' }, `ok: fewer than ${t.min_runs} runs before`)
