@@ -121,6 +121,44 @@ def stencil_main_is_50_runs_and_a_repeat_stores_nothing():
 
 
 @test
+def chi_regions_take_a_leaf_under_every_call_path():
+    """chi_regions=MPI_Allreduce takes every call path whose leaf it is,
+    MPI_* every MPI call; a path nested under another chosen one counts
+    once; the warnings say how many paths each name took; an unknown name
+    is refused with the region's names listed whole, never cut short."""
+    lines = []
+    for p in (2, 4, 8):
+        for path, v in (("main", 10.0), ("main->solve", 6.0), ("main->solve->MPI_Allreduce", 1.0),
+                        ("main->solve->MPI_Irecv", 0.5), ("main->io", 2.0), ("main->io->MPI_Allreduce", 0.25),
+                        ("main->io->MPI_File_write", 1.0), ("main->io->MPI_File_write->MPI_Allreduce", 0.125),
+                        ("main->" + "a_routine_with_a_long_name_" * 4, 0.1)):
+            lines.append(json.dumps({"params": {"p": p}, "callpath": path, "metric": "time", "value": v}))
+    body = "\n".join(lines) + "\n"
+    s, b = imp(body, system="chi", application="leaf", format="extrap-jsonl", region="main", n_value=1,
+               chi_regions="MPI_Allreduce")
+    x = runs_of("chi", "leaf")[0] if s == 201 else {}
+    # main->solve->MPI_Allreduce 1 + main->io->MPI_Allreduce 0.25; the one under MPI_File_write too (0.125)
+    expect(s == 201 and x.get("chi") == 1.375 and "chi_regions: 'MPI_Allreduce' took 3 call paths" in b["warnings"],
+           f"every MPI_Allreduce, said ({x.get('chi')} {b.get('warnings')})")
+    s, b = imp(body, system="chi", application="prefix", format="extrap-jsonl", region="main", n_value=1,
+               chi_regions="MPI_*")
+    x = runs_of("chi", "prefix")[0] if s == 201 else {}
+    # MPI_Allreduce 1 + MPI_Irecv 0.5 + io's MPI_Allreduce 0.25 + MPI_File_write 1 (its nested
+    # MPI_Allreduce counted once, inside it)
+    expect(s == 201 and x.get("chi") == 2.75 and "chi_regions: 'MPI_*' took 5 call paths" in b["warnings"],
+           f"MPI_*: every MPI call, nested ones once ({x.get('chi')} {b.get('warnings')})")
+    s, b = imp(body, system="chi", application="whole", format="extrap-jsonl", region="main", n_value=1,
+               gamma_regions="main->solve")
+    x = runs_of("chi", "whole")[0] if s == 201 else {}
+    expect(s == 201 and x.get("chi") == 4.0, f"a whole path as before: gamma 6, chi 4 ({x.get('chi')} {b})")
+    s, b = imp(body, system="chi", application="none", format="extrap-jsonl", region="main", n_value=1,
+               chi_regions="MPI_Waitall")
+    long_name = "a_routine_with_a_long_name_" * 4
+    expect(s == 400 and b["field"] == "chi_regions" and f"'{long_name}'" in b["error"]
+           and "'MPI_File_write'" in b["error"], f"unknown: the names listed whole ({b})")
+
+
+@test
 def stencil_children_become_regions_by_leaf_name():
     s, b = imp(STENCIL, system="rl", application="loop", region="Iterations",
                chi_regions="Halo exchange (MPI_Sendrecv),Residual (MPI_Allreduce)")

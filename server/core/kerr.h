@@ -27,7 +27,7 @@ struct kerr {
 	int code;		/* enum kerr_code; KERR_NONE (0) when no error was set */
 	char field[64];		/* API field name, "" when none applies */
 	long index;		/* item index in a batch, -1 when none applies */
-	char msg[256];		/* one sentence for a person */
+	char msg[1024];		/* one sentence for a person: room for the names it lists whole */
 	char detail[256];	/* for the log only ("" when none): see above */
 };
 

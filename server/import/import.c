@@ -162,15 +162,24 @@ static void buf_key(struct buf *b, bool *first, const char *key)
 /* ---- what was asked and what the file has --------------------------------- */
 
 /* names as "a, b, c" (at most LIST_MAX), into out. */
+/* Up to LIST_MAX names, each whole and quoted, as many as fit in out
+ * (LIST_ROOM of a kerr message at most); "and N more" for the rest: a
+ * name is never cut short. */
+#define LIST_ROOM 600
 static void list_names(char *const *names, size_t n, char *out, size_t size)
 {
-	size_t i, at = 0;
+	size_t i, at = 0, room = size < LIST_ROOM ? size : LIST_ROOM;
 
 	out[0] = '\0';
-	for (i = 0; i < n && i < LIST_MAX && at + 1 < size; i++)
+	for (i = 0; i < n && i < LIST_MAX; i++) {
+		size_t need = strlen(names[i]) + 4;	/* , '' */
+
+		if (at + need + 24 >= room)	/* and the " and N more" */
+			break;
 		at += (size_t)snprintf(out + at, size - at, "%s'%s'", i ? ", " : "", names[i]);
-	if (n > LIST_MAX && at + 1 < size)
-		snprintf(out + at, size - at, " and %zu more", n - LIST_MAX);
+	}
+	if (i < n)
+		snprintf(out + at, size - at, "%s%zu more", i ? " and " : "", n - i);
 	if (!n)
 		snprintf(out, size, "none");
 }
@@ -362,30 +371,104 @@ static uint32_t find_path(const struct xp *x, const char *name, size_t len, cons
 	return at;
 }
 
-/* chi_regions / gamma_regions: comma-separated names. */
+/* Does path's leaf match pat[0, len): the whole leaf, or with a trailing
+ * '*' its beginning (MPI_* : every MPI call). */
+static bool leaf_matches(const char *path, const char *pat, size_t len)
+{
+	const char *lf = leaf(path);
+
+	if (len && pat[len - 1] == '*')
+		return strlen(lf) >= len - 1 && !memcmp(lf, pat, len - 1);
+	return strlen(lf) == len && !memcmp(lf, pat, len);
+}
+
+/* Is path i inside root's subtree (root itself left out)? */
+static bool inside(const struct xp *x, uint32_t i, uint32_t root)
+{
+	for (i = x->paths[i].parent; i != XP_NONE; i = x->paths[i].parent)
+		if (i == root)
+			return true;
+	return false;
+}
+
+/* The distinct leaf names under root, for an error that lists them. */
+static size_t leaves_under(const struct xp *x, uint32_t root, char **names)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < x->npaths; i++) {
+		if (!inside(x, (uint32_t)i, root))
+			continue;
+		for (k = 0; k < n && strcmp(names[k], leaf(x->paths[i].name)); k++)
+			;
+		if (k == n)
+			names[n++] = (char *)leaf(x->paths[i].name);
+	}
+	return n;
+}
+
+/* chi_regions / gamma_regions: comma-separated names, each a whole call
+ * path, or a leaf name under any number of call paths inside the tau
+ * region (a trailing '*' matches a prefix); a path nested under another
+ * selected one is counted once. Each name's count of paths is a warning. */
 static int pick_overhead(const struct xp *x, const struct import_opts *o, struct mapping *m,
 			 struct kerr *err)
 {
 	const char *s = o->chi_regions ? o->chi_regions : o->gamma_regions, *comma;
 	const char *field = o->chi_regions ? "chi_regions" : "gamma_regions";
+	bool *chosen;
+	size_t i;
+	int rc = 0;
 
 	if (!s)
 		return 0;
 	m->gamma = !o->chi_regions;
 	m->overhead = xcalloc(x->npaths + 1, sizeof(*m->overhead));
-	for (; *s; s = *comma ? comma + 1 : comma) {
+	chosen = xcalloc(x->npaths + 1, sizeof(*chosen));
+	for (; *s && !rc; s = *comma ? comma + 1 : comma) {
+		size_t len, took = 0;
+		bool whole = false;
+
 		comma = strchr(s, ',');
 		if (!comma)
 			comma = s + strlen(s);
 		if (comma == s)
 			continue;
-		if (m->noverhead == x->npaths)
-			return kerr_field(err, KERR_INVALID, field, "%s names a region twice", field);
-		m->overhead[m->noverhead] = find_path(x, s, (size_t)(comma - s), field, err);
-		if (m->overhead[m->noverhead++] == XP_NONE)
-			return -1;
+		len = (size_t)(comma - s);
+		for (i = 0; i < x->npaths && !whole; i++)	/* a whole path first */
+			if (strlen(x->paths[i].name) == len && !memcmp(x->paths[i].name, s, len) &&
+			    inside(x, (uint32_t)i, m->region))
+				chosen[i] = whole = true, took = 1;
+		for (i = 0; i < x->npaths && !whole; i++)	/* else every path of that leaf */
+			if (inside(x, (uint32_t)i, m->region) && leaf_matches(x->paths[i].name, s, len))
+				chosen[i] = true, took++;
+		if (!took) {
+			char **names = xcalloc(x->npaths + 1, sizeof(*names)), list[LIST_ROOM];
+
+			list_names(names, leaves_under(x, m->region, names), list, sizeof(list));
+			rc = kerr_field(err, KERR_INVALID, field, "%s: no call path under '%s' ends in '%.*s'; "
+					"its regions are %s", field, leaf(x->paths[m->region].name), (int)len, s,
+					list);
+			free(names);
+		} else {
+			xp_warn((struct xp *)x, "%s: '%.*s' took %zu call path%s", field, (int)len, s, took,
+				took == 1 ? "" : "s");
+		}
 	}
-	return 0;
+	/* each chosen path once, and none inside another chosen one */
+	for (i = 0; !rc && i < x->npaths; i++) {
+		uint32_t up;
+		bool nested = false;
+
+		if (!chosen[i])
+			continue;
+		for (up = x->paths[i].parent; up != XP_NONE && !nested; up = x->paths[up].parent)
+			nested = chosen[up];
+		if (!nested)
+			m->overhead[m->noverhead++] = (uint32_t)i;
+	}
+	free(chosen);
+	return rc;
 }
 
 static int pick_region(const struct xp *x, const struct import_opts *o, struct mapping *m,

@@ -44,7 +44,7 @@ void xp_free(struct xp *x)
 
 void xp_warn(struct xp *x, const char *fmt, ...)
 {
-	char buf[300];
+	char buf[1024];
 	va_list ap;
 	json_t *w;
 
