@@ -451,6 +451,48 @@ def cube_time_is_the_slowest_location_energy_the_sum():
 
 
 @test
+def metadata_become_labels():
+    """Thicket's per-profile metadata, Caliper's globals (at the top level of
+    a json-split file too) and a Cube set's directory parameters that are
+    neither p nor n become run labels: scalars up to 128 bytes; lists,
+    paths and long text are left out; the answer lists the labels set."""
+    graph = {"0": {"data": {"name": "main"}, "children": [], "parents": []}}
+    frame, meta = [], []
+    for k, (p, cc) in enumerate((p, cc) for p in (1, 2, 4) for cc in ("intel", "gnu")):
+        meta.append({"profile": k, "mpi.world.size": p, "problem_size": 10, "compiler": cc, "mpi": "openmpi",
+                     "optimized": k % 2 == 0, "libraries": "libmpi.so,libm.so", "executable": "/usr/bin/lulesh",
+                     "note": "x" * 200})
+        frame.append({"node": 0, "profile": k, "name": "main",
+                      "max#inclusive#sum#time.duration": (8.0 if cc == "intel" else 10.0) / p})
+    doc = json.dumps({"graph": [graph], "dataframe": frame, "metadata": meta})
+    s, b = imp(doc, system="meta", application="thicket", format="thicket-json")
+    got = sorted((x["p"], x["labels"].get("compiler"), x["tau"]) for x in runs_of("meta", "thicket"))
+    expect(s == 201 and sorted(b["labels"]) == ["compiler", "mpi", "optimized"] and b["points"] == 6,
+           f"scalar metadata are labels, lists, paths and long text not ({b.get('labels')} {b.get('points')})")
+    expect(got == [(1, "gnu", 10.0), (1, "intel", 8.0), (2, "gnu", 5.0), (2, "intel", 4.0), (4, "gnu", 2.5),
+                   (4, "intel", 2.0)], f"two builds at each p stay apart ({got})")
+    one = runs_of("meta", "thicket")[0]["labels"]
+    expect(one["mpi"] == "openmpi" and one["optimized"] in ("true", "false") and "note" not in one,
+           f"the labels of a run ({one})")
+    split = {"data": [[4e6, 0, 0], [4.5e6, 1, 0]], "columns": ["inclusive#sum#time.duration", "mpi.rank", "path"],
+             "column_metadata": [{"is_value": True}, {"is_value": True}, {"is_value": False}],
+             "nodes": [{"column": "path", "label": "main"}], "mpi.world.size": 2, "problem_size": 64,
+             "compiler": "clang-17", "launchdate": 1700000000}
+    s, b = imp(json.dumps(split), system="meta", application="split", format="caliper-json", time_unit="us",
+               p="mpi.world.size")
+    x = runs_of("meta", "split")[0] if s == 201 else b
+    expect(s == 201 and x["p"] == 2 and x["n"] == 64 and x["tau"] == 4.5
+           and x["labels"] == {"compiler": "clang-17", "launchdate": "1700000000"},
+           f"json-split's globals at the top level are the file's globals ({x})")
+    files = {f"mm.p{p}.n1000.t{t}.r1/profile.cubex": cubex.profile(cubex.TREE, p, 1, cubex.mm_values(p, 1000, 1, 1))
+             for p in (2, 4) for t in (1, 8)}
+    s, b = imp(cube_tar(files), system="meta", application="cube")
+    got = sorted((x["p"], x["labels"].get("t")) for x in runs_of("meta", "cube"))
+    expect(s == 201 and b["labels"] == ["t"] and got == [(2, "1"), (2, "8"), (4, "1"), (4, "8")],
+           f"the directories' t is a label ({b.get('labels')} {got})")
+
+
+@test
 def cube_p_from_processes_and_refusals():
     files = {f"mm.x{x}/profile.cubex": cubex.profile(cubex.TREE, procs, 2, cubex.mm_values(procs, 1000, 1))
              for x, procs in ((1, 2), (2, 4))}

@@ -137,8 +137,9 @@ static int import_opts_of(struct req *rq, struct import_opts *o, struct kerr *er
  * stored, 200 for a repeat. */
 static void answer(struct resp *rs, const int64_t *ids, const struct import_result *res, size_t fresh)
 {
-	json_t *rest = json_pack("{s:I,s:I,s:O,s:O,s:s,s:I}", "runs", (json_int_t)res->batch.count,
-				 "points", (json_int_t)res->points, "regions", res->regions,
+	json_t *rest = json_pack("{s:I,s:I,s:O,s:o,s:O,s:s,s:I}", "runs", (json_int_t)res->batch.count,
+				 "points", (json_int_t)res->points, "regions", res->regions, "labels",
+				 res->labels ? json_incref(res->labels) : json_array(),
 				 "warnings", res->warnings, "format", res->format,
 				 "stored", (json_int_t)fresh);
 	char *tail = jsonw_string(rest, NULL);

@@ -54,6 +54,7 @@ void import_result_clear(struct import_result *res)
 {
 	run_batch_free(&res->batch);
 	json_decref(res->regions);
+	json_decref(res->labels);
 	json_decref(res->warnings);
 	json_decref(res->available);
 	memset(res, 0, sizeof(*res));
@@ -566,7 +567,7 @@ static void emit_key(struct emit *e, bool *first)
 /* The run of repetition r at point pt, made directly (the checks a POST
  * makes are the mapping's: p whole, n and tau > 0, names checked once). */
 static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m, uint32_t pt,
-		    uint32_t r, double p, double n, double tau, struct kerr *err)
+		    uint32_t r, double p, double n, double tau, const char *labels, struct kerr *err)
 {
 	const struct xp_meas *root_e = m->energy == XP_NONE ? NULL : xp_find(x, m->region, m->energy, pt);
 	double energy = rep_value(x, root_e, r);
@@ -582,6 +583,7 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 	run->system = xstrdup(e->o->system);
 	run->application = xstrdup(e->o->application);
 	run->variant = xstrdup(e->o->variant ? e->o->variant : "");
+	run->labels = labels ? xstrdup(labels) : NULL;
 	e->batch.count++;
 	run->p = (int64_t)p;
 	run->n = n;
@@ -641,11 +643,53 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 	return 0;
 }
 
+/* A number as a label's text: the shortest %g that reads back the same. */
+static void number_text(double v, char *out, size_t size)
+{
+	int prec;
+
+	for (prec = 6; prec < 17; prec++) {
+		snprintf(out, size, "%.*g", prec, v);
+		if (strtod(out, NULL) == v)
+			return;
+	}
+	snprintf(out, size, "%.17g", v);
+}
+
+/* The labels of point pt's runs as a JSON object's text (NULL: none): its
+ * label set, and with params_as_labels each parameter that is neither p
+ * nor n; their keys joined into keys. */
+static char *point_labels(const struct xp *x, const struct mapping *m, size_t pt, json_t *keys)
+{
+	json_t *l = x->point_set[pt] != XP_NONE ? json_copy(json_array_get(x->sets, x->point_set[pt])) :
+		    json_object(), *v;
+	const char *k;
+	char num[40], *text = NULL;
+	size_t i;
+
+	for (i = 0; x->params_as_labels && i < x->nparams; i++) {
+		if (i == m->p || i == m->n || strlen(x->params[i]) > XP_LABEL_KEY_MAX)
+			continue;
+		number_text(x->coords[pt * x->nparams + i], num, sizeof(num));
+		json_object_set_new(l, x->params[i], json_string(num));
+	}
+	json_object_foreach(l, k, v)
+		if (!json_object_get(keys, k))
+			json_object_set_new(keys, k, json_true());
+	if (json_object_size(l))
+		text = json_dumps(l, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(l);
+	return text;
+}
+
 static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 		   struct import_result *res, struct kerr *err)
 {
 	struct mapping m = {0};
 	size_t pt, skipped_points = 0, bad_tau = 0, c;
+	json_t *keys = json_object(), *jv;
+	const char *k;
+	char *labels = NULL;
 	int rc = -1;
 
 	if (pick_params(x, o, &m, err) || pick_metric(x, o, &m, err) || pick_region(x, o, &m, err) ||
@@ -675,6 +719,8 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 					m.n == SIZE_MAX ? "n_value" : x->params[m.n], n);
 			goto out;
 		}
+		free(labels);
+		labels = point_labels(x, &m, pt, keys);
 		for (r = 0, v = ms->first; r < ms->count; r++, v = x->next[v]) {
 			double tau = x->vals[v];
 
@@ -687,7 +733,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 						IMPORT_RUNS_MAX);
 				goto out;
 			}
-			if (emit_run(e, x, &m, (uint32_t)pt, r, p, n, tau, err))
+			if (emit_run(e, x, &m, (uint32_t)pt, r, p, n, tau, labels, err))
 				goto out;
 			made = true;
 			if (e->cells > IMPORT_CELLS_MAX) {
@@ -718,8 +764,13 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 	for (c = 0; c < m.nchildren; c++)
 		if (e->child_used[c])
 			json_array_append_new(res->regions, json_string(leaf(x->paths[m.children[c]].name)));
+	res->labels = json_array();
+	json_object_foreach(keys, k, jv)
+		json_array_append_new(res->labels, json_string(k));
 	rc = 0;
 out:
+	free(labels);
+	json_decref(keys);
 	if (rc)
 		available(x, res);
 	free(m.children);

@@ -56,6 +56,7 @@ struct import_result {
 	struct run_batch batch;	/* the runs, validated as POST /api/v1/runs does */
 	size_t points;		/* measured points that made runs */
 	json_t *regions;	/* names of the regions the runs carry */
+	json_t *labels;		/* keys of the labels the import set from the file's metadata */
 	json_t *warnings;	/* strings: lines skipped, fields left out, ... */
 	json_t *available;	/* on a 400 of the mapping: what the file has, or NULL */
 	char hash[48];		/* "import:" and the hash of file and mapping; "" for csv and

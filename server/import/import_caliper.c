@@ -87,6 +87,38 @@ static const char *global(const struct globals *g, const char *name)
 	return NULL;
 }
 
+/* Is a global's name a problem size ("problem_size", "ProblemSizeRunParam")? */
+static bool problem_size_name(const char *name)
+{
+	char norm[64];
+	size_t k, j = 0;
+
+	for (k = 0; name[k] && j + 1 < sizeof(norm); k++)
+		if (isalnum((unsigned char)name[k]))
+			norm[j++] = (char)tolower((unsigned char)name[k]);
+	norm[j] = '\0';
+	return !strncmp(norm, "problemsize", 11);
+}
+
+/* The file's globals (Adiak's metadata) that are neither p nor n, as the
+ * labels of its runs: x->cur_set for the point acc_finish adds. */
+static void globals_labels(struct xp *x, const struct globals *g, const struct import_opts *o)
+{
+	json_t *obj = json_object();
+	size_t i;
+
+	for (i = 0; i < g->n; i++) {
+		const char *k = g->names[i];
+
+		if (!strcasecmp(k, "mpi.world.size") || !strcasecmp(k, "jobsize") || problem_size_name(k) ||
+		    (o->p && !strcasecmp(k, o->p)) || (o->n && !strcasecmp(k, o->n)))
+			continue;
+		json_object_set_new(obj, k, json_string(g->values[i]));
+	}
+	xp_label_set(x, obj, NULL, 0);
+	json_decref(obj);
+}
+
 /* The parameters of the one point: p from o->p's global, mpi.world.size
  * or jobsize, else the processes seen; n from o->n's global, n_value or a
  * problem size global. */
@@ -122,19 +154,11 @@ static int one_point(struct xp *x, const struct globals *g, size_t ranks,
 			return kerr_field(err, KERR_INVALID, "n", "n='%s' is not a global of the file", o->n);
 		which = o->n;
 	} else if (!o->has_n_value) {
-		for (i = 0; i < g->n && !which; i++) {
-			char norm[64];
-			size_t k, j = 0;
-
-			for (k = 0; g->names[i][k] && j + 1 < sizeof(norm); k++)
-				if (isalnum((unsigned char)g->names[i][k]))
-					norm[j++] = (char)tolower((unsigned char)g->names[i][k]);
-			norm[j] = '\0';
-			if (!strncmp(norm, "problemsize", 11)) {
+		for (i = 0; i < g->n && !which; i++)
+			if (problem_size_name(g->names[i])) {
 				which = g->names[i];
 				s = g->values[i];
 			}
-		}
 	}
 	if (which) {
 		snprintf(x->n_from, sizeof(x->n_from), "%s", which);
@@ -615,6 +639,7 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 			   "records");
 		goto out;
 	}
+	globals_labels(x, &c.g, o);
 	rc = acc_finish(&c.acc, x, &c.g, o, "time", err);
 out:
 	for (i = 0; i < c.nnodes; i++)
@@ -853,18 +878,29 @@ int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
 				"microseconds (Caliper before 2.0), import with time_unit=us", top * a.scale);
 	}
 	if (!rc) {
+		/* json-split keeps the globals in "globals", or (cali-query) at the
+		 * top level beside data, columns and nodes */
+		static const char *const split_keys[] = {"data", "columns", "column_metadata", "nodes"};
 		json_t *gl = json_is_object(doc) ? json_object_get(doc, "globals") : NULL;
 		const char *k;
 		json_t *v;
+		size_t i;
 
+		if (!json_is_object(gl))
+			gl = json_is_object(doc) ? doc : NULL;
 		json_object_foreach(gl, k, v) {
 			char num[40];
 
+			for (i = 0; gl == doc && i < 4 && strcmp(k, split_keys[i]); i++)
+				;
+			if (gl == doc && i < 4)
+				continue;
 			if (json_is_string(v))
 				globals_add(&g, k, json_string_value(v));
 			else if (json_is_number(v) && snprintf(num, sizeof(num), "%.17g", json_number_value(v)))
 				globals_add(&g, k, num);
 		}
+		globals_labels(x, &g, o);
 		rc = acc_finish(&a, x, &g, o, "time", err);
 	}
 	globals_free(&g);

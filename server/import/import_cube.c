@@ -1070,6 +1070,7 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 	if (!nfiles)
 		return kerr_field(err, KERR_INVALID, "body", "the upload holds no .cubex file (Score-P writes "
 				  "profile.cubex in each experiment directory)");
+	x->params_as_labels = true;	/* the names' parameters that are neither p nor n */
 	for (i = 0; i < first.n; i++) {
 		if (!strcmp(first.names[i], "p"))
 			add_p = false;

@@ -10,7 +10,9 @@
  * names, else problem_size, else n_value. Every numeric column of the
  * data frame is a metric; the default time is the first of Caliper's
  * inclusive durations present (max#inclusive#sum#time.duration, ...),
- * as for Caliper's own files, named "time".
+ * as for Caliper's own files, named "time". The profile's other metadata
+ * (compiler, MPI, build: scalar values up to 128 bytes) become its runs'
+ * labels, so the profiles of an ensemble at one (p, n) stay apart.
  */
 #include "import_xp.h"
 
@@ -211,6 +213,11 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		    (has_n && !number(json_object_get(row, ncol), &pn[1]))) {
 			no_p++;
 			continue;
+		}
+		{	/* the profile's other metadata: its runs' labels */
+			const char *skip[] = {"profile", pcol, ncol ? ncol : "profile", "mpi.world.size", "jobsize"};
+
+			xp_label_set(x, row, skip, 5);
 		}
 		if ((pt = xp_point(x, pn, err)) == XP_NONE)
 			goto out;

@@ -16,6 +16,9 @@ void xp_init(struct xp *x)
 {
 	memset(x, 0, sizeof(*x));
 	x->warnings = json_array();
+	x->sets = json_array();
+	x->set_index = json_object();
+	x->cur_set = XP_NONE;
 }
 
 void xp_free(struct xp *x)
@@ -39,7 +42,72 @@ void xp_free(struct xp *x)
 	free(x->metric_map.slot);
 	free(x->meas_map.slot);
 	json_decref(x->warnings);
+	json_decref(x->sets);
+	json_decref(x->set_index);
+	free(x->point_set);
 	memset(x, 0, sizeof(*x));
+}
+
+static bool printable(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return n > 0;
+}
+
+bool xp_label_value(const char *key, json_t *v, char *out, size_t size)
+{
+	size_t n;
+
+	if (!printable(key, strlen(key)) || strlen(key) > XP_LABEL_KEY_MAX)
+		return false;
+	if (json_is_string(v))
+		n = (size_t)snprintf(out, size, "%s", json_string_value(v));
+	else if (json_is_integer(v))
+		n = (size_t)snprintf(out, size, "%lld", (long long)json_integer_value(v));
+	else if (json_is_real(v) && isfinite(json_real_value(v)))
+		n = (size_t)snprintf(out, size, "%.17g", json_real_value(v));
+	else if (json_is_boolean(v))
+		n = (size_t)snprintf(out, size, "%s", json_is_true(v) ? "true" : "false");
+	else
+		return false;
+	return n < size && n <= XP_LABEL_VALUE_MAX && printable(out, n) &&
+	       (!json_is_string(v) || n == json_string_length(v)) &&	/* no NUL inside */
+	       !strpbrk(out, ",;") && out[0] != '/' && out[0] != '~' && !strstr(out, ":/");
+}
+
+uint32_t xp_label_set(struct xp *x, json_t *obj, const char *const *skip, size_t nskip)
+{
+	json_t *set = json_object(), *v, *at;
+	const char *k;
+	char text[XP_LABEL_VALUE_MAX + 2], *key;
+	size_t i;
+
+	json_object_foreach(obj, k, v) {
+		for (i = 0; i < nskip && strcmp(skip[i], k); i++)
+			;
+		if (i < nskip || json_object_size(set) == XP_LABELS_MAX || !xp_label_value(k, v, text, sizeof(text)))
+			continue;
+		json_object_set_new(set, k, json_string(text));
+	}
+	x->cur_set = XP_NONE;
+	if (!json_object_size(set) || !(key = json_dumps(set, JSON_COMPACT | JSON_SORT_KEYS))) {
+		json_decref(set);
+		return XP_NONE;
+	}
+	if ((at = json_object_get(x->set_index, key))) {
+		x->cur_set = (uint32_t)json_integer_value(at);
+		json_decref(set);
+	} else {
+		x->cur_set = (uint32_t)json_array_size(x->sets);
+		json_array_append_new(x->sets, set);
+		json_object_set_new(x->set_index, key, json_integer(x->cur_set));
+	}
+	free(key);
+	return x->cur_set;
 }
 
 void xp_warn(struct xp *x, const char *fmt, ...)
@@ -87,21 +155,25 @@ struct probe {
 	int kind;		/* 0 point, 1 path, 2 metric, 3 measurement */
 	const void *key;
 	size_t len;
+	uint32_t set;		/* a point's label set */
 };
 
 static uint64_t key_hash(const struct probe *q)
 {
-	return hash_bytes(q->key, q->len, HASH_SEED);
+	uint64_t h = hash_bytes(q->key, q->len, HASH_SEED);
+
+	return q->kind == 0 ? hash_bytes(&q->set, sizeof(q->set), h) : h;
 }
 
 static uint64_t item_hash(const struct xp *x, int kind, uint32_t i)
 {
-	struct probe q = {x, kind, NULL, 0};
+	struct probe q = {x, kind, NULL, 0, XP_NONE};
 
 	switch (kind) {
 	case 0:
 		q.key = x->coords + (size_t)i * x->nparams;
 		q.len = x->nparams * sizeof(double);
+		q.set = x->point_set[i];
 		break;
 	case 1:
 		q.key = x->paths[i].name;
@@ -125,7 +197,7 @@ static bool item_equal(const struct probe *q, uint32_t i)
 
 	switch (q->kind) {
 	case 0:
-		return !memcmp(x->coords + (size_t)i * x->nparams, q->key, q->len);
+		return x->point_set[i] == q->set && !memcmp(x->coords + (size_t)i * x->nparams, q->key, q->len);
 	case 1:
 		return strlen(x->paths[i].name) == q->len && !memcmp(x->paths[i].name, q->key, q->len);
 	case 2:
@@ -196,7 +268,7 @@ int xp_param(struct xp *x, const char *name, size_t len, struct kerr *err)
 
 uint32_t xp_point(struct xp *x, const double *v, struct kerr *err)
 {
-	struct probe q = {x, 0, v, x->nparams * sizeof(double)};
+	struct probe q = {x, 0, v, x->nparams * sizeof(double), x->cur_set};
 	double key[IMPORT_PARAMS_MAX];
 	uint32_t *slot;
 	size_t i;
@@ -217,6 +289,9 @@ uint32_t xp_point(struct xp *x, const double *v, struct kerr *err)
 		x->coords = xrealloc(x->coords, x->cpoints * sizeof(double));
 	}
 	memcpy(x->coords + x->npoints * x->nparams, key, x->nparams * sizeof(double));
+	if (x->npoints % 64 == 0)	/* room for 64 more sets */
+		x->point_set = xrealloc(x->point_set, (x->npoints + 64) * sizeof(*x->point_set));
+	x->point_set[x->npoints] = x->cur_set;
 	*map_slot(&x->point_map, &q) = (uint32_t)(x->npoints + 1);
 	return (uint32_t)x->npoints++;
 }
@@ -240,7 +315,7 @@ static uint32_t add_path(struct xp *x, const char *name, size_t len, uint32_t pa
 
 uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err)
 {
-	struct probe q = {x, 1, name, len};
+	struct probe q = {x, 1, name, len, XP_NONE};
 	uint32_t *slot = map_slot(&x->path_map, &q), i;
 
 	if (slot && *slot)
@@ -255,7 +330,7 @@ uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err)
 
 uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err)
 {
-	struct probe q = {x, 2, name, len};
+	struct probe q = {x, 2, name, len, XP_NONE};
 	uint32_t *slot = map_slot(&x->metric_map, &q);
 
 	if (slot && *slot)
@@ -274,7 +349,7 @@ uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err)
 const struct xp_meas *xp_find(const struct xp *x, uint32_t path, uint32_t metric, uint32_t point)
 {
 	uint32_t key[3] = {path, metric, point};
-	struct probe q = {x, 3, key, sizeof(key)};
+	struct probe q = {x, 3, key, sizeof(key), XP_NONE};
 	uint32_t *slot = map_slot(&x->meas_map, &q);
 
 	return slot && *slot ? &x->meas[*slot - 1] : NULL;
@@ -284,7 +359,7 @@ int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, doubl
 	     struct kerr *err)
 {
 	uint32_t key[3] = {path, metric, point};
-	struct probe q = {x, 3, key, sizeof(key)};
+	struct probe q = {x, 3, key, sizeof(key), XP_NONE};
 	uint32_t *slot = map_slot(&x->meas_map, &q);
 	struct xp_meas *m;
 

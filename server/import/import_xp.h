@@ -62,6 +62,15 @@ struct xp {
 	 * mpi.world.size, problem_size, max#inclusive#sum#time.duration): p=,
 	 * n= and metric= may name either */
 	char p_from[128], n_from[128], metric_from[256];
+	/* metadata that become run labels (Thicket's per profile, Caliper's
+	 * globals): sets of labels, each point in one (or none); a point is
+	 * its coordinates and its set, so profiles of other builds at the same
+	 * (p, n) stay apart */
+	json_t *sets;		/* label objects */
+	json_t *set_index;	/* their compact text -> index */
+	uint32_t *point_set;	/* per point: its set, XP_NONE for none */
+	uint32_t cur_set;	/* the set of the points added next (XP_NONE: none) */
+	bool params_as_labels;	/* parameters that are neither p nor n become labels (Cube) */
 };
 
 void xp_init(struct xp *x);
@@ -73,8 +82,26 @@ void xp_warn(struct xp *x, const char *fmt, ...) __attribute__((format(printf, 2
 /* Add a parameter; -1 with err past IMPORT_PARAMS_MAX or when it is there already. */
 int xp_param(struct xp *x, const char *name, size_t len, struct kerr *err);
 
-/* The index of the point with these nparams values, added when new;
- * XP_NONE with err past the limits. */
+/* Labels from metadata (within the runs API's label limits): a key of 1
+ * to XP_LABEL_KEY_MAX printable bytes, a string, number or boolean value
+ * of at most XP_LABEL_VALUE_MAX printable bytes; anything else is left
+ * out as bulky: lists and objects, text with ',' or ';' (library and
+ * metric lists), paths and URLs (beginning with '/' or '~', or holding
+ * ":/"). */
+#define XP_LABEL_KEY_MAX 64
+#define XP_LABEL_VALUE_MAX 128
+#define XP_LABELS_MAX 64	/* labels one set takes, the first met */
+
+/* The label value of v as text into out, or false when v is not one. */
+bool xp_label_value(const char *key, json_t *v, char *out, size_t size);
+
+/* The set of labels obj's members make (those of skip[0..nskip) left
+ * out): its index, or XP_NONE when none is a label. The points added next
+ * belong to it (x->cur_set). */
+uint32_t xp_label_set(struct xp *x, json_t *obj, const char *const *skip, size_t nskip);
+
+/* The index of the point with these nparams values (and x->cur_set),
+ * added when new; XP_NONE with err past the limits. */
 uint32_t xp_point(struct xp *x, const double *v, struct kerr *err);
 
 /* The index of the call path or metric called name[0, len), added when new. */
