@@ -32,6 +32,12 @@ export function fmt(x, digits = 4) {
   return Number(x.toPrecision(digits)).toString();
 }
 
+// A percentage such as a SMAPE: rounding noise (below 1e-9 %) is 0 %.
+export function pct(x) {
+  if (x === null || x === undefined) return '';
+  return Math.abs(x) < 1e-9 ? '0' : fmt(x);
+}
+
 // A number as stored, for a page that shows one run: JavaScript writes the
 // shortest text that reads back (2535.05), as karted does.
 export function exact(x) {

@@ -390,22 +390,30 @@ test('a series page models every metric and region, draws the chosen model and t
   await page.locator('#models tbody tr').first().waitFor();
   const rows = page.locator('#models tbody tr');
   assert.equal(await rows.count(), 5);	// τ, χ, γ, region solve, region halo
-  // by default the models GET /api/v1/analysis/model answers: the metric as measured
+  // by default the models GET /api/v1/analysis/model answers (resource=auto): τ falls at every
+  // step of p at n = 16000, so it is modelled as p × τ, as Extra-P 4.2 models strong scaling
   const api = await (await fetch(`${url}/api/v1/analysis/model?system=MODEL&application=cg&variant=&metric=tau`)).json();
+  assert.equal(api.resource, true);
   assert.match(await rows.first().innerText(), new RegExp(`^τ\\s+${api.function.replace(/[.*+^()\\/]/g, '\\$&')}`));
-  assert.doesNotMatch(await rows.first().innerText(), /\/ p/);
-  // τ falls like 1/p: Extra-P's exponents cannot follow, and the table says so
-  assert.notEqual(api.quality, 'good');
-  assert.equal(await rows.first().locator('.quality').innerText(), api.quality);
-  assert.equal(await rows.first().getAttribute('class'), 'not-good');
-  // modelled as p × τ: the resource form, named on the table and the chart
-  await page.locator('#model-resource').check();
+  let text = await page.locator('#models').innerText();
+  assert.match(text, /τ\s+\(32000 \+ 5 \* p\^\(3\/2\)\) \/ p\s+p × metric/);
+  assert.match(text, /γ\s+\(32000\) \/ p\s+p × metric/);
+  // the halo's time rises with p: modelled as measured, and the row says so
+  assert.match(text, /region halo\s+5 \* p\^\(1\/2\)\s+as measured/);
+  assert.match(await page.locator('#model-reading').innerText(), /τ: τ falls at every step of the 7 measured p/);
+  assert.equal(await rows.first().getAttribute('class'), null);
+  // forced as measured: τ falls like 1/p, Extra-P's exponents cannot follow, and the table says so
+  await page.locator('#model-resource').selectOption('false');
+  await page.waitForFunction(() => document.querySelector('#models tbody tr')?.innerText.includes('as measured') &&
+    !document.querySelector('#models tbody tr').innerText.includes('/ p'));
+  const measured = await (await fetch(`${url}/api/v1/analysis/model?system=MODEL&application=cg&variant=&metric=tau&resource=false`)).json();
+  assert.notEqual(measured.quality, 'good');
+  assert.equal(await page.locator('#models tbody tr').first().locator('.quality').innerText(), measured.quality);
+  assert.equal(await page.locator('#models tbody tr').first().getAttribute('class'), 'not-good');
+  await page.locator('#model-resource').selectOption('auto');
   await page.waitForFunction(() => document.getElementById('models')?.innerText.includes('(32000'));
-  const text = await page.locator('#models').innerText();
-  assert.match(text, /model \(as p × metric\) \/ p/);
+  text = await page.locator('#models').innerText();
   assert.match(text, /τ\s+\(32000 \+ 5 \* p\^\(3\/2\)\) \/ p/);
-  assert.match(text, /region halo\s+\([^)]*5 \* p\^\(3\/2\)\) \/ p/);
-  assert.match(text, /γ\s+\(32000\) \/ p/);
   // where τ stops falling at n = 1000: dτ/dp = 0 at p^(3/2) = 800, p = 86.18
   await page.locator('#c1c3-model tbody tr').first().waitFor();
   const turn = await page.locator('#c1c3-model tbody tr').first().innerText();
@@ -591,8 +599,12 @@ test('one selection per page: a τ-only import beside another variant, calm note
   const api = await (await fetch(`${url}/api/v1/analysis/model?system=JAC&application=jacobi&variant=&metric=tau`)).json();
   const tauRow = page.locator('#models tbody tr').first();
   assert.match(await tauRow.innerText(), new RegExp(`^τ\\s+${api.function.replace(/[.*+^()\\/]/g, '\\$&')}`));
-  assert.equal(await tauRow.locator('.quality').innerText(), api.quality);
-  assert.equal(await tauRow.getAttribute('class'), api.quality === 'good' ? '' : 'not-good');
+  if (api.quality === 'good') assert.equal(await tauRow.locator('.quality').count(), 0);
+  else assert.equal(await tauRow.locator('.quality').innerText(), api.quality);
+  assert.equal((await tauRow.getAttribute('class')) ?? '', api.quality === 'good' ? '' : 'not-good');
+  // τ falls at every step of p: modelled as p × τ by default, and the row says so
+  assert.equal(api.resource, true);
+  assert.match(await tauRow.innerText(), /p × metric/);
   await shot('series-tau-only');
 
   // the other variant's page: its 4 runs, and a link back
@@ -612,6 +624,5 @@ test('one selection per page: a τ-only import beside another variant, calm note
   assert.match(await page.locator('#matching').innerText(), /\n2\s+1\s+10\s+2\.6\n/);
   const frame = JSON.parse(await page.locator('figure[data-kind="model"]').getAttribute('data-frame'));
   assert.ok(frame.legend.some((t) => t.includes(api.function)), `the compare page's model is the API's: ${frame.legend}`);
-  assert.doesNotMatch(frame.title, /p ×/);
   await shot('compare-tau-only');
 });

@@ -1,6 +1,11 @@
-// One run, as stored.
+// One run, as stored (numbers to 4 significant digits, as stored on hover).
 
-import { TOKEN_KEY, api, dataTable, el, errorText, exact, link, message, seriesName, seriesQuery, tokenInput } from '../lib.js';
+import { TOKEN_KEY, api, dataTable, el, errorText, exact, fmt, link, message, seriesName, seriesQuery, tokenInput } from '../lib.js';
+
+// A field's value to 4 significant digits (14.4), the value as stored on hover.
+function shown(v) {
+  return typeof v === 'number' && !Number.isInteger(v) ? el('span', { title: exact(v) }, fmt(v)) : exact(v);
+}
 
 export async function runPage(id) {
   document.title = `karte — run ${id}`;
@@ -10,7 +15,7 @@ export async function runPage(id) {
   const s = { system: run.system, application: run.application, variant: run.variant };
   const skip = new Set(['regions', 'labels']);
   const fields = el('dl', { class: 'fields' }, Object.entries(run).filter(([k]) => !skip.has(k))
-    .flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, exact(v))]));
+    .flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, shown(v))]));
   const out = [el('h1', {}, `Run ${run.id}`),
     el('p', {}, 'Series ', link(`/series?${seriesQuery(s)}`, seriesName(s))), fields];
   out.push(el('h2', {}, 'Labels'));
@@ -20,7 +25,7 @@ export async function runPage(id) {
     : el('p', { class: 'muted' }, 'none'));
   out.push(el('h2', {}, 'Regions'));
   const regions = (run.regions || []).map((g) => ({ ...g,
-    counters: Object.entries(g.counters || {}).map(([k, v]) => `${k}=${exact(v)}`).join(' ') }));
+    counters: Object.entries(g.counters || {}).map(([k, v]) => `${k}=${fmt(v)}`).join(' ') }));
   out.push(regions.length ? dataTable([
     { key: 'name', label: 'name' }, { key: 'time_s', label: 'time (s)', num: true },
     { key: 'energy_j', label: 'energy (J)', num: true }, { key: 'power_w', label: 'power (W)', num: true },

@@ -1,7 +1,7 @@
 // A series' page: its analyses, models, charts and runs.
 
 import { MODEL_REGIONS_MAX, SVG_POINTS_MAX, chartPoints, liveChart, parseView, seriesPoints, seriesScaling, viewParam } from '../chart.js';
-import { api, apiQuery, dataTable, el, errorText, fmt, go, labelFilters, labelled, link, message, problem, sentences, seriesName, seriesQuery, setParam } from '../lib.js';
+import { api, apiQuery, dataTable, el, errorText, fmt, go, labelFilters, labelled, link, message, pct, problem, sentences, seriesName, seriesQuery, setParam } from '../lib.js';
 
 function spsTable(iso) {
   const rows = iso.sps.map((s) => ({
@@ -47,27 +47,33 @@ function qualityBadge(r) {
 }
 
 // Models of the series' metrics as GET /api/v1/analysis/model answers them
-// by default (the metric as measured); modelling p × the metric (resource)
-// is a choice, named on the table and the chart when made. A model that is
-// not good is greyed and says why; an unusable one draws no extrapolation.
+// by default (resource=auto: p × the metric where it falls at every step of
+// p, as Extra-P 4.2 models strong scaling; else the metric as measured);
+// the reading can be forced, and every row and chart says which reading it
+// shows, with the server's reason. A model that is not good is greyed and
+// says why; an unusable one draws no extrapolation.
 function modelsSection(q, runs, hasChi = true) {
   const regions = [...new Set(runs.flatMap((r) => (r.regions || []).map((g) => g.name)))].slice(0, MODEL_REGIONS_MAX);
   const metrics = [['tau', 'τ'], ...(hasChi ? [['chi', 'χ'], ['gamma', 'γ']] : []),
     ...regions.map((g) => [`region:${g}`, `region ${g}`])];
-  const resource = el('input', { type: 'checkbox', id: 'model-resource' });
+  const reading = el('select', { id: 'model-resource' },
+    el('option', { value: 'auto', selected: true }, 'as Extra-P 4.2: p × the metric where it falls at every step of p'),
+    el('option', { value: 'false' }, 'the metric as measured'),
+    el('option', { value: 'true' }, 'p × the metric (the resource), divided by p'));
   const tableBox = el('div', {}, el('p', { class: 'muted' }, 'Modelling…'));
   const chartBox = el('div', { class: 'charts' });
+  const answers = new Map();
   let chosen = 'tau';
   const queryFor = (metric) => {
     const c = new URLSearchParams(q);
     c.set('metric', metric);
-    if (resource.checked) c.set('resource', 'true');
+    c.set('resource', reading.value);
     return c;
   };
-  const reading = () => resource.checked ? ' (modelled as p × the metric, divided by p)' : '';
+  const readingOf = (b) => b && b.resource ? ' (modelled as p × the metric, divided by p)' : '';
   function drawCharts() {
     const label = (metrics.find(([m]) => m === chosen) || [chosen, chosen])[1];
-    const boxes = [liveChart('model', queryFor(chosen), `scaling model of ${label}${reading()}`, [])];
+    const boxes = [liveChart('model', queryFor(chosen), `scaling model of ${label}${readingOf(answers.get(chosen))}`, [])];
     if (hasChi) boxes.push(liveChart('isoefficiency-function', q, 'isoefficiency function: measured and from the models', []));
     chartBox.replaceChildren(...boxes);
   }
@@ -77,34 +83,40 @@ function modelsSection(q, runs, hasChi = true) {
       const r = await api(`/api/v1/analysis/model?${queryFor(m)}`);
       if (!r.ok) return { key: m, metric: label, function: errorText(r.body) };
       const b = r.body;
+      answers.set(m, b);
       return { key: m, metric: label, function: b.function, quality: b.quality, quality_reasons: b.quality_reasons,
-        smape: b.smape, adj_r2: b.adj_r2, points: b.points,
+        smape: b.smape, adj_r2: b.adj_r2, points: b.points, reading: b.resource ? 'p × metric' : 'as measured',
+        reading_why: b.resource_reason || '',
         at: b.n !== undefined ? `n = ${fmt(b.n)}` : b.scaling, band: b.band_from,
         notes: sentences([...(b.quality_reasons || []), ...b.warnings]) };
     }));
     const t = dataTable([
       { key: 'metric', label: 'metric', cell: (r) => el('button', { type: 'button', class: 'linkish',
         'data-metric': r.key, onclick: () => { chosen = r.key; drawCharts(); } }, r.metric) },
-      { key: 'function', label: `model${resource.checked ? ' (as p × metric) / p' : ''}`,
-        cell: (r) => el('span', {}, r.function || '', qualityBadge(r)) },
-      { key: 'smape', label: 'SMAPE (%)', num: true },
-      { key: 'adj_r2', label: 'adj. R²', num: true }, { key: 'points', label: 'points', num: true },
+      { key: 'function', label: 'model', cell: (r) => el('span', {}, r.function || '', qualityBadge(r)) },
+      { key: 'reading', label: 'modelled as', cell: (r) => el('span', { title: r.reading_why }, r.reading || '') },
+      { key: 'smape', label: 'SMAPE (%)', num: true, cell: (r) => pct(r.smape) },
+      { key: 'adj_r2', label: 'adj. R²', num: true, cell: (r) => r.adj_r2 === null && r.function !== undefined &&
+        r.quality ? el('span', { title: 'a constant explains none of the variance: no adjusted R²' }, '—') : fmt(r.adj_r2) },
+      { key: 'points', label: 'points', num: true },
       { key: 'at', label: 'runs' }, { key: 'band', label: 'band from' }, { key: 'notes', label: 'quality and warnings' }],
     rows, { id: 'models', download: 'models' });
     for (const [i, tr] of [...t.querySelectorAll('tbody tr')].entries())
       if (rows[i] && rows[i].quality && rows[i].quality !== 'good') tr.classList.add('not-good');
-    tableBox.replaceChildren(t);
+    const tau = answers.get('tau');
+    tableBox.replaceChildren(...(tau && tau.resource_reason ? [el('p', { class: 'explain', id: 'model-reading' },
+      `τ: ${tau.resource_reason}.`)] : []), t);
     drawCharts();
   }
-  resource.addEventListener('change', () => load());
+  reading.addEventListener('change', () => load());
   load();
   return el('div', {},
     el('p', { class: 'explain' }, 'Performance models in Extra-P’s normal form, c₀ + Σ cₖ·pⁱ·log₂(p)ʲ, chosen by ' +
       'cross-validation over the runs at the n with the most points: the same models GET /api/v1/analysis/model ' +
-      'and the compare page give. Each says how good it is (good, poor: SMAPE over 15 % or adj. R² under 0.5, ' +
-      'unusable: below zero where the data is not, or adj. R² under 0). Click a metric to draw it.'),
-    el('label', { for: 'model-resource' }, resource, ' model p × the metric instead (the resource, for a time ' +
-      'that falls like 1/p: Extra-P’s exponents are never negative)'),
+      'and the compare page give. Each says how good it is (good; poor: SMAPE over 15 %, adj. R² under 0.5, or ' +
+      'only 3 or 4 values of a parameter; unusable: below zero where the data is not, adj. R² under 0, or fewer ' +
+      'than 3 values). A constant has no adj. R² (—): it explains none of the variance. Click a metric to draw it.'),
+    el('label', { for: 'model-resource' }, 'Model ', reading),
     tableBox, chartBox);
 }
 
