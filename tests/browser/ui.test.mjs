@@ -271,11 +271,24 @@ test('import: an Extra-P file; no region named gives the roots to click; then 50
   await err.waitFor();
   assert.match(await err.innerText(), /^stencil\.txt: say which region is tau .*'main\(\)'.* \(field: region\) — nothing was stored$/);
   const roots = page.locator('#import-result .available button.pick');
-  assert.deepEqual(await roots.allInnerTexts(), ['main()', 'Setup', 'Iterations', 'time', 'p', 'n']);
+  assert.deepEqual(await roots.allInnerTexts(), ['main()', 'Setup', 'Iterations', 'time', 'p → p', 'p → n', 'n → p', 'n → n']);
   assert.ok(!(await page.locator('#import-result').innerText()).includes('null'), 'no stray null');
   await shot('import-error');
+  // a parameter fills the field it was clicked for
+  await page.locator('#import-result button.pick', { hasText: 'n → p' }).click();
+  assert.equal(await page.locator('#import-p').inputValue(), 'n');
+  assert.equal(await page.locator('#import-n').inputValue(), '');
+  await page.locator('#import-result button.pick', { hasText: 'p → n' }).click();
+  assert.equal(await page.locator('#import-n').inputValue(), 'p');
+  await page.locator('#import-p').fill('');
+  await page.locator('#import-n').fill('');
   await roots.first().click();
   assert.equal(await page.locator('#import-region').inputValue(), 'main()');
+  // every format and option the API has
+  const formats = await page.locator('#import-format option').evaluateAll((o) => o.map((x) => x.value));
+  for (const f of ['extrap-text', 'extrap-jsonl', 'extrap-json', 'talpas', 'extrap-experiment', 'cube', 'cali',
+    'caliper-json', 'thicket-json', 'geopm-report', 'csv', 'ndjson']) assert.ok(formats.includes(f), f);
+  for (const id of ['chi_regions', 'gamma_regions', 'time_unit']) assert.equal(await page.locator(`#import-${id}`).count(), 1);
   await page.getByRole('button', { name: 'Import' }).click();
   const ok = page.locator('#import-result .message.ok', { hasText: 'stored' });
   await ok.waitFor();
@@ -287,6 +300,16 @@ test('import: an Extra-P file; no region named gives the roots to click; then 50
   assert.equal(r.runs.length, 50);
   assert.equal(await page.locator('#import-result a').getAttribute('href'),
     '/series?system=JURECA&application=stencil&variant=');
+  // χ regions and the time unit go to the API as the form says
+  await page.locator('#import-application').fill('stencil-chi');
+  await page.locator('#import-region').fill('Iterations');
+  await page.locator('#import-chi_regions').fill('Halo exchange (MPI_Sendrecv),Residual (MPI_Allreduce)');
+  await page.locator('#import-time_unit').selectOption('s');
+  await page.getByRole('button', { name: 'Import' }).click();
+  await page.locator('#import-result .message.ok', { hasText: 'stored' }).waitFor();
+  const chi = await (await fetch(`${url}/api/v1/runs?system=JURECA&application=stencil-chi&p=512&n=9000`)).json();
+  const x = chi.runs.find((v) => v.tau < 1.86);
+  assert.ok(x && Math.abs(x.chi - (1.62 + 0.081)) < 1e-12, JSON.stringify(chi.runs.map((v) => [v.tau, v.chi])));
 });
 
 test('a run page shows every field, labels and regions, and deletes with a token', async () => {

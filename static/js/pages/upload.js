@@ -96,16 +96,27 @@ export async function uploadPage() {
     ...importForm()];
 }
 
-const IMPORT_FORMATS = ['extrap-text', 'extrap-jsonl', 'extrap-json', 'talpas', 'cali', 'caliper-json',
-  'geopm-report', 'csv', 'ndjson'];
+// Every format POST /api/v1/import reads (docs/api.md), as the API names them.
+const IMPORT_FORMATS = [['extrap-text', 'Extra-P text'], ['extrap-jsonl', 'Extra-P JSON lines'],
+  ['extrap-json', 'Extra-P JSON'], ['talpas', 'Talpas'], ['extrap-experiment', 'Extra-P saved experiment (.extra-p)'],
+  ['cube', 'Score-P Cube (a tar of experiment directories, or one .cubex)'], ['cali', 'Caliper .cali'],
+  ['caliper-json', 'Caliper JSON (cali-query)'], ['thicket-json', 'Thicket ensemble (to_json)'],
+  ['geopm-report', 'GEOPM report'], ['csv', 'CSV'], ['ndjson', 'NDJSON']];
+
+// Every option of POST /api/v1/import besides the file and the format.
+const IMPORT_FIELDS = ['system', 'application', 'variant', 'region', 'metric', 'n_value', 'p', 'n', 'chi_regions',
+  'gamma_regions', 'time_unit'];
 
 // Another tool's file through POST /api/v1/import: karted reads it, this page
-// says what it stored, or why nothing and what the file has.
+// says what it stored, or why nothing and what the file has; each name it
+// lists fills the field it was clicked for.
 function importForm() {
   const field = (id, label, attrs = {}) => [el('label', { for: id }, label), el('input', { id, name: id, ...attrs })];
   const file = el('input', { type: 'file', id: 'import-file' });
-  const format = el('select', { id: 'import-format' }, el('option', { value: '' }, 'guess'),
-    ...IMPORT_FORMATS.map((f) => el('option', { value: f }, f)));
+  const format = el('select', { id: 'import-format' }, el('option', { value: '' }, 'guess from the file'),
+    ...IMPORT_FORMATS.map(([f, label]) => el('option', { value: f }, `${f}: ${label}`)));
+  const timeUnit = el('select', { id: 'import-time_unit' }, el('option', { value: '' }, 'as the file says (s)'),
+    ...['s', 'ms', 'us', 'ns'].map((u) => el('option', { value: u }, u)));
   const result = el('div', { id: 'import-result' });
   const form = el('form', { id: 'import' },
     el('div', { class: 'toolbar' }, el('label', { for: 'import-file' }, 'File '), file,
@@ -117,6 +128,11 @@ function importForm() {
       ...field('import-metric', 'Metric ', { placeholder: 'time' }),
       ...field('import-n_value', 'Constant n ', { size: 8 }),
       ...field('import-p', 'p is ', { size: 6, placeholder: 'p' }), ...field('import-n', 'n is ', { size: 6, placeholder: 'n' })),
+    el('div', { class: 'toolbar' },
+      ...field('import-chi_regions', 'χ regions ', { placeholder: 'MPI_*, or A,B', title: 'regions whose time is ' +
+        'the overhead χ: a whole call path, a leaf name under any number of paths, or a prefix with *' }),
+      ...field('import-gamma_regions', 'or γ regions ', { placeholder: 'compute' }),
+      el('label', { for: 'import-time_unit' }, 'Times in '), timeUnit),
     el('div', { class: 'toolbar' }, el('button', { type: 'submit' }, 'Import')));
   const input = (k) => form.querySelector(`#import-${k}`);
   form.addEventListener('submit', async (ev) => {
@@ -124,7 +140,7 @@ function importForm() {
     if (!file.files[0]) { result.replaceChildren(message('error', 'Choose a file to import.')); return; }
     const q = new URLSearchParams();
     if (format.value) q.set('format', format.value);
-    for (const k of ['system', 'application', 'variant', 'region', 'metric', 'n_value', 'p', 'n']) {
+    for (const k of IMPORT_FIELDS) {
       const v = input(k).value.trim();
       if (v) q.set(k, v);
     }
@@ -135,29 +151,33 @@ function importForm() {
     const warnings = (r.body && r.body.warnings) || [];
     const warnList = warnings.length ? el('ul', { class: 'warnings' }, warnings.map((w) => el('li', {}, w))) : null;
     if (!r.ok) {
-      // what the file has, each name a button that fills the field it belongs to
+      // what the file has: each name a button that fills the field it is for
       const av = r.body && r.body.available;
-      const pick = (k, names) => names && names.length ? el('p', {}, `${k}: `,
-        names.slice(0, 50).map((n) => el('button', { type: 'button', class: 'pick', onclick: () => {
-          input(k === 'root regions' ? 'region' : k === 'metrics' ? 'metric' : 'p').value = n;
-        } }, n))) : null;
+      const fill = (k, v) => { input(k).value = v; input(k).focus(); };
+      const pick = (title, names, into) => names && names.length ? el('p', {}, `${title}: `,
+        names.slice(0, 50).flatMap((n) => into.map(([k, label]) => el('button', { type: 'button', class: 'pick',
+          'data-field': k, title: `${label}: ${n}`, onclick: () => fill(k, n) }, into.length > 1 ? `${n} → ${k}` : n)))) : null;
       result.replaceChildren(...[message('error', `${name}: ${errorText(r.body)} — nothing was stored`), warnList,
         av ? el('div', { class: 'available' }, el('p', {}, 'The file has (click to choose):'),
-          pick('root regions', av.roots), pick('metrics', av.metrics), pick('parameters', av.parameters)) : null]
-        .filter(Boolean));
+          pick('root regions', av.roots, [['region', 'the region that is tau']]),
+          pick('metrics', av.metrics, [['metric', 'the metric']]),
+          pick('parameters', av.parameters, [['p', 'the parameter that is p'], ['n', 'the parameter that is n']]))
+          : null].filter(Boolean));
       return;
     }
     const b = r.body, series = new URLSearchParams({ system: input('system').value.trim(),
       application: input('application').value.trim(), variant: input('variant').value.trim() });
+    const labels = b.labels && b.labels.length ? ` Labels from the file's metadata: ${b.labels.join(', ')}.` : '';
     result.replaceChildren(...[message('ok', r.status === 201
       ? `${name} (${b.format}): ${b.runs} runs from ${b.points} points stored` +
-        (b.regions.length ? `; regions ${b.regions.join(', ')}.` : '.')
+        (b.regions.length ? `; regions ${b.regions.join(', ')}.` : '.') + labels
       : `${name} (${b.format}) was imported before with these choices: its ${b.runs} runs are stored, nothing new.`),
     warnList, el('p', {}, el('a', { href: `/series?${series}` }, 'Open the series'))].filter(Boolean));
   });
   return [el('h2', {}, "Import another tool's file"),
-    el('p', { class: 'explain' }, 'Extra-P (text, JSON, JSON lines), Talpas, Caliper (.cali, cali-query or Thicket ' +
-      'JSON), GEOPM reports, CSV with any columns (see docs/api.md), or karte\'s own export. Each point and ' +
-      'repetition becomes a run; the regions under the one that is tau become its regions. The same file with ' +
-      'the same choices again stores nothing.'), form, result];
+    el('p', { class: 'explain' }, 'Extra-P (text, JSON, JSON lines, a saved .extra-p experiment), Talpas, Score-P ' +
+      'Cube profiles (a tar of experiment directories), Caliper (.cali, cali-query JSON), Thicket ensembles, GEOPM ' +
+      'reports, CSV with any columns (see docs/api.md), or karte\'s own export. Each point and repetition becomes a ' +
+      'run; τ is the parallel time (the slowest process); the regions under the one that is τ become its regions; ' +
+      'metadata become labels. The same file with the same choices again stores nothing.'), form, result];
 }
