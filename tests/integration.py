@@ -2650,6 +2650,26 @@ def make_demo_serves_every_example():
             r = c.getresponse()
             r.read()
             expect(r.status == 200, f"{path} draws ({r.status})")
+        # the demo agrees with itself: Kimura's predicted saving is the measured one at every p
+        c.request("GET", "/api/v1/analysis/energy?system=K&application=mg&f_std=3000")
+        e = json.loads(c.getresponse().read())
+        pred = {x["p"]: x["delta_e"] for x in e["predicted"]}
+        meas = {x["p"]: x["delta_e"] for x in e["measured"]}
+        expect(sorted(meas) == [1, 2, 4, 8] and all(abs(pred[p] - meas[p]) < 1e-6 for p in meas)
+               and abs(meas[1] - (1230 - 1068) / 1230) < 1e-12,
+               f"K:mg: predicted and measured Delta E agree at every p ({pred} {meas})")
+        expect({g["name"]: round(g["energy_ratio"], 6) for g in e["regions"]} == {"calc": 1.0, "comm": 0.4},
+               f"each region's energy ratio ({e['regions']})")
+        # Score-P:mm: tau is the slowest process's time and falls with p, as each process's does
+        c.request("GET", "/api/v1/analysis/scaling?system=Score-P&application=mm")
+        sc = json.loads(c.getresponse().read())
+        taus = [x["tau"] for x in sorted(sc["points"], key=lambda x: x["p"]) if x["n"] == 1000]
+        expect(len(taus) == 3 and taus[0] > taus[1] > taus[2], f"Score-P:mm's tau falls with p ({taus})")
+        c.request("GET", "/api/v1/analysis/model?system=Score-P&application=mm&n=1000")
+        mo = json.loads(c.getresponse().read())
+        expect(mo["resource"] is True and mo["quality"] == "poor"
+               and any("3 distinct values" in x for x in mo["quality_reasons"]),
+               f"its model: p x tau, at best poor from 3 p ({mo['function']} {mo['quality']} {mo['quality_reasons']})")
         c.close()
 
 
