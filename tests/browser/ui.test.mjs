@@ -373,7 +373,7 @@ test('keyboard and phone width', async () => {
 
 test('static files come with their types, caching and a strict CSP', async () => {
   for (const [p, type] of [['/', 'text/html'], ['/app.js', 'text/javascript'], ['/js/lib.js', 'text/javascript'],
-    ['/js/pages/series.js', 'text/javascript'], ['/style.css', 'text/css']]) {
+    ['/js/pages/series.js', 'text/javascript'], ['/style.css', 'text/css'], ['/favicon.svg', 'image/svg+xml']]) {
     const r = await fetch(`${url}${p}`);
     assert.equal(r.status, 200);
     assert.ok(r.headers.get('content-type').startsWith(type), `${p}: ${r.headers.get('content-type')}`);
@@ -382,6 +382,16 @@ test('static files come with their types, caching and a strict CSP', async () =>
   const csp = (await fetch(`${url}/`)).headers.get('content-security-policy');
   assert.match(csp, /default-src 'self'/);
   assert.doesNotMatch(csp, /unsafe-inline/);
+  // the page names its icon, so no browser asks for a /favicon.ico that is not there
+  const errors = [];
+  const listen = (m) => { if (m.type() === 'error') errors.push(m.text()); };
+  page.on('console', listen);
+  await page.goto(`${url}/`);
+  await page.locator('nav').waitFor();
+  await page.waitForLoadState('networkidle');
+  page.off('console', listen);
+  assert.equal(await page.locator('link[rel="icon"]').getAttribute('href'), '/favicon.svg');
+  assert.deepEqual(errors, [], 'no console error (no 404 for an icon)');
 });
 
 test('a weak-scaling series says why it has no SPS triple and which runs would complete it', async () => {
