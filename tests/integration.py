@@ -1182,6 +1182,8 @@ def every_model_says_how_good_it_is():
     frame = json.loads(h["X-Karte-Frame"])
     expect(g["quality"] == "unusable" and frame["panels"][0]["x"]["max"] < 128,
            f"no extrapolation of an unusable model ({g['quality']} {frame['panels'][0]['x']})")
+    expect("an unusable model is drawn where measured only" in frame["notes"][0],
+           f"and a note says why ({frame['notes']})")
     expect(frame["title"] == "scaling model: unusable-it:a at n = 1", f"the title names n ({frame['title']})")
     s, b, h = k.request("GET", "/api/v1/reports/model.svg?system=unusable-it&application=a&resource=true")
     expect(json.loads(h["X-Karte-Frame"])["title"] == "scaling model: unusable-it:a at n = 1, modelled as p × τ",

@@ -1431,7 +1431,8 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	hi = f.md.x[f.md.m - 1];
 	max_x = isnan(max_x) ? MODEL_FAR * hi : fmax(max_x, hi);
 	quality = model_quality(&f, reasons);
-	if (!strcmp(quality, "unusable"))
+	mp->unusable = !strcmp(quality, "unusable");
+	if (mp->unusable)
 		max_x = hi;	/* an unusable model is drawn where measured, never beyond */
 	model_plot_text(mp, &f, &sel, quality);
 	model_plot_curves(mp, &f, max_x);

@@ -253,11 +253,17 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 		snprintf(title, sizeof(title), "scaling models: %zu series%s", it->n,
 			 i == it->n ? mp[0].at : "");
 	}
+	for (i = 0; i < it->n && !mp[i].unusable; i++)
+		;
 	report_respond(rs, report_build_model(rm, it->n, measured_title ? measured_title :
 					      it->n == 1 ? mp[0].title : title, mp[0].axis[0],
 					      mp[0].axis[1], measured_title ?
 					      "markers: median of the runs at each p; whiskers: "
-					      "min–max" : "shaded: 95 % band; whiskers: min–max of "
+					      "min–max" : i < it->n ?
+					      "shaded: 95 % band; whiskers: min–max of the runs; dashed: "
+					      "extrapolated; an unusable model is drawn where measured only "
+					      "(GET /api/v1/analysis/model gives its quality_reasons)" :
+					      "shaded: 95 % band; whiskers: min–max of "
 					      "the runs; dashed: extrapolated", o), fmt);
 out:
 	for (i = 0; i < it->n; i++)

@@ -32,6 +32,7 @@ struct model_plot {
 	char axis[2][160];		/* x and y titles */
 	char at[96];			/* " at n = 1000, modelled as p × τ": the fixed p or n, the reading */
 	char title[SERIES_LABEL_SIZE + 128];	/* "scaling model: " the series and at */
+	bool unusable;			/* drawn where measured, never beyond */
 	double *mem;
 };
 

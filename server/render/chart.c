@@ -1373,6 +1373,14 @@ char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame 
 			first = false;
 		}
 	}
+	/* each panel's small print (and placeholder), so that a page can say it */
+	sink_put(&s, "],\"notes\":[", 11);
+	for (i = 0; i < spec->npanels; i++) {
+		if (i)
+			sink_put(&s, ",", 1);
+		sink_json_string(&s, spec->panels[i].placeholder ? spec->panels[i].placeholder :
+				 spec->panels[i].note ? spec->panels[i].note : "");
+	}
 	sink_put(&s, "]}", 3);	/* with the NUL */
 	return s.buf;
 }
