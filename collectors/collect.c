@@ -1062,6 +1062,8 @@ struct pack {
 	struct archive *a;
 	size_t files, cap;
 	const char *root;
+	size_t links;		/* symbolic links met, followed none */
+	char link[4096];	/* the first of them, to say */
 };
 
 static bool cubex_name(const char *name)
@@ -1090,8 +1092,15 @@ static int pack_dir(struct pack *pk, const char *dir, const char *rel, int depth
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", e->d_name);
-		if (stat(path, &st))
+		/* a link is never followed: it may lead out of the folder given, or
+		 * round in a loop (each level packed again) */
+		if (lstat(path, &st))
 			continue;
+		if (S_ISLNK(st.st_mode)) {
+			if (!pk->links++)
+				snprintf(pk->link, sizeof(pk->link), "%s", sub);
+			continue;
+		}
 		if (S_ISDIR(st.st_mode) && depth < PACK_DEPTH_MAX) {
 			rc = pack_dir(pk, path, sub, depth + 1);
 		} else if (S_ISREG(st.st_mode) && cubex_name(e->d_name)) {
@@ -1131,7 +1140,7 @@ static int pack_dir(struct pack *pk, const char *dir, const char *rel, int depth
  * takes), in memory, bounded like a file; NULL said. */
 static char *pack_cubes(const char *dir, size_t cap, size_t *len)
 {
-	struct pack pk = {archive_write_new(), 0, cap, dir};
+	struct pack pk = {archive_write_new(), 0, cap, dir, 0, ""};
 	char *buf = malloc(cap + 1);
 	size_t used = 0;
 	int rc;
@@ -1151,6 +1160,10 @@ static char *pack_cubes(const char *dir, size_t cap, size_t *len)
 		rc = -1;
 	}
 	archive_write_free(pk.a);
+	if (pk.links)
+		fprintf(stderr, "karte-collect: %s: %zu symbolic link%s skipped (%s%s): karte-collect stays in "
+			"the folder it is given and follows no link\n", dir, pk.links, pk.links == 1 ? "" : "s",
+			pk.link, pk.links > 1 ? " and others" : "");
 	if (!rc && !pk.files) {
 		fprintf(stderr, "karte-collect: %s holds no .cubex file (Score-P writes profile.cubex "
 			"in each experiment directory, named like mm.x10y1z1.r1)\n", dir);

@@ -610,6 +610,77 @@ def host_allow_list_and_static_files():
         shutil.rmtree(d)
 
 
+def cubex_with_anchor(anchor):
+    """A .cubex of tests/cubex.py's stencil whose anchor.xml is replaced."""
+    import io
+    import tarfile
+    import cubex
+    good = cubex.profile(cubex.TREE, 2, 1, cubex.mm_values(2, 1000, 1, 1), gzip_anchor=False)
+    files = {}
+    with tarfile.open(fileobj=io.BytesIO(good)) as t:
+        for m in t.getmembers():
+            files[m.name] = t.extractfile(m).read()
+    files["anchor.xml"] = anchor(files["anchor.xml"])
+    return cubex.tar({"mm.p2.n1000/profile.cubex": cubex.tar(files)})
+
+
+@test
+def an_entity_bomb_in_a_cube_anchor_is_refused_at_once():
+    """Quadratic entity expansion: one 50 KB entity referenced 50,000 times
+    in a region name (a 1.2 KB upload) took karted to 5.3 GB and 34 s. An
+    anchor.xml with a DTD is refused (400 naming body) in well under a
+    second, and a name longer than 4096 bytes too."""
+    def bomb(a):
+        a = a.replace(b'<cube version="4.3">', b'<!DOCTYPE cube [<!ENTITY e "' + b"x" * 50000 + b'">]>\n'
+                      b'<cube version="4.3">', 1)
+        return a.replace(b"<name>solve</name>", b"<name>" + b"&e;" * 50000 + b"</name>", 1)
+    body = cubex_with_anchor(bomb)
+    t0 = time.time()
+    s, b, _ = post("/api/v1/import?format=cube&system=bomb&application=a", body, token=True)
+    dt = time.time() - t0
+    print(f"    an entity bomb of {len(body)} bytes: {s} in {dt:.3f} s")
+    expect(s == 400 and b.get("field") == "body" and "DTD" in b.get("error", "") and dt < 1,
+           f"refused at once, naming the DTD ({s} {b} {dt:.2f} s)")
+    body = cubex_with_anchor(lambda a: a.replace(b"<name>solve</name>", b"<name>" + b"y" * 5000 + b"</name>", 1))
+    s, b, _ = post("/api/v1/import?format=cube&system=bomb&application=b", body, token=True)
+    expect(s == 413 and b.get("field") == "body" and "4096" in b.get("error", ""), f"a 5000-byte name ({s} {b})")
+    probe("an entity bomb")
+
+
+@test
+def cube_work_is_charged_per_upload():
+    """ZCUBEX values cost nothing to declare: 1000 metrics x 32 call paths x
+    200,000 locations (6.4 * 10^9 values) in an upload of a few hundred KB
+    took minutes. Every value, metric, location and call-tree node is
+    charged against the upload's budget (2^28): a 413 naming body, soon."""
+    import gzip
+    import struct
+    import cubex
+    nodes, locs, metrics = 32, 200000, 1000
+    out = ['<?xml version="1.0" encoding="UTF-8"?>', '<cube version="4.3">', ' <metrics>']
+    out += [f'  <metric id="{i}" type="INCLUSIVE"><uniq_name>m{i}</uniq_name><dtype>DOUBLE</dtype>'
+            f'<uom>#</uom></metric>' for i in range(metrics)]
+    out += [' </metrics>', ' <program>', '  <region id="0"><name>main</name></region>',
+            '  <region id="1"><name>leaf</name></region>', '  <cnode id="0" calleeId="0">']
+    out += [f'   <cnode id="{i}" calleeId="1"></cnode>' for i in range(1, nodes)]
+    out += ['  </cnode>', ' </program>', ' <system>', '  <systemtreenode Id="0"><name>m</name><class>machine</class>',
+            '   <locationgroup Id="0"><name>r</name><rank>0</rank><type>process</type>']
+    out += [f'<location Id="{i}"><type>thread</type></location>' for i in range(locs)]
+    out += ['   </locationgroup>', '  </systemtreenode>', ' </system>', '</cube>']
+    files = {"anchor.xml": gzip.compress("\n".join(out).encode(), mtime=0)}
+    index = b"CUBEX.INDEX" + struct.pack("<iHBi", 1, 0, 1, nodes) + struct.pack(f"<{nodes}i", *range(nodes))
+    for i in range(metrics):
+        files[f"{i}.index"] = index
+        files[f"{i}.data"] = b"ZCUBEX.DATA" + struct.pack("<q", 0)
+    body = cubex.tar({"mm.p2.n1/profile.cubex": cubex.tar(files)})
+    t0 = time.time()
+    s, b, _ = post("/api/v1/import?format=cube&system=work&application=a", body, token=True, timeout=120)
+    dt = time.time() - t0
+    print(f"    {metrics} metrics x {nodes} call paths x {locs} locations in {len(body)} bytes: {s} in {dt:.2f} s")
+    expect(s == 413 and b.get("field") == "body" and dt < 10, f"charged and refused within 10 s ({s} {b} {dt:.1f} s)")
+    probe("a Cube of declared values")
+
+
 @test
 def still_serving_within_bounds():
     probe("every attack")

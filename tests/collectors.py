@@ -358,9 +358,18 @@ def import_cli_files_and_experiment_directories():
             f.write(data)
     with open(os.path.join(top, "mm.p2.n1000.r1", "scorep.cfg"), "w") as f:
         f.write("SCOREP_ENABLE_PROFILING=true\n")
+    # a profile outside the folder linked in, and a link back up (a loop): neither followed
+    outside = os.path.join(S.tmp, "outside")
+    os.makedirs(os.path.join(outside, "mm.p16.n1000.r1"), exist_ok=True)
+    with open(os.path.join(outside, "mm.p16.n1000.r1", "profile.cubex"), "wb") as f:
+        f.write(next(iter(cubex.mm_set(ps=(16,), ns=(1000,), reps=(1,)).values())))
+    os.symlink(os.path.join(outside, "mm.p16.n1000.r1"), os.path.join(top, "mm.p16.n1000.r1"))
+    os.symlink(top, os.path.join(top, "mm.p2.n1000.r1", "loop"))
     r = collect("import", top, "--system", "cube-sys", "--application", "mm")
-    expect(r.returncode == 0 and "12 profiles packed" in r.stderr and "(cube): 12 runs from 6 points" in r.stderr,
-           f"import DIR: every profile, as one tar ({r.stderr})")
+    expect(r.returncode == 0 and "12 profiles packed" in r.stderr and "(cube): 12 runs from 6 points" in r.stderr
+           and "2 symbolic links skipped" in r.stderr and "follows no link" in r.stderr,
+           f"import DIR: every profile in it, as one tar; the links skipped and said ({r.stderr})")
+    expect(16 not in {x["p"] for x in runs_of("cube-sys")}, "the profile outside the folder is not sent")
     expect(sorted({(x["p"], x["n"]) for x in runs_of("cube-sys")}) ==
            [(2, 1000), (2, 2000), (4, 1000), (4, 2000), (8, 1000), (8, 2000)], "p and n from the names")
     os.makedirs(os.path.join(S.tmp, "empty"), exist_ok=True)

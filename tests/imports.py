@@ -451,6 +451,24 @@ def cube_time_is_the_slowest_location_energy_the_sum():
 
 
 @test
+def duplicate_keys_are_refused_by_every_importer():
+    """A JSON key given twice is a 400 naming the body, as the runs API
+    answers it: an importer never takes the last of two silently."""
+    cases = {
+        "thicket-json": '{"graph": [{}], "dataframe": [], "metadata": [], "metadata": []}',
+        "caliper-json": '{"data": [], "columns": [], "columns": [], "nodes": []}',
+        "extrap-json": '{"parameters": ["p"], "parameters": ["q"], "measurements": {}}',
+        "extrap-jsonl": '{"params": {"p": 1}, "params": {"p": 2}, "callpath": "main", "metric": "time", "value": 1}\n',
+        "ndjson": '{"system": "s", "application": "a", "p": 1, "p": 2, "n": 1, "tau": 1}\n',
+    }
+    for fmt, body in cases.items():
+        s, b = imp(body, system="dup", application=fmt, format=fmt, region="main", n_value=1)
+        expect(s == 400 and ("duplicate" in b.get("error", "") or "twice" in b.get("error", "")),
+               f"{fmt}: a key given twice refused ({s} {b})")
+    expect(runs_of("dup") == [], "nothing stored")
+
+
+@test
 def metadata_become_labels():
     """Thicket's per-profile metadata, Caliper's globals (at the top level of
     a json-split file too) and a Cube set's directory parameters that are

@@ -367,6 +367,30 @@ static void test_names_are_checked(void **state)
 	run_batch_free((struct run_batch[]){parse_ok(
 		"{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,\"tau\":1,\"chi\":0,"
 		"\"measured_at\":\"2026-11-21T10:00:00.25+09:00\"}", BODY_JSON)});
+	/* the shape of a time is not enough: a real date and time */
+	{
+		static const char *const bad[] = {"2026-13-01T10:00:00Z", "2026-00-10T10:00:00Z",
+						  "2026-02-30T10:00:00Z", "2025-02-29T10:00:00Z",
+						  "2100-02-29T10:00:00Z", "2026-04-31T10:00:00Z",
+						  "2026-11-21T24:00:00Z", "2026-11-21T99:00:00Z",
+						  "2026-11-21T10:60:00Z", "2026-11-21T10:00:61Z",
+						  "2026-11-21T10:00:00+99:00", "2026-11-21T10:00:00-14:30",
+						  "2026-11-21T10:00:00+05:60"};
+		static const char *const good[] = {"2024-02-29T10:00:00Z", "2000-02-29T23:59:60Z",
+						   "2026-12-31T23:59:59-14:00", "2026-01-01T00:00:00+05:45"};
+		size_t i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			snprintf(body, sizeof(body), "{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,"
+				 "\"tau\":1,\"chi\":0,\"measured_at\":\"%s\"}", bad[i]);
+			parse_bad(body, BODY_JSON, "measured_at", -1);
+		}
+		for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+			snprintf(body, sizeof(body), "{\"system\":\"s\",\"application\":\"a\",\"p\":1,\"n\":1,"
+				 "\"tau\":1,\"chi\":0,\"measured_at\":\"%s\"}", good[i]);
+			run_batch_free((struct run_batch[]){parse_ok(body, BODY_JSON)});
+		}
+	}
 }
 
 static void test_unknown_and_repeated_fields(void **state)

@@ -103,10 +103,20 @@ static bool printable(const unsigned char *s, size_t len)
 	return true;
 }
 
-/* ISO 8601 date-time: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM). */
+static int two(const char *s)
+{
+	return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+/* ISO 8601 date-time: YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM), a real
+ * one: month 1-12, a day its month has (29 February in leap years), hour
+ * 0-23, minute 0-59, second 0-60 (a leap second), an offset of at most
+ * 14:00 (the Earth's widest, Kiribati's). */
 static bool iso8601(const char *s)
 {
 	static const char shape[] = "dddd-dd-ddTdd:dd:dd";
+	static const int days[12] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	int year, month, day;
 	size_t i;
 
 	for (i = 0; shape[i]; i++) {
@@ -114,6 +124,13 @@ static bool iso8601(const char *s)
 		    (s[i] != shape[i] && !(shape[i] == 'T' && s[i] == ' ')))
 			return false;
 	}
+	year = two(s) * 100 + two(s + 2);
+	month = two(s + 5);
+	day = two(s + 8);
+	if (month < 1 || month > 12 || day < 1 || day > days[month - 1] ||
+	    (month == 2 && day == 29 && !(year % 4 == 0 && (year % 100 != 0 || year % 400 == 0))) ||
+	    two(s + 11) > 23 || two(s + 14) > 59 || two(s + 17) > 60)
+		return false;
 	s += i;
 	if (*s == '.') {
 		if (!isdigit((unsigned char)*++s))
@@ -125,7 +142,8 @@ static bool iso8601(const char *s)
 		return s[1] == '\0';
 	if (*s == '+' || *s == '-')
 		return isdigit((unsigned char)s[1]) && isdigit((unsigned char)s[2]) && s[3] == ':' &&
-		       isdigit((unsigned char)s[4]) && isdigit((unsigned char)s[5]) && s[6] == '\0';
+		       isdigit((unsigned char)s[4]) && isdigit((unsigned char)s[5]) && s[6] == '\0' &&
+		       two(s + 1) * 60 + two(s + 4) <= 14 * 60 && two(s + 4) <= 59;
 	return false;
 }
 
@@ -437,7 +455,9 @@ static int run_string(struct sax *x, const unsigned char *s, size_t len)
 	free(*slot);
 	*slot = xstrndup((const char *)s, len);
 	if (x->field == F_MEASURED_AT && !iso8601(*slot))
-		return fail(x, "measured_at must be an ISO 8601 time such as 2026-11-21T10:00:00Z");
+		return fail(x, "measured_at must be a real ISO 8601 date and time such as 2026-11-21T10:00:00Z "
+			    "(month 1-12, a day the month has, hour 0-23, minute 0-59, an offset of at most "
+			    "14:00)");
 	x->seen |= 1u << x->field;
 	return 1;
 }

@@ -918,7 +918,7 @@ static void csv_row(struct csv_read *c)
 			buf_num(b, d);
 		} else {
 			json_error_t je;
-			json_t *j = json_loads(v, 0, &je);
+			json_t *j = json_loads(v, JSON_REJECT_DUPLICATES, &je);
 			char *t = j ? jsonw_string(j, NULL) : NULL;
 
 			if (!t)
@@ -1085,7 +1085,7 @@ static int read_ndjson(const char *body, size_t len, const struct import_opts *o
 			;
 		if (k == n)
 			continue;
-		run = json_loadb(line, n, 0, &je);
+		run = json_loadb(line, n, JSON_REJECT_DUPLICATES, &je);
 		if (!json_is_object(run)) {
 			json_decref(run);
 			kerr_field(err, KERR_INVALID, "body", "line %ld: not a JSON object%s%s", ln, run ? "" : ": ",

@@ -847,7 +847,7 @@ int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
 			 const struct import_opts *o, struct kerr *err)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(body, len, 0, &je);
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
 	struct globals g = {0};
 	struct acc a;
 	int rc;

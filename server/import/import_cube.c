@@ -43,7 +43,9 @@
 #define CUBE_UNPACKED_MAX (1024u << 20)	/* bytes unpacked from one upload, in all */
 #define CUBE_LOCATIONS_MAX 1000000	/* locations of a system tree */
 #define CUBE_VALUES_MAX (32u << 20)	/* values of one metric (cnodes x locations) */
+#define CUBE_WORK_MAX (256u << 20)	/* values, metrics, locations and nodes read from one upload */
 #define CUBE_DEPTH_MAX 1000		/* levels of a call tree */
+#define CUBE_TEXT_MAX 4096		/* bytes of a name or text in anchor.xml */
 #define DIR_NAME_MAX 512
 
 /* ---- the upload: archives read from memory ---------------------------------------- */
@@ -51,7 +53,32 @@
 struct unpack {
 	size_t total;		/* bytes unpacked so far, all archives */
 	struct kerr *err;
+	size_t work;		/* Cube's parts read so far: values, metrics, locations, call-tree nodes */
 };
+
+/* Charge n more parts of the upload's Cube work (values read, metrics,
+ * locations and call-tree nodes, each profile's): -1 with a 413 past
+ * CUBE_WORK_MAX, whatever the bytes that hold them (20 KB of ZCUBEX can
+ * declare 3.2 * 10^10 values). */
+static int charge(struct unpack *u, size_t n, const char *what)
+{
+	if (n > CUBE_WORK_MAX - u->work)
+		return kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: the upload asks karte to read more than "
+				  "%u values, metrics, locations and call-tree nodes in all; import it in parts",
+				  what, CUBE_WORK_MAX);
+	u->work += n;
+	return 0;
+}
+
+/* n more bytes decompressed: -1 with a 413 past CUBE_UNPACKED_MAX. */
+static int unpacked(struct unpack *u, size_t n)
+{
+	if (n > CUBE_UNPACKED_MAX - u->total)
+		return kerr_field(u->err, KERR_TOO_LARGE, "body", "the upload unpacks to more than %u bytes; import "
+				  "it in parts", CUBE_UNPACKED_MAX);
+	u->total += n;
+	return 0;
+}
 
 static struct archive *open_archive(const char *body, size_t len, bool outer)
 {
@@ -104,10 +131,7 @@ static char *entry_data(struct archive *a, struct archive_entry *e, struct unpac
 		if (got == 0)
 			break;
 		n += (size_t)got;
-		u->total += (size_t)got;
-		if (u->total > CUBE_UNPACKED_MAX) {
-			kerr_field(u->err, KERR_TOO_LARGE, "body", "the upload unpacks to more than %u bytes; import "
-				   "it in parts", CUBE_UNPACKED_MAX);
+		if (unpacked(u, (size_t)got)) {
 			free(buf);
 			return NULL;
 		}
@@ -246,7 +270,8 @@ struct profile {
 	uint32_t *cnode_by_id;	/* cnode id -> index, for ids below nids */
 	size_t nids;
 	char **regions;		/* region names by region index */
-	int *region_ids;
+	uint32_t *region_by_id;	/* region id -> index, for ids below nregion_ids */
+	size_t nregion_ids;
 	size_t nregions;
 	struct cmetric *metrics;
 	size_t nmetrics;
@@ -263,7 +288,7 @@ static void profile_free(struct profile *pf)
 	for (i = 0; i < pf->nmetrics; i++)
 		free(pf->metrics[i].name);
 	free(pf->regions);
-	free(pf->region_ids);
+	free(pf->region_by_id);
 	free(pf->metrics);
 	free(pf->cnodes);
 	free(pf->cnode_by_id);
@@ -278,16 +303,40 @@ static bool named(const xmlNode *n, const char *name)
 }
 
 /* The text of n's child element called name, or "" (a static empty string). */
+/* The text of n's child element name: its text and CDATA children only
+ * (a document has no DTD, so no entity is there to expand), their length
+ * bounded by CUBE_TEXT_MAX before a byte is copied; a longer one is "",
+ * counted in cube_overlong for read_anchor to refuse. */
+static _Thread_local size_t cube_overlong;
+
 static const char *child_text(const xmlNode *n, const char *name, xmlChar **keep)
 {
-	const xmlNode *c;
+	const xmlNode *c, *t;
+	size_t len = 0;
 
-	for (c = n->children; c; c = c->next)
-		if (named(c, name)) {
-			*keep = xmlNodeGetContent(c);
-			return *keep ? (const char *)*keep : "";
-		}
 	*keep = NULL;
+	for (c = n->children; c; c = c->next) {
+		if (!named(c, name))
+			continue;
+		for (t = c->children; t; t = t->next)
+			if ((t->type == XML_TEXT_NODE || t->type == XML_CDATA_SECTION_NODE) && t->content)
+				len += strlen((const char *)t->content);
+		if (len > CUBE_TEXT_MAX) {
+			cube_overlong++;
+			return "";
+		}
+		*keep = xmlMalloc(len + 1);
+		len = 0;
+		for (t = c->children; t; t = t->next)
+			if ((t->type == XML_TEXT_NODE || t->type == XML_CDATA_SECTION_NODE) && t->content) {
+				size_t k = strlen((const char *)t->content);
+
+				memcpy(*keep + len, t->content, k);
+				len += k;
+			}
+		(*keep)[len] = '\0';
+		return (const char *)*keep;
+	}
 	return "";
 }
 
@@ -379,9 +428,8 @@ static int add_cnodes(struct profile *pf, const xmlNode *parent, uint32_t up, in
 		if (!int_attr(c, "id", &id) || !int_attr(c, "calleeId", &callee))
 			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: a cnode without a numeric id "
 					  "and calleeId");
-		for (r = 0; r < pf->nregions && pf->region_ids[r] != callee; r++)
-			;
-		if (r == pf->nregions)
+		r = (size_t)callee < pf->nregion_ids ? pf->region_by_id[callee] : UINT32_MAX;
+		if (r == UINT32_MAX)	/* by id: a lookup, not a scan of the regions per node */
 			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: cnode %ld calls region %ld, which "
 					  "is not defined", id, callee);
 		if ((size_t)id >= pf->nids) {
@@ -528,7 +576,10 @@ static char *gunzip(const char *in, size_t len, size_t *out_len, struct unpack *
 		}
 	} while (rc != Z_STREAM_END);
 	inflateEnd(&z);
-	u->total += n;
+	if (unpacked(u, n)) {
+		free(out);
+		return NULL;
+	}
 	out[n] = '\0';
 	*out_len = n;
 	return out;
@@ -551,6 +602,14 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 			    XML_PARSE_NOWARNING);
 	if (!doc)
 		return kerr_field(u->err, KERR_INVALID, "body", "anchor.xml is not well-formed XML");
+	/* a DTD is where entities are declared: one of 50 KB referenced 50,000
+	 * times in a name is 2.5 GB when expanded; Cube writes none */
+	if (doc->intSubset || doc->extSubset) {
+		xmlFreeDoc(doc);
+		return kerr_field(u->err, KERR_INVALID, "body", "anchor.xml declares a DTD (<!DOCTYPE ...>): "
+				  "karte reads Cube's anchor.xml without one (no entities, no DTD)");
+	}
+	cube_overlong = 0;
 	root = xmlDocGetRootElement(doc);
 	if (!root || !named(root, "cube")) {
 		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has no <cube> element: not a Cube 4 profile");
@@ -577,11 +636,28 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 						   "numeric id");
 					goto out;
 				}
+				if ((size_t)id >= pf->nregion_ids) {
+					size_t k, nids = (size_t)id + 1 > 2 * pf->nregion_ids ? (size_t)id + 1 :
+							 2 * pf->nregion_ids;
+
+					if (nids > 4 * (size_t)IMPORT_PATHS_MAX) {
+						kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: region id %ld is "
+							   "out of range", id);
+						goto out;
+					}
+					pf->region_by_id = xrealloc(pf->region_by_id, nids * sizeof(uint32_t));
+					for (k = pf->nregion_ids; k < nids; k++)
+						pf->region_by_id[k] = UINT32_MAX;
+					pf->nregion_ids = nids;
+				}
+				if (pf->region_by_id[id] != UINT32_MAX) {
+					kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: region id %ld twice", id);
+					goto out;
+				}
 				name = child_text(c, "name", &keep);
 				pf->regions = xrealloc(pf->regions, (pf->nregions + 1) * sizeof(char *));
-				pf->region_ids = xrealloc(pf->region_ids, (pf->nregions + 1) * sizeof(int));
 				pf->regions[pf->nregions] = xstrdup(*name ? name : "region");
-				pf->region_ids[pf->nregions++] = (int)id;
+				pf->region_by_id[id] = (uint32_t)pf->nregions++;
 				xmlFree(keep);
 			}
 			if (add_cnodes(pf, sec, UINT32_MAX, 0, u->err))
@@ -597,6 +673,11 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 	if (!pf->locations || pf->locations > CUBE_LOCATIONS_MAX) {
 		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has %zu locations in its system tree (1 to "
 			   "%d are read)", pf->locations, CUBE_LOCATIONS_MAX);
+		goto out;
+	}
+	if (cube_overlong) {
+		kerr_field(u->err, KERR_TOO_LARGE, "body", "anchor.xml: %zu names or texts are longer than %d "
+			   "bytes", cube_overlong, CUBE_TEXT_MAX);
 		goto out;
 	}
 	enumerate(pf);
@@ -803,6 +884,12 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 		}
 	}
 	snprintf(what, sizeof(what), "%s: %d.data", where, m->id);
+	/* every value is read, stored raw or in zlib segments: charged first */
+	if (charge(u, (size_t)n * L, what) ||
+	    (dlen >= 11 && !memcmp(dd, "ZCUBEX.DATA", 11) && unpacked(u, (size_t)n * L * size))) {
+		free(pos);
+		return -1;
+	}
 	if (dlen >= 11 && !memcmp(dd, "ZCUBEX.DATA", 11)) {
 		vals = xcalloc((size_t)n * L * size + 1, 1);
 		if (unzip_data(dd, dlen, swap, vals, (size_t)n * L * size, what, u)) {
@@ -941,7 +1028,8 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 		if (!(anchor = plain))
 			goto out;
 	}
-	if (read_anchor(&pf, anchor, alen, u))
+	if (read_anchor(&pf, anchor, alen, u) ||
+	    charge(u, pf.ncnodes + pf.nregions + pf.nmetrics + pf.locations, where))
 		goto out;
 	/* the call paths, "main->solve" */
 	for (k = 0; k < pf.ncnodes; k++) {
@@ -1014,7 +1102,7 @@ static bool is_cubex(const char *path)
 int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 		 struct kerr *err)
 {
-	struct unpack u = {0, err};
+	struct unpack u = {0, err, 0};
 	struct archive *a;
 	struct archive_entry *e;
 	struct dir_params first = {0}, dp;
@@ -1114,7 +1202,7 @@ fail:
 int xp_read_cube_profile(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 			 struct kerr *err)
 {
-	struct unpack u = {0, err};
+	struct unpack u = {0, err, 0};
 	double coords[1];
 
 	(void)o;

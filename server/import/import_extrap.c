@@ -384,7 +384,8 @@ int xp_read_extrap_jsonl(struct xp *x, const char *body, size_t len, bool talpas
 				buf[k] = line[k] == ';' ? ',' : line[k];
 			line = buf;
 		}
-		o = json_loadb(line, n, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL, &je);
+		o = json_loadb(line, n, JSON_DISABLE_EOF_CHECK | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES,
+			       &je);
 		if (!o) {
 			line_fail(err, ln, "not JSON: %s", je.text);
 			goto out;
@@ -618,7 +619,7 @@ out:
 int xp_read_extrap_json(struct xp *x, const char *body, size_t len, struct kerr *err)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(body, len, 0, &je);
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
 	int rc;
 
 	if (!doc) {
@@ -700,7 +701,7 @@ int xp_read_extrap_experiment(struct xp *x, const char *body, size_t len, struct
 
 	if (!text)
 		return -1;
-	doc = json_loadb(text, jlen, 0, &je);
+	doc = json_loadb(text, jlen, JSON_REJECT_DUPLICATES, &je);
 	free(text);
 	if (!doc)
 		return kerr_field(err, KERR_INVALID, "body", "experiment.json: not JSON: line %d: %s", je.line, je.text);

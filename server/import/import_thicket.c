@@ -134,7 +134,9 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 		    struct kerr *err)
 {
 	json_error_t je;
-	json_t *doc = json_loadb(body, len, 0, &je), *graph, *frame, *meta, *row, *v, *points, *paths;
+	/* a key given twice is refused, as the runs API refuses it */
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je), *graph, *frame, *meta, *row, *v;
+	json_t *points, *paths;
 	json_t *columns;
 	const char *k, *pcol = NULL, *ncol = NULL, *tcol;
 	char key[32];
