@@ -682,6 +682,55 @@ def cube_work_is_charged_per_upload():
 
 
 @test
+def call_paths_cost_memory_linear_in_the_file():
+    """Every "->" prefix of a call path was a string of its own: a 40,000-
+    segment callpath (120 KB) took 2.48 GB and 22 s, a 1000-deep Thicket
+    chain of 1 KB names 747 MB, a 20,000-deep Caliper chain 626 MB. A path
+    is a node under its parent now (depth <= 256, <= 64 KiB written out):
+    each of these is a 413 naming body at once, and a path at the limits
+    is read in time and memory that follow the file."""
+    before = status_of(S.k, "VmHWM")
+    cases = {
+        "extrap-jsonl": json.dumps({"params": {"p": 2}, "callpath": "->".join(["a"] * 40000), "metric": "time",
+                                    "value": 1}) + "\n",
+        "thicket-json": json.dumps({"graph": [{str(i): {"data": {"name": chr(97 + i % 26) * 1024},
+                                                        "parents": [i - 1] if i else [], "children": []}
+                                               for i in range(1000)}],
+                                    "dataframe": [{"node": 999, "profile": 1, "name": "x",
+                                                   "max#inclusive#sum#time.duration": 1.0}],
+                                    "metadata": [{"profile": 1, "mpi.world.size": 2}]}),
+        "caliper-json": json.dumps({"data": [[1.0, 19999]], "columns": ["inclusive#sum#time.duration", "path"],
+                                    "column_metadata": [{"is_value": True}, {"is_value": False}],
+                                    "nodes": [{"column": "path", "label": "f", **({"parent": i - 1} if i else {})}
+                                              for i in range(20000)]}),
+    }
+    for fmt, body in cases.items():
+        t0 = time.time()
+        s, b, _ = post(f"/api/v1/import?format={fmt}&system=deep&application={fmt}&n_value=1", body, token=True,
+                       timeout=60)
+        dt = time.time() - t0
+        print(f"    {fmt}: {len(body)} bytes, {s} in {dt:.2f} s")
+        expect(s == 413 and b.get("field") == "body" and ("256 levels" in b.get("error", "")
+                                                          or "deeper" in b.get("error", "")) and dt < 2,
+               f"{fmt}: a path past 256 levels refused at once ({s} {b} {dt:.2f} s)")
+    # at the limits: 250 levels of 250-byte names (62.7 KB written out), 100 such paths
+    lines = []
+    for k in range(100):
+        path = "->".join(f"{k:03d}" + "n" * 247 for _ in range(250))
+        lines.append(json.dumps({"params": {"p": 2}, "callpath": path, "metric": "time", "value": 1.0}))
+    body = "\n".join(lines) + "\n"
+    t0 = time.time()
+    s, b, _ = post("/api/v1/import?format=extrap-jsonl&system=deep&application=limits&n_value=1", body,
+                   token=True, timeout=60)
+    dt = time.time() - t0
+    grew = (status_of(S.k, "VmHWM") - before) >> 20
+    print(f"    100 paths of 250 levels ({len(body)} bytes): {s} in {dt:.2f} s, peak RSS +{grew} MiB")
+    expect(s == 400 and b.get("field") == "region" and dt < 5 and grew < 200,
+           f"read whole (its 100 roots listed), in time and memory that follow the file ({s} {dt:.2f} s +{grew} MiB)")
+    probe("deep call paths")
+
+
+@test
 def still_serving_within_bounds():
     probe("every attack")
     hwm = status_of(S.k, "VmHWM")

@@ -172,7 +172,7 @@ def stencil_children_become_regions_by_leaf_name():
     s, b = imp(STENCIL, system="rl", application="loop2", region="Boundary")
     expect(s == 201 and b["runs"] == 50, "a nested region by its leaf name")
     s, b = imp(STENCIL, system="rl", application="x", region="nope")
-    expect(s == 400 and b["field"] == "region" and "'Stencil sweep'" in b["error"],
+    expect(s == 400 and b["field"] == "region" and "'Iterations->Stencil sweep'" in b["error"],
            f"unknown region: the file's regions listed ({b})")
 
 

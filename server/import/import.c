@@ -198,33 +198,87 @@ static json_t *json_names(char *const *names, size_t n)
 	return a;
 }
 
-/* The leaf name of a path: past its last "->". */
-static const char *leaf(const char *name)
+/* A path's own name (its leaf), blanks after the "->" before it left out. */
+static const char *leaf(const struct xp *x, size_t i)
 {
-	const char *s, *last = name;
+	const char *s = x->paths[i].name;
 
-	for (s = name; (s = strstr(s, "->")) != NULL; s += 2)
-		last = s + 2;
-	while (*last == ' ')
-		last++;
-	return last;
+	while (*s == ' ')
+		s++;
+	return s;
 }
+
+/* Path i written out ("main->solve"), malloc'd. */
+static char *path_text(const struct xp *x, size_t i)
+{
+	size_t n = x->paths[i].text + 1;
+
+	return xp_path_text(x, (uint32_t)i, xmalloc(n), n);
+}
+
+/* Is path i the one name[0, len) writes out? From the leaf back, a segment
+ * at a time: no path's text is made to compare it. */
+static bool path_is(const struct xp *x, size_t i, const char *name, size_t len)
+{
+	uint32_t k;
+
+	if (x->paths[i].text != len)
+		return false;
+	for (k = (uint32_t)i; k != XP_NONE; k = x->paths[k].parent) {
+		size_t n = strlen(x->paths[k].name), start = x->paths[k].text - n;
+
+		if (memcmp(name + start, x->paths[k].name, n) ||
+		    (x->paths[k].parent != XP_NONE && memcmp(name + start - 2, "->", 2)))
+			return false;
+	}
+	return true;
+}
+
+/* The texts of paths at[0, n), for a list of at most LIST_MAX (the rest
+ * NULL): free with free_texts. */
+static char **path_texts(const struct xp *x, const uint32_t *at, size_t n)
+{
+	char **t = xcalloc(n + 1, sizeof(*t));
+	size_t i;
+
+	for (i = 0; i < n && i < LIST_MAX; i++)
+		t[i] = path_text(x, at[i]);
+	return t;
+}
+
+static void free_texts(char **t, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < LIST_MAX; i++)
+		free(t[i]);
+	free(t);
+}
+
+#define AVAILABLE_TEXT_MAX (256u << 10)	/* bytes of path names an answer lists */
 
 static void available(const struct xp *x, struct import_result *res)
 {
 	char **roots = xcalloc(x->npaths + 1, sizeof(*roots)), **all = xcalloc(x->npaths + 1, sizeof(*all));
-	size_t i, nroots = 0;
+	size_t i, nroots = 0, nall = 0, bytes = 0;
 
-	for (i = 0; i < x->npaths; i++) {
-		all[i] = x->paths[i].name;
+	/* json_names lists 1000 of each; their texts up to AVAILABLE_TEXT_MAX */
+	for (i = 0; i < x->npaths && nall < 1000 && bytes < AVAILABLE_TEXT_MAX; i++) {
+		bytes += x->paths[i].text;
+		all[nall++] = path_text(x, i);
 		if (x->paths[i].parent == XP_NONE)
-			roots[nroots++] = x->paths[i].name;
+			roots[nroots++] = all[nall - 1];
 	}
+	for (; i < x->npaths && nroots < 1000; i++)
+		if (x->paths[i].parent == XP_NONE)
+			roots[nroots++] = x->paths[i].name;	/* a root's text is its name */
 	json_decref(res->available);
 	res->available = json_pack("{s:o,s:o,s:o,s:o}", "parameters",
 				   json_names((char *const *)x->params, x->nparams), "metrics",
 				   json_names(x->metrics, x->nmetrics), "roots", json_names(roots, nroots),
-				   "regions", json_names(all, x->npaths));
+				   "regions", json_names(all, nall));
+	for (i = 0; i < nall; i++)
+		free(all[i]);
 	free(roots);
 	free(all);
 }
@@ -344,39 +398,42 @@ static int pick_metric(const struct xp *x, const struct import_opts *o, struct m
 static uint32_t find_path(const struct xp *x, const char *name, size_t len, const char *field,
 			  struct kerr *err)
 {
-	char **names = xcalloc(x->npaths + 1, sizeof(*names)), list[2048];
-	uint32_t at = XP_NONE;
+	uint32_t *at = xcalloc(x->npaths + 1, sizeof(*at)), found = XP_NONE;
+	char list[LIST_ROOM], **names;
 	size_t i, n = 0;
 
-	for (i = 0; i < x->npaths && at == XP_NONE; i++)
-		if (strlen(x->paths[i].name) == len && !memcmp(x->paths[i].name, name, len))
-			at = (uint32_t)i;
-	for (i = 0; i < x->npaths && at == XP_NONE; i++)
-		if (strlen(leaf(x->paths[i].name)) == len && !memcmp(leaf(x->paths[i].name), name, len))
-			names[n++] = x->paths[i].name;
-	for (i = 0; n == 1 && i < x->npaths; i++)
-		if (x->paths[i].name == names[0])
-			at = (uint32_t)i;
+	for (i = 0; i < x->npaths && found == XP_NONE; i++)
+		if (path_is(x, i, name, len))
+			found = (uint32_t)i;
+	for (i = 0; i < x->npaths && found == XP_NONE; i++)
+		if (strlen(leaf(x, i)) == len && !memcmp(leaf(x, i), name, len))
+			at[n++] = (uint32_t)i;
+	if (found == XP_NONE && n == 1)
+		found = at[0];
 	if (n > 1) {
+		names = path_texts(x, at, n);
 		list_names(names, n, list, sizeof(list));
+		free_texts(names, n);
 		kerr_field(err, KERR_INVALID, field, "%s='%.*s' names several call paths: %s; give the whole "
 			   "path", field, (int)len, name, list);
-	} else if (at == XP_NONE) {
+	} else if (found == XP_NONE) {
 		for (i = n = 0; i < x->npaths; i++)
-			names[n++] = x->paths[i].name;
+			at[n++] = (uint32_t)i;
+		names = path_texts(x, at, n);
 		list_names(names, n, list, sizeof(list));
+		free_texts(names, n);
 		kerr_field(err, KERR_INVALID, field, "%s: '%.*s' is not a region of the file; it has %s", field,
 			   (int)len, name, list);
 	}
-	free(names);
-	return at;
+	free(at);
+	return found;
 }
 
 /* Does path's leaf match pat[0, len): the whole leaf, or with a trailing
  * '*' its beginning (MPI_* : every MPI call). */
-static bool leaf_matches(const char *path, const char *pat, size_t len)
+static bool leaf_matches(const struct xp *x, size_t i, const char *pat, size_t len)
 {
-	const char *lf = leaf(path);
+	const char *lf = leaf(x, i);
 
 	if (len && pat[len - 1] == '*')
 		return strlen(lf) >= len - 1 && !memcmp(lf, pat, len - 1);
@@ -400,10 +457,10 @@ static size_t leaves_under(const struct xp *x, uint32_t root, char **names)
 	for (i = 0; i < x->npaths; i++) {
 		if (!inside(x, (uint32_t)i, root))
 			continue;
-		for (k = 0; k < n && strcmp(names[k], leaf(x->paths[i].name)); k++)
+		for (k = 0; k < n && strcmp(names[k], leaf(x, i)); k++)
 			;
 		if (k == n)
-			names[n++] = (char *)leaf(x->paths[i].name);
+			names[n++] = (char *)leaf(x, i);
 	}
 	return n;
 }
@@ -437,18 +494,17 @@ static int pick_overhead(const struct xp *x, const struct import_opts *o, struct
 			continue;
 		len = (size_t)(comma - s);
 		for (i = 0; i < x->npaths && !whole; i++)	/* a whole path first */
-			if (strlen(x->paths[i].name) == len && !memcmp(x->paths[i].name, s, len) &&
-			    inside(x, (uint32_t)i, m->region))
+			if (path_is(x, i, s, len) && inside(x, (uint32_t)i, m->region))
 				chosen[i] = whole = true, took = 1;
 		for (i = 0; i < x->npaths && !whole; i++)	/* else every path of that leaf */
-			if (inside(x, (uint32_t)i, m->region) && leaf_matches(x->paths[i].name, s, len))
+			if (inside(x, (uint32_t)i, m->region) && leaf_matches(x, i, s, len))
 				chosen[i] = true, took++;
 		if (!took) {
 			char **names = xcalloc(x->npaths + 1, sizeof(*names)), list[LIST_ROOM];
 
 			list_names(names, leaves_under(x, m->region, names), list, sizeof(list));
 			rc = kerr_field(err, KERR_INVALID, field, "%s: no call path under '%s' ends in '%.*s'; "
-					"its regions are %s", field, leaf(x->paths[m->region].name), (int)len, s,
+					"its regions are %s", field, leaf(x, m->region), (int)len, s,
 					list);
 			free(names);
 		} else {
@@ -508,14 +564,14 @@ static int pick_region(const struct xp *x, const struct import_opts *o, struct m
 	 * printable bytes, unique in the run (the body is valid UTF-8 already) */
 	m->child_ok = xcalloc(m->nchildren + 1, sizeof(bool));
 	for (i = 0; i < m->nchildren; i++) {
-		const char *name = leaf(x->paths[m->children[i]].name);
+		const char *name = leaf(x, m->children[i]);
 		size_t len = strlen(name), k;
 		bool ok = len >= 1 && len <= RUN_NAME_MAX;
 
 		for (k = 0; k < len && ok; k++)
 			ok = (unsigned char)name[k] >= 0x20 && name[k] != 0x7f;
 		for (k = 0; k < i && ok; k++)
-			ok = !m->child_ok[k] || strcmp(leaf(x->paths[m->children[k]].name), name);
+			ok = !m->child_ok[k] || strcmp(leaf(x, m->children[k]), name);
 		m->child_ok[i] = ok;
 		if (!ok)
 			xp_warn((struct xp *)x, "the region '%.200s' is left out of the runs: its name is "
@@ -613,7 +669,7 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 	e->reg.len = 0;
 	for (c = 0; c < m->nchildren; c++) {
 		uint32_t ch = m->children[c];
-		const char *name = leaf(x->paths[ch].name);
+		const char *name = leaf(x, ch);
 		double t, en;
 
 		if (!m->child_ok[c])
@@ -763,7 +819,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 	res->regions = json_array();
 	for (c = 0; c < m.nchildren; c++)
 		if (e->child_used[c])
-			json_array_append_new(res->regions, json_string(leaf(x->paths[m.children[c]].name)));
+			json_array_append_new(res->regions, json_string(leaf(x, m.children[c])));
 	res->labels = json_array();
 	json_object_foreach(keys, k, jv)
 		json_array_append_new(res->labels, json_string(k));

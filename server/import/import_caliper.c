@@ -402,17 +402,10 @@ static uint32_t node_path(struct cali *c, int64_t id, struct kerr *err)
 	while (n--) {
 		nd = &c->nodes[chain[n]];
 		if ((attr_props(c, nd->attr) & CALI_NESTED) || (c->flat_attr >= 0 && nd->attr == c->flat_attr)) {
-			size_t len = (up == XP_NONE ? 0 : strlen(c->x->paths[up].name) + 2) + strlen(nd->data);
-			char *name = xmalloc(len + 1);
-			uint32_t pa;
+			uint32_t pa = xp_child(c->x, up, nd->data, strlen(nd->data), err);
 
-			snprintf(name, len + 1, "%s%s%s", up == XP_NONE ? "" : c->x->paths[up].name,
-				 up == XP_NONE ? "" : "->", nd->data);
-			pa = xp_path(c->x, name, len, err);
-			free(name);
 			if (pa == XP_NONE)
 				return XP_NONE;
-			c->x->paths[pa].parent = up;
 			up = pa;
 		}
 		nd->path = up;
@@ -715,8 +708,6 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 		json_t *label = json_object_get(v, "label"), *parent = json_object_get(v, "parent");
 		json_int_t up = json_is_integer(parent) ? json_integer_value(parent) : -1;
 		const char *lab = json_is_string(label) ? json_string_value(label) : "";
-		char *name;
-		size_t len;
 
 		path_of[i] = XP_NONE;
 		if (strcmp(json_string_value(json_object_get(v, "column")) ?
@@ -726,22 +717,10 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 			rc = kerr_field(err, KERR_INVALID, "body", "node %zu's parent comes after it", i);
 			goto out;
 		}
-		len = (up >= 0 && path_of[up] != XP_NONE ? strlen(x->paths[path_of[up]].name) + 2 : 0) +
-		      strlen(lab);
-		if (len > NAME_MAX_LEN * 64) {
-			rc = kerr_field(err, KERR_TOO_LARGE, "body", "node %zu's path is too long", i);
-			goto out;
-		}
-		name = xmalloc(len + 1);
-		if (up >= 0 && path_of[up] != XP_NONE)
-			snprintf(name, len + 1, "%s->%s", x->paths[path_of[up]].name, lab);
-		else
-			snprintf(name, len + 1, "%s", lab);
-		path_of[i] = xp_path(x, name, len, err);
-		free(name);
+		/* a node under its parent's path: nothing of the parent's name copied */
+		path_of[i] = xp_child(x, up >= 0 ? path_of[up] : XP_NONE, lab, strlen(lab), err);
 		if (path_of[i] == XP_NONE)
 			goto out;
-		x->paths[path_of[i]].parent = up >= 0 ? path_of[up] : XP_NONE;
 	}
 	json_array_foreach(data, i, row) {
 		json_t *p = json_array_get(row, path_col), *t = json_array_get(row, (size_t)at);
@@ -817,21 +796,11 @@ static int json_records(struct xp *x, json_t *doc, const struct import_opts *o, 
 		if (!path || !json_is_number(t))
 			continue;
 		for (s = path; *s; s = slash + (*slash != '\0')) {
-			char *name;
-			size_t len;
-
 			slash = strchr(s, '/');
 			if (!slash)
 				slash = s + strlen(s);
-			len = (up == XP_NONE ? 0 : strlen(x->paths[up].name) + 2) + (size_t)(slash - s);
-			name = xmalloc(len + 1);
-			snprintf(name, len + 1, "%s%s%.*s", up == XP_NONE ? "" : x->paths[up].name,
-				 up == XP_NONE ? "" : "->", (int)(slash - s), s);
-			pa = xp_path(x, name, len, err);
-			free(name);
-			if (pa == XP_NONE)
+			if ((pa = xp_child(x, up, s, (size_t)(slash - s), err)) == XP_NONE)
 				return -1;
-			x->paths[pa].parent = up;
 			up = pa;
 			if (!*slash)
 				break;
@@ -947,7 +916,7 @@ int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct impor
 	bool has_n, yaml_hosts = false;
 	int rc = -1;
 
-	root = xp_path(x, "application", 11, err);
+	root = xp_child(x, XP_NONE, "application", 11, err);
 	while (xp_next_line(body, len, &pos, &line, &n)) {
 		size_t ind = 0;
 
@@ -1087,17 +1056,10 @@ region_found:
 	if (xp_value(x, root, tm, pt, tau, err) || (energy > 0 && xp_value(x, root, em, pt, energy, err)))
 		goto out;
 	for (i = 0; i < nregions; i++) {
-		uint32_t c;
-		char *name;
-		size_t l = strlen(regs[i].name) + 13;
+		uint32_t c = xp_child(x, root, regs[i].name, strlen(regs[i].name), err);
 
-		name = xmalloc(l + 1);
-		snprintf(name, l + 1, "application->%s", regs[i].name);
-		c = xp_path(x, name, l, err);
-		free(name);
 		if (c == XP_NONE)
 			goto out;
-		x->paths[c].parent = root;
 		if (xp_value(x, c, tm, pt, regs[i].time, err) ||
 		    (regs[i].energy > 0 && xp_value(x, c, em, pt, regs[i].energy, err)))
 			goto out;

@@ -44,7 +44,7 @@
 #define CUBE_LOCATIONS_MAX 1000000	/* locations of a system tree */
 #define CUBE_VALUES_MAX (32u << 20)	/* values of one metric (cnodes x locations) */
 #define CUBE_WORK_MAX (256u << 20)	/* values, metrics, locations and nodes read from one upload */
-#define CUBE_DEPTH_MAX 1000		/* levels of a call tree */
+#define CUBE_DEPTH_MAX XP_DEPTH_MAX	/* levels of a call tree */
 #define CUBE_TEXT_MAX 4096		/* bytes of a name or text in anchor.xml */
 #define DIR_NAME_MAX 512
 
@@ -1031,18 +1031,14 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 	if (read_anchor(&pf, anchor, alen, u) ||
 	    charge(u, pf.ncnodes + pf.nregions + pf.nmetrics + pf.locations, where))
 		goto out;
-	/* the call paths, "main->solve" */
+	/* the call paths, each its region's name under its parent's path (the
+	 * deep order visits a parent before its children) */
 	for (k = 0; k < pf.ncnodes; k++) {
-		uint32_t c = pf.deep[k];
+		uint32_t c = pf.deep[k], up = pf.cnodes[c].parent;
 		const char *leaf = pf.regions[pf.cnodes[c].region];
-		char name[4096];
 
-		if (pf.cnodes[c].parent == UINT32_MAX)
-			snprintf(name, sizeof(name), "%s", leaf);
-		else
-			snprintf(name, sizeof(name), "%s->%s", x->paths[pf.cnodes[pf.cnodes[c].parent].path].name,
-				 leaf);
-		if ((pf.cnodes[c].path = xp_path(x, name, strlen(name), u->err)) == XP_NONE)
+		if ((pf.cnodes[c].path = xp_child(x, up == UINT32_MAX ? XP_NONE : pf.cnodes[up].path, leaf,
+						  strlen(leaf), u->err)) == XP_NONE)
 			goto out;
 	}
 	if (add_p)

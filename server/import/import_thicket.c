@@ -24,7 +24,7 @@
 
 #include "core/xalloc.h"
 
-#define THICKET_DEPTH_MAX 1000
+#define THICKET_DEPTH_MAX XP_DEPTH_MAX
 
 static int fail(struct kerr *err, const char *what)
 {
@@ -63,8 +63,7 @@ static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *
 	char (*chain)[32] = xmalloc(sizeof(*chain) * (THICKET_DEPTH_MAX + 1));
 	json_t *node, *parents, *name, *known = NULL;
 	uint32_t up = XP_NONE, pa = XP_NONE;
-	size_t n = 0, len;
-	char *full = NULL;
+	size_t n = 0;
 
 	snprintf(chain[n++], sizeof(chain[0]), "%s", key);
 	while (!(known = json_object_get(paths, chain[n - 1]))) {
@@ -92,18 +91,13 @@ static uint32_t node_path(struct xp *x, json_t *graph, const char *key, json_t *
 				   "data.name", chain[n]);
 			goto out;
 		}
-		len = (up == XP_NONE ? 0 : strlen(x->paths[up].name) + 2) + json_string_length(name);
-		free(full);
-		full = xmalloc(len + 1);
-		snprintf(full, len + 1, "%s%s%s", up == XP_NONE ? "" : x->paths[up].name, up == XP_NONE ? "" : "->",
-			 json_string_value(name));
-		if ((up = xp_path(x, full, len, err)) == XP_NONE)
+		/* under its parent's path: nothing of the parent's name copied */
+		if ((up = xp_child(x, up, json_string_value(name), json_string_length(name), err)) == XP_NONE)
 			goto out;
 		json_object_set_new(paths, chain[n], json_integer(up));
 	}
 	pa = up;
 out:
-	free(full);
 	free(chain);
 	return pa;
 }

@@ -162,7 +162,8 @@ static uint64_t key_hash(const struct probe *q)
 {
 	uint64_t h = hash_bytes(q->key, q->len, HASH_SEED);
 
-	return q->kind == 0 ? hash_bytes(&q->set, sizeof(q->set), h) : h;
+	/* a point's label set, a path's parent */
+	return q->kind <= 1 ? hash_bytes(&q->set, sizeof(q->set), h) : h;
 }
 
 static uint64_t item_hash(const struct xp *x, int kind, uint32_t i)
@@ -178,6 +179,7 @@ static uint64_t item_hash(const struct xp *x, int kind, uint32_t i)
 	case 1:
 		q.key = x->paths[i].name;
 		q.len = strlen(x->paths[i].name);
+		q.set = x->paths[i].parent;
 		break;
 	case 2:
 		q.key = x->metrics[i];
@@ -199,7 +201,8 @@ static bool item_equal(const struct probe *q, uint32_t i)
 	case 0:
 		return x->point_set[i] == q->set && !memcmp(x->coords + (size_t)i * x->nparams, q->key, q->len);
 	case 1:
-		return strlen(x->paths[i].name) == q->len && !memcmp(x->paths[i].name, q->key, q->len);
+		return x->paths[i].parent == q->set && strlen(x->paths[i].name) == q->len &&
+		       !memcmp(x->paths[i].name, q->key, q->len);
 	case 2:
 		return strlen(x->metrics[i]) == q->len && !memcmp(x->metrics[i], q->key, q->len);
 	default:
@@ -296,36 +299,74 @@ uint32_t xp_point(struct xp *x, const double *v, struct kerr *err)
 	return (uint32_t)x->npoints++;
 }
 
-static uint32_t add_path(struct xp *x, const char *name, size_t len, uint32_t parent,
-			 struct kerr *err)
+uint32_t xp_child(struct xp *x, uint32_t parent, const char *seg, size_t len, struct kerr *err)
 {
+	struct probe q = {x, 1, seg, len, parent};
+	uint32_t *slot = map_slot(&x->path_map, &q), depth = 1, text = (uint32_t)len;
 	struct xp_path *pa;
 
+	if (slot && *slot)
+		return *slot - 1;
+	if (parent != XP_NONE) {
+		depth = x->paths[parent].depth + 1;
+		text = len > XP_PATH_TEXT_MAX ? XP_PATH_TEXT_MAX + 1 : x->paths[parent].text + 2 + (uint32_t)len;
+	}
+	if (depth > XP_DEPTH_MAX || len > XP_PATH_TEXT_MAX || text > XP_PATH_TEXT_MAX) {
+		kerr_field(err, KERR_TOO_LARGE, "body", "a call path is %s than %s (the most a path may have)",
+			   depth > XP_DEPTH_MAX ? "deeper" : "longer", depth > XP_DEPTH_MAX ? "256 levels" :
+			   "65536 bytes written out");
+		return XP_NONE;
+	}
 	if (x->npaths >= IMPORT_PATHS_MAX) {
 		kerr_set(err, KERR_TOO_LARGE, "the file has more than %d call paths", IMPORT_PATHS_MAX);
 		return XP_NONE;
 	}
+	map_reserve(x, 1, x->npaths);
 	grow((void **)&x->paths, &x->cpaths, x->npaths, sizeof(*x->paths));
 	pa = &x->paths[x->npaths];
-	pa->name = xstrndup(name, len);
+	pa->name = xstrndup(seg, len);
 	pa->parent = parent;
 	pa->indent = -1;
+	pa->depth = depth;
+	pa->text = text;
+	*map_slot(&x->path_map, &q) = (uint32_t)(x->npaths + 1);
 	return (uint32_t)x->npaths++;
 }
 
 uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err)
 {
-	struct probe q = {x, 1, name, len, XP_NONE};
-	uint32_t *slot = map_slot(&x->path_map, &q), i;
+	const char *s = name, *end = name + len, *arrow;
+	uint32_t at = XP_NONE;
 
-	if (slot && *slot)
-		return *slot - 1;
-	map_reserve(x, 1, x->npaths);
-	i = add_path(x, name, len, XP_NONE, err);
-	if (i != XP_NONE)
-		*map_slot(&x->path_map, &q) = i + 1;
-	x->tree_by_name = true;
-	return i;
+	for (;;) {	/* one segment a step: linear in the name, whatever its depth */
+		arrow = len >= 2 ? memmem(s, (size_t)(end - s), "->", 2) : NULL;
+		at = xp_child(x, at, s, arrow ? (size_t)(arrow - s) : (size_t)(end - s), err);
+		if (at == XP_NONE || !arrow)
+			return at;
+		s = arrow + 2;
+	}
+}
+
+char *xp_path_text(const struct xp *x, uint32_t i, char *buf, size_t size)
+{
+	size_t at, n;
+	uint32_t k;
+
+	if (!size)
+		return buf;
+	at = x->paths[i].text < size ? x->paths[i].text : size - 1;
+	buf[at] = '\0';
+	for (k = i; k != XP_NONE; k = x->paths[k].parent) {	/* from the leaf back to the root */
+		size_t start;
+
+		n = strlen(x->paths[k].name);
+		start = x->paths[k].text - n;	/* where the segment begins in the whole text */
+		if (start < at)
+			memcpy(buf + start, x->paths[k].name, (at - start < n ? at - start : n));
+		if (x->paths[k].parent != XP_NONE && start >= 2 && start - 2 < at)
+			memcpy(buf + start - 2, "->", (at - (start - 2) < 2 ? at - (start - 2) : 2));
+	}
+	return buf;
 }
 
 uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err)
@@ -395,43 +436,49 @@ int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, doubl
 
 int xp_tree(struct xp *x, struct kerr *err)
 {
-	bool arrows = false;
-	size_t i, n = x->npaths;
+	uint32_t *stack, top = 0, i;
+	bool moved = false;
 
-	if (!x->tree_by_name)
-		return 0;
-	for (i = 0; i < n && !arrows; i++)
-		arrows = strstr(x->paths[i].name, "->") != NULL;
-	if (arrows) {
-		/* "a->b->c" is under "a->b", added when the file does not name it */
-		for (i = 0; i < x->npaths; i++) {
-			const char *name = x->paths[i].name, *cut = NULL, *s;
-			uint32_t parent;
-
-			for (s = name; (s = strstr(s, "->")) != NULL; s += 2)
-				cut = s;
-			if (!cut || cut == name)
-				continue;
-			parent = xp_path(x, name, (size_t)(cut - name), err);
-			if (parent == XP_NONE)
-				return -1;
-			x->paths[i].parent = parent;	/* x->paths may have moved */
-		}
-		return 0;
-	}
+	(void)err;
 	/* Extra-P text files such as RELeARN's write the tree by indentation:
-	 * a path is under the nearest one before it with less indentation */
-	for (i = 0; i < n; i++) {
-		size_t j = i;
+	 * a path is under the nearest one before it with less indentation (a
+	 * stack of the open ones: linear in the paths) */
+	stack = xmalloc((x->npaths + 1) * sizeof(*stack));
+	for (i = 0; i < x->npaths; i++) {
+		struct xp_path *pa = &x->paths[i];
 
-		if (x->paths[i].indent < 0)
+		if (pa->indent < 0)
 			continue;
-		while (j-- > 0)
-			if (x->paths[j].indent >= 0 && x->paths[j].indent < x->paths[i].indent) {
-				x->paths[i].parent = (uint32_t)j;
-				break;
-			}
+		while (top && x->paths[stack[top - 1]].indent >= pa->indent)
+			top--;
+		if (top && pa->parent == XP_NONE) {
+			pa->parent = stack[top - 1];
+			moved = true;
+		}
+		stack[top++] = i;
 	}
+	free(stack);
+	if (!moved)
+		return 0;
+	/* the parents changed: depths, texts and the (parent, name) table anew */
+	for (i = 0; i < x->npaths; i++) {
+		struct xp_path *pa = &x->paths[i];
+		uint32_t k;
+
+		pa->depth = 1;
+		pa->text = (uint32_t)strlen(pa->name);
+		for (k = pa->parent; k != XP_NONE; k = x->paths[k].parent) {
+			pa->depth++;
+			pa->text += 2 + (uint32_t)strlen(x->paths[k].name);
+			if (pa->depth > XP_DEPTH_MAX || pa->text > XP_PATH_TEXT_MAX)
+				return kerr_field(err, KERR_TOO_LARGE, "body", "a call path is deeper than 256 "
+						  "levels or longer than 65536 bytes written out");
+		}
+	}
+	free(x->path_map.slot);
+	x->path_map.slot = NULL;
+	x->path_map.cap = 0;
+	map_reserve(x, 1, x->npaths);
 	return 0;
 }
 

@@ -25,10 +25,19 @@ struct xp_map {
 	size_t cap;		/* a power of two, 0 before the first insertion */
 };
 
+/* A call path is a node of a tree: its own name (the last segment of
+ * "main->solve", "solve") under its parent. No path copies its parent's
+ * names, so a file's paths cost memory linear in the file (a chain of
+ * 40,000 segments was 2.48 GB when every "->" prefix was a string). */
+#define XP_DEPTH_MAX 256	/* levels of a call path */
+#define XP_PATH_TEXT_MAX 65536	/* bytes of a call path written out, "a->b->c" */
+
 struct xp_path {
-	char *name;		/* as the file writes it: "main->solve", or Caliper's leaf */
+	char *name;		/* its own name: the segment after its parent's */
 	uint32_t parent;	/* XP_NONE for a root */
 	int indent;		/* leading blanks in an Extra-P text REGION line, else -1 */
+	uint32_t depth;		/* 1 for a root */
+	uint32_t text;		/* bytes of the whole path written out with "->" */
 };
 
 struct xp_meas {
@@ -44,8 +53,7 @@ struct xp {
 	struct xp_map point_map;
 	struct xp_path *paths;
 	size_t npaths, cpaths;
-	struct xp_map path_map;	/* by name */
-	bool tree_by_name;	/* parents from "->" in the names (else indentation or given) */
+	struct xp_map path_map;	/* by (parent, own name) */
 	char **metrics;
 	size_t nmetrics, cmetrics;
 	struct xp_map metric_map;
@@ -104,16 +112,30 @@ uint32_t xp_label_set(struct xp *x, json_t *obj, const char *const *skip, size_t
  * added when new; XP_NONE with err past the limits. */
 uint32_t xp_point(struct xp *x, const double *v, struct kerr *err);
 
-/* The index of the call path or metric called name[0, len), added when new. */
+/* The call path name[0, len) as a file writes it ("main->solve": each
+ * segment a node under the one before), added when new; XP_NONE with err
+ * past the limits (IMPORT_PATHS_MAX paths, XP_DEPTH_MAX levels,
+ * XP_PATH_TEXT_MAX bytes). */
 uint32_t xp_path(struct xp *x, const char *name, size_t len, struct kerr *err);
+
+/* The path named seg[0, len) under parent (XP_NONE: a root), added when
+ * new: a segment is never split, whatever it holds. */
+uint32_t xp_child(struct xp *x, uint32_t parent, const char *seg, size_t len, struct kerr *err);
+
+/* Path i written out, "main->solve", into buf (NUL-terminated; cut short
+ * only when size is less than its text + 1). Returns buf. */
+char *xp_path_text(const struct xp *x, uint32_t i, char *buf, size_t size);
+
+/* The index of the metric called name[0, len), added when new. */
 uint32_t xp_metric(struct xp *x, const char *name, size_t len, struct kerr *err);
 
 /* Append a repetition to (path, metric, point); -1 with err past the limits. */
 int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, double v,
 	     struct kerr *err);
 
-/* Set parents of call paths added by name: from "->" (intermediate paths
- * are added) or, when no name has one, from the indentation. */
+/* Set parents of the call paths an Extra-P text file nests by indentation
+ * (a path is under the nearest one before it indented less); paths named
+ * with "->" have theirs already. */
 int xp_tree(struct xp *x, struct kerr *err);
 
 /* The measurement (path, metric, point), or NULL. */
