@@ -18,6 +18,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -728,6 +729,71 @@ def call_paths_cost_memory_linear_in_the_file():
     expect(s == 400 and b.get("field") == "region" and dt < 5 and grew < 200,
            f"read whole (its 100 roots listed), in time and memory that follow the file ({s} {dt:.2f} s +{grew} MiB)")
     probe("deep call paths")
+
+
+def slow_cube_upload(zeros=900 << 20):
+    """A tar.bz2 of a Cube set holding one member karte skips: zeros bytes
+    of zeros, about 60 KB compressed, some seconds to unpack. Its bytes
+    count against the 1 GiB budget, so it is read (not refused), slowly."""
+    import bz2
+    import tarfile
+    head = tarfile.TarInfo("mm.p2.n1/notes.bin")
+    head.size = zeros
+    header = head.tobuf(format=tarfile.USTAR_FORMAT)
+    chunk = 16 << 20
+    one = bz2.compress(b"\0" * chunk, 9)	# bzip2 streams concatenate: one compressed chunk, repeated
+    pad = (512 - zeros % 512) % 512
+    return (bz2.compress(header, 9) + one * (zeros // chunk) + bz2.compress(b"\0" * (zeros % chunk + pad + 1024), 9))
+
+
+@test
+def an_import_stops_when_its_client_leaves_and_at_sigterm():
+    """An import whose client hung up ran on (590 s for an 83 KB tbz2),
+    every other import got 503 meanwhile, and SIGTERM left karted alive
+    over 90 s joining the worker. Now the import stops within a second of
+    the hang-up (the next import is taken), and SIGTERM stops karted within
+    a second or two, nothing stored."""
+    body = slow_cube_upload()
+    sock = socket.create_connection(S.k.host_port, timeout=10)
+    sock.sendall((f"POST /api/v1/import?format=cube&system=slow&application=a HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                  f"Authorization: Bearer {S.token}\r\nContent-Type: application/octet-stream\r\n"
+                  f"Content-Length: {len(body)}\r\n\r\n").encode() + body)
+    time.sleep(1.0)
+    s, b, _ = post("/api/v1/import?format=csv", "system,application,p,n,tau\nslow,b,1,1,1\n", token=True)
+    expect(s == 503 and "another import" in b.get("error", ""), f"the slow import is being read ({s} {b})")
+    sock.close()
+    t0 = time.time()
+    while time.time() - t0 < 5:
+        s, b, _ = post("/api/v1/import?format=csv", "system,application,p,n,tau\nslow,b,1,1,1\n", token=True)
+        if s != 503:
+            break
+        time.sleep(0.05)
+    dt = time.time() - t0
+    print(f"    the next import taken {dt:.2f} s after the slow one's client hung up")
+    expect(s == 201 and dt < 1.5, f"the next import within a second or so ({s} {b} {dt:.2f} s)")
+    s, b, _ = S.k.request("GET", "/api/v1/runs?system=slow&application=a")
+    expect(s == 200 and b["runs"] == [], "nothing of the stopped import stored")
+    # SIGTERM while an import is being read: karted stops within about a second
+    k = Karted(S.k.binary, args=["--no-first-token"])
+    k.start()
+    token = k.token("stop")
+    out = {}
+
+    def send():
+        out["answer"] = k.request("POST", "/api/v1/import?format=cube&system=slow&application=a", body,
+                                  ctype="application/octet-stream", token=token, timeout=30)
+    t = threading.Thread(target=send)
+    t.start()
+    time.sleep(1.0)
+    t0 = time.time()
+    k.signal(signal.SIGTERM)
+    rc = k.wait(timeout=30)
+    dt = time.time() - t0
+    t.join(timeout=10)
+    print(f"    SIGTERM during an import: exit {rc} after {dt:.2f} s; the import answered "
+          f"{out.get('answer', ('none',))[0]}")
+    expect(rc == 0 and dt < 2.5, f"stopped within a few seconds ({rc} {dt:.2f} s)")
+    expect(out.get("answer", (0,))[0] == 503, f"the import was told, 503 ({out.get('answer')})")
 
 
 @test

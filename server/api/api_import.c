@@ -201,6 +201,7 @@ struct parts {
 	int64_t lo;		/* the reserved ids: lo .. lo + b->count - 1 */
 	bool repeat;		/* the hash was imported before: ids from there */
 	enum { P_RESERVE, P_PART, P_PUBLISH, P_DISCARD } step;
+	const struct import_opts *o;	/* its cancel flag, looked at between parts */
 };
 
 static int cmp_count(const void *a, const void *b)
@@ -297,7 +298,7 @@ static int store_in_parts(struct karted *k, struct parts *p, struct kerr *err)
 		p->to = p->from + size < n ? p->from + size : n;
 		p->step = P_PART;
 		t0 = mono_s();
-		if (writer_wait(k, parts_call, p, err))
+		if (import_stopped(p->o, err) || writer_wait(k, parts_call, p, err))
 			goto discard;
 		/* the next part sized to take about IMPORT_PART_NS */
 		took = (mono_s() - t0) * 1e9;
@@ -305,7 +306,7 @@ static int store_in_parts(struct karted *k, struct parts *p, struct kerr *err)
 		size = size < IMPORT_PART_MIN ? IMPORT_PART_MIN : size > IMPORT_PART_MAX ? IMPORT_PART_MAX : size;
 	}
 	p->step = P_PUBLISH;
-	if (writer_wait(k, parts_call, p, err))
+	if (import_stopped(p->o, err) || writer_wait(k, parts_call, p, err))
 		goto discard;
 	return 0;
 discard:
@@ -330,9 +331,10 @@ static void import_refused(struct resp *rs, const struct kerr *err, struct impor
 }
 
 /* A large import in parts, each its own transaction (store_in_parts). */
-static void import_in_parts(struct karted *k, struct resp *rs, struct import_result *res)
+static void import_in_parts(struct karted *k, struct resp *rs, struct import_result *res,
+			    const struct import_opts *o)
 {
-	struct parts p = {&res->batch, res->hash, NULL, NULL, 0, 0, 0, 0, false, P_RESERVE};
+	struct parts p = {&res->batch, res->hash, NULL, NULL, 0, 0, 0, 0, false, P_RESERVE, o};
 	struct kerr err;
 
 	kerr_clear(&err);
@@ -374,8 +376,15 @@ static void import_at_once(struct karted *k, struct resp *rs, struct import_resu
 	free(j);
 }
 
+/* The request's cancel hook: its client hung up, or karted is stopping. */
+static void stop_import(void *arg)
+{
+	atomic_store((atomic_bool *)arg, true);
+}
+
 /* One import at a time is read (and, in parts, stored): another meanwhile
- * is a 503 to retry. */
+ * is a 503 to retry. A client that hangs up, and SIGTERM, stop it at the
+ * reader's next step or between two parts (nothing of it stored). */
 static int post_import(void *app, struct req *rq, struct resp *rs)
 {
 	struct import_result res;
@@ -384,6 +393,7 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 	const char *body;
 	size_t len;
 	bool no = false;
+	atomic_bool stop = false;
 
 	kerr_clear(&err);
 	if (import_opts_of(rq, &o, &err)) {
@@ -395,17 +405,23 @@ static int post_import(void *app, struct req *rq, struct resp *rs)
 		rs->retry_after = 2;
 		return 0;
 	}
+	o.cancel = &stop;
+	req_on_cancel(rq, stop_import, &stop);
 	body = req_body(rq, &len);
 	if (import_read(body, len, &o, &res, &err)) {
 		atomic_store(&importing, false);
 		import_refused(rs, &err, &res);
 	} else if (res.batch.count > IMPORT_IN_PARTS) {
-		import_in_parts(app, rs, &res);
+		import_in_parts(app, rs, &res, &o);
 		atomic_store(&importing, false);
 	} else {
 		atomic_store(&importing, false);
-		import_at_once(app, rs, &res);
+		if (import_stopped(&o, &err))
+			resp_error(rs, &err);
+		else
+			import_at_once(app, rs, &res);
 	}
+	req_on_cancel(rq, NULL, NULL);	/* stop lives on this stack */
 	import_result_clear(&res);
 	return 0;
 }

@@ -61,7 +61,7 @@ struct worker_arg {
 };
 
 /* Why a running request was cancelled (req.cancel_why). */
-enum { CANCEL_NONE, CANCEL_HUNG_UP, CANCEL_DEADLINE, CANCEL_MOVE };
+enum { CANCEL_NONE, CANCEL_HUNG_UP, CANCEL_DEADLINE, CANCEL_MOVE, CANCEL_STOP };
 
 /* A connection, for the absolute request deadline (MHD's own timeout
  * restarts with every byte, so a client trickling one byte at a time would
@@ -995,8 +995,34 @@ static bool after_cancel(struct http *h, struct req *rq, int why)
 		rs->retry_after = 1;
 	} else if (why == CANCEL_HUNG_UP) {
 		busy(rs, "the client went away");	/* nobody reads it */
+	} else if (why == CANCEL_STOP) {
+		free(rs->body);
+		rs->body = NULL;
+		busy(rs, "karted is stopping: the import was stopped and nothing of it stored; send it "
+		     "again when karted is back");
 	}
 	return false;
+}
+
+/* Stop the work of every running request that reads a file (an import):
+ * karted is stopping, and an import may take minutes (loop thread). */
+static void stop_file_work(struct http *h)
+{
+	struct lane *l;
+	unsigned i;
+
+	pthread_mutex_lock(&h->w.lock);
+	for (l = h->w.lane; l < h->w.lane + 2; l++)
+		for (i = 0; i < l->n; i++) {
+			struct req *rq = l->running[i];
+
+			if (!rq || rq->cancel_why || !(rq->route->flags & ROUTE_FILE))
+				continue;
+			rq->cancel_why = CANCEL_STOP;
+			if (rq->cancel)
+				rq->cancel(rq->cancel_arg);
+		}
+	pthread_mutex_unlock(&h->w.lock);
 }
 
 /* The lane rq's work belongs in, asked of its route once. */
@@ -1384,6 +1410,7 @@ int http_loop(struct http *h, int sigfd, unsigned drain_ms)
 			if (fd != MHD_INVALID_SOCKET)
 				close(fd);
 			deadline = mono_s() + drain_ms / 1000.0;
+			stop_file_work(h);	/* an import stops within a second, nothing stored */
 		}
 		MHD_run(h->d);
 		if (mono_s() >= h->next_sweep) {

@@ -1339,6 +1339,15 @@ static int series_check(const struct import_opts *o, struct kerr *err)
 	return rc;
 }
 
+bool import_stopped(const struct import_opts *o, struct kerr *err)
+{
+	if (!o->cancel || !atomic_load(o->cancel))
+		return false;
+	kerr_set(err, KERR_STORE, "the import was stopped (its client went away, or karted is stopping); "
+		 "nothing of it was stored");
+	return true;
+}
+
 int import_read(const char *body, size_t len, const struct import_opts *o,
 		struct import_result *res, struct kerr *err)
 {
@@ -1394,6 +1403,7 @@ int import_read(const char *body, size_t len, const struct import_opts *o,
 	e.key = key;
 	xp_init(&x);
 	x.time_scale = o->time_scale;
+	x.opts = o;
 	if (!strcmp(fmt, "csv"))
 		rc = read_csv(body, len, o, &e, &x, res, err);
 	else if (!strcmp(fmt, "ndjson"))

@@ -10,6 +10,7 @@
 #ifndef KARTE_IMPORT_H
 #define KARTE_IMPORT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -49,7 +50,13 @@ struct import_opts {
 	double time_scale;	/* seconds per time unit of the file (Caliper); 0: the file's own */
 	struct import_col cols[IMPORT_COLS_MAX];	/* csv */
 	size_t ncols;
+	/* set (by the request's cancel hook) when the client hung up or karted
+	 * is stopping: the readers stop at their next step; NULL: never */
+	const atomic_bool *cancel;
 };
+
+/* Whether the import o reads was stopped; then err says so (503). */
+bool import_stopped(const struct import_opts *o, struct kerr *err);
 
 struct import_result {
 	const char *format;	/* the format read (a static string) */

@@ -54,6 +54,7 @@ struct unpack {
 	size_t total;		/* bytes unpacked so far, all archives */
 	struct kerr *err;
 	size_t work;		/* Cube's parts read so far: values, metrics, locations, call-tree nodes */
+	const struct import_opts *o;	/* its cancel flag, looked at every block unpacked */
 };
 
 /* Charge n more parts of the upload's Cube work (values read, metrics,
@@ -70,9 +71,12 @@ static int charge(struct unpack *u, size_t n, const char *what)
 	return 0;
 }
 
-/* n more bytes decompressed: -1 with a 413 past CUBE_UNPACKED_MAX. */
+/* n more bytes decompressed: -1 with a 413 past CUBE_UNPACKED_MAX, or
+ * with a 503 when the import was stopped. */
 static int unpacked(struct unpack *u, size_t n)
 {
+	if (u->o && import_stopped(u->o, u->err))
+		return -1;
 	if (n > CUBE_UNPACKED_MAX - u->total)
 		return kerr_field(u->err, KERR_TOO_LARGE, "body", "the upload unpacks to more than %u bytes; import "
 				  "it in parts", CUBE_UNPACKED_MAX);
@@ -95,6 +99,35 @@ static struct archive *open_archive(const char *body, size_t len, bool outer)
 		return NULL;
 	}
 	return a;
+}
+
+/* Read and count the data of an entry karte does not keep: skipping it
+ * would unpack it just the same (a compressed stream has no shortcut), so
+ * its bytes count against the upload's budget as they come; -1 said. */
+static int drain(struct archive *a, struct unpack *u, const char *what)
+{
+	char buf[16384];
+	la_ssize_t got;
+
+	while ((got = archive_read_data(a, buf, sizeof(buf))) > 0)
+		if (unpacked(u, (size_t)got))
+			return -1;
+	if (got < 0)
+		return kerr_field(u->err, KERR_INVALID, "body", "%s cannot be unpacked: %s", what,
+				  archive_error_string(a) ? archive_error_string(a) : "a broken archive");
+	return 0;
+}
+
+/* An entry's declared size against what is left of the budget, before a
+ * byte of it is unpacked: -1 said. */
+static int declared(struct archive_entry *e, struct unpack *u, const char *what)
+{
+	if (archive_entry_size_is_set(e) && archive_entry_size(e) > 0 &&
+	    (uint64_t)archive_entry_size(e) > CUBE_UNPACKED_MAX - u->total)
+		return kerr_field(u->err, KERR_TOO_LARGE, "body", "%.400s says it is %lld bytes: the upload would "
+				  "unpack to more than %u bytes; import it in parts", what,
+				  (long long)archive_entry_size(e), CUBE_UNPACKED_MAX);
+	return 0;
 }
 
 /* The entry's data, whole, into a malloc'd buffer; NULL with err past the bounds. */
@@ -988,8 +1021,11 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 		}
 		id = strtol(base, &end, 10);
 		is_index = !strcmp(end, ".index");
-		if (end == base || id < 0 || id > INT32_MAX || (!is_index && strcmp(end, ".data")))
-			continue;	/* not a metric's file */
+		if (end == base || id < 0 || id > INT32_MAX || (!is_index && strcmp(end, ".data"))) {
+			if (drain(a, u, what))	/* not a metric's file: counted all the same */
+				goto out;
+			continue;
+		}
 		for (i = 0; i < nfiles && files[i].id != id; i++)
 			;
 		if (i == nfiles) {
@@ -1095,92 +1131,82 @@ static bool is_cubex(const char *path)
 	return base[0] != '.' && n > 6 && !strcmp(base + n - 6, ".cubex");
 }
 
+/* The parameters the first experiment directory names: every point has them. */
+static int cube_params(struct xp *x, const struct dir_params *first, bool *add_p, size_t *nparams,
+		       struct kerr *err)
+{
+	size_t i;
+
+	x->params_as_labels = true;	/* the names' parameters that are neither p nor n */
+	*add_p = true;
+	for (i = 0; i < first->n; i++) {
+		if (!strcmp(first->names[i], "p"))
+			*add_p = false;
+		if (xp_param(x, first->names[i], strlen(first->names[i]), err))
+			return -1;
+	}
+	*nparams = first->n + *add_p;
+	return *add_p ? xp_param(x, "p", 1, err) : 0;
+}
+
 int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 		 struct kerr *err)
 {
-	struct unpack u = {0, err, 0};
+	struct unpack u = {0, err, 0, o};
 	struct archive *a;
 	struct archive_entry *e;
 	struct dir_params first = {0}, dp;
 	char dir[DIR_NAME_MAX], first_dir[DIR_NAME_MAX] = "", have[256], want[256];
+	char where[DIR_NAME_MAX + 64];
 	double coords[IMPORT_PARAMS_MAX];
-	size_t nfiles = 0, i, nparams;
-	bool add_p = true, single = false;
+	size_t nfiles = 0, i, nparams = 0, dlen;
+	bool add_p = true;
+	char *data;
 	int r;
 
-	/* the directory names first: the parameters every point has */
+	/* one pass: each member read once, its bytes counted whether kept or not */
 	if (!(a = open_archive(body, len, true)))
 		return kerr_field(err, KERR_INVALID, "body", "the upload is not a tar or zip of experiment "
 				  "directories (tar -czf set.tgz mm.x*; or karte-collect import DIR)");
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *path = archive_entry_pathname(e);
 
-		if (!strcmp(path, "anchor.xml"))
-			single = true;	/* a .cubex itself */
-		if (archive_entry_filetype(e) != AE_IFREG || !is_cubex(path))
+		snprintf(where, sizeof(where), "%.400s", path ? path : "a member");
+		if (declared(e, &u, where))
+			goto fail;
+		if (path && !strcmp(path, "anchor.xml") && !nfiles) {
+			archive_read_free(a);	/* a .cubex itself, uploaded without directories */
+			return xp_read_cube_profile(x, body, len, o, err);
+		}
+		if (!path || archive_entry_filetype(e) != AE_IFREG || !is_cubex(path)) {
+			if (drain(a, &u, where))
+				goto fail;
 			continue;
+		}
 		if (++nfiles > CUBE_FILES_MAX) {
-			archive_read_free(a);
-			return kerr_field(err, KERR_TOO_LARGE, "body", "the upload holds more than %d .cubex files; "
-					  "import it in parts", CUBE_FILES_MAX);
+			kerr_field(err, KERR_TOO_LARGE, "body", "the upload holds more than %d .cubex files; import "
+				   "it in parts", CUBE_FILES_MAX);
+			goto fail;
 		}
-		experiment_dir(path, dir, sizeof(dir));
-		if (parse_dir(dir, &dp, err)) {
-			archive_read_free(a);
-			return -1;
-		}
-		if (nfiles == 1) {
-			first = dp;
-			snprintf(first_dir, sizeof(first_dir), "%s", dir);
-		} else if (!same_names(&first, &dp)) {
-			names_text(&dp, have, sizeof(have));
-			names_text(&first, want, sizeof(want));
-			archive_read_free(a);
-			return kerr_field(err, KERR_INVALID, "body", "the experiment directory '%.200s' names the "
-					  "parameters %s, and '%.200s' names %s: every directory must name "
-					  "the same parameters in the same order (as Extra-P reads them, "
-					  "mm.x10y1z1.r1)", dir, have, first_dir, want);
-		}
-	}
-	if (r != ARCHIVE_EOF) {
-		kerr_field(err, KERR_INVALID, "body", "the upload cannot be unpacked: %s",
-			   archive_error_string(a) ? archive_error_string(a) : "a broken archive");
-		archive_read_free(a);
-		return -1;
-	}
-	archive_read_free(a);
-	if (single)	/* one profile uploaded as it is: no directory names */
-		return xp_read_cube_profile(x, body, len, o, err);
-	if (!nfiles)
-		return kerr_field(err, KERR_INVALID, "body", "the upload holds no .cubex file (Score-P writes "
-				  "profile.cubex in each experiment directory)");
-	x->params_as_labels = true;	/* the names' parameters that are neither p nor n */
-	for (i = 0; i < first.n; i++) {
-		if (!strcmp(first.names[i], "p"))
-			add_p = false;
-		if (xp_param(x, first.names[i], strlen(first.names[i]), err))
-			return -1;
-	}
-	nparams = first.n + add_p;
-	if (add_p && xp_param(x, "p", 1, err))
-		return -1;
-	/* then each profile */
-	if (!(a = open_archive(body, len, true)))
-		return kerr_field(err, KERR_INVALID, "body", "the upload cannot be unpacked");
-	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
-		const char *path = archive_entry_pathname(e);
-		char where[DIR_NAME_MAX + 64];
-		char *data;
-		size_t dlen;
-
-		if (archive_entry_filetype(e) != AE_IFREG || !is_cubex(path))
-			continue;
 		experiment_dir(path, dir, sizeof(dir));
 		if (parse_dir(dir, &dp, err))
 			goto fail;
+		if (nfiles == 1) {
+			first = dp;
+			snprintf(first_dir, sizeof(first_dir), "%s", dir);
+			if (cube_params(x, &first, &add_p, &nparams, err))
+				goto fail;
+		} else if (!same_names(&first, &dp)) {
+			names_text(&dp, have, sizeof(have));
+			names_text(&first, want, sizeof(want));
+			kerr_field(err, KERR_INVALID, "body", "the experiment directory '%.200s' names the "
+				   "parameters %s, and '%.200s' names %s: every directory must name the same "
+				   "parameters in the same order (as Extra-P reads them, mm.x10y1z1.r1)", dir,
+				   have, first_dir, want);
+			goto fail;
+		}
 		for (i = 0; i < dp.n; i++)
 			coords[i] = dp.values[i];
-		snprintf(where, sizeof(where), "%.400s", path);
 		if (!(data = entry_data(a, e, &u, where, &dlen)))
 			goto fail;
 		r = read_profile(x, data, dlen, where, coords, nparams, add_p, &u);
@@ -1188,7 +1214,15 @@ int xp_read_cube(struct xp *x, const char *body, size_t len, const struct import
 		if (r)
 			goto fail;
 	}
+	if (r != ARCHIVE_EOF) {
+		kerr_field(err, KERR_INVALID, "body", "the upload cannot be unpacked: %s",
+			   archive_error_string(a) ? archive_error_string(a) : "a broken archive");
+		goto fail;
+	}
 	archive_read_free(a);
+	if (!nfiles)
+		return kerr_field(err, KERR_INVALID, "body", "the upload holds no .cubex file (Score-P writes "
+				  "profile.cubex in each experiment directory)");
 	return xp_tree(x, err);
 fail:
 	archive_read_free(a);
@@ -1198,7 +1232,7 @@ fail:
 int xp_read_cube_profile(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 			 struct kerr *err)
 {
-	struct unpack u = {0, err, 0};
+	struct unpack u = {0, err, 0, o};
 	double coords[1];
 
 	(void)o;

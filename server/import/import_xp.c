@@ -406,6 +406,9 @@ int xp_value(struct xp *x, uint32_t path, uint32_t metric, uint32_t point, doubl
 
 	if (x->nvals >= VALUES_MAX)
 		return kerr_set(err, KERR_TOO_LARGE, "the file has more than %d measured values", VALUES_MAX);
+	/* every 65,536 values: was the import stopped (its client left, karted stops)? */
+	if ((x->nvals & 0xffff) == 0xffff && x->opts && import_stopped(x->opts, err))
+		return -1;
 	if (!slot || !*slot) {
 		map_reserve(x, 3, x->nmeas);
 		grow((void **)&x->meas, &x->cmeas, x->nmeas, sizeof(*x->meas));

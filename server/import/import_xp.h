@@ -79,6 +79,8 @@ struct xp {
 	uint32_t *point_set;	/* per point: its set, XP_NONE for none */
 	uint32_t cur_set;	/* the set of the points added next (XP_NONE: none) */
 	bool params_as_labels;	/* parameters that are neither p nor n become labels (Cube) */
+	const struct import_opts *opts;	/* its cancel flag: xp_value looks at it now and then */
+	struct kerr *stop_err;	/* where a stop is said */
 };
 
 void xp_init(struct xp *x);
