@@ -535,6 +535,83 @@ def slow_reads_never_starve_cheap_ones():
 
 
 @test
+def writers_never_queue_behind_anonymous_readers():
+    """Eight clients without a token (127.0.0.2-9) keep asking for the
+    heaviest report (a 4000 x 4000 PDF of a 100,000-run series): a tokened
+    10-run import (the write lane, a worker of its own) is answered within
+    2 s. One address asking 48 heavy reports at once holds at most half of
+    the slow lane: the rest get 503 naming the share at once, and another
+    client's analysis still gets its turn."""
+    k = Karted(S.k.binary, args=["--no-first-token"]).start()
+    try:
+        tok = k.token("fill")
+        fill(k, tok, runs=100000)
+        heavy = (b"GET /api/v1/reports/isoefficiency.pdf?system=big&application=app&width=4000&height=4000 "
+                 b"HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        stop, done = threading.Event(), []
+
+        def attacker(src):
+            while not stop.is_set():
+                try:
+                    c = socket.create_connection(k.host_port, timeout=120, source_address=(src, 0))
+                    c.sendall(heavy)
+                    head = c.recv(64)
+                    while c.recv(1 << 20):
+                        pass
+                    done.append(head[9:12])
+                    c.close()
+                except OSError:
+                    pass
+        threads = [threading.Thread(target=attacker, args=(f"127.0.0.{2 + i}",)) for i in range(8)]
+        for t in threads:
+            t.start()
+        try:
+            time.sleep(2.0)
+            worst = 0.0
+            for i in range(3):
+                csv = "system,application,p,n,tau\n" + "".join(f"w,imp{i},{p},1,{10 / p}\n" for p in range(1, 11))
+                t0 = time.time()
+                s, b, _ = k.request("POST", "/api/v1/import?format=csv", csv, ctype="text/csv", token=tok,
+                                    timeout=60)
+                worst = max(worst, time.time() - t0)
+                expect(s == 201 and b["runs"] == 10, f"the import stored ({s} {b})")
+            print(f"    a tokened 10-run import beside 8 clients asking 4000x4000 PDFs of 100,000 runs: "
+                  f"the slowest of 3 in {worst:.2f} s ({len(done)} reports answered meanwhile)")
+            expect(worst < 2.0, f"within 2 s ({worst:.2f} s)")
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(180)
+        # one address, 40 heavy reports at once: half of the queue at most, the rest 503 at once
+        socks = []
+        for _ in range(48):
+            c = socket.create_connection(k.host_port, timeout=120, source_address=("127.0.0.20", 0))
+            c.sendall(heavy)
+            socks.append(c)
+        time.sleep(0.5)
+        t0 = time.time()
+        s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=small&application=app", timeout=120)
+        other = time.time() - t0
+        refused = 0
+        for c in socks:
+            try:
+                c.settimeout(0.2)
+                head = c.recv(4096)
+                refused += b" 503 " in head[:16] and b"half of the slow lane" in head
+            except OSError:
+                pass
+            c.close()
+        s2, m, _ = k.request("GET", "/metrics")
+        share = (re.search(r"^karte_slow_lane_client_share_total (\d+)", m.decode(), re.M) or [0, "0"])[1]
+        print(f"    one address asking 48 heavy reports: {refused} refused for its share at once "
+              f"(metric {share}); another client's analysis answered {s} in {other:.2f} s")
+        expect(refused >= 10 and int(share) >= 10, f"the rest refused at once, naming the share ({refused} {share})")
+        expect(s == 200, f"another client's analysis is answered ({s} {other:.2f} s)")
+    finally:
+        expect(k.stop() == 0, "the karted stops cleanly")
+
+
+@test
 def reads_stop_at_their_deadline_and_when_their_client_leaves():
     """--read-timeout 0.2: an export of 100,000 runs (the slow lane; well
     over 0.2 s) is stopped and answered 503 naming read_timeout. A client

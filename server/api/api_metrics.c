@@ -55,11 +55,14 @@ static void queue_metrics(FILE *f, const struct http_metrics *m, const struct wr
 {
 	family(f, "karte_analysis_queue_depth", "gauge", "Analyses and reports waiting for a worker.");
 	sample(f, "karte_analysis_queue_depth", "", m->slow_queued);
-	family(f, "karte_read_queue_depth", "gauge", "Of those, by lane: quick reads, or slow work.");
+	family(f, "karte_read_queue_depth", "gauge", "Of those, by lane: quick reads, or slow work (writes' lane included).");
 	sample(f, "karte_read_queue_depth", "lane=\"quick\"", m->quick_queued);
 	sample(f, "karte_read_queue_depth", "lane=\"slow\"", m->slow_queued - m->quick_queued);
 	family(f, "karte_reads_moved_total", "counter", "Reads sent from the quick lane to the slow one.");
 	sample(f, "karte_reads_moved_total", "", m->moved);
+	family(f, "karte_slow_lane_client_share_total", "counter",
+	       "Slow-lane requests refused because their client (an address, or a token) held half of it.");
+	sample(f, "karte_slow_lane_client_share_total", "", m->client_share);
 	family(f, "karte_reads_stopped_total", "counter",
 	       "Reads stopped: past the read deadline, or their client left.");
 	sample(f, "karte_reads_stopped_total", "reason=\"deadline\"", m->cancelled_deadline);

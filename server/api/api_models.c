@@ -1102,11 +1102,12 @@ static const char *iso_quality(const struct iso_fit *q, unsigned mask, json_t *r
 	int k;
 
 	for (k = 0; k < Q_COUNT; k++) {
-		json_t *r = json_array(), *x;
+		json_t *r, *x;
 		const char *qk;
 
 		if (!(mask & 1u << k))
 			continue;
+		r = json_array();
 		qk = model_quality(&q->f[k], r);
 		if (quality_rank(qk) > quality_rank(worst))
 			worst = qk;

@@ -46,8 +46,9 @@ struct lane {
 };
 
 struct workers {
-	struct lane lane[2];	/* [LANE_QUICK], [LANE_SLOW] */
-	pthread_mutex_t lock;	/* both lanes, and each request's cancel hook */
+	struct lane lane[LANE_COUNT];	/* [LANE_QUICK], [LANE_SLOW], [LANE_WRITE] */
+	uint64_t client_share;	/* slow-lane requests refused for their client's share */
+	pthread_mutex_t lock;	/* every lane, and each request's cancel hook */
 	bool stopping;
 	int done_fd;		/* eventfd: a worker resumed a connection */
 	uint64_t moved;		/* reads sent on to the slow lane */
@@ -123,9 +124,13 @@ struct req {
 	int cancel_why;		/* CANCEL_*, under the workers' lock */
 	void (*cancel)(void *arg);	/* what stops its work (req_on_cancel) */
 	void *cancel_arg;
+	uint64_t client;	/* who asks: its token's hash, or its address's */
+	bool share_refused;	/* lane_push refused it: its client held half of the slow lane */
 };
 
 static bool lane_push(struct http *h, enum http_lane l, struct req *rq);
+static uint64_t client_key(struct req *rq);
+static const char *refusal(const struct req *rq);
 
 /* ---- handler accessors ------------------------------------------------- */
 
@@ -263,8 +268,9 @@ void req_http_metrics(const struct req *rq, struct http_metrics *out)
 	out->active = rq->h->active;
 	pthread_mutex_lock(&rq->h->w.lock);
 	out->quick_queued = rq->h->w.lane[LANE_QUICK].queued;
-	out->slow_queued = out->quick_queued + rq->h->w.lane[LANE_SLOW].queued;
+	out->slow_queued = out->quick_queued + rq->h->w.lane[LANE_SLOW].queued + rq->h->w.lane[LANE_WRITE].queued;
 	out->moved = rq->h->w.moved;
+	out->client_share = rq->h->w.client_share;
 	pthread_mutex_unlock(&rq->h->w.lock);
 }
 
@@ -709,8 +715,11 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	if (rq->route->flags & ROUTE_SLOW) {
 		bool queued;
 
-		/* reads start in the quick lane; bodies (what-ifs, imports) are work */
-		rq->lane = rq->route->flags & (ROUTE_BODY | ROUTE_FILE | ROUTE_WRITE) ? LANE_SLOW : LANE_QUICK;
+		/* reads start in the quick lane; a token's writes and imports have
+		 * a lane of their own; other bodies (what-ifs) are slow work */
+		rq->lane = rq->route->flags & ROUTE_WRITE ? LANE_WRITE :
+			   rq->route->flags & (ROUTE_BODY | ROUTE_FILE) ? LANE_SLOW : LANE_QUICK;
+		rq->client = client_key(rq);
 		rq->queued_at = mono_s();
 		pthread_mutex_lock(&h->w.lock);
 		queued = lane_push(h, rq->lane, rq);
@@ -721,7 +730,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		}
 		pthread_mutex_unlock(&h->w.lock);
 		if (!queued) {
-			busy(&rq->rs, "too many analyses are waiting; try again");
+			busy(&rq->rs, refusal(rq));
 			return send_resp(rq);
 		}
 		return MHD_YES;
@@ -804,7 +813,7 @@ static void sweep_slow_queue(struct http *h, double now)
 	struct lane *l;
 
 	pthread_mutex_lock(&h->w.lock);
-	for (l = h->w.lane; l < h->w.lane + 2; l++) {
+	for (l = h->w.lane; l < h->w.lane + LANE_COUNT; l++) {
 		for (pp = &l->head; (rq = *pp) != NULL;) {
 			if (hung_up(rq) || now - rq->queued_at > h->cfg.slow_wait_s) {
 				*pp = rq->next_slow;
@@ -897,13 +906,74 @@ void req_on_cancel(struct req *rq, void (*fn)(void *arg), void *arg)
 	pthread_mutex_unlock(&rq->h->w.lock);
 }
 
-/* Queue rq in lane l (the workers' lock held); false when the lane is full. */
+/* Who asks: a hash of its token when it sends one, else of its address
+ * (FNV-1a). One client holds at most half of the slow lane. */
+static uint64_t client_key(struct req *rq)
+{
+	const char *auth = MHD_lookup_connection_value(rq->conn, MHD_HEADER_KIND, "Authorization");
+	const union MHD_ConnectionInfo *ci = MHD_get_connection_info(rq->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const unsigned char *b = NULL;
+	uint64_t h = 14695981039346656037ULL;
+	size_t n = 0, i;
+
+	if (auth) {
+		b = (const unsigned char *)auth;
+		n = strnlen(auth, 4096);
+		h ^= 1;	/* a token and an address never share a key */
+	} else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET) {
+		b = (const unsigned char *)&((const struct sockaddr_in *)ci->client_addr)->sin_addr;
+		n = sizeof(struct in_addr);
+	} else if (ci && ci->client_addr && ci->client_addr->sa_family == AF_INET6) {
+		b = (const unsigned char *)&((const struct sockaddr_in6 *)ci->client_addr)->sin6_addr;
+		n = sizeof(struct in6_addr);
+	}
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
+/* Why lane_push refused rq, for its 503. */
+static const char *refusal(const struct req *rq)
+{
+	return rq->share_refused ? "your requests already hold half of the slow lane (one address, or "
+				   "one token, may); wait for their answers, then ask again" :
+				   "too many analyses are waiting; try again";
+}
+
+/* How many of lane ln's queued requests are client's. */
+static unsigned client_queued(const struct lane *ln, uint64_t client)
+{
+	const struct req *q;
+	unsigned n = 0;
+
+	for (q = ln->head; q; q = q->next_slow)
+		n += q->client == client;
+	return n;
+}
+
+/* How many of lane ln's workers run client's requests. */
+static unsigned client_running(const struct lane *ln, uint64_t client)
+{
+	unsigned n = 0, i;
+
+	for (i = 0; i < ln->n; i++)
+		n += ln->running[i] && ln->running[i]->client == client;
+	return n;
+}
+
+/* Queue rq in lane l (the workers' lock held); false when the lane is full,
+ * or (the slow lane) when rq's client holds half of its queue already. */
 static bool lane_push(struct http *h, enum http_lane l, struct req *rq)
 {
 	struct lane *ln = &h->w.lane[l];
 
 	if (ln->queued >= h->cfg.slow_queue)
 		return false;
+	if (l == LANE_SLOW && client_queued(ln, rq->client) >= (h->cfg.slow_queue + 1) / 2) {
+		h->w.client_share++;
+		rq->share_refused = true;
+		return false;
+	}
 	rq->lane = l;
 	rq->next_slow = NULL;
 	if (ln->tail)
@@ -933,7 +1003,7 @@ static void sweep_running(struct http *h, double now)
 	int why;
 
 	pthread_mutex_lock(&h->w.lock);
-	for (l = h->w.lane; l < h->w.lane + 2; l++) {
+	for (l = h->w.lane; l < h->w.lane + LANE_COUNT; l++) {
 		for (i = 0; i < l->n; i++) {
 			rq = l->running[i];
 			if (!rq || rq->cancel_why)
@@ -984,7 +1054,7 @@ static bool after_cancel(struct http *h, struct req *rq, int why)
 			     (unsigned long long)id, rq->method, rq->route->path, h->cfg.quick_budget_s);
 			return true;
 		}
-		busy(rs, "too many analyses are waiting; try again");
+		busy(rs, refusal(rq));
 	} else if (why == CANCEL_DEADLINE) {
 		free(rs->body);
 		rs->body = NULL;
@@ -1012,7 +1082,7 @@ static void stop_file_work(struct http *h)
 	unsigned i;
 
 	pthread_mutex_lock(&h->w.lock);
-	for (l = h->w.lane; l < h->w.lane + 2; l++)
+	for (l = h->w.lane; l < h->w.lane + LANE_COUNT; l++)
 		for (i = 0; i < l->n; i++) {
 			struct req *rq = l->running[i];
 
@@ -1057,6 +1127,29 @@ static void give_back_memory(void)
 #endif
 }
 
+/* The request a worker of lane l takes next, out of its queue (the lock
+ * held), or NULL: the oldest, except in the slow lane, where a client
+ * already running half of its workers waits for others' requests to go
+ * first (one client holds at most half of the slow lane). */
+static struct req *lane_next(struct http *h, struct lane *l)
+{
+	struct req **pp, *rq, *prev = NULL;
+	unsigned half = (l->n + 1) / 2;
+
+	for (pp = &l->head; (rq = *pp) != NULL; prev = rq, pp = &rq->next_slow)
+		if (l != &h->w.lane[LANE_SLOW] || l->n < 2 || client_running(l, rq->client) < half)
+			break;
+	if (!rq)
+		return NULL;
+	*pp = rq->next_slow;
+	if (l->tail == rq)
+		l->tail = prev;
+	l->queued--;
+	if (l->head)	/* another may be free to take the next */
+		pthread_cond_signal(&l->wake);
+	return rq;
+}
+
 static void *worker_main(void *arg)
 {
 	struct worker_arg *wa = arg;
@@ -1067,15 +1160,10 @@ static void *worker_main(void *arg)
 
 	pthread_mutex_lock(&h->w.lock);
 	for (;;) {
-		while (!l->head && !h->w.stopping)
+		while (!(rq = lane_next(h, l)) && !h->w.stopping)
 			pthread_cond_wait(&l->wake, &h->w.lock);
-		if (!l->head)
+		if (!rq)
 			break;
-		rq = l->head;
-		l->head = rq->next_slow;
-		if (!l->head)
-			l->tail = NULL;
-		l->queued--;
 		l->running[wa->slot] = rq;
 		rq->work_started = mono_s();
 		pthread_mutex_unlock(&h->w.lock);
@@ -1096,7 +1184,7 @@ static void *worker_main(void *arg)
 				continue;	/* the lock is held, as the loop wants */
 			}
 			pthread_mutex_unlock(&h->w.lock);
-			busy(&rq->rs, "too many analyses are waiting; try again");
+			busy(&rq->rs, refusal(rq));
 		} else if (rq->route->fn(h->cfg.app, rq, &rq->rs) < 0 && rq->rs.status == 0) {
 			resp_errorf(&rq->rs, 500, "internal error");
 		}
@@ -1124,15 +1212,15 @@ static void *worker_main(void *arg)
 /* 0, or -1 when not one worker of each lane could start (no eventfd, no thread). */
 static int workers_start(struct http *h)
 {
-	unsigned want[2] = {h->cfg.quick_workers ? h->cfg.quick_workers : 1,
-			    h->cfg.workers ? h->cfg.workers : 1};
+	unsigned want[LANE_COUNT] = {h->cfg.quick_workers ? h->cfg.quick_workers : 1,
+				     h->cfg.workers ? h->cfg.workers : 1, 1};
 	struct worker_arg *wa;
 	struct lane *l;
 	unsigned i, k;
 
 	pthread_mutex_init(&h->w.lock, NULL);
 	h->w.done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < LANE_COUNT; k++) {
 		l = &h->w.lane[k];
 		pthread_cond_init(&l->wake, NULL);
 		l->threads = xcalloc(want[k], sizeof(*l->threads));
@@ -1147,7 +1235,7 @@ static int workers_start(struct http *h)
 		}
 		l->n = i;
 	}
-	return h->w.lane[0].n && h->w.lane[1].n ? 0 : -1;
+	return h->w.lane[LANE_QUICK].n && h->w.lane[LANE_SLOW].n && h->w.lane[LANE_WRITE].n ? 0 : -1;
 }
 
 static void workers_stop(struct http *h)
@@ -1156,10 +1244,10 @@ static void workers_stop(struct http *h)
 
 	pthread_mutex_lock(&h->w.lock);
 	h->w.stopping = true;
-	for (k = 0; k < 2; k++)
+	for (k = 0; k < LANE_COUNT; k++)
 		pthread_cond_broadcast(&h->w.lane[k].wake);
 	pthread_mutex_unlock(&h->w.lock);
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < LANE_COUNT; k++) {
 		for (i = 0; i < h->w.lane[k].n; i++)
 			pthread_join(h->w.lane[k].threads[i], NULL);
 		pthread_cond_destroy(&h->w.lane[k].wake);

@@ -67,17 +67,23 @@ enum { AFTER_ANSWERED = 1, AFTER_WAITING = 2 };
 
 typedef int (*route_fn)(void *app, struct req *rq, struct resp *rs);
 
-/* ROUTE_SLOW work runs in one of two lanes, each with its threads and
- * queue, so that cheap reads never wait behind slow ones:
+/* ROUTE_SLOW work runs in one of three lanes, each with its threads and
+ * queue, so that cheap reads never wait behind slow ones, and writers
+ * never behind anonymous readers:
  *   LANE_QUICK: reads (GET) start here. A route's lane() may send a
  *     request on to the slow lane at once (it knows the work is large:
  *     a big series, a scan); a read still running after quick_budget_s
  *     is stopped (its store statement interrupted) and moved to the slow
  *     lane, where it starts again. So a quick worker is never held long.
- *   LANE_SLOW: what-if bodies, imports, and reads sent on. A read there is
- *     stopped at read_timeout_s (503 naming the deadline).
- * A read whose client hangs up is stopped in either lane. */
-enum http_lane { LANE_QUICK, LANE_SLOW };
+ *   LANE_SLOW: what-if bodies and reads sent on. A read there is stopped
+ *     at read_timeout_s (503 naming the deadline). One client (an address
+ *     without a token, a token with one) holds at most half of it: half
+ *     its queue, half its workers (HTTP_CLIENT_SHARE).
+ *   LANE_WRITE: writes that are work, imports (ROUTE_WRITE with
+ *     ROUTE_FILE or ROUTE_BODY): a token's requests, with a worker of
+ *     their own.
+ * A read whose client hangs up is stopped in any lane. */
+enum http_lane { LANE_QUICK, LANE_SLOW, LANE_WRITE, LANE_COUNT };
 
 struct route {
 	const char *method;	/* "GET", "POST", "DELETE" */
@@ -169,8 +175,9 @@ struct http_metrics {
 	uint64_t latency[HTTP_LATENCY_BUCKETS + 1];
 	double latency_sum;
 	int active;		/* requests in progress */
-	unsigned slow_queued;	/* analyses waiting for a worker, both lanes */
+	unsigned slow_queued;	/* analyses waiting for a worker, every lane */
 	unsigned quick_queued;	/* of which in the quick lane */
+	uint64_t client_share;	/* slow-lane requests refused: their client held half of it */
 	uint64_t moved;		/* reads sent from the quick lane to the slow one */
 	uint64_t cancelled_deadline;	/* reads stopped at the read deadline */
 	uint64_t cancelled_hung_up;	/* reads stopped because their client left */
