@@ -178,6 +178,7 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 	python3 tests/imports.py --karted $(KARTED)
 	python3 tests/realfiles.py --karted $(KARTED)
 	python3 tests/pg_cluster.py --check
+	python3 tests/pg_stall.py --karted $(KARTED)
 	python3 tests/integration.py --backend postgresql --karted $(KARTED) --karte $(KARTE) \
 	    --otf2-writer $(BUILD)/tests/otf2_trace --cflags="$(SANFLAGS)"
 	python3 tests/http_cases.py --backend postgresql --karted $(KARTED)

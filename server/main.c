@@ -729,7 +729,7 @@ static int cmd_serve(const struct opts *o)
 	if (gone)
 		klog(KLOG_WARNING, "deleted the %lld runs of an import left half stored", (long long)gone);
 	k.readers = pool_open(o->db, 6, o->read_timeout_s > 0 ? o->read_timeout_s + 1.0 : 0, &err);
-	if (!k.readers)
+	if (!k.readers || !(k.prober = prober_start(o->db, &err)))
 		goto out;
 	if (!store_is_uri(o->db)) {	/* PostgreSQL checkpoints itself */
 		ckpt = checkpointer_start(o->db, &err);
@@ -789,6 +789,7 @@ out:
 	http_stop(h);
 	/* read-only connections first: the last connection to close checkpoints
 	 * and removes the WAL, which a read-only one cannot */
+	prober_stop(k.prober);
 	pool_close(k.readers);
 	checkpointer_stop(ckpt);
 	writer_close(k.writer);	/* commits what is queued, closes its store */

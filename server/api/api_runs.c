@@ -77,7 +77,11 @@ int api_token_ok(void *app, const char *token)
 	token_hash(token, len, hash);
 	kerr_clear(&err);
 	st = pool_get(k->readers);
+	/* on the event loop: an answer within TOKEN_DEADLINE_S, or a 503 (a
+	 * database that stalls never freezes the loop) */
+	store_set_deadline(st, TOKEN_DEADLINE_S);
 	ok = store_token_valid(st, hash, &err);
+	store_set_deadline(st, 0);
 	pool_put(k->readers, st);
 	k->token_queries++;
 	if (ok < 0) {
@@ -606,26 +610,20 @@ static int list_series(void *app, struct req *rq, struct resp *rs)
 	return list_group(app, GROUP_SERIES, "series", rs);
 }
 
+/* A load balancer's probe: what the prober learned last, never a wait on
+ * the database (prober.h): 503 while it does not answer. */
 static int health(void *app, struct req *rq, struct resp *rs)
 {
 	struct karted *k = app;
-	struct store *st;
 	const char *backend;
+	char why[256];
+	int version;
 	struct kerr err;
-	int version, rc;
 
 	(void)rq;
-	kerr_clear(&err);
-	st = pool_get(k->readers);
-	/* a load balancer's probe: the store answers a query, or this
-	 * instance is of no use and says so */
-	rc = store_query(st, "SELECT 1", "", NULL, NULL, NULL, NULL, &err);
-	version = rc < 0 ? -1 : store_schema_version(st);
-	backend = store_backend(st);
-	pool_put(k->readers, st);
-	if (rc < 0 || version < 0) {
-		if (!err.code)
-			kerr_store(&err, "reading the schema version", "");
+	if (!prober_ok(k->prober, &backend, &version, why, sizeof(why))) {
+		kerr_clear(&err);
+		kerr_store(&err, "probing", why);
 		snprintf(err.msg, sizeof(err.msg), "the database cannot be reached");
 		resp_error_with(rs, &err, json_pack("{s:s,s:s}", "status", "unavailable", "store", backend));
 		return 0;
@@ -643,11 +641,13 @@ const struct route api_routes[] = {
 	/* a filter on p or n, or none on the series, may walk many runs to
 	 * fill a page: on a worker, never on the event loop */
 	{"GET", "/api/v1/runs", ROUTE_SLOW, list_runs, runs_lane},
-	{"GET", "/api/v1/runs/{}", 0, get_run, NULL},
+	/* reads of the store run on workers (the quick lane), never on the
+	 * event loop: a database that stalls holds a worker, not the loop */
+	{"GET", "/api/v1/runs/{}", ROUTE_SLOW, get_run, NULL},
 	{"DELETE", "/api/v1/runs/{}", ROUTE_WRITE, delete_run, NULL},
-	{"GET", "/api/v1/systems", 0, list_systems, NULL},
-	{"GET", "/api/v1/applications", 0, list_applications, NULL},
-	{"GET", "/api/v1/series", 0, list_series, NULL},
+	{"GET", "/api/v1/systems", ROUTE_SLOW, list_systems, NULL},
+	{"GET", "/api/v1/applications", ROUTE_SLOW, list_applications, NULL},
+	{"GET", "/api/v1/series", ROUTE_SLOW, list_series, NULL},
 	{"GET", "/api/v1/health", 0, health, NULL},
 	{NULL, NULL, 0, NULL, NULL},
 };

@@ -15,9 +15,11 @@
 #include "track/watch.h"
 #include "store/writer.h"
 #include "pool.h"
+#include "prober.h"
 
 #define TOKEN_CACHE 16		/* tokens remembered as valid */
 #define TOKEN_CACHE_S 1.0	/* for this long: a revoked token works at most 1 s more */
+#define TOKEN_DEADLINE_S 1.0	/* a token looked up (on the event loop) is answered within */
 #define TOKEN_BAD_CACHE 64	/* tokens remembered as wrong ... */
 #define TOKEN_BAD_S 1.0		/* ... for this long: a token created just after it was
 				 * tried is refused for at most 1 s */
@@ -38,6 +40,7 @@ struct karted {
 	struct token_seen bad_tokens[TOKEN_BAD_CACHE];
 	uint64_t token_queries;	/* tokens looked up in the store (for /metrics and tests) */
 	struct pool *readers;
+	struct prober *prober;	/* whether the database answers (health) */
 	const char *static_dir;	/* NULL: no static files */
 	bool read_token;
 	struct watch watch;	/* regressions on ingest, alerts */

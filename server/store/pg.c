@@ -36,6 +36,9 @@
 #include <libpq-fe.h>
 #include <math.h>
 #include <poll.h>
+#include <unistd.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,6 +142,7 @@ struct pg {
 	long timeout_ms;	/* statement_timeout of the session (0: none) */
 	pthread_mutex_t cancel_lock;	/* cancel, against store_interrupt() from another thread */
 	PGcancel *cancel;	/* for the connection as it is now */
+	atomic_bool cancelling;	/* a cancel request is on its way (cancel_main) */
 	struct tallies tally;
 	struct series_cache series;	/* the series met lately */
 	struct strbuf {		/* runs for COPY, in its text format */
@@ -231,17 +235,85 @@ static int session_setup(struct pg *st, struct kerr *err)
 	return 0;
 }
 
-/* Any thread: cancel what the connection runs now (store.c set the flag
- * that alive() checks before each later statement). */
-static void pg_interrupt(struct store *base)
+/* A cancel request sent on a thread of its own: PQcancel opens a
+ * connection and waits for the server, which may be stopped or behind a
+ * proxy that black-holes; the caller (the loop's sweep, holding the
+ * workers' lock) never waits for it. One at a time per connection. */
+static void *cancel_main(void *arg)
 {
-	struct pg *st = (struct pg *)base;
+	struct pg *st = arg;
 	char why[256];
 
 	pthread_mutex_lock(&st->cancel_lock);
 	if (st->cancel)
 		PQcancel(st->cancel, why, sizeof(why));
 	pthread_mutex_unlock(&st->cancel_lock);
+	atomic_store(&st->cancelling, false);
+	return NULL;
+}
+
+/* Any thread: cancel what the connection runs now (store.c set the flag
+ * that alive() checks before each later statement), without waiting. */
+static void pg_interrupt(struct store *base)
+{
+	struct pg *st = (struct pg *)base;
+	pthread_attr_t attr;
+	pthread_t t;
+	bool no = false;
+
+	if (!atomic_compare_exchange_strong(&st->cancelling, &no, true))
+		return;	/* one is on its way */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	if (pthread_create(&t, &attr, cancel_main, st))
+		atomic_store(&st->cancelling, false);
+	pthread_attr_destroy(&attr);
+}
+
+/* The query sent (PQsendQueryParams) and its last result, waiting at most
+ * st->base.deadline_s: past it the connection is cut (shutdown: libpq's
+ * wait ends at once, the connection is bad and alive() makes it again at
+ * the next use) and NULL is returned with err (503). */
+static PGresult *exec_within(struct pg *st, const char *sql, int nparams, const char *const *params,
+			     struct kerr *err)
+{
+	double end = mono_s() + st->base.deadline_s;
+	PGresult *res = NULL, *r;
+	bool cut = false;
+
+	if (!PQsendQueryParams(st->conn, sql, nparams, NULL, params, NULL, NULL, 0)) {
+		db_error(st, err, "querying");
+		return NULL;
+	}
+	while (!cut) {
+		while (PQisBusy(st->conn)) {
+			struct pollfd pfd = {PQsocket(st->conn), POLLIN, 0};
+			double left = end - mono_s();
+
+			if (left <= 0 || poll(&pfd, 1, (int)(left * 1000) + 1) == 0) {
+				if (mono_s() < end)
+					continue;
+				shutdown(PQsocket(st->conn), SHUT_RDWR);
+				cut = true;
+			}
+			if (!PQconsumeInput(st->conn))
+				break;
+		}
+		if (!(r = PQgetResult(st->conn)))
+			break;
+		PQclear(res);
+		res = r;
+	}
+	if (cut) {
+		while ((r = PQgetResult(st->conn)))
+			PQclear(r);
+		PQclear(res);
+		kerr_store(err, "querying", "the database did not answer within the deadline");
+		snprintf(err->msg, sizeof(err->msg), "the database did not answer within %g s; try again",
+			 st->base.deadline_s);
+		return NULL;
+	}
+	return res;
 }
 
 static int pg_statement_timeout(struct store *base, double seconds, struct kerr *err)
@@ -479,8 +551,13 @@ static void pg_rollback(struct store *base);
 
 struct store *store_pg_open(const char *uri, unsigned flags, struct kerr *err)
 {
-	static const char *const keys[] = {"dbname", "application_name", "connect_timeout", NULL};
-	const char *vals[] = {uri, "karted", "10", NULL};
+	/* connect within 2 s (libpq's least), and keepalives: a server that is
+	 * gone is found out; one that accepts and never answers is what the
+	 * query deadline (store_set_deadline) and the read deadline are for */
+	static const char *const keys[] = {"dbname", "application_name", "connect_timeout", "keepalives",
+					   "keepalives_idle", "keepalives_interval", "keepalives_count",
+					   NULL};
+	const char *vals[] = {uri, "karted", "2", "1", "10", "5", "3", NULL};
 	struct pg *st = xcalloc(1, sizeof(*st));
 	char shown[512];
 	int have;
@@ -533,7 +610,15 @@ static void pg_close(struct store *base)
 {
 	struct pg *st = (struct pg *)base;
 
+	int waited;
+
 	if (!st)
+		return;
+	/* a cancel request on its way holds st: wait for it a while; one
+	 * that a stopped server holds longer keeps st (karted is stopping) */
+	for (waited = 0; atomic_load(&st->cancelling) && waited < 300; waited++)
+		usleep(10000);
+	if (atomic_load(&st->cancelling))
 		return;
 	tx_forget(st);
 	series_cache_free(&st->series);
@@ -1396,7 +1481,10 @@ again:
 		return -1;
 	for (i = 0; i < QUERY_CACHE && st->queries[i] && st->queries[i] != sql; i++)
 		;
-	if (i < QUERY_CACHE) {
+	if (st->base.deadline_s > 0 && !st->in_tx) {	/* the loop's, the probe's: within a deadline */
+		if (!(res = exec_within(st, sql, nparams, params, err)))
+			return -1;
+	} else if (i < QUERY_CACHE) {
 		snprintf(name, sizeof(name), "q%d", i);
 		if (!st->queries[i]) {
 			if (prepare(st, name, sql, nparams, err))

@@ -315,6 +315,12 @@ void store_utc_now(char *buf, size_t size)
 	store_utc_text(ts.tv_sec, ts.tv_nsec / 1000000, buf, size);
 }
 
+void store_set_deadline(struct store *st, double seconds)
+{
+	if (st)
+		st->deadline_s = seconds > 0 ? seconds : 0;
+}
+
 int store_query(struct store *st, const char *sql, const char *types, const char *const *params,
 		int (*row)(const char *const *v, int ncol, void *ctx), void *ctx, long *changed,
 		struct kerr *err)

@@ -40,6 +40,15 @@ void store_library_init(void);
  * NULL and fills err on failure. */
 struct store *store_open(const char *path, unsigned flags, struct kerr *err);
 
+/* From now on store_query on st waits at most seconds for an answer (0:
+ * as long as the database takes). On PostgreSQL a query past it gets a 503
+ * and its connection is cut (a server that accepts and never answers,
+ * stopped or behind a proxy that black-holes, holds no thread for ever);
+ * the next use makes it again. SQLite answers from this machine: its
+ * waits are its busy timeout. For the event loop's queries (a token
+ * looked up) and the health probe. */
+void store_set_deadline(struct store *st, double seconds);
+
 /* "sqlite" or "postgresql". */
 const char *store_backend(const struct store *st);
 

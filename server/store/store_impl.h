@@ -55,6 +55,7 @@ struct store_ops {
 struct store {
 	const struct store_ops *ops;
 	atomic_bool interrupted;	/* store_interrupt() until store_interrupt_clear() */
+	double deadline_s;	/* store_set_deadline(): a query's answer within this, 0 none */
 };
 
 /* The values of a run as stored in runs, in column order: the one list
