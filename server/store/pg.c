@@ -242,11 +242,22 @@ static int session_setup(struct pg *st, struct kerr *err)
 static void *cancel_main(void *arg)
 {
 	struct pg *st = arg;
+	PGcancel *c;
 	char why[256];
 
+	/* taken out under the lock, sent outside it: a reconnect meanwhile
+	 * (cancel_renew) never waits for a server that does not answer */
 	pthread_mutex_lock(&st->cancel_lock);
-	if (st->cancel)
-		PQcancel(st->cancel, why, sizeof(why));
+	c = st->cancel;
+	st->cancel = NULL;
+	pthread_mutex_unlock(&st->cancel_lock);
+	if (c)
+		PQcancel(c, why, sizeof(why));
+	pthread_mutex_lock(&st->cancel_lock);
+	if (c && !st->cancel)
+		st->cancel = c;	/* still the connection's */
+	else if (c)
+		PQfreeCancel(c);	/* renewed meanwhile: this one is the old one's */
 	pthread_mutex_unlock(&st->cancel_lock);
 	atomic_store(&st->cancelling, false);
 	return NULL;
