@@ -63,7 +63,7 @@ REGION_SO   := $(BUILD)/libkarte_region.so
 REGION_MPI_SO := $(BUILD)/libkarte_region_mpi.so
 HAVE_MPICC  := $(shell command -v mpicc 2>/dev/null)
 
-.PHONY: all region run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps help
+.PHONY: all region run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps deps-run help
 
 all: $(KARTED) $(KARTE) $(COLLECT) region
 
@@ -80,8 +80,14 @@ help:
 	@echo "make gallery    every report for the example data in build/gallery/index.html"
 	@echo "make install    install under PREFIX (default /usr/local; DESTDIR for staging)"
 
+# what each command installs when it is missing (deploy/install-deps.sh):
+# make run, demo and gallery what building and running take; make test
+# that and the test tool chain; make bench also the benchmarks' own.
 deps:
-	@./deploy/install-deps.sh
+	@./deploy/install-deps.sh build run test
+
+deps-run:
+	@./deploy/install-deps.sh build run
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -157,7 +163,7 @@ $(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_LIBS) $(ANALYSIS_LIB)
 
 # karted's own defaults (127.0.0.1:8080, data/karte.db), so KARTE_LISTEN,
 # KARTE_DB and the other KARTE_* settings of the environment apply.
-run: deps $(KARTED)
+run: deps-run $(KARTED)
 	./$(KARTED) serve
 
 # test_run again over dconv's other way to the shortest digits (fmt's "{}"
@@ -397,11 +403,11 @@ install: all $(MANPAGES)
 
 # karted with example data (SP2, an energy series, an Extra-P import) on
 # data/demo.db, serving like make run: a first look at every chart.
-demo: deps all
+demo: deps-run all
 	python3 deploy/demo.py --build $(BUILD)
 
 # Every report for the example data, in one page: build/gallery/index.html.
-gallery: deps $(KARTED)
+gallery: deps-run $(KARTED)
 	python3 tests/gallery.py --karted $(KARTED) --out $(BUILD)/gallery
 
 clean:

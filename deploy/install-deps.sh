@@ -1,27 +1,46 @@
 #!/bin/sh
-# Install the Debian 12 packages karte needs to build, run and test.
+# Install the Debian 12 packages karte needs, by purpose:
+#   build  what compiling karted, karte, karte-collect and the region
+#          library takes (compilers, -dev packages);
+#   run    what karted and make demo use at run time (fonts for the
+#          charts, Python for the demo's loader);
+#   test   what make test takes besides (cmocka, PostgreSQL, nginx,
+#          Chromium and Node.js, MPI and Fortran, clang's fuzzer, ...);
+#   bench  what only make bench uses (matplotlib, wrk).
+# usage: deploy/install-deps.sh [build] [run] [test] [bench]
+#   (no argument: all but bench; --bench: all). make run installs build and
+#   run, make test build, run and test, make bench all of them.
 # Idempotent: asks dpkg what is missing and runs `apt-get update` and
 # `apt-get install` only when something is. Needs root for the install.
-# With --bench, also what only `make bench` uses (matplotlib, the baseline
-# of the chart benchmark).
 set -eu
 
-PKGS="build-essential pkg-config
-libmicrohttpd-dev libjansson-dev libyajl-dev libsqlite3-dev sqlite3 nettle-dev
-libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev fonts-dejavu-core
-libcmocka-dev python3 python3-jsonschema python3-pandas python3-venv python3-pip python3-setuptools
-curl wrk libxml2-utils libcsv-dev libfmt-dev libfast-float-dev
-libcurl4-openssl-dev libopenmpi-dev openmpi-bin gfortran
-nodejs chromium libotf2-trace-dev clang poppler-utils help2man
-postgresql-15 libpq-dev nginx-light libarchive-dev libxml2-dev zlib1g-dev libsystemd-dev systemd libomp-dev"
-if [ "${1:-}" = "--bench" ]; then
-	PKGS="$PKGS python3-matplotlib"
-fi
+BUILD="build-essential pkg-config
+libmicrohttpd-dev libjansson-dev libyajl-dev libsqlite3-dev nettle-dev
+libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev libcsv-dev libfmt-dev libfast-float-dev
+libcurl4-openssl-dev libotf2-trace-dev libpq-dev libarchive-dev libxml2-dev zlib1g-dev libsystemd-dev"
+RUN="fonts-dejavu-core python3"
+TEST="sqlite3 libcmocka-dev python3-jsonschema python3-pandas python3-venv python3-pip python3-setuptools
+curl libxml2-utils libopenmpi-dev openmpi-bin gfortran nodejs chromium clang poppler-utils help2man
+postgresql-15 nginx-light systemd libomp-dev"
+BENCH="python3-matplotlib wrk"
+
+PKGS=""
+[ $# -eq 0 ] && set -- build run test
+for purpose in "$@"; do
+	case "$purpose" in
+	build) PKGS="$PKGS $BUILD" ;;
+	run) PKGS="$PKGS $RUN" ;;
+	test) PKGS="$PKGS $TEST" ;;
+	bench) PKGS="$PKGS $BENCH" ;;
+	--bench) PKGS="$PKGS $BUILD $RUN $TEST $BENCH" ;;
+	*) echo "install-deps: '$purpose' is not one of build, run, test, bench" >&2; exit 2 ;;
+	esac
+done
 
 missing=""
 for p in $PKGS; do
 	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-		missing="$missing $p"
+		case " $missing " in *" $p "*) ;; *) missing="$missing $p" ;; esac
 	fi
 done
 

@@ -97,8 +97,11 @@ for doc in docs:
             check(frag in anchors(path), f"{rel}: anchor #{frag} exists in {os.path.relpath(path, ROOT)}")
 
 beside = "../" + "shared"  # spelt in two parts, so this file does not name it
-tracked = subprocess.run(["git", "grep", "-l", "-F", "-e", beside, "--", "."], cwd=ROOT, capture_output=True,
-                         text=True).stdout.split()
+# the one exception: .ci/run sets KARTE_EXTERNAL_DATA from it when it is there
+lines = subprocess.run(["git", "grep", "-n", "-F", "-e", beside, "--", "."], cwd=ROOT, capture_output=True,
+                       text=True).stdout.splitlines()
+tracked = sorted({x.split(":", 1)[0] for x in lines
+                  if not (x.startswith(".ci/run:") and "KARTE_EXTERNAL_DATA" in x)})
 check(tracked == [], f"no tracked file refers to the folder beside the checkout ({tracked})")
 print(f"docs: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
