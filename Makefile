@@ -63,7 +63,7 @@ REGION_SO   := $(BUILD)/libkarte_region.so
 REGION_MPI_SO := $(BUILD)/libkarte_region_mpi.so
 HAVE_MPICC  := $(shell command -v mpicc 2>/dev/null)
 
-.PHONY: all region run test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps deps-run help
+.PHONY: all region run check test test-docs test-unit test-integration test-browser test-fuzz fuzz asan bench bench-deps demo gallery install clean deps deps-run help
 
 all: $(KARTED) $(KARTE) $(COLLECT) region
 
@@ -73,6 +73,7 @@ help:
 	@echo "make            build $(KARTED)"
 	@echo "make run        install dependencies, build, start karted on 127.0.0.1:8080"
 	@echo "make test       install dependencies, run every test (plain and sanitizer builds)"
+	@echo "make check      the quick loop: docs, unit, integration and http cases on SQLite (minutes)"
 	@echo "make asan       the unit and integration tests under ASan+UBSan only"
 	@echo "make bench      the benchmarks (figures printed, see README)"
 	@echo "make fuzz       every fuzz target for FUZZ_SECONDS each (make fuzz FUZZ_SECONDS=600)"
@@ -289,6 +290,16 @@ NPM_TESTS := cd tests/browser && { [ -d node_modules/playwright-core ] && [ -d n
 test-browser: $(KARTED)
 	$(NPM_TESTS)
 	cd tests/browser && KARTED=$(CURDIR)/$(KARTED) node --test ui.test.mjs charts.test.mjs openapi.test.mjs
+
+# The quick loop while working (a few minutes): the documents and layers,
+# the unit tests, the integration tests and the http cases on SQLite.
+# make test stays the whole suite (both builds, PostgreSQL, browser, fuzz).
+check: deps $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(if $(HAVE_MPICC),$(REGION_MPI)) $(BUILD)/tests/otf2_trace
+	$(MAKE) test-docs test-unit
+	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace \
+	    --cflags="$(SANFLAGS)"
+	python3 tests/http_cases.py --karted $(KARTED)
+	@echo "make check: passed (make test runs every suite)"
 
 # Every test, on the plain build and again on the sanitizer build.
 # The documents against the code: routes in docs/api.md, links resolving.

@@ -1161,7 +1161,7 @@ def every_model_says_how_good_it_is():
     # writes 1 there), and it is judged on its SMAPE, 53 %
     poor = post([(p, [1, 3][p % 2]) for p in range(1, 7)])
     expect(poor["function"] == "2" and poor["adj_r2"] is None and poor["quality"] == "poor"
-           and len(poor["quality_reasons"]) == 1 and "SMAPE is 53.3 %" in poor["quality_reasons"][0],
+           and len(poor["quality_reasons"]) == 1 and "SMAPE is 53.33 %" in poor["quality_reasons"][0],
            f"no adj. R² beside SMAPE 53 %: poor ({poor['adj_r2']} {poor['quality']} {poor['quality_reasons']})")
     same = post([(p, 4.5) for p in range(1, 7)])
     expect(same["function"] == "4.5" and same["adj_r2"] is None and same["quality"] == "good",

@@ -396,7 +396,7 @@ static const char *model_quality(const struct fitted *f, json_t *reasons)
 		poor = true;
 	}
 	if (isfinite(mdl->smape) && mdl->smape > MODEL_POOR_SMAPE) {
-		json_array_append_new(reasons, json_sprintf("its cross-validated SMAPE is %.3g %%, above "
+		json_array_append_new(reasons, json_sprintf("its cross-validated SMAPE is %.4g %%, above "
 							    "%g %%: it misses measured points by that much",
 							    mdl->smape, MODEL_POOR_SMAPE));
 		poor = true;
@@ -1226,14 +1226,20 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 	bool good = !strcmp(quality, "good"), falls, agrees;
 	size_t i, listed = 0;
 	double turn, next;
-	char fn[1024], why[1400];
+	char fn[1024], why[2400];
 
 	/* the note names the model it speaks of: τ = (p·τ's model) / p */
 	ka_pmnf_format(&q->f[Q_RESOURCE].mdl, q->f[Q_RESOURCE].md.names, fn, sizeof(fn) - 32);
-	if (json_array_size(reasons))
+	if (json_array_size(reasons)) {
+		char all[1024] = "";
+		size_t r, at = 0;
+
+		for (r = 0; r < json_array_size(reasons) && at + 1 < sizeof(all); r++)	/* every reason */
+			at += (size_t)snprintf(all + at, sizeof(all) - at, "%s%s", r ? "; " : "",
+					       json_string_value(json_array_get(reasons, r)));
 		snprintf(why, sizeof(why), "the model τ = (%s) / p is %s (%s), so it cannot say where τ "
-			 "stops falling; ", fn, quality, json_string_value(json_array_get(reasons, 0)));
-	else
+			 "stops falling; ", fn, quality, all);
+	} else
 		snprintf(why, sizeof(why), "the model τ = (%s) / p is %s, so it cannot say where τ stops "
 			 "falling; ", fn, quality);
 	json_decref(reasons);
@@ -1257,7 +1263,7 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 				put_tau(o, q, p, n);
 			}
 		} else {
-			char note[1600];
+			char note[2600];
 
 			if (good)
 				snprintf(note, sizeof(note), "the model τ = (%s) / p and the measured steps "
