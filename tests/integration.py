@@ -1104,7 +1104,7 @@ def strong_scaling_is_modelled_as_the_resource():
     expect(s == 200 and r["resource"] is False and "from p = 2 to 4" in r["resource_reason"],
            f"tau rises from 2 to 4: as measured, said where ({r['resource_reason']})")
     s, r, _ = k.request("GET", base.replace("application=a", "application=two"))
-    expect(s == 200 and r["resource"] is False and "2 distinct p" in r["resource_reason"]
+    expect(s == 200 and r["resource"] is False and "with 2 distinct p" in r["resource_reason"]
            and r["quality"] == "unusable" and any("p takes 2 distinct values" in x for x in r["quality_reasons"])
            and r["predictions"][0]["model"] is None,
            f"two p: unusable, nothing extrapolated ({r['quality_reasons']} {r['predictions']})")

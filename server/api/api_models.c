@@ -532,8 +532,8 @@ static void resource_auto(struct model_data *md, const char *metric, char *why, 
 		return;
 	}
 	if (md->m < MODEL_LEAST_VALUES) {
-		snprintf(why, size, "modelled as measured: %zu distinct p are too few to tell strong "
-			 "scaling (Extra-P's check needs %d)", md->m, MODEL_LEAST_VALUES);
+		snprintf(why, size, "modelled as measured: with %zu distinct p strong scaling cannot be "
+			 "told (Extra-P's check needs %d)", md->m, MODEL_LEAST_VALUES);
 		return;
 	}
 	for (i = 1; i < md->m; i++)

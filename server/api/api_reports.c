@@ -260,9 +260,8 @@ static void model_report(struct karted *k, struct req *rq, struct resp *rs, bool
 					      mp[0].axis[1], measured_title ?
 					      "markers: median of the runs at each p; whiskers: "
 					      "min–max" : i < it->n ?
-					      "shaded: 95 % band; whiskers: min–max of the runs; dashed: "
-					      "extrapolated; an unusable model is drawn where measured only "
-					      "(GET /api/v1/analysis/model gives its quality_reasons)" :
+					      "shaded: 95 % band; whiskers: min–max; dashed: extrapolated; "
+					      "an unusable model is drawn where measured only" :
 					      "shaded: 95 % band; whiskers: min–max of "
 					      "the runs; dashed: extrapolated", o), fmt);
 out:
