@@ -1275,6 +1275,8 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 				      isfinite(next) ? json_real(turn) : json_null(), "source", "measurement",
 				      "model_p", falls ? json_null() : json_finite(p), "note", note);
 		}
+		/* the quality of the model it rests on (or was checked against) */
+		json_object_set_new(o, "model_quality", json_string(quality));
 		json_array_append_new(a, o);
 	}
 	return a;
