@@ -1,7 +1,8 @@
 /*
  * energy: Kimura et al.'s prediction of the energy saved by running each
  * program region at its own frequency, for any node count p (the paper's n
- * is karte's p). Seed 000 is the authority; formula numbers are the paper's.
+ * is karte's p). The paper (docs/methods.md names it) is the authority;
+ * formula numbers are the paper's.
  */
 #ifndef KARTE_ENERGY_H
 #define KARTE_ENERGY_H

@@ -2,8 +2,8 @@
  * isoeff: Orii's efficiency without serial time and the tau-chi plane:
  * efficiency, effective processors, pooling of repeated runs, SPS
  * identification over a whole series, C1/C2/C3 steps, the C1/C3 boundary
- * and empirical isoefficiency functions. Seed 001 (Orii) is the authority;
- * karte's readings of it are in the README (and DESIGN.md).
+ * and empirical isoefficiency functions. Orii's paper (docs/methods.md
+ * names it) is the authority; karte's readings of it are in docs/methods.md.
  */
 #ifndef KARTE_ISOEFF_H
 #define KARTE_ISOEFF_H

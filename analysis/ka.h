@@ -3,7 +3,9 @@
  * plain arrays and structs. Pure C: no I/O, no global state, deterministic.
  * Functions return 0 or a negative KA_E* code; they never print or exit.
  * Where a procedure needs scratch memory, the caller passes it (the *_work()
- * functions say how much), so the core allocates nothing.
+ * functions say how much), so most of the core allocates nothing; the
+ * exceptions say so: the scaling models' fits (pmnf.c: GSL's matrices, and
+ * ka_pmnf_multi's scratch) allocate, and report -KA_ESPACE when they cannot.
  */
 #ifndef KARTE_KA_H
 #define KARTE_KA_H

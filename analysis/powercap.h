@@ -1,5 +1,5 @@
 /*
- * powercap: Inadomi et al.'s runtime under a power cap (seed 003). Module i
+ * powercap: Inadomi et al.'s runtime under a power cap (docs/methods.md). Module i
  * (a CPU and its DRAM) draws P_i^max at f_max and P_i^min at f_min, power
  * and frequency linear in one a_i in [0, 1] (eqs. 2, 3). A budget is split
  * uniformly (budget/m each) or variation-aware (one a for all); normalised

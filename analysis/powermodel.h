@@ -1,5 +1,5 @@
 /*
- * powermodel: ePRO-MP's regression power model (seed 004): power =
+ * powermodel: ePRO-MP's regression power model (docs/methods.md): power =
  * sum_k c_k (event_k / time) + c_0, fitted by ordinary least squares with
  * an intercept (GSL), dropping the counter with the largest two-sided
  * t-test p-value while it exceeds alpha (backward elimination), then

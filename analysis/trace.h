@@ -1,6 +1,6 @@
 /*
  * trace: Osaka et al.'s correction of a power trace taken under a heavy
- * profiler against a light reference run of the same program (seed 002).
+ * profiler against a light reference run of the same program (docs/methods.md).
  * Segments (e.g. functions) are known in both runs. Time: inside a segment
  * an instrumented time maps linearly onto the reference segment; outside,
  * piecewise-linearly through (0,0) and every boundary pair, with slope 1

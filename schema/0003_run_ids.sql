@@ -3,7 +3,7 @@
 -- page in every commit (20-30 % of a small group commit's cost). Ids are
 -- still never reused: karted gives a new run an id above both the largest
 -- id stored and run_id_floor.high, the largest id ever deleted, which a
--- delete raises in its own transaction (server/store.c).
+-- delete raises in its own transaction (server/store/store.c).
 
 CREATE TABLE run_id_floor (high INTEGER NOT NULL) STRICT;
 INSERT INTO run_id_floor (high)

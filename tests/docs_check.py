@@ -103,5 +103,32 @@ lines = subprocess.run(["git", "grep", "-n", "-F", "-e", beside, "--", "."], cwd
 tracked = sorted({x.split(":", 1)[0] for x in lines
                   if not (x.startswith(".ci/run:") and "KARTE_EXTERNAL_DATA" in x)})
 check(tracked == [], f"no tracked file refers to the folder beside the checkout ({tracked})")
+
+# No tracked file sends a reader to a file the repository does not hold: a
+# path of the tree named in a comment or a document exists (patterns such
+# as schema/NNNN_name.sql, and globs, are not paths), and nothing names the
+# design notes or the papers' files that lie outside it.
+files = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True).stdout.split()
+path_re = re.compile(r"(?<![\w/.-])((?:server|analysis|collectors|tests|docs|deploy|schema|static)/"
+                     r"[A-Za-z0-9_./-]+\.[a-z0-9]{1,7})")
+outside_re = re.compile(r"DESIGN\.md|\bseeds?\s+00\d", re.I)
+missing, outside = set(), set()
+for f in files:
+    if not re.search(r"\.(c|h|cc|py|md|js|mjs|sh|sql|in|service|conf|http)$|Makefile$", f) or \
+            f == "tests/docs_check.py":
+        continue
+    try:
+        with open(os.path.join(ROOT, f)) as fh:
+            text = fh.read()
+    except (UnicodeDecodeError, OSError):
+        continue
+    for m in path_re.finditer(text):
+        path = m.group(1).rstrip(".")
+        if "NNNN" not in path and not os.path.exists(os.path.join(ROOT, path)):
+            missing.add(f"{f}: {path}")
+    if outside_re.search(text):
+        outside.add(f)
+check(not missing, f"every file of the tree a comment or a document names exists ({sorted(missing)[:8]})")
+check(not outside, f"no file names the design notes or the papers' files outside the tree ({sorted(outside)[:8]})")
 print(f"docs: {passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

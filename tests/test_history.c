@@ -108,5 +108,6 @@ int main(void)
 		cmocka_unit_test(test_verdicts),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests_name("history", tests, NULL, NULL);
 }

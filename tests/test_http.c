@@ -325,5 +325,6 @@ int main(void)
 		cmocka_unit_test(test_hosts_not_served_get_421),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests_name("http", tests, setup, teardown);
 }

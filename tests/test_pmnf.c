@@ -313,7 +313,7 @@ static void test_band_choice(void **state)
 }
 
 /* ---- the cases Extra-P's own tests check --------------------------------------
- * As Extra-P's tests/test_basic_modeler.py and test_multi_param_modeler.py
+ * As Extra-P's own test_basic_modeler.py and test_multi_param_modeler.py
  * state them (restated here, no file of theirs copied): exact data of c0 + c *
  * f(x) at x = 2, 4, 8, 16, 32 (and the 5 x 5 grid of them for two parameters)
  * must give back f, c0 and c to Extra-P's assertApprox (5 significant places). */
@@ -532,5 +532,6 @@ int main(void)
 		cmocka_unit_test(test_tau_turn),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -457,5 +457,6 @@ int main(void)
 		cmocka_unit_test(test_webhook_queue_is_bounded),
 	};
 
+	cmocka_set_message_output(CM_OUTPUT_TAP);
 	return cmocka_run_group_tests_name("track", tests, NULL, NULL);
 }

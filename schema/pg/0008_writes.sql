@@ -2,7 +2,7 @@
 -- the group commit of new runs as one statement.
 --
 -- Each karted keeps the windows of a point's earlier runs its regression
--- check needs (server/api/watch.c) from batch to batch. Two sequences tell
+-- check needs (server/track/watch.c) from batch to batch. Two sequences tell
 -- it when they may no longer be whole:
 --
 -- karte_writes: every write transaction of every instance takes a number

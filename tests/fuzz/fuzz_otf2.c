@@ -1,5 +1,5 @@
 /*
- * libFuzzer harness for karte's OTF2 reader (server/otf2in.c over Debian's
+ * libFuzzer harness for karte's OTF2 reader (server/import/otf2in.c over Debian's
  * libotf2): a real archive is written once with libotf2's writer (the
  * tests' tests/otf2/otf2_trace.c, included whole), then each input takes
  * the place of one of its files, chosen by the first byte: the event file
