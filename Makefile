@@ -192,7 +192,7 @@ test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BU
 	python3 tests/imports.py --backend postgresql --karted $(KARTED)
 	python3 tests/scaleout.py --karted $(KARTED) --collect $(COLLECT)
 	python3 tests/collectors.py --build $(BUILD) --cflags="$(SANFLAGS)"
-	/usr/bin/python3 tests/python_client.py --build $(BUILD)
+	KARTE_BUILD=$(BUILD) PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 -m pytest -q -p no:cacheprovider tests/python_client.py
 	python3 tests/abuse.py --karted $(KARTED) $(if $(SANFLAGS),--sanitizer)
 
 # Fuzzing (clang's libFuzzer with ASan+UBSan): a target for each parser

@@ -1,13 +1,18 @@
 """karte's Python client: post runs to karted, read them back.
 
 Posting needs only the standard library; reading returns pandas
-DataFrames when pandas is installed (lists of dicts otherwise).
+DataFrames (install the extra: pip install 'karte[pandas]', or Debian's
+python3-pandas).
 
     import karte
     k = karte.Client("http://127.0.0.1:8080", token="...")
-    k.post_runs([{"system": "a", "application": "md", "p": 4, "n": 100, "tau": 1.5}])
+    posted = k.post_runs([{"system": "a", "application": "md", "p": 4, "n": 100, "tau": 1.5}])
+    posted.ids, posted.verdicts, posted.spooled
     df = k.runs("a", "md")
 """
-from .client import Client, KarteError, __version__
+from ._version import __version__
+from .client import (AuthError, BadRequest, Client, ConnectionFailed, KarteError, NotFound, PostResult,
+                     Unavailable)
 
-__all__ = ["Client", "KarteError", "__version__"]
+__all__ = ["Client", "PostResult", "KarteError", "ConnectionFailed", "AuthError", "BadRequest", "NotFound",
+           "Unavailable", "__version__"]
