@@ -1,6 +1,6 @@
 /*
- * Caliper's files (.cali records, cali-query/Thicket JSON) and GEOPM
- * reports: one run each. Per process (mpi.rank) each region's inclusive
+ * Caliper's files (.cali records, cali-query/Thicket JSON): one run each
+ * (GEOPM's reports are import_geopm.c's). Per process (mpi.rank) each region's inclusive
  * time is found (exclusive times summed over the subtree), then the
  * largest over the processes is the region's time: the parallel time is
  * the slowest process's.
@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "import_globals.h"
 #include "import_xp.h"
 #include "core/xalloc.h"
 
@@ -48,130 +49,6 @@ static int acc_add(struct acc *a, uint32_t path, double rank, bool has_rank, dou
 	return xp_value(&a->per, path, 0, pt, v, err);
 }
 
-/* Global value by name (for p and n), or NULL. */
-struct globals {
-	char **names, **values;
-	size_t n, cap;
-};
-
-static void globals_add(struct globals *g, const char *name, const char *value)
-{
-	if (g->n == g->cap) {
-		g->cap = g->cap ? 2 * g->cap : 32;
-		g->names = xrealloc(g->names, g->cap * sizeof(char *));
-		g->values = xrealloc(g->values, g->cap * sizeof(char *));
-	}
-	g->names[g->n] = xstrdup(name);
-	g->values[g->n++] = xstrdup(value);
-}
-
-static void globals_free(struct globals *g)
-{
-	size_t i;
-
-	for (i = 0; i < g->n; i++) {
-		free(g->names[i]);
-		free(g->values[i]);
-	}
-	free(g->names);
-	free(g->values);
-}
-
-static const char *global(const struct globals *g, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < g->n; i++)
-		if (!strcasecmp(g->names[i], name))
-			return g->values[i];
-	return NULL;
-}
-
-/* Is a global's name a problem size ("problem_size", "ProblemSizeRunParam")? */
-static bool problem_size_name(const char *name)
-{
-	char norm[64];
-	size_t k, j = 0;
-
-	for (k = 0; name[k] && j + 1 < sizeof(norm); k++)
-		if (isalnum((unsigned char)name[k]))
-			norm[j++] = (char)tolower((unsigned char)name[k]);
-	norm[j] = '\0';
-	return !strncmp(norm, "problemsize", 11);
-}
-
-/* The file's globals (Adiak's metadata) that are neither p nor n, as the
- * labels of its runs: x->cur_set for the point acc_finish adds. */
-static void globals_labels(struct xp *x, const struct globals *g, const struct import_opts *o)
-{
-	json_t *obj = json_object();
-	size_t i;
-
-	for (i = 0; i < g->n; i++) {
-		const char *k = g->names[i];
-
-		if (!strcasecmp(k, "mpi.world.size") || !strcasecmp(k, "jobsize") || problem_size_name(k) ||
-		    (o->p && !strcasecmp(k, o->p)) || (o->n && !strcasecmp(k, o->n)))
-			continue;
-		json_object_set_new(obj, k, json_string(g->values[i]));
-	}
-	xp_label_set(x, obj, NULL, 0);
-	json_decref(obj);
-}
-
-/* The parameters of the one point: p from o->p's global, mpi.world.size
- * or jobsize, else the processes seen; n from o->n's global, n_value or a
- * problem size global. */
-static int one_point(struct xp *x, const struct globals *g, size_t ranks,
-		     const struct import_opts *o, double *pn, bool *has_n, struct kerr *err)
-{
-	const char *s = NULL, *which = NULL;
-	size_t i;
-
-	if (o->p && strcmp(o->p, "p") && !(s = global(g, o->p)))
-		return kerr_field(err, KERR_INVALID, "p", "p='%s' is not a global of the file", o->p);
-	if (s)
-		which = o->p;
-	else if ((s = global(g, "mpi.world.size")) != NULL)
-		which = "mpi.world.size";
-	else if ((s = global(g, "jobsize")) != NULL)
-		which = "jobsize";
-	if (which)	/* p=NAME names it too */
-		snprintf(x->p_from, sizeof(x->p_from), "%s", which);
-	which = NULL;
-	if (s) {
-		if (!xp_number(s, strlen(s), &pn[0]))
-			return kerr_field(err, KERR_INVALID, "p", "the number of processes '%.40s' is not a number", s);
-	} else {
-		pn[0] = ranks ? (double)ranks : 1;
-		if (!ranks)
-			xp_warn(x, "the file has no mpi.world.size or jobsize global and no mpi.rank: "
-				"p = 1 (name a global with p=NAME)");
-	}
-	*has_n = false;
-	if (o->n && strcmp(o->n, "n")) {
-		if (!(s = global(g, o->n)))
-			return kerr_field(err, KERR_INVALID, "n", "n='%s' is not a global of the file", o->n);
-		which = o->n;
-	} else if (!o->has_n_value) {
-		for (i = 0; i < g->n && !which; i++)
-			if (problem_size_name(g->names[i])) {
-				which = g->names[i];
-				s = g->values[i];
-			}
-	}
-	if (which) {
-		snprintf(x->n_from, sizeof(x->n_from), "%s", which);
-		if (!xp_number(s, strlen(s), &pn[1]))
-			return kerr_field(err, KERR_INVALID, "n", "the problem size '%s' = '%.40s' is not a number",
-					  which, s);
-		*has_n = true;
-	}
-	if (xp_param(x, "p", 1, err) || (*has_n && xp_param(x, "n", 1, err)))
-		return -1;
-	return 0;
-}
-
 /* Fold per-process values into x at the one point: inclusive sums over the
  * subtree when the values are exclusive, then the largest over processes. */
 static int acc_finish(struct acc *a, struct xp *x, const struct globals *g,
@@ -183,7 +60,7 @@ static int acc_finish(struct acc *a, struct xp *x, const struct globals *g,
 	bool has_n;
 	int rc = -1;
 
-	if (one_point(x, g, a->ranks ? a->per.npoints : 0, o, pn, &has_n, err))
+	if (globals_point(x, g, a->ranks ? a->per.npoints : 0, o, pn, &has_n, err))
 		return -1;
 	if ((pt = xp_point(x, pn, err)) == XP_NONE || (m = xp_metric(x, metric, strlen(metric), err)) == XP_NONE)
 		return -1;
@@ -875,200 +752,5 @@ int xp_read_caliper_json(struct xp *x, const char *body, size_t len,
 	globals_free(&g);
 	xp_free(&a.per);
 	json_decref(doc);
-	return rc;
-}
-
-/* ---- GEOPM report ------------------------------------------------------------- */
-
-/* "key (unit): value" of a report line; false when the line is not that. */
-static bool report_pair(const char *line, size_t n, char *key, size_t ksize, double *v)
-{
-	const char *colon = memchr(line, ':', n);
-	size_t a = 0, k;
-
-	if (!colon)
-		return false;
-	while (a < n && (line[a] == ' ' || line[a] == '\t' || line[a] == '-'))
-		a++;
-	k = (size_t)(colon - line) - a;
-	if (k >= ksize)
-		return false;
-	memcpy(key, line + a, k);
-	key[k] = '\0';
-	return xp_number(colon + 1, n - (size_t)(colon + 1 - line), v);
-}
-
-int xp_read_geopm(struct xp *x, const char *body, size_t len, const struct import_opts *o,
-		  struct kerr *err)
-{
-	size_t pos = 0, n, hosts = 0, nregions = 0, i;
-	const char *line;
-	char key[128], region[NAME_MAX_LEN], lb[8192];
-	enum { NONE, REGION, APP, OTHER } sect = NONE;
-	double v, tau = 0, energy = 0;
-	struct {
-		char *name;
-		double time, energy;
-	} *regs = NULL;
-	uint32_t root, r = XP_NONE, tm, em, pt;
-	struct globals g = {0};
-	double pn[2];
-	bool has_n, yaml_hosts = false;
-	int rc = -1;
-
-	root = xp_child(x, XP_NONE, "application", 11, err);
-	while (xp_next_line(body, len, &pos, &line, &n)) {
-		size_t ind = 0;
-
-		/* each line as a string of its own: the body need not end in NUL */
-		if (n >= sizeof(lb)) {
-			xp_warn(x, "a line of %zu bytes was left out (at most %zu)", n, sizeof(lb) - 1);
-			continue;
-		}
-		memcpy(lb, line, n);
-		lb[n] = '\0';
-		line = lb;
-
-		while (ind < n && line[ind] == ' ')
-			ind++;
-		if (n > 6 && !strncmp(line, "Host: ", 6)) {
-			hosts++;
-			sect = NONE;
-			continue;
-		}
-		if (!strncmp(line, "Hosts:", 6) && ind == 0) {
-			yaml_hosts = true;
-			continue;
-		}
-		if (yaml_hosts && ind == 2 && n > 3 && line[n - 1] == ':') {
-			hosts++;
-			sect = NONE;
-			continue;
-		}
-		if (!strncmp(line + ind, "Unmarked Totals:", 16)) {
-			/* YAML's name for what the text report calls a region */
-			snprintf(region, sizeof(region), "unmarked-region");
-			goto region_found;
-		}
-		if (!strncmp(line + ind, "Region ", 7) || !strncmp(line + ind, "region:", 7)) {
-			/* "Region NAME (0xHASH):" in the text report, "region: \"NAME\"" in YAML */
-			const char *s = line + ind + 7, *e = line + n;
-			size_t k;
-
-			while (s < e && (*s == ' ' || *s == '"'))
-				s++;
-			if (!strncmp(line + ind, "Region ", 7)) {
-				const char *paren = e;
-
-				while (paren > s && *paren != '(')
-					paren--;
-				e = paren > s ? paren : e;
-			}
-			while (e > s && (e[-1] == ' ' || e[-1] == '"' || e[-1] == ':'))
-				e--;
-			k = (size_t)(e - s) < sizeof(region) - 1 ? (size_t)(e - s) : sizeof(region) - 1;
-			memcpy(region, s, k);
-			region[k] = '\0';
-region_found:
-			for (i = 0; i < nregions && strcmp(regs[i].name, region); i++)
-				;
-			if (i == nregions) {
-				if (nregions == IMPORT_PATHS_MAX) {
-					kerr_field(err, KERR_TOO_LARGE, "body", "the report has more than %d regions",
-						   IMPORT_PATHS_MAX);
-					goto out;
-				}
-				regs = xrealloc(regs, (nregions + 1) * sizeof(*regs));
-				regs[nregions].name = xstrdup(region);
-				regs[nregions].time = 0;
-				regs[nregions].energy = 0;
-				nregions++;
-			}
-			r = (uint32_t)i;
-			sect = REGION;
-			continue;
-		}
-		if (!strncmp(line + ind, "Application Totals:", 19)) {
-			sect = APP;
-			continue;
-		}
-		if (!strncmp(line + ind, "Epoch Totals:", 13)) {
-			sect = OTHER;
-			continue;
-		}
-		if (!report_pair(line, n, key, sizeof(key), &v)) {
-			if (ind == 0 && hosts == 0 && memchr(line, ':', n)) {
-				/* a header line "Profile: name" */
-				const char *colon = memchr(line, ':', n);
-				char name[128], val[256];
-				size_t kl = (size_t)(colon - line), vl = n - kl - 1;
-
-				if (kl < sizeof(name) && vl < sizeof(val)) {
-					memcpy(name, line, kl);
-					name[kl] = '\0';
-					memcpy(val, colon + 1, vl);
-					val[vl] = '\0';
-					globals_add(&g, name, val[0] == ' ' ? val + 1 : val);
-				}
-			}
-			continue;
-		}
-		if (ind == 0 && hosts == 0) {
-			char num[40];
-
-			snprintf(num, sizeof(num), "%.17g", v);
-			globals_add(&g, key, num);
-		}
-		if (sect == REGION && r != XP_NONE) {
-			if (!strncmp(key, "runtime", 7) && v > regs[r].time)
-				regs[r].time = v;	/* the slowest host's */
-			else if (strstr(key, "energy"))
-				regs[r].energy += v;	/* every host's */
-		} else if (sect == APP) {
-			if (!strncmp(key, "runtime", 7) && v > tau)
-				tau = v;
-			else if (strstr(key, "energy") && (!strncmp(key, "package-energy", 14) ||
-							   !strncmp(key, "dram-energy", 11) ||
-							   !strncmp(key, "energy", 6))) {
-				energy += v;
-			}
-		}
-	}
-	if (!hosts) {
-		rc = kerr_field(err, KERR_INVALID, "body", "not a GEOPM report: no 'Host:' section");
-		goto out;
-	}
-	if (!(tau > 0)) {
-		rc = kerr_field(err, KERR_INVALID, "body", "the report has no 'Application Totals' runtime");
-		goto out;
-	}
-	{
-		char num[32];
-
-		snprintf(num, sizeof(num), "%zu", hosts);
-		globals_add(&g, "jobsize", num);
-	}
-	if (one_point(x, &g, hosts, o, pn, &has_n, err))
-		goto out;
-	if ((pt = xp_point(x, pn, err)) == XP_NONE || (tm = xp_metric(x, "time", 4, err)) == XP_NONE ||
-	    (em = xp_metric(x, "energy", 6, err)) == XP_NONE)
-		goto out;
-	if (xp_value(x, root, tm, pt, tau, err) || (energy > 0 && xp_value(x, root, em, pt, energy, err)))
-		goto out;
-	for (i = 0; i < nregions; i++) {
-		uint32_t c = xp_child(x, root, regs[i].name, strlen(regs[i].name), err);
-
-		if (c == XP_NONE)
-			goto out;
-		if (xp_value(x, c, tm, pt, regs[i].time, err) ||
-		    (regs[i].energy > 0 && xp_value(x, c, em, pt, regs[i].energy, err)))
-			goto out;
-	}
-	rc = 0;
-out:
-	for (i = 0; i < nregions; i++)
-		free(regs[i].name);
-	free(regs);
-	globals_free(&g);
 	return rc;
 }
