@@ -382,9 +382,11 @@ static void stop_import(void *arg)
 	atomic_store((atomic_bool *)arg, true);
 }
 
-/* One import at a time is read (and, in parts, stored): another meanwhile
- * is a 503 to retry. A client that hangs up, and SIGTERM, stop it at the
- * reader's next step or between two parts (nothing of it stored). */
+/* One import at a time is read (and, in parts, stored): imports wait in
+ * the write lane, one worker, behind each other (were there more workers,
+ * another meanwhile would be a 503 to retry). A client that hangs up, and
+ * SIGTERM, stop it at the reader's next step or between two parts
+ * (nothing of it stored). */
 static int post_import(void *app, struct req *rq, struct resp *rs)
 {
 	struct import_result res;

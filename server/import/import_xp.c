@@ -442,7 +442,6 @@ int xp_tree(struct xp *x, struct kerr *err)
 	uint32_t *stack, top = 0, i;
 	bool moved = false;
 
-	(void)err;
 	/* Extra-P text files such as RELeARN's write the tree by indentation:
 	 * a path is under the nearest one before it with less indentation (a
 	 * stack of the open ones: linear in the paths) */
