@@ -24,11 +24,10 @@ endif
 ROOMS        := api track http store import render core
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -MMD -MP -Iserver -I. \
              $(shell pkg-config --cflags $(PKGS))
-# fmt (shortest round-trip numbers out) and fast_float (numbers in) are
-# C++; their C face, core/dconv.cc, is the one C++ file of the tree
+# api/sort.cc, karted's one C++ file (the standard library's sort of
+# doubles), is in no library the collectors link: they link no C++ runtime
 CXX     ?= c++
-DCONV_LIBS := $(shell pkg-config --libs fmt) -lstdc++
-LIBS    = $(shell pkg-config --libs $(PKGS)) $(DCONV_LIBS) -lcsv -lpthread -lm
+LIBS    = $(shell pkg-config --libs $(PKGS)) -lcsv -lpthread -lm
 ALL_CXXFLAGS = -std=c++17 -D_GNU_SOURCE -Wall -Wextra -Werror $(CFLAGS) -fno-exceptions -fno-rtti -MMD -MP -Iserver -I.
 
 room_src = $(wildcard server/$(1)/*.c)
@@ -125,7 +124,7 @@ $(ANALYSIS_LIB): $(ANALYSIS_SRC:%.c=$(BUILD)/%.o)
 	$(AR) rcs $@ $^
 
 $(KARTED): $(BUILD)/server/main.o $(SERVER_LIBS) $(ANALYSIS_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lstdc++
 
 $(COLLECT): $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(call room_lib,core)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcurl -lcsv
@@ -160,23 +159,16 @@ $(KARTE): $(BUILD)/server/cli/karte.o $(call room_lib,import) $(call room_lib,re
 $(BUILD)/tests/test_isoeff: $(BUILD)/tests/iso_oracle.o
 
 $(BUILD)/tests/%: $(BUILD)/tests/%.o $(SERVER_LIBS) $(ANALYSIS_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lotf2 $(shell pkg-config --libs cmocka)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lotf2 -lstdc++ $(shell pkg-config --libs cmocka)
 
 # karted's own defaults (127.0.0.1:8080, data/karte.db), so KARTE_LISTEN,
 # KARTE_DB and the other KARTE_* settings of the environment apply.
 run: deps-run $(KARTED)
 	./$(KARTED) serve
 
-# test_run again over dconv's other way to the shortest digits (fmt's "{}"
-# text read back, for an fmt whose Dragonbox it does not call directly)
-$(BUILD)/tests/dconv_text.o: server/core/dconv.cc server/core/dconv.h
-	@mkdir -p $(dir $@)
-	$(CXX) $(ALL_CXXFLAGS) -DDCONV_TEXT -c $< -o $@
-$(BUILD)/tests/test_run_text: $(BUILD)/tests/test_run.o $(BUILD)/tests/dconv_text.o $(SERVER_LIBS) $(ANALYSIS_LIB)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lotf2 $(shell pkg-config --libs cmocka)
-
-test-unit: $(TEST_BINS) $(BUILD)/tests/test_run_text
-	@set -e; for t in $(TEST_BINS) $(BUILD)/tests/test_run_text; do echo "== $$t"; ./$$t; done
+test-unit: $(TEST_BINS) $(COLLECT) $(REGION_SO) $(if $(HAVE_MPICC),$(REGION_MPI_SO))
+	@set -e; for t in $(TEST_BINS); do echo "== $$t"; ./$$t; done
+	python3 tests/linkage.py $(COLLECT) $(REGION_SO) $(if $(HAVE_MPICC),$(REGION_MPI_SO))
 
 test-integration: $(KARTED) $(KARTE) $(COLLECT) $(REGION_LIB) $(REGION_MPI) $(BUILD)/tests/otf2_trace
 	python3 tests/integration.py --karted $(KARTED) --karte $(KARTE) --otf2-writer $(BUILD)/tests/otf2_trace \
@@ -208,7 +200,7 @@ FUZZ_PKGS := jansson yajl sqlite3 libpq cairo pangocairo gsl nettle pixman-1 lib
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -std=c11 \
              -D_GNU_SOURCE -Iserver -I. -Itests/fuzz \
              $(shell pkg-config --cflags $(FUZZ_PKGS))
-FUZZ_LIBS = build/fuzz/lsan_default.o build/fuzz/dconv.o $(shell pkg-config --libs $(FUZZ_PKGS)) $(DCONV_LIBS) -lpthread -lm
+FUZZ_LIBS = build/fuzz/lsan_default.o build/fuzz/sort.o $(shell pkg-config --libs $(FUZZ_PKGS)) -lstdc++ -lpthread -lm
 # LeakSanitizer's suppressions, the same for `make asan` and the fuzzers
 # (which also carry them inside: build/fuzz/lsan_default.c)
 LSAN_ENV := LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0
@@ -218,18 +210,18 @@ build/fuzz/lsan_default.o: tests/lsan.supp tests/fuzz/lsan_default.sh
 	sh tests/fuzz/lsan_default.sh tests/lsan.supp > build/fuzz/lsan_default.c
 	clang -c -O1 -o $@ build/fuzz/lsan_default.c
 
-# core/dconv.cc, the one C++ file, instrumented as the C around it
-build/fuzz/dconv.o: server/core/dconv.cc server/core/dconv.h
+# api/sort.cc, the one C++ file, instrumented as the C around it
+build/fuzz/sort.o: server/api/sort.cc server/api/sort.h
 	@mkdir -p $(dir $@)
 	clang++ -g -O1 -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all -std=c++17 \
 	    -fno-exceptions -fno-rtti -Iserver -c -o $@ $<
 
-$(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o build/fuzz/dconv.o
+$(FUZZ_TARGETS:%=build/fuzz/%): build/fuzz/lsan_default.o build/fuzz/sort.o
 FUZZ_API_SRC := $(call room_src,core) $(call room_src,store) server/http/resp.c server/http/req_common.c $(call room_src,track) \
                 $(filter-out server/api/api_import.c server/api/api_static.c,$(call room_src,api)) \
                 $(call room_src,render) $(ANALYSIS_SRC)
 
-build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c server/core/run.h
+build/fuzz/fuzz_run: tests/fuzz/fuzz_run.c server/core/run.c server/core/dconv.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c server/core/run.h
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS)
 
@@ -249,13 +241,13 @@ build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c $(call room_sr
 	    $(FUZZ_LIBS) -lcsv -lotf2
 
 build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c server/core/csvsafe.c server/core/slurp.c server/core/num.c server/core/jsonw.c \
-                         server/core/run.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c
+                         server/core/run.c server/core/dconv.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcurl -lcsv
 
 # one target per import reader, from one harness
-IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/jsonw.c \
+IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/dconv.c server/core/jsonw.c \
               $(filter-out server/import/otf2in.c,$(call room_src,import))
 build/fuzz/fuzz_import_%: tests/fuzz/fuzz_import.c $(IMPORT_SRC) server/core/run.c server/core/utf8.c server/core/kerr.c \
                           server/core/xalloc.c server/import/import.h server/import/import_xp.h
@@ -321,12 +313,13 @@ bench-deps:
 	@./deploy/install-deps.sh --bench
 
 bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis $(BUILD)/bench/bench_pmnf \
-       $(BUILD)/bench/bench_chart $(BUILD)/bench/bench_region
+       $(BUILD)/bench/bench_chart $(BUILD)/bench/bench_region $(BUILD)/bench/bench_numbers
 	./$(BUILD)/bench/bench_region norapl
 	./$(BUILD)/bench/bench_region rapl
 	./$(BUILD)/bench/bench_analysis
 	./$(BUILD)/bench/bench_pmnf
 	./$(BUILD)/bench/bench_chart
+	./$(BUILD)/bench/bench_numbers
 	python3 tests/bench_render.py --build $(BUILD)
 	$(NPM_TESTS)
 	KARTED=$(KARTED) node tests/browser/bench_ui.mjs
@@ -340,6 +333,10 @@ bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $
 # writes OTF2 archives for the tests (libotf2's writer)
 $(BUILD)/tests/otf2_trace: $(BUILD)/tests/otf2/otf2_trace.o
 	$(CC) $(LDFLAGS) -o $@ $^ -lotf2 -lm
+
+$(BUILD)/bench/bench_numbers: $(BUILD)/tests/bench/bench_numbers.o $(call room_lib,core)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ -lm
 
 $(BUILD)/bench/bench_region: $(BUILD)/tests/bench/bench_region.o $(REGION_LIB)
 	@mkdir -p $(dir $@)

@@ -16,7 +16,7 @@ set -eu
 
 BUILD="build-essential pkg-config
 libmicrohttpd-dev libjansson-dev libyajl-dev libsqlite3-dev nettle-dev
-libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev libcsv-dev libfmt-dev libfast-float-dev
+libgsl-dev libcairo2-dev libpixman-1-dev libpango1.0-dev libcsv-dev
 libcurl4-openssl-dev libotf2-trace-dev libpq-dev libarchive-dev libxml2-dev zlib1g-dev libsystemd-dev"
 RUN="fonts-dejavu-core python3"
 TEST="sqlite3 libcmocka-dev python3-jsonschema python3-pandas python3-pytest python3-venv python3-pip python3-setuptools

@@ -5,6 +5,12 @@ lies in a room the table does not know.
 
 usage: tests/layers.py        prints 'layers: N files, M includes, K refused'
 
+It also refuses what would tie karte to a library's insides: a name of a
+namespace libraries keep to themselves (detail::, internal::, __detail,
+impl::) anywhere in the sources, C++ outside server/api (nothing the
+collectors link may need a C++ runtime), and a server/core/pow10_table.h
+other than what server/core/pow10_gen.py writes.
+
 A room's rank is its floor: a file may include its own room's headers
 (bare: "store_impl.h") and those of rooms on lower floors, by path from
 server/ or the top ("store/store.h", "analysis/isoeff.h"). The floors:
@@ -23,6 +29,7 @@ server/ or the top ("store/store.h", "analysis/isoeff.h"). The floors:
 """
 import os
 import re
+import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -52,12 +59,16 @@ def target_room(inc, src_dir):
     return None
 
 
+PRIVATE = re.compile(r"\b(detail|internal|__detail|impl)::")
+CXX_ROOMS = {"server/api"}
+
+
 def main():
     refused, files, includes = [], 0, 0
     for top in ("server", "analysis", "collectors"):
         for dp, _, fn in os.walk(os.path.join(ROOT, top)):
             for f in sorted(fn):
-                if not f.endswith((".c", ".h")):
+                if not f.endswith((".c", ".h", ".cc", ".cpp", ".cxx")):
                     continue
                 path = os.path.relpath(os.path.join(dp, f), ROOT)
                 room = room_of(path)
@@ -65,8 +76,12 @@ def main():
                 if room is None:
                     refused.append(f"{path}: in no room of tests/layers.py (add its folder to FLOORS)")
                     continue
+                if f.endswith((".cc", ".cpp", ".cxx")) and room not in CXX_ROOMS:
+                    refused.append(f"{path}: C++ outside {', '.join(sorted(CXX_ROOMS))}")
                 with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
                     for n, line in enumerate(fh, 1):
+                        if PRIVATE.search(line):
+                            refused.append(f"{path}:{n}: a library's private namespace: {line.strip()}")
                         m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
                         if not m:
                             continue
@@ -81,6 +96,11 @@ def main():
                         elif FLOORS[t] >= FLOORS[room]:
                             refused.append(f"{path}:{n}: {room} (floor {FLOORS[room]}) includes "
                                            f"\"{m.group(1)}\" of {t} (floor {FLOORS[t]}): only rooms below")
+    gen = subprocess.run([sys.executable, os.path.join(ROOT, "server/core/pow10_gen.py")],
+                         capture_output=True, text=True, check=True).stdout
+    with open(os.path.join(ROOT, "server/core/pow10_table.h"), encoding="utf-8") as fh:
+        if fh.read() != gen:
+            refused.append("server/core/pow10_table.h: not what server/core/pow10_gen.py writes")
     for r in refused:
         print("FAIL", r)
     print(f"layers: {files} files, {includes} includes, {len(refused)} refused")

@@ -19,7 +19,7 @@
 #include "model_body.h"
 #include "models.h"
 #include "analysis/pmnf.h"
-#include "core/dconv.h"
+#include "api/sort.h"
 #include "core/xalloc.h"
 
 
@@ -138,7 +138,7 @@ static int group_points(struct obsv *o, size_t nv, struct model_data *md, const 
 			vals[j - i] = o[j].v;
 		r = j - i;
 		if (each)
-			dconv_sort(vals, r);	/* ascending within the point */
+			sort_doubles(vals, r);	/* ascending within the point */
 		for (k = 0; k < (size_t)md->nparams; k++)
 			md->x[m * (size_t)md->nparams + k] = o[i].x[k];
 		md->reps[m] = r;

@@ -1,10 +1,10 @@
 /*
- * dconv: doubles to and from decimal text, the C face of two C++
- * libraries: fmt (Dragonbox) writes the shortest digits that read back to
- * the same double, fast_float reads the double nearest to a decimal.
- * Both are exact, and neither takes glibc's multi-precision path that
- * printf("%.17g") and strtod take for most computed values. And, the C++
- * file being here, the standard library's sort of doubles.
+ * dconv: doubles to and from decimal text, in C (dconv.c): Schubfach
+ * writes the shortest digits that read back to the same double, and a
+ * 128-bit power-of-ten table (Eisel-Lemire) reads the double nearest to a
+ * decimal, with glibc's strtod for the rare numbers it cannot settle. Both
+ * exact, and neither takes glibc's multi-precision path that
+ * printf("%.17g") and strtod take for most computed values.
  */
 #ifndef KARTE_DCONV_H
 #define KARTE_DCONV_H
@@ -12,10 +12,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 /* v (finite, not 0) as its shortest decimal digits that read back as v,
  * the closest of them to v: digits[] gets 1 to 17 digits and a NUL,
@@ -31,14 +27,5 @@ size_t dconv_digits(uint64_t u, char *buf);
  * not one number as a whole. Infinities come back as such (a caller that
  * wants finite values checks). */
 int dconv_strtod(const char *s, size_t len, double *out);
-
-/* v[0..n) in ascending order (no NAN among them): the C++ library's
- * introsort, 0.30 ms for 50 points of 200 values where GSL's heapsort
- * (gsl_sort) takes 0.49. */
-void dconv_sort(double *v, size_t n);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif

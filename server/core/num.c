@@ -112,7 +112,7 @@ size_t num_shortest(double v, char *buf, bool real)
 		n = subnormal(v, buf);
 	} else {
 		/* the shortest digits that read back, and the closest of them
-		 * (fmt's Dragonbox, dconv.h); written as %.{p}g with p = 15, 16 or 17
+		 * (Schubfach, dconv.h); written as %.{p}g with p = 15, 16 or 17
 		 * writes them, the first precision at which printf's digits read
 		 * back: for a normal double no other 15-digit decimal reads back
 		 * as v, and at 16 and 17 digits printf's are the closest too */
