@@ -126,7 +126,7 @@ $(ANALYSIS_LIB): $(ANALYSIS_SRC:%.c=$(BUILD)/%.o)
 $(KARTED): $(BUILD)/server/main.o $(SERVER_LIBS) $(ANALYSIS_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) $(GSL_LIBS) -lstdc++
 
-$(COLLECT): $(BUILD)/collectors/collect.o $(BUILD)/collectors/rapl.o $(call room_lib,core)
+$(COLLECT): $(patsubst %.c,$(BUILD)/%.o,$(wildcard collectors/collect*.c)) $(BUILD)/collectors/rapl.o $(call room_lib,core)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lcurl -lcsv
 
 $(REGION_LIB): $(BUILD)/collectors/region.o $(BUILD)/collectors/rapl.o
@@ -240,11 +240,11 @@ build/fuzz/fuzz_karte: tests/fuzz/fuzz_karte.c server/cli/karte.c $(call room_sr
 	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_karte.c $(filter-out server/cli/karte.c tests/%,$(filter %.c,$^)) \
 	    $(FUZZ_LIBS) -lcsv -lotf2
 
-build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect.c collectors/rapl.c server/core/csvsafe.c server/core/slurp.c server/core/num.c server/core/jsonw.c \
+build/fuzz/fuzz_collect: tests/fuzz/fuzz_collect.c collectors/collect_runs.c collectors/collect_send.c collectors/rapl.c \
+                         server/core/csvsafe.c server/core/slurp.c server/core/num.c server/core/jsonw.c \
                          server/core/run.c server/core/dconv.c server/core/utf8.c server/core/kerr.c server/core/xalloc.c
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_FLAGS) -o $@ tests/fuzz/fuzz_collect.c $(filter-out collectors/collect.c tests/%,$(filter %.c,$^)) \
-	    $(FUZZ_LIBS) -lcurl -lcsv
+	clang $(FUZZ_FLAGS) -o $@ $(filter %.c,$^) $(FUZZ_LIBS) -lcurl -lcsv
 
 # one target per import reader, from one harness
 IMPORT_SRC := server/core/csvsafe.c server/core/num.c server/core/dconv.c server/core/jsonw.c \

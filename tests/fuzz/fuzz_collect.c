@@ -3,13 +3,13 @@
  * runs (libcsv) and a JSON / NDJSON results file (other tools' files are
  * read by karted: fuzz_import). The first byte picks the reader, the rest is the file. What a reader
  * turns into NDJSON must be runs karted's own parser takes or refuses with
- * a sentence, never anything that crashes it. collectors/collect.c is
- * included whole so that its static readers are reached as they are.
+ * a sentence, never anything that crashes it: the readers of
+ * collectors/collect_runs.c, linked as karte-collect links them.
  */
-#define main karte_collect_main
-#include "../../collectors/collect.c"
-#undef main
+#include <stdint.h>
+#include <stdlib.h>
 
+#include "collectors/collect.h"
 #include "memfile.h"
 #include "core/run.h"
 
