@@ -21,6 +21,7 @@
 #include <math.h>
 #include <nettle/sha2.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,26 +93,122 @@ static const char usage[] =
 	"  Importing the same file with the same options again stores nothing new.\n"
 	"  (import-extrap FILE is import --format extrap-text; --tau-region is --region.)\n";
 
+/* The options: each a field of struct opts and how its text is taken. */
+enum okind { O_TEXT, O_FLAG, O_RETRIES, O_LABEL, O_COL, O_HELP };
+
+static const struct flag {
+	const char *name;
+	char letter;		/* its one-letter form, or 0 */
+	enum okind kind;
+	size_t at;		/* where in struct opts (O_TEXT, O_FLAG) */
+} flags[] = {
+#define AT(field) offsetof(struct opts, field)
+	{"url", 0, O_TEXT, AT(url)}, {"token", 0, O_TEXT, AT(token)},
+	{"spool-dir", 0, O_TEXT, AT(spool)}, {"retries", 0, O_RETRIES, 0},
+	{"dry-run", 0, O_FLAG, AT(dry_run)}, {"system", 0, O_TEXT, AT(system)},
+	{"application", 0, O_TEXT, AT(application)}, {"variant", 0, O_TEXT, AT(variant)},
+	{"p", 'p', O_TEXT, AT(p)}, {"n", 'n', O_TEXT, AT(n)},
+	{"chi", 0, O_TEXT, AT(chi)}, {"gamma", 0, O_TEXT, AT(gamma)},
+	{"label", 0, O_LABEL, 0}, {"frequency", 0, O_TEXT, AT(frequency)},
+	{"p-param", 0, O_TEXT, AT(p_param)}, {"n-param", 0, O_TEXT, AT(n_param)},
+	{"metric", 0, O_TEXT, AT(metric)}, {"tau-region", 0, O_TEXT, AT(region)},
+	{"region", 0, O_TEXT, AT(region)}, {"chi-regions", 0, O_TEXT, AT(chi_regions)},
+	{"gamma-regions", 0, O_TEXT, AT(gamma_regions)}, {"format", 0, O_TEXT, AT(format)},
+	{"n-value", 0, O_TEXT, AT(n_value)}, {"time-unit", 0, O_TEXT, AT(time_unit)},
+	{"col", 0, O_COL, 0}, {"help", 'h', O_HELP, 0},
+#undef AT
+};
+#define NFLAGS (sizeof(flags) / sizeof(flags[0]))
+
+/* Option f with its text: 0, 1 after --help, or 2 after a message. */
+static int take(struct opts *o, const struct flag *f, const char *text)
+{
+	switch (f->kind) {
+	case O_TEXT:
+		*(const char **)((char *)o + f->at) = text;
+		return 0;
+	case O_FLAG:
+		*(bool *)((char *)o + f->at) = true;
+		return 0;
+	case O_RETRIES:
+		o->retries = atoi(text) < 0 ? 0 : atoi(text);
+		return 0;
+	case O_LABEL:
+		if (o->nlabels == 32) {
+			fprintf(stderr, "karte-collect: at most 32 --label\n");
+			return 2;
+		}
+		o->labels[o->nlabels++] = text;
+		return 0;
+	case O_COL:
+		if (o->ncols == 32) {
+			fprintf(stderr, "karte-collect: at most 32 --col\n");
+			return 2;
+		}
+		o->cols[o->ncols++] = text;
+		return 0;
+	default:
+		fputs(usage, stdout);
+		return 1;
+	}
+}
+
+/* The command's options, from argv[2] on, into o: optind of the first
+ * operand, or -1 after --help, -2 after a message. */
+static int read_flags(int argc, char **argv, const char *cmd, struct opts *o)
+{
+	struct option longopts[NFLAGS + 1];
+	const struct flag *f;
+	size_t i;
+	int c, r;
+
+	for (i = 0; i < NFLAGS; i++)
+		longopts[i] = (struct option){flags[i].name,
+					      flags[i].kind == O_FLAG || flags[i].kind == O_HELP ?
+					      no_argument : required_argument, NULL, 256 + (int)i};
+	longopts[NFLAGS] = (struct option){NULL, 0, NULL, 0};
+	optind = 2;
+	/* run: "+" stops at the first operand, so the command's own options stay
+	 * its own; the others take options before and after their files */
+	while ((c = getopt_long(argc, argv, strcmp(cmd, "run") ? "p:n:h" : "+p:n:h", longopts,
+				NULL)) != -1) {
+		f = NULL;
+		if (c >= 256 && c < 256 + (int)NFLAGS)
+			f = &flags[c - 256];
+		for (i = 0; !f && c < 256 && i < NFLAGS; i++)
+			if (flags[i].letter == c)
+				f = &flags[i];
+		if (!f) {
+			fprintf(stderr, "karte-collect: see karte-collect --help\n");
+			return -2;
+		}
+		if ((r = take(o, f, optarg)) != 0)
+			return r == 1 ? -1 : -2;
+	}
+	return optind;
+}
+
+static int flush_cmd(const struct opts *o, int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return cmd_flush(o);
+}
+
+static const struct {
+	const char *name;
+	int (*run)(const struct opts *o, int argc, char **argv);
+} commands[] = {
+	{"run", cmd_run}, {"post", cmd_post}, {"flush", flush_cmd},
+	{"import", cmd_import}, {"import-extrap", cmd_import},
+};
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"url", required_argument, NULL, 'U'}, {"token", required_argument, NULL, 'T'},
-		{"spool-dir", required_argument, NULL, 'S'}, {"retries", required_argument, NULL, 'R'},
-		{"dry-run", no_argument, NULL, 'D'}, {"system", required_argument, NULL, 's'},
-		{"application", required_argument, NULL, 'a'}, {"variant", required_argument, NULL, 'v'},
-		{"chi", required_argument, NULL, 'c'}, {"gamma", required_argument, NULL, 'g'},
-		{"label", required_argument, NULL, 'l'}, {"frequency", required_argument, NULL, 'f'},
-		{"p-param", required_argument, NULL, 1}, {"n-param", required_argument, NULL, 2},
-		{"metric", required_argument, NULL, 3}, {"tau-region", required_argument, NULL, 4},
-		{"region", required_argument, NULL, 4}, {"chi-regions", required_argument, NULL, 5},
-		{"gamma-regions", required_argument, NULL, 6}, {"format", required_argument, NULL, 7},
-		{"n-value", required_argument, NULL, 8}, {"time-unit", required_argument, NULL, 9},
-		{"col", required_argument, NULL, 10},
-		{"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
-	};
 	struct opts o = {0};
 	const char *cmd, *env;
-	int c, rc;
+	size_t i;
+	int first, rc = 2;
 
 	if (argc == 2 && !strcmp(argv[1], "--version")) {
 		printf("karte-collect %s\n", KARTE_VERSION);
@@ -128,62 +225,18 @@ int main(int argc, char **argv)
 	o.retries = 4;
 	if (!strcmp(cmd, "import-extrap"))
 		o.format = "extrap-text";
-	optind = 2;
-	/* run: "+" stops at the first operand, so the command's own options stay
-	 * its own; the others take options before and after their files */
-	while ((c = getopt_long(argc, argv, strcmp(cmd, "run") ? "p:n:h" : "+p:n:h", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'U': o.url = optarg; break;
-		case 'T': o.token = optarg; break;
-		case 'S': o.spool = optarg; break;
-		case 'R': o.retries = atoi(optarg) < 0 ? 0 : atoi(optarg); break;
-		case 'D': o.dry_run = true; break;
-		case 's': o.system = optarg; break;
-		case 'a': o.application = optarg; break;
-		case 'v': o.variant = optarg; break;
-		case 'p': o.p = optarg; break;
-		case 'n': o.n = optarg; break;
-		case 'c': o.chi = optarg; break;
-		case 'g': o.gamma = optarg; break;
-		case 'f': o.frequency = optarg; break;
-		case 'l':
-			if (o.nlabels < 32)
-				o.labels[o.nlabels++] = optarg;
+	first = read_flags(argc, argv, cmd, &o);
+	if (first < 0)
+		return first == -1 ? 0 : 2;
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(cmd, commands[i].name))
 			break;
-		case 1: o.p_param = optarg; break;
-		case 2: o.n_param = optarg; break;
-		case 3: o.metric = optarg; break;
-		case 4: o.region = optarg; break;
-		case 5: o.chi_regions = optarg; break;
-		case 6: o.gamma_regions = optarg; break;
-		case 7: o.format = optarg; break;
-		case 8: o.n_value = optarg; break;
-		case 9: o.time_unit = optarg; break;
-		case 10:
-			if (o.ncols == 32) {
-				fprintf(stderr, "karte-collect: at most 32 --col\n");
-				return 2;
-			}
-			o.cols[o.ncols++] = optarg;
-			break;
-		case 'h': fputs(usage, stdout); return 0;
-		default: fprintf(stderr, "karte-collect: see karte-collect --help\n"); return 2;
-		}
+	if (i == sizeof(commands) / sizeof(commands[0])) {
+		fprintf(stderr, "karte-collect: unknown command '%s'; see karte-collect --help\n", cmd);
+		return 2;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (!strcmp(cmd, "run"))
-		rc = cmd_run(&o, argc - optind, argv + optind);
-	else if (!strcmp(cmd, "post"))
-		rc = cmd_post(&o, argc - optind, argv + optind);
-	else if (!strcmp(cmd, "flush"))
-		rc = cmd_flush(&o);
-	else if (!strcmp(cmd, "import") || !strcmp(cmd, "import-extrap"))
-		rc = cmd_import(&o, argc - optind, argv + optind);
-	else {
-		fprintf(stderr, "karte-collect: unknown command '%s'; see karte-collect --help\n", cmd);
-		rc = 2;
-	}
+	rc = commands[i].run(&o, argc - first, argv + first);
 	curl_global_cleanup();
 	return rc;
 }

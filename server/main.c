@@ -7,6 +7,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,13 +126,6 @@ struct opts {
 	size_t check_memory;	/* bytes */
 };
 
-static const char *env_or(const char *name, const char *fallback)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? v : fallback;
-}
-
 static int parse_unsigned(const char *what, const char *s, unsigned long long max,
 			  unsigned long long *out)
 {
@@ -172,13 +166,13 @@ static int parse_on_off(const char *what, const char *s, bool *on)
 	return 0;
 }
 
-static int parse_sync(const char *s, bool *full)
+static int parse_sync(const char *what, const char *s, bool *full)
 {
 	if (!strcmp(s, "normal") || !strcmp(s, "full")) {
 		*full = !strcmp(s, "full");
 		return 0;
 	}
-	fprintf(stderr, "karted: --sync must be 'normal' or 'full' (got '%s')\n", s);
+	fprintf(stderr, "karted: %s must be 'normal' or 'full' (got '%s')\n", what, s);
 	return -1;
 }
 
@@ -212,20 +206,17 @@ static const char *default_static_dir(void)
 	return "static";
 }
 
-/* The numeric settings, each from its option or environment variable. */
+/* The numeric settings and their bounds. */
 enum num_setting { N_MAX_BODY, N_CLIENT_CONNS, N_REQUEST_TIMEOUT, N_BODY_MEMORY, N_MAX_IMPORT,
 		   N_CHECK_MEMORY, N_COUNT };
 
-static const struct {
-	const char *env;
-	unsigned long long max;
-} nums[N_COUNT] = {
-	[N_MAX_BODY] = {"KARTE_MAX_BODY", 1ull << 32},
-	[N_CLIENT_CONNS] = {"KARTE_MAX_CLIENT_CONNECTIONS", 1000},
-	[N_REQUEST_TIMEOUT] = {"KARTE_REQUEST_TIMEOUT", 3600},
-	[N_BODY_MEMORY] = {"KARTE_MAX_BODY_MEMORY", 1ull << 40},
-	[N_MAX_IMPORT] = {"KARTE_MAX_IMPORT_BODY", 1ull << 32},
-	[N_CHECK_MEMORY] = {"KARTE_CHECK_MEMORY", WATCH_MEMORY_MAX >> 20},	/* MiB */
+static const unsigned long long num_max[N_COUNT] = {
+	[N_MAX_BODY] = 1ull << 32,
+	[N_CLIENT_CONNS] = 1000,
+	[N_REQUEST_TIMEOUT] = 3600,
+	[N_BODY_MEMORY] = 1ull << 40,
+	[N_MAX_IMPORT] = 1ull << 32,
+	[N_CHECK_MEMORY] = WATCH_MEMORY_MAX >> 20,	/* MiB */
 };
 
 /* Set setting `which` from text (what: the option or variable, for the
@@ -234,7 +225,7 @@ static int set_num(struct opts *o, enum num_setting which, const char *what, con
 {
 	unsigned long long v;
 
-	if (parse_unsigned(what, text, nums[which].max, &v))
+	if (parse_unsigned(what, text, num_max[which], &v))
 		return -1;
 	switch (which) {
 	case N_MAX_BODY:
@@ -273,165 +264,164 @@ static int add_allowed(struct opts *o, const char *host)
 	return 0;
 }
 
-/* Options from the environment, then the command line. Returns optind of
- * the first operand, or -1 (message printed), or -2 for --help. */
-static int parse_opts(int argc, char **argv, struct opts *o)
+/* karted's settings: each an option, most also an environment variable
+ * (read first; the option wins), and how its text is taken. */
+enum kind {
+	K_TEXT,		/* a string kept as given (an empty variable counts as unset) */
+	K_ON,		/* a flag; its variable on when "1" */
+	K_OFF,		/* a flag that turns a default off */
+	K_NUM,		/* a whole number, bounded by num_max[num] */
+	K_SECONDS,	/* 0 to 3600 seconds */
+	K_ON_OFF,	/* "on" or "off" */
+	K_SYNC,		/* "normal" or "full" */
+	K_LOG,		/* a log level */
+	K_HOST,		/* an allowed Host name; the variable a comma-separated list */
+	K_CHUNK,	/* karted copy's rows a transaction */
+	K_HELP,
+	K_VERSION,
+};
+
+struct setting {
+	const char *opt, *env;
+	enum kind kind;
+	size_t at;		/* where in struct opts (K_TEXT, K_ON, K_OFF, K_SECONDS, K_ON_OFF, K_SYNC) */
+	enum num_setting num;	/* K_NUM */
+};
+
+#define AT(field) offsetof(struct opts, field)
+static const struct setting settings[] = {
+	{"db", "KARTE_DB", K_TEXT, AT(db), 0},
+	{"listen", "KARTE_LISTEN", K_TEXT, AT(listen), 0},
+	{"static", "KARTE_STATIC_DIR", K_TEXT, AT(static_dir), 0},
+	{"max-body", "KARTE_MAX_BODY", K_NUM, 0, N_MAX_BODY},
+	{"max-client-connections", "KARTE_MAX_CLIENT_CONNECTIONS", K_NUM, 0, N_CLIENT_CONNS},
+	{"request-timeout", "KARTE_REQUEST_TIMEOUT", K_NUM, 0, N_REQUEST_TIMEOUT},
+	{"max-body-memory", "KARTE_MAX_BODY_MEMORY", K_NUM, 0, N_BODY_MEMORY},
+	{"max-import-body", "KARTE_MAX_IMPORT_BODY", K_NUM, 0, N_MAX_IMPORT},
+	{"check-memory", "KARTE_CHECK_MEMORY", K_NUM, 0, N_CHECK_MEMORY},
+	{"read-timeout", "KARTE_READ_TIMEOUT", K_SECONDS, AT(read_timeout_s), 0},
+	{"read-token", "KARTE_READ_TOKEN", K_ON, AT(read_token), 0},
+	{"access-log", "KARTE_ACCESS_LOG", K_ON, AT(access_log), 0},
+	{"no-first-token", NULL, K_OFF, AT(first_token), 0},
+	{"log-level", "KARTE_LOG_LEVEL", K_LOG, 0, 0},
+	{"regression-check", "KARTE_REGRESSION_CHECK", K_ON_OFF, AT(regression_check), 0},
+	{"sync", "KARTE_SYNC", K_SYNC, AT(sync_full), 0},
+	{"allowed-host", "KARTE_ALLOWED_HOSTS", K_HOST, 0, 0},
+	{"alert-webhook", "KARTE_ALERT_WEBHOOK", K_TEXT, AT(alert_webhook), 0},
+	{"from", NULL, K_TEXT, AT(from), 0},
+	{"to", NULL, K_TEXT, AT(to), 0},
+	{"chunk", NULL, K_CHUNK, 0, 0},
+	{"help", NULL, K_HELP, 0, 0},
+	{"version", NULL, K_VERSION, 0, 0},
+};
+#define NSETTINGS (sizeof(settings) / sizeof(settings[0]))
+
+/* Setting s from text (NULL for a flag given as an option), what naming
+ * the option or variable in a message: 0, -1 (message printed), -2 for
+ * --help, -3 for --version. */
+static int apply(struct opts *o, const struct setting *s, const char *what, const char *text)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"listen", required_argument, NULL, 'l'},
-		{"max-body", required_argument, NULL, 'm'},
-		{"read-token", no_argument, NULL, 'r'},
-		{"sync", required_argument, NULL, 's'},
-		{"static", required_argument, NULL, 'S'},
-		{"no-first-token", no_argument, NULL, 'F'},
-		{"allowed-host", required_argument, NULL, 'A'},
-		{"max-client-connections", required_argument, NULL, 'C'},
-		{"request-timeout", required_argument, NULL, 'T'},
-		{"read-timeout", required_argument, NULL, 'D'},
-		{"max-body-memory", required_argument, NULL, 'M'},
-		{"max-import-body", required_argument, NULL, 'I'},
-		{"alert-webhook", required_argument, NULL, 'W'},
-		{"access-log", no_argument, NULL, 'G'},
-		{"log-level", required_argument, NULL, 'L'},
-		{"regression-check", required_argument, NULL, 'R'},
-		{"check-memory", required_argument, NULL, 'K'},
-		{"from", required_argument, NULL, 'f'},
-		{"to", required_argument, NULL, 't'},
-		{"chunk", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	size_t i;
-	int c;
+	char *field = (char *)o + s->at;
+	unsigned long long v;
 
-	memset(o, 0, sizeof(*o));
-	o->db = env_or("KARTE_DB", "data/karte.db");
-	o->listen = env_or("KARTE_LISTEN", "127.0.0.1:8080");
-	o->static_dir = env_or("KARTE_STATIC_DIR", default_static_dir());
-	o->max_body = LIMIT_BODY;
-	o->read_timeout_s = HTTP_READ_TIMEOUT_S;
-	o->read_token = !strcmp(env_or("KARTE_READ_TOKEN", "0"), "1");
-	o->access_log = !strcmp(env_or("KARTE_ACCESS_LOG", "0"), "1");
-	if (getenv("KARTE_LOG_LEVEL") && parse_log_level("KARTE_LOG_LEVEL", getenv("KARTE_LOG_LEVEL")))
-		return -1;
-	o->first_token = true;
-	o->chunk = 10000;
-	o->alert_webhook = getenv("KARTE_ALERT_WEBHOOK") && *getenv("KARTE_ALERT_WEBHOOK") ?
-			   getenv("KARTE_ALERT_WEBHOOK") : NULL;
-	o->regression_check = true;
-	if (getenv("KARTE_REGRESSION_CHECK") &&
-	    parse_on_off("KARTE_REGRESSION_CHECK", getenv("KARTE_REGRESSION_CHECK"),
-			 &o->regression_check))
-		return -1;
-	for (i = 0; i < N_COUNT; i++)
-		if (getenv(nums[i].env) && set_num(o, i, nums[i].env, getenv(nums[i].env)))
+	switch (s->kind) {
+	case K_TEXT:
+		*(const char **)field = text;
+		return 0;
+	case K_ON:
+		*(bool *)field = !text || !strcmp(text, "1");
+		return 0;
+	case K_OFF:
+		*(bool *)field = false;
+		return 0;
+	case K_NUM:
+		return set_num(o, s->num, what, text);
+	case K_SECONDS:
+		return parse_seconds(what, text, (double *)field);
+	case K_ON_OFF:
+		return parse_on_off(what, text, (bool *)field);
+	case K_SYNC:
+		return parse_sync(what, text, (bool *)field);
+	case K_LOG:
+		return parse_log_level(what, text);
+	case K_HOST:
+		return add_allowed(o, text);
+	case K_CHUNK:
+		if (parse_unsigned(what, text, 1000000, &v))
 			return -1;
-	if (getenv("KARTE_READ_TIMEOUT") &&
-	    parse_seconds("KARTE_READ_TIMEOUT", getenv("KARTE_READ_TIMEOUT"), &o->read_timeout_s))
-		return -1;
-	if (getenv("KARTE_SYNC") && parse_sync(getenv("KARTE_SYNC"), &o->sync_full))
-		return -1;
-	if (getenv("KARTE_ALLOWED_HOSTS")) {
-		char *tok, *save;
+		o->chunk = (long long)v;
+		return 0;
+	case K_HELP:
+		return -2;
+	default:
+		return -3;
+	}
+}
 
-		snprintf(o->allowed_env, sizeof(o->allowed_env), "%s", getenv("KARTE_ALLOWED_HOSTS"));
+/* The environment's settings: a K_TEXT variable when not empty, the rest
+ * when set; KARTE_ALLOWED_HOSTS split at commas. */
+static int apply_env(struct opts *o)
+{
+	const struct setting *s;
+	const char *v;
+	char *tok, *save;
+
+	for (s = settings; s < settings + NSETTINGS; s++) {
+		if (!s->env || !(v = getenv(s->env)) || (s->kind == K_TEXT && !*v))
+			continue;
+		if (s->kind != K_HOST) {
+			if (apply(o, s, s->env, v))
+				return -1;
+			continue;
+		}
+		snprintf(o->allowed_env, sizeof(o->allowed_env), "%s", v);
 		for (tok = strtok_r(o->allowed_env, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
 			if (add_allowed(o, tok))
 				return -1;
 	}
+	return 0;
+}
 
+/* Options from the environment, then the command line. Returns optind of
+ * the first operand, or -1 (message printed), -2 for --help, -3 for
+ * --version. */
+static int parse_opts(int argc, char **argv, struct opts *o)
+{
+	struct option longopts[NSETTINGS + 1];
+	char what[64];
+	size_t i;
+	int c, r;
+
+	memset(o, 0, sizeof(*o));
+	o->db = "data/karte.db";
+	o->listen = "127.0.0.1:8080";
+	o->static_dir = default_static_dir();
+	o->max_body = LIMIT_BODY;
+	o->read_timeout_s = HTTP_READ_TIMEOUT_S;
+	o->first_token = true;
+	o->chunk = 10000;
+	o->regression_check = true;
+	if (apply_env(o))
+		return -1;
+	for (i = 0; i < NSETTINGS; i++) {
+		bool flag = settings[i].kind == K_ON || settings[i].kind == K_OFF ||
+			    settings[i].kind == K_HELP || settings[i].kind == K_VERSION;
+
+		longopts[i] = (struct option){settings[i].opt, flag ? no_argument : required_argument, NULL,
+					      256 + (int)i};
+	}
+	longopts[NSETTINGS] = (struct option){NULL, 0, NULL, 0};
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			o->db = optarg;
-			break;
-		case 'l':
-			o->listen = optarg;
-			break;
-		case 'm':
-			if (set_num(o, N_MAX_BODY, "--max-body", optarg))
-				return -1;
-			break;
-		case 'r':
-			o->read_token = true;
-			break;
-		case 'G':
-			o->access_log = true;
-			break;
-		case 'L':
-			if (parse_log_level("--log-level", optarg))
-				return -1;
-			break;
-		case 's':
-			if (parse_sync(optarg, &o->sync_full))
-				return -1;
-			break;
-		case 'S':
-			o->static_dir = optarg;
-			break;
-		case 'F':
-			o->first_token = false;
-			break;
-		case 'A':
-			if (add_allowed(o, optarg))
-				return -1;
-			break;
-		case 'C':
-			if (set_num(o, N_CLIENT_CONNS, "--max-client-connections", optarg))
-				return -1;
-			break;
-		case 'T':
-			if (set_num(o, N_REQUEST_TIMEOUT, "--request-timeout", optarg))
-				return -1;
-			break;
-		case 'D':
-			if (parse_seconds("--read-timeout", optarg, &o->read_timeout_s))
-				return -1;
-			break;
-		case 'M':
-			if (set_num(o, N_BODY_MEMORY, "--max-body-memory", optarg))
-				return -1;
-			break;
-		case 'I':
-			if (set_num(o, N_MAX_IMPORT, "--max-import-body", optarg))
-				return -1;
-			break;
-		case 'W':
-			o->alert_webhook = optarg;
-			break;
-		case 'R':
-			if (parse_on_off("--regression-check", optarg, &o->regression_check))
-				return -1;
-			break;
-		case 'K':
-			if (set_num(o, N_CHECK_MEMORY, "--check-memory", optarg))
-				return -1;
-			break;
-		case 'f':
-			o->from = optarg;
-			break;
-		case 't':
-			o->to = optarg;
-			break;
-		case 'c': {
-			unsigned long long v;
-
-			if (parse_unsigned("--chunk", optarg, 1000000, &v))
-				return -1;
-			o->chunk = (long long)v;
-			break;
-		}
-		case 'h':
+		if (c == 'h')
 			return -2;
-		case 'V':
-			return -3;
-		default:
+		if (c < 256 || c >= 256 + (int)NSETTINGS) {
 			fprintf(stderr, "karted: see 'karted --help'\n");
 			return -1;
 		}
+		snprintf(what, sizeof(what), "--%s", settings[c - 256].opt);
+		if ((r = apply(o, &settings[c - 256], what, optarg)) != 0)
+			return r;
 	}
 	return optind;
 }
