@@ -124,77 +124,71 @@ static const char *time_column(json_t *columns)
 	return NULL;
 }
 
-int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct import_opts *o,
-		    struct kerr *err)
+/* The keys of object o as "'a', 'b'" into list (as many as fit). */
+static void key_list(json_t *o, char *list, size_t size)
 {
-	json_error_t je;
-	/* a key given twice is refused, as the runs API refuses it */
-	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je), *graph, *frame, *meta, *row, *v;
-	json_t *points, *paths;
-	json_t *columns;
-	const char *k, *pcol = NULL, *ncol = NULL, *tcol;
-	char key[32];
-	size_t i, nprofiles = 0, no_p = 0, nmetric_cols = 0;
-	bool has_n;
-	int rc = -1;
+	const char *k;
+	json_t *v;
+	size_t n = 0;
 
-	if (!doc)
-		return kerr_field(err, KERR_INVALID, "body", "not JSON: line %d: %s", je.line, je.text);
-	points = json_object();
-	paths = json_object();
-	columns = json_object();
-	graph = json_object_get(doc, "graph");
-	frame = json_object_get(doc, "dataframe");
-	meta = json_object_get(doc, "metadata");
-	if (json_is_array(graph) && json_array_size(graph) == 1)
-		graph = json_array_get(graph, 0);
-	if (!json_is_object(graph) || !json_is_array(frame) || !json_is_array(meta)) {
-		fail(err, "it needs 'graph', 'dataframe' and 'metadata'");
-		goto out;
-	}
-	/* p and n: metadata columns */
+	list[0] = '\0';
+	json_object_foreach(o, k, v)
+		if (n + 80 < size)
+			n += (size_t)snprintf(list + n, size - n, "%s'%s'", n ? ", " : "", k);
+}
+
+/* The metadata columns of p and n: p= and n= where given, else
+ * mpi.world.size or jobsize, and problem_size; 0, or -1 with err. */
+static int pn_columns(json_t *meta, const struct import_opts *o, const char **pcol, const char **ncol,
+		      struct kerr *err)
+{
+	bool p_named = o->p && strcmp(o->p, "p"), n_named = o->n && strcmp(o->n, "n");
+	char list[1024];
+	json_t *row;
+	size_t i;
+
+	*pcol = *ncol = NULL;
 	json_array_foreach(meta, i, row) {
 		if (!json_is_object(row))
 			continue;
-		if (!pcol) {
-			if (o->p && strcmp(o->p, "p"))
-				pcol = json_object_get(row, o->p) ? o->p : NULL;
+		if (!*pcol) {
+			if (p_named)
+				*pcol = json_object_get(row, o->p) ? o->p : NULL;
 			else
-				pcol = json_object_get(row, "mpi.world.size") ? "mpi.world.size" :
-				       json_object_get(row, "jobsize") ? "jobsize" : NULL;
+				*pcol = json_object_get(row, "mpi.world.size") ? "mpi.world.size" :
+					json_object_get(row, "jobsize") ? "jobsize" : NULL;
 		}
-		if (!ncol) {
-			if (o->n && strcmp(o->n, "n"))
-				ncol = json_object_get(row, o->n) ? o->n : NULL;
+		if (!*ncol) {
+			if (n_named)
+				*ncol = json_object_get(row, o->n) ? o->n : NULL;
 			else if (!o->has_n_value && json_object_get(row, "problem_size"))
-				ncol = "problem_size";
+				*ncol = "problem_size";
 		}
 	}
-	if (!pcol) {
-		char list[1024];
-		size_t n = 0;
+	if (!*pcol) {
+		key_list(json_array_get(meta, 0), list, sizeof(list));
+		return kerr_field(err, KERR_INVALID, "p", p_named ?
+				  "p='%s' is not a metadata column of the ensemble; it has %s" :
+				  "%sthe ensemble's metadata has no mpi.world.size or jobsize: say which column "
+				  "is p (p=COLUMN); it has %s", p_named ? o->p : "", list);
+	}
+	if (n_named && !*ncol)
+		return kerr_field(err, KERR_INVALID, "n", "n='%s' is not a metadata column of the ensemble", o->n);
+	return 0;
+}
 
-		list[0] = '\0';
-		row = json_array_get(meta, 0);
-		json_object_foreach(row, k, v)
-			if (n + 80 < sizeof(list))
-				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", k);
-		kerr_field(err, KERR_INVALID, "p", o->p && strcmp(o->p, "p") ?
-			   "p='%s' is not a metadata column of the ensemble; it has %s" :
-			   "%sthe ensemble's metadata has no mpi.world.size or jobsize: say which column "
-			   "is p (p=COLUMN); it has %s", o->p && strcmp(o->p, "p") ? o->p : "", list);
-		goto out;
-	}
-	if (o->n && strcmp(o->n, "n") && !ncol) {
-		kerr_field(err, KERR_INVALID, "n", "n='%s' is not a metadata column of the ensemble", o->n);
-		goto out;
-	}
-	has_n = ncol != NULL;
-	if (xp_param(x, "p", 1, err) || (has_n && xp_param(x, "n", 1, err)))
-		goto out;
-	snprintf(x->p_from, sizeof(x->p_from), "%s", pcol);
-	if (ncol)
-		snprintf(x->n_from, sizeof(x->n_from), "%s", ncol);
+/* Each profile's point (p, n) into points (profile key -> point), its other
+ * metadata its runs' labels: how many profiles, or -1 with err. */
+static long profile_points(struct xp *x, json_t *meta, const struct import_opts *o, const char *pcol,
+			   const char *ncol, json_t *points, struct kerr *err)
+{
+	bool p_named = o->p && strcmp(o->p, "p");
+	const char *skip[] = {"profile", pcol, ncol ? ncol : "profile", "mpi.world.size", "jobsize"};
+	size_t i, no_p = 0;
+	long nprofiles = 0;
+	char key[32];
+	json_t *row;
+
 	json_array_foreach(meta, i, row) {
 		double pn[2];
 		uint32_t pt;
@@ -204,61 +198,73 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 			continue;
 		/* by default p is each profile's mpi.world.size, else its jobsize */
 		if (!(number(json_object_get(row, pcol), &pn[0]) ||
-		      (!(o->p && strcmp(o->p, "p")) && (number(json_object_get(row, "mpi.world.size"), &pn[0]) ||
-							 number(json_object_get(row, "jobsize"), &pn[0])))) ||
-		    (has_n && !number(json_object_get(row, ncol), &pn[1]))) {
+		      (!p_named && (number(json_object_get(row, "mpi.world.size"), &pn[0]) ||
+				    number(json_object_get(row, "jobsize"), &pn[0])))) ||
+		    (ncol && !number(json_object_get(row, ncol), &pn[1]))) {
 			no_p++;
 			continue;
 		}
-		{	/* the profile's other metadata: its runs' labels */
-			const char *skip[] = {"profile", pcol, ncol ? ncol : "profile", "mpi.world.size", "jobsize"};
-
-			xp_label_set(x, row, skip, 5);
-		}
+		xp_label_set(x, row, skip, 5);
 		if ((pt = xp_point(x, pn, err)) == XP_NONE)
-			goto out;
+			return -1;
 		json_object_set_new(points, key, json_integer(pt));
 		nprofiles++;
 	}
 	if (no_p)
 		xp_warn(x, "%zu profiles have no number in %s%s%s: left out", no_p, pcol,
-			has_n ? " or " : "", has_n ? ncol : "");
-	/* the metrics: the numeric columns of the frame */
+			ncol ? " or " : "", ncol ? ncol : "");
+	return nprofiles;
+}
+
+/* The metrics, the numeric columns of the frame, into columns, and the
+ * time column among them (metric= or Caliper's inclusive duration): NULL
+ * with err when there is none. */
+static const char *metric_columns(json_t *frame, const struct import_opts *o, json_t *columns,
+				  struct kerr *err)
+{
+	bool named = o->metric && strcmp(o->metric, "time");
+	size_t i, nmetric_cols = 0;
+	const char *k, *tcol;
+	char list[1500];
+	json_t *row, *v;
+
 	json_array_foreach(frame, i, row) {
 		json_object_foreach(row, k, v)
 			if (!is_meta_column(k) && json_is_number(v) && !json_object_get(columns, k)) {
 				if (++nmetric_cols > IMPORT_METRICS_MAX) {
 					kerr_field(err, KERR_TOO_LARGE, "body", "the data frame has more than %d metric "
 						   "columns", IMPORT_METRICS_MAX);
-					goto out;
+					return NULL;
 				}
 				json_object_set_new(columns, k, json_true());
 			}
 		if (i >= 1000)
 			break;	/* the columns are the same in every row */
 	}
-	tcol = o->metric && strcmp(o->metric, "time") ? o->metric : time_column(columns);
-	if (!tcol || !json_object_get(columns, tcol)) {
-		char list[1500];
-		size_t n = 0;
+	tcol = named ? o->metric : time_column(columns);
+	if (tcol && json_object_get(columns, tcol))
+		return tcol;
+	key_list(columns, list, sizeof(list));
+	kerr_field(err, KERR_INVALID, "metric", named ?
+		   "metric='%s' is not a column of the data frame; it has %s" :
+		   "%sthe data frame has no inclusive time.duration column (give metric=NAME); "
+		   "its columns: %s", named ? o->metric : "", list);
+	return NULL;
+}
 
-		list[0] = '\0';
-		json_object_foreach(columns, k, v)
-			if (n + 80 < sizeof(list))
-				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s'%s'", n ? ", " : "", k);
-		kerr_field(err, KERR_INVALID, "metric", o->metric && strcmp(o->metric, "time") ?
-			   "metric='%s' is not a column of the data frame; it has %s" :
-			   "%sthe data frame has no inclusive time.duration column (give metric=NAME); "
-			   "its columns: %s", o->metric && strcmp(o->metric, "time") ? o->metric : "", list);
-		goto out;
-	}
-	snprintf(x->metric_from, sizeof(x->metric_from), "%s", tcol);
-	/* the values: each row one repetition of its node's path at its profile's point */
+/* The values: each row one repetition of its node's path at its
+ * profile's point; 0, or -1 with err. */
+static int frame_values(struct xp *x, json_t *graph, json_t *frame, json_t *points, const char *tcol,
+			struct kerr *err)
+{
+	json_t *paths = json_object(), *row, *pt, *v;
+	char key[32], node[32];
+	const char *k;
+	uint32_t path, m;
+	size_t i;
+	int rc = -1;
+
 	json_array_foreach(frame, i, row) {
-		json_t *pt;
-		char node[32];
-		uint32_t path;
-
 		profile_key(json_object_get(row, "profile"), key, sizeof(key));
 		pt = json_object_get(points, key);
 		profile_key(json_object_get(row, "node"), node, sizeof(node));
@@ -268,7 +274,6 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 			goto out;
 		json_object_foreach(row, k, v) {
 			const char *mname = !strcmp(k, tcol) ? "time" : k;
-			uint32_t m;
 
 			if (is_meta_column(k) || !json_is_number(v))
 				continue;
@@ -277,6 +282,48 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 				goto out;
 		}
 	}
+	rc = 0;
+out:
+	json_decref(paths);
+	return rc;
+}
+
+int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct import_opts *o,
+		    struct kerr *err)
+{
+	json_error_t je;
+	/* a key given twice is refused, as the runs API refuses it */
+	json_t *doc = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je), *graph, *frame, *meta;
+	json_t *points = json_object(), *columns = json_object();
+	const char *pcol, *ncol, *tcol;
+	long nprofiles;
+	int rc = -1;
+
+	if (!doc) {
+		rc = kerr_field(err, KERR_INVALID, "body", "not JSON: line %d: %s", je.line, je.text);
+		goto out;
+	}
+	graph = json_object_get(doc, "graph");
+	frame = json_object_get(doc, "dataframe");
+	meta = json_object_get(doc, "metadata");
+	if (json_is_array(graph) && json_array_size(graph) == 1)
+		graph = json_array_get(graph, 0);
+	if (!json_is_object(graph) || !json_is_array(frame) || !json_is_array(meta)) {
+		fail(err, "it needs 'graph', 'dataframe' and 'metadata'");
+		goto out;
+	}
+	if (pn_columns(meta, o, &pcol, &ncol, err) || xp_param(x, "p", 1, err) ||
+	    (ncol && xp_param(x, "n", 1, err)))
+		goto out;
+	snprintf(x->p_from, sizeof(x->p_from), "%s", pcol);
+	if (ncol)
+		snprintf(x->n_from, sizeof(x->n_from), "%s", ncol);
+	if ((nprofiles = profile_points(x, meta, o, pcol, ncol, points, err)) < 0 ||
+	    !(tcol = metric_columns(frame, o, columns, err)))
+		goto out;
+	snprintf(x->metric_from, sizeof(x->metric_from), "%s", tcol);
+	if (frame_values(x, graph, frame, points, tcol, err))
+		goto out;
 	if (!nprofiles) {
 		kerr_field(err, KERR_INVALID, "p", "no profile has a number of processes in '%s'", pcol);
 		goto out;
@@ -284,7 +331,6 @@ int xp_read_thicket(struct xp *x, const char *body, size_t len, const struct imp
 	rc = xp_tree(x, err);
 out:
 	json_decref(points);
-	json_decref(paths);
 	json_decref(columns);
 	json_decref(doc);
 	return rc;
