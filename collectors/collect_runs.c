@@ -394,31 +394,20 @@ static json_t *read_results(const char *path)
 	return r;
 }
 
-int cmd_run(const struct opts *o, int argc, char **argv)
+/* argv run with $KARTE_RESULTS naming results (and the run's names in
+ * the environment): its wall time and, where RAPL reads, the energy of
+ * every domain meanwhile. 0 with *status, or -1 (said why) when it could
+ * not be started. */
+static int measure(const struct opts *o, char **argv, const char *results, struct rapl *rapl,
+		   int *status, double *seconds, double *energy)
 {
-	char dir[] = "/tmp/karte-collect-XXXXXX", results[64], key[40], host[128] = "";
 	uint64_t e0[RAPL_MAX_DOMAINS], e1[RAPL_MAX_DOMAINS];
-	struct rapl rapl;
-	double t0, t1, energy = 0;
-	json_t *run, *labels;
-	struct buf b = {0};
-	int status, rc;
+	double t0;
 	size_t d;
 	pid_t pid;
 
-	if (argc < 1) {
-		fprintf(stderr, "karte-collect: run needs a command after --\n");
-		return 2;
-	}
-	if (!mkdtemp(dir)) {
-		fprintf(stderr, "karte-collect: cannot make a temporary directory: %s\n",
-			strerror(errno));
-		return 1;
-	}
-	snprintf(results, sizeof(results), "%s/run.json", dir);
-	rapl_open(&rapl, NULL);
-	if (rapl.n && rapl_read(&rapl, e0))
-		rapl.n = 0;
+	if (rapl->n && rapl_read(rapl, e0))
+		rapl->n = 0;
 	t0 = mono_s();
 	pid = fork();
 	if (pid == 0) {
@@ -433,14 +422,64 @@ int cmd_run(const struct opts *o, int argc, char **argv)
 		fprintf(stderr, "karte-collect: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
-	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+	if (pid < 0 || waitpid(pid, status, 0) < 0) {
 		fprintf(stderr, "karte-collect: cannot run %s: %s\n", argv[0], strerror(errno));
+		return -1;
+	}
+	*seconds = mono_s() - t0;
+	*energy = 0;
+	if (rapl->n && rapl_read(rapl, e1) == 0)
+		for (d = 0; d < rapl->n; d++)
+			*energy += rapl_joules(e0[d], e1[d], rapl->d[d].max_range_uj);
+	return 0;
+}
+
+/* The labels karte-collect adds: the host, and the energy's domains. */
+static void run_labels(json_t *run, const struct rapl *rapl)
+{
+	json_t *labels = json_object_get(run, "labels");
+	char host[128] = "", doms[256] = "";
+	size_t d;
+
+	if (!json_is_object(labels)) {
+		labels = json_object();
+		json_object_set_new(run, "labels", labels);
+	}
+	gethostname(host, sizeof(host) - 1);
+	json_object_set_new(labels, "host", json_string(host));
+	if (!rapl->n)
+		return;
+	for (d = 0; d < rapl->n; d++)
+		snprintf(doms + strlen(doms), sizeof(doms) - strlen(doms), "%s%s", d ? "," : "",
+			 rapl->d[d].name);
+	json_object_set_new(labels, "energy_domains", json_string(doms));
+}
+
+int cmd_run(const struct opts *o, int argc, char **argv)
+{
+	char dir[] = "/tmp/karte-collect-XXXXXX", results[64], key[40];
+	struct rapl rapl;
+	double seconds, energy;
+	json_t *run;
+	struct buf b = {0};
+	int status, rc;
+
+	if (argc < 1) {
+		fprintf(stderr, "karte-collect: run needs a command after --\n");
+		return 2;
+	}
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "karte-collect: cannot make a temporary directory: %s\n",
+			strerror(errno));
 		return 1;
 	}
-	t1 = mono_s();
-	if (rapl.n && rapl_read(&rapl, e1) == 0)
-		for (d = 0; d < rapl.n; d++)
-			energy += rapl_joules(e0[d], e1[d], rapl.d[d].max_range_uj);
+	snprintf(results, sizeof(results), "%s/run.json", dir);
+	rapl_open(&rapl, NULL);
+	if (measure(o, argv, results, &rapl, &status, &seconds, &energy)) {
+		rmdir(dir);
+		rapl_close(&rapl);
+		return 1;
+	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
 		fprintf(stderr, "karte-collect: %s failed (%s %d); no run posted\n", argv[0],
 			WIFEXITED(status) ? "exit status" : "signal",
@@ -454,7 +493,7 @@ int cmd_run(const struct opts *o, int argc, char **argv)
 	unlink(results);
 	rmdir(dir);
 	if (!json_object_get(run, "tau"))
-		json_object_set_new(run, "tau", json_real(t1 - t0));
+		json_object_set_new(run, "tau", json_real(seconds));
 	if (rapl.n && !json_object_get(run, "energy_j"))
 		json_object_set_new(run, "energy_j", json_real(energy));
 	if (!rapl.n && !json_object_get(run, "energy_j"))
@@ -468,21 +507,7 @@ int cmd_run(const struct opts *o, int argc, char **argv)
 		fprintf(stderr, "karte-collect: note: the run carries tau alone (no --chi or --gamma, "
 			"and the program wrote neither to $KARTE_RESULTS); p-tau views and models "
 			"use it, the isoefficiency analysis leaves it out\n");
-	labels = json_object_get(run, "labels");
-	if (!json_is_object(labels)) {
-		labels = json_object();
-		json_object_set_new(run, "labels", labels);
-	}
-	gethostname(host, sizeof(host) - 1);
-	json_object_set_new(labels, "host", json_string(host));
-	if (rapl.n) {
-		char doms[256] = "";
-
-		for (d = 0; d < rapl.n; d++)
-			snprintf(doms + strlen(doms), sizeof(doms) - strlen(doms), "%s%s",
-				 d ? "," : "", rapl.d[d].name);
-		json_object_set_new(labels, "energy_domains", json_string(doms));
-	}
+	run_labels(run, &rapl);
 	rapl_close(&rapl);
 	random_key(key);
 	json_object_set_new(run, "idempotency_key", json_string(key));
