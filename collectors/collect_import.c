@@ -246,97 +246,118 @@ static char *pack_cubes(const char *dir, size_t cap, size_t *len)
 	return buf;
 }
 
-int cmd_import(const struct opts *o, int argc, char **argv)
+/* The options as the import's query string into q; -1 after a message
+ * on a --col that is not FIELD=HEADER. */
+static int import_query(const struct opts *o, bool is_dir, char *q, size_t size)
 {
-	char q[8192] = "", path[8300], said[2048];
-	struct post p = {NULL, "application/octet-stream", 3600, NULL, NULL, 0, -1};
-	struct buf file = {0};
-	json_t *w;
+	const char *const params[][2] = {
+		{"format", o->format ? o->format : is_dir ? "cube" : NULL}, {"system", o->system},
+		{"application", o->application}, {"variant", o->variant}, {"p", o->p_param},
+		{"n", o->n_param}, {"n_value", o->n_value}, {"metric", o->metric}, {"region", o->region},
+		{"chi_regions", o->chi_regions}, {"gamma_regions", o->gamma_regions},
+		{"time_unit", o->time_unit},
+	};
 	size_t i;
-	int k, rc = 1;
-	bool is_dir;
+	int k;
 
-	if (argc != 1) {
-		fprintf(stderr, "karte-collect: import needs one FILE (see karte-collect --help)\n");
-		return 2;
-	}
-	{
-		struct stat st;
-
-		/* a directory: Score-P's experiment directories, sent as one tar */
-		is_dir = !stat(argv[0], &st) && S_ISDIR(st.st_mode);
-	}
-	file.p = is_dir ? pack_cubes(argv[0], slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), &file.len) :
-		 read_input(argv[0], slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY), IMPORT_LIMIT,
-			    &file.len);
-	if (!file.p)
-		return 2;
-	{
-		/* the options as the import's query parameters */
-		const char *const params[][2] = {
-			{"format", o->format ? o->format : is_dir ? "cube" : NULL}, {"system", o->system}, {"application", o->application},
-			{"variant", o->variant}, {"p", o->p_param}, {"n", o->n_param},
-			{"n_value", o->n_value}, {"metric", o->metric}, {"region", o->region},
-			{"chi_regions", o->chi_regions}, {"gamma_regions", o->gamma_regions},
-			{"time_unit", o->time_unit},
-		};
-
-		for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
-			query_add(q, sizeof(q), params[i][0], params[i][1]);
-	}
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		query_add(q, size, params[i][0], params[i][1]);
 	for (k = 0; k < o->ncols; k++) {
 		const char *eq = strchr(o->cols[k], '=');
 		char key[160];
 
 		if (!eq || eq == o->cols[k] || !eq[1] || eq - o->cols[k] > 120) {
 			fprintf(stderr, "karte-collect: --col takes FIELD=HEADER (got '%s')\n", o->cols[k]);
-			free(file.p);
-			return 2;
+			return -1;
 		}
 		snprintf(key, sizeof(key), "col.%.*s", (int)(eq - o->cols[k]), o->cols[k]);
-		query_add(q, sizeof(q), key, eq + 1);
+		query_add(q, size, key, eq + 1);
+	}
+	return 0;
+}
+
+/* karted's warnings, its parameter names said as karte-collect's flags. */
+static void say_warnings(json_t *answer)
+{
+	char said[2048];
+	json_t *w;
+	size_t i;
+
+	json_array_foreach(json_object_get(answer, "warnings"), i, w)
+		fprintf(stderr, "karte-collect: warning: %s\n", as_flags(json_string_value(w), said, sizeof(said)));
+}
+
+/* What an import karted took stored (201), or that it had it already. */
+static void say_stored(const char *file, json_t *answer, long status)
+{
+	const char *format = json_string_value(json_object_get(answer, "format"));
+	long long runs = json_integer_value(json_object_get(answer, "runs"));
+
+	say_warnings(answer);
+	if (status == 201)
+		fprintf(stderr, "karte-collect: %s (%s): %lld runs from %lld points stored\n", file, format,
+			runs, json_integer_value(json_object_get(answer, "points")));
+	else
+		fprintf(stderr, "karte-collect: %s (%s): imported before with these options: its "
+			"%lld runs are stored, nothing new\n", file, format, runs);
+	say_list("regions of the runs", json_object_get(answer, "regions"));
+}
+
+/* Why karted refused the file, the field as a flag, and what it has. */
+static void say_refused(const char *file, json_t *answer)
+{
+	json_t *av = json_object_get(answer, "available");
+	const char *field = json_string_value(json_object_get(answer, "field"));
+	char said[2048];
+
+	if (answer) {
+		fprintf(stderr, "karte-collect: karted refused %s: %s%s%s%s\n", file,
+			as_flags(json_string_value(json_object_get(answer, "error")), said, sizeof(said)),
+			field ? " (" : "", field ? flag_of(field) : "", field ? ")" : "");
+		say_warnings(answer);
+		if (av) {
+			fprintf(stderr, "the file has\n");
+			say_list("parameters", json_object_get(av, "parameters"));
+			say_list("metrics", json_object_get(av, "metrics"));
+			say_list("root regions", json_object_get(av, "roots"));
+		}
+	}
+	fprintf(stderr, "karte-collect: nothing stored\n");
+}
+
+int cmd_import(const struct opts *o, int argc, char **argv)
+{
+	char q[8192] = "", path[8300];
+	struct post p = {NULL, "application/octet-stream", 3600, NULL, NULL, 0, -1};
+	size_t cap = slurp_cap("KARTE_MAX_IMPORT_BODY", LIMIT_IMPORT_BODY);
+	struct buf file = {0};
+	struct stat st;
+	int rc = 1;
+	bool is_dir;
+
+	if (argc != 1) {
+		fprintf(stderr, "karte-collect: import needs one FILE (see karte-collect --help)\n");
+		return 2;
+	}
+	/* a directory: Score-P's experiment directories, sent as one tar */
+	is_dir = !stat(argv[0], &st) && S_ISDIR(st.st_mode);
+	file.p = is_dir ? pack_cubes(argv[0], cap, &file.len) : read_input(argv[0], cap, IMPORT_LIMIT, &file.len);
+	if (!file.p)
+		return 2;
+	if (import_query(o, is_dir, q, sizeof(q))) {
+		free(file.p);
+		return 2;
 	}
 	snprintf(path, sizeof(path), "/api/v1/import%s", q);
 	p.path = path;
 	p.progress = argv[0];
-	switch (post_body(o, &p, file.p ? file.p : "", file.len)) {
+	switch (post_body(o, &p, file.p, file.len)) {
 	case SENT:
-		json_array_foreach(json_object_get(p.answer, "warnings"), i, w)
-			fprintf(stderr, "karte-collect: warning: %s\n", as_flags(json_string_value(w), said,
-										    sizeof(said)));
-		if (p.status == 201)
-			fprintf(stderr, "karte-collect: %s (%s): %lld runs from %lld points stored\n",
-				argv[0], json_string_value(json_object_get(p.answer, "format")),
-				json_integer_value(json_object_get(p.answer, "runs")),
-				json_integer_value(json_object_get(p.answer, "points")));
-		else
-			fprintf(stderr, "karte-collect: %s (%s): imported before with these options: its "
-				"%lld runs are stored, nothing new\n", argv[0],
-				json_string_value(json_object_get(p.answer, "format")),
-				json_integer_value(json_object_get(p.answer, "runs")));
-		say_list("regions of the runs", json_object_get(p.answer, "regions"));
+		say_stored(argv[0], p.answer, p.status);
 		rc = 0;
 		break;
 	case REJECTED:
-		if (p.answer) {
-			json_t *av = json_object_get(p.answer, "available");
-			const char *field = json_string_value(json_object_get(p.answer, "field"));
-
-			fprintf(stderr, "karte-collect: karted refused %s: %s%s%s%s\n", argv[0],
-				as_flags(json_string_value(json_object_get(p.answer, "error")), said,
-					 sizeof(said)),
-				field ? " (" : "", field ? flag_of(field) : "", field ? ")" : "");
-			json_array_foreach(json_object_get(p.answer, "warnings"), i, w)
-				fprintf(stderr, "karte-collect: warning: %s\n",
-					as_flags(json_string_value(w), said, sizeof(said)));
-			if (av) {
-				fprintf(stderr, "the file has\n");
-				say_list("parameters", json_object_get(av, "parameters"));
-				say_list("metrics", json_object_get(av, "metrics"));
-				say_list("root regions", json_object_get(av, "roots"));
-			}
-		}
-		fprintf(stderr, "karte-collect: nothing stored\n");
+		say_refused(argv[0], p.answer);
 		break;
 	default:
 		fprintf(stderr, "karte-collect: karted could not be reached; nothing stored (run the "
