@@ -120,17 +120,14 @@ static int show_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_o
 
 /* POST a body with retries and backoff on connection errors and 5xx.
  * REJECTED: the server said no (4xx); p->answer holds what it said. */
-enum sent post_body(const struct opts *o, struct post *p, const char *body, size_t len)
+/* c set to POST body to p->path at o->url, with the token and p->type;
+ * the headers' list, for the caller to free (libcurl copies the texts). */
+static struct curl_slist *post_setup(CURL *c, const struct opts *o, struct post *p, const char *body,
+				     size_t len)
 {
 	char url[4096], auth[600], type[128];
 	struct curl_slist *h = NULL;
-	enum sent result = UNREACHABLE;
-	double wait = 0.5;
-	int attempt;
-	CURL *c = curl_easy_init();
 
-	if (!c)
-		return UNREACHABLE;
 	snprintf(url, sizeof(url), "%s%s", o->url, p->path);
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", o->token ? o->token : "");
 	snprintf(type, sizeof(type), "Content-Type: %s", p->type);
@@ -149,50 +146,64 @@ enum sent post_body(const struct opts *o, struct post *p, const char *body, size
 		curl_easy_setopt(c, CURLOPT_XFERINFODATA, p);
 		curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
 	}
+	return h;
+}
+
+/* One try: SENT (200 or 201), REJECTED (another 4xx: karted's answer in
+ * p->answer, or said here), or UNREACHABLE, said why, to try again (no
+ * answer, or a 5xx: the database blinked, karted is busy). */
+static enum sent post_once(CURL *c, const struct opts *o, struct post *p, int attempt)
+{
+	struct buf answer = {0};
+	enum sent result = UNREACHABLE;
+	long status = 0;
+	CURLcode rc;
+
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
+	rc = curl_easy_perform(c);
+	if (rc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	p->status = status;
+	if (rc != CURLE_OK) {
+		fprintf(stderr, "karte-collect: %s (try %d of %d)\n", curl_easy_strerror(rc), attempt + 1,
+			o->retries + 1);
+	} else if (status < 500) {
+		json_decref(p->answer);
+		p->answer = json_loads(answer.p ? answer.p : "", 0, NULL);
+		result = status == 200 || status == 201 ? SENT : REJECTED;
+		if (result == REJECTED && !p->answer)
+			fprintf(stderr, "karte-collect: karted refused it (HTTP %ld): %s\n", status,
+				answer.p ? answer.p : "");
+	} else {
+		json_t *a = json_loads(answer.p ? answer.p : "", 0, NULL);
+		const char *why = json_string_value(json_object_get(a, "error"));
+		const char *id = json_string_value(json_object_get(a, "request_id"));
+
+		fprintf(stderr, "karte-collect: karted could not take it now (HTTP %ld%s%s%s%s) "
+			"(try %d of %d)\n", status, why ? ": " : "", why ? why : "",
+			id ? "; request " : "", id ? id : "", attempt + 1, o->retries + 1);
+		json_decref(a);
+	}
+	free(answer.p);
+	return result;
+}
+
+enum sent post_body(const struct opts *o, struct post *p, const char *body, size_t len)
+{
+	enum sent result = UNREACHABLE;
+	struct curl_slist *h;
+	double wait = 0.5;
+	int attempt;
+	CURL *c = curl_easy_init();
+
+	if (!c)
+		return UNREACHABLE;
+	h = post_setup(c, o, p, body, len);
 	for (attempt = 0; attempt <= o->retries; attempt++) {
-		struct buf answer = {0};
-		CURLcode rc;
-		long status = 0;
-
-		curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect_body);
-		curl_easy_setopt(c, CURLOPT_WRITEDATA, &answer);
-		rc = curl_easy_perform(c);
-		if (rc == CURLE_OK)
-			curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-		p->status = status;
-		if (rc == CURLE_OK && status < 500) {
-			json_decref(p->answer);
-			p->answer = json_loads(answer.p ? answer.p : "", 0, NULL);
-		}
-		if (rc == CURLE_OK && (status == 200 || status == 201)) {
-			free(answer.p);
-			result = SENT;
+		if ((result = post_once(c, o, p, attempt)) != UNREACHABLE)
 			break;
-		}
-		if (rc == CURLE_OK && status < 500) {
-			if (!p->answer)
-				fprintf(stderr, "karte-collect: karted refused it (HTTP %ld): %s\n", status,
-					answer.p ? answer.p : "");
-			free(answer.p);
-			result = REJECTED;
-			break;
-		}
-		if (rc != CURLE_OK) {
-			fprintf(stderr, "karte-collect: %s (try %d of %d)\n", curl_easy_strerror(rc),
-				attempt + 1, o->retries + 1);
-		} else {
-			/* a 5xx (the database blinked, karted is busy): kept, sent again */
-			json_t *a = json_loads(answer.p ? answer.p : "", 0, NULL);
-			const char *why = json_string_value(json_object_get(a, "error"));
-			const char *id = json_string_value(json_object_get(a, "request_id"));
-
-			fprintf(stderr, "karte-collect: karted could not take it now (HTTP %ld%s%s%s%s) "
-				"(try %d of %d)\n", status, why ? ": " : "", why ? why : "",
-				id ? "; request " : "", id ? id : "", attempt + 1, o->retries + 1);
-			json_decref(a);
-		}
-		free(answer.p);
-		if (attempt < o->retries) {
+		if (attempt < o->retries) {	/* 0.5, 1, 2, 4, 8, 8 ... seconds */
 			struct timespec ts = {(time_t)wait, (long)((wait - floor(wait)) * 1e9)};
 
 			nanosleep(&ts, NULL);
