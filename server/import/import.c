@@ -1348,87 +1348,111 @@ bool import_stopped(const struct import_opts *o, struct kerr *err)
 	return true;
 }
 
+/* The first line of body that is not valid UTF-8 on its own. */
+static size_t first_bad_line(const char *body, size_t len)
+{
+	size_t i = 0, line = 1;
+
+	while (i < len) {
+		const char *nl = memchr(body + i, '\n', len - i);
+		size_t end = nl ? (size_t)(nl - body) : len;
+
+		if (!utf8_valid((const unsigned char *)body + i, end - i))
+			break;
+		i = end + 1;
+		line++;
+	}
+	return line;
+}
+
+/* The file's format (format= or guessed) into *fmt, a text file's
+ * byte-order mark stepped over, and what every import needs checked:
+ * names, UTF-8, a whole-read file's size, the series; 0 or -1 with err. */
+static int import_check(const char **body, size_t *len, const struct import_opts *o, const char **fmt,
+			struct kerr *err)
+{
+	if (o->format && !format_static(o->format))
+		return kerr_field(err, KERR_INVALID, "format", "format='%.40s' is not one karte reads; it reads "
+				  IMPORT_FORMATS, o->format);
+	if (!*len)
+		return kerr_field(err, KERR_INVALID, "body", "the file is empty");
+	*fmt = o->format ? format_static(o->format) : import_guess(*body, *len);
+	if (!*fmt)
+		return kerr_field(err, KERR_INVALID, "format", "the file's format is not one karte recognises; "
+				  "say which it is with format= (one of " IMPORT_FORMATS ")");
+	if (!binary_format(*fmt) && *len >= 3 && !memcmp(*body, "\xef\xbb\xbf", 3)) {
+		*body += 3;	/* a byte-order mark */
+		*len -= 3;
+	}
+	if (strcmp(*fmt, "csv") && strcmp(*fmt, "ndjson") && (!o->system || !o->application))
+		return kerr_field(err, KERR_INVALID, o->system ? "application" : "system", "give the runs a "
+				  "system= and an application=");
+	if (!binary_format(*fmt) && !utf8_valid((const unsigned char *)*body, *len))
+		return kerr_field(err, KERR_INVALID, "body", "line %zu: the file is not valid UTF-8 (save it as "
+				  "UTF-8)", first_bad_line(*body, *len));
+	if ((!strcmp(*fmt, "extrap-json") || !strcmp(*fmt, "caliper-json") || !strcmp(*fmt, "thicket-json")) &&
+	    *len > TREE_BODY_MAX)
+		return kerr_field(err, KERR_TOO_LARGE, "body", "a %s file may be at most %u bytes (it is read "
+				  "whole)", *fmt, TREE_BODY_MAX);
+	return series_check(o, err);
+}
+
+/* The file read by its format's reader: CSV and NDJSON as runs straight
+ * into e, the others into x's call tree and values. */
+static int read_format(const char *fmt, struct xp *x, const char *body, size_t len,
+		       const struct import_opts *o, struct emit *e, struct import_result *res,
+		       struct kerr *err)
+{
+	if (!strcmp(fmt, "csv"))
+		return read_csv(body, len, o, e, x, res, err);
+	if (!strcmp(fmt, "ndjson"))
+		return read_ndjson(body, len, o, e, res, err);
+	if (!strcmp(fmt, "extrap-text"))
+		return xp_read_extrap_text(x, body, len, err);
+	if (!strcmp(fmt, "extrap-jsonl") || !strcmp(fmt, "talpas"))
+		return xp_read_extrap_jsonl(x, body, len, !strcmp(fmt, "talpas"), err);
+	if (!strcmp(fmt, "extrap-json"))
+		return xp_read_extrap_json(x, body, len, err);
+	if (!strcmp(fmt, "cali"))
+		return xp_read_cali(x, body, len, o, err);
+	if (!strcmp(fmt, "caliper-json"))
+		return xp_read_caliper_json(x, body, len, o, err);
+	if (!strcmp(fmt, "cube"))
+		return xp_read_cube(x, body, len, o, err);
+	if (!strcmp(fmt, "extrap-experiment"))
+		return xp_read_extrap_experiment(x, body, len, err);
+	if (!strcmp(fmt, "thicket-json"))
+		return xp_read_thicket(x, body, len, o, err);
+	return xp_read_geopm(x, body, len, o, err);
+}
+
 int import_read(const char *body, size_t len, const struct import_opts *o,
 		struct import_result *res, struct kerr *err)
 {
 	struct emit e = {0};
 	struct xp x;
 	char key[33];
-	const char *fmt;
-	int rc = -1;
+	const char *fmt = NULL;
+	bool as_runs;
+	int rc;
 
 	memset(res, 0, sizeof(*res));
 	kerr_clear(err);
-	if (o->format && !format_static(o->format))
-		return kerr_field(err, KERR_INVALID, "format", "format='%.40s' is not one karte reads; it reads "
-				  IMPORT_FORMATS, o->format);
-	if (!len)
-		return kerr_field(err, KERR_INVALID, "body", "the file is empty");
-	fmt = o->format ? format_static(o->format) : import_guess(body, len);
-	if (fmt && !binary_format(fmt) && len >= 3 && !memcmp(body, "\xef\xbb\xbf", 3)) {
-		body += 3;	/* a byte-order mark */
-		len -= 3;
-	}
-	if (!fmt)
-		return kerr_field(err, KERR_INVALID, "format", "%s; say which it is with format= (one of "
-				  IMPORT_FORMATS ")", len ? "the file's format is not one karte "
-				  "recognises" : "the file is empty");
+	rc = import_check(&body, &len, o, &fmt, err);
 	res->format = fmt;
-	if (strcmp(fmt, "csv") && strcmp(fmt, "ndjson") && (!o->system || !o->application))
-		return kerr_field(err, KERR_INVALID, o->system ? "application" : "system", "give the runs a "
-				  "system= and an application=");
-	if (!binary_format(fmt) && !utf8_valid((const unsigned char *)body, len)) {
-		size_t i = 0, line = 1;
-
-		/* which line: the first that is not valid on its own */
-		while (i < len) {
-			const char *nl = memchr(body + i, '\n', len - i);
-			size_t end = nl ? (size_t)(nl - body) : len;
-
-			if (!utf8_valid((const unsigned char *)body + i, end - i))
-				break;
-			i = end + 1;
-			line++;
-		}
-		return kerr_field(err, KERR_INVALID, "body", "line %zu: the file is not valid UTF-8 (save it as "
-				  "UTF-8)", line);
-	}
-	if ((!strcmp(fmt, "extrap-json") || !strcmp(fmt, "caliper-json") || !strcmp(fmt, "thicket-json")) && len > TREE_BODY_MAX)
-		return kerr_field(err, KERR_TOO_LARGE, "body", "a %s file may be at most %u bytes (it is read "
-				  "whole)", fmt, TREE_BODY_MAX);
-	if (series_check(o, err))
+	if (rc)
 		return -1;
+	as_runs = !strcmp(fmt, "csv") || !strcmp(fmt, "ndjson");
 	import_hash(body, len, fmt, o, key);
 	e.o = o;
 	e.key = key;
 	xp_init(&x);
 	x.time_scale = o->time_scale;
 	x.opts = o;
-	if (!strcmp(fmt, "csv"))
-		rc = read_csv(body, len, o, &e, &x, res, err);
-	else if (!strcmp(fmt, "ndjson"))
-		rc = read_ndjson(body, len, o, &e, res, err);
-	else if (!strcmp(fmt, "extrap-text"))
-		rc = xp_read_extrap_text(&x, body, len, err);
-	else if (!strcmp(fmt, "extrap-jsonl") || !strcmp(fmt, "talpas"))
-		rc = xp_read_extrap_jsonl(&x, body, len, !strcmp(fmt, "talpas"), err);
-	else if (!strcmp(fmt, "extrap-json"))
-		rc = xp_read_extrap_json(&x, body, len, err);
-	else if (!strcmp(fmt, "cali"))
-		rc = xp_read_cali(&x, body, len, o, err);
-	else if (!strcmp(fmt, "caliper-json"))
-		rc = xp_read_caliper_json(&x, body, len, o, err);
-	else if (!strcmp(fmt, "cube"))
-		rc = xp_read_cube(&x, body, len, o, err);
-	else if (!strcmp(fmt, "extrap-experiment"))
-		rc = xp_read_extrap_experiment(&x, body, len, err);
-	else if (!strcmp(fmt, "thicket-json"))
-		rc = xp_read_thicket(&x, body, len, o, err);
-	else
-		rc = xp_read_geopm(&x, body, len, o, err);
-	if (!rc && strcmp(fmt, "csv") && strcmp(fmt, "ndjson"))
+	rc = read_format(fmt, &x, body, len, o, &e, res, err);
+	if (!rc && !as_runs)
 		rc = xp_runs(&x, o, &e, res, err);
-	if (!rc && (!strcmp(fmt, "csv") || !strcmp(fmt, "ndjson"))) {
+	if (!rc && as_runs) {
 		if (run_parse_body(e.nd.s, e.nd.len, BODY_NDJSON, &res->batch, err))
 			rc = -1;
 	} else if (!rc) {
