@@ -738,6 +738,66 @@ static char *point_labels(const struct xp *x, const struct mapping *m, size_t pt
 	return text;
 }
 
+/* p and n of a point as a run takes them; -1 with err naming the
+ * parameter otherwise. */
+static int point_pn_check(const struct xp *x, const struct mapping *m, double p, double n, struct kerr *err)
+{
+	if (p != floor(p) || p < 1 || p > 1e9)
+		return kerr_field(err, KERR_INVALID, "p", "the parameter '%s' is p, and a point has p = %g: p "
+				  "must be a whole number of processors from 1 (say which "
+				  "parameter is p with p=NAME)", x->params[m->p], p);
+	if (!(n > 0))
+		return kerr_field(err, KERR_INVALID, m->n == SIZE_MAX ? "n_value" : "n", "the parameter '%s' "
+				  "is n, and a point has n = %g: n must be greater than 0",
+				  m->n == SIZE_MAX ? "n_value" : x->params[m->n], n);
+	return 0;
+}
+
+/* A run of each repetition at point pt whose time is greater than 0
+ * (*bad_tau counts the others): how many, or -1 with err past a limit. */
+static long point_runs(struct emit *e, struct xp *x, const struct mapping *m, uint32_t pt,
+		       const struct xp_meas *ms, double p, double n, const char *labels, size_t *bad_tau,
+		       struct kerr *err)
+{
+	uint32_t r, v;
+	long made = 0;
+
+	for (r = 0, v = ms->first; r < ms->count; r++, v = x->next[v]) {
+		double tau = x->vals[v];
+
+		if (!(isfinite(tau) && tau > 0)) {
+			++*bad_tau;
+			continue;
+		}
+		if (e->runs == IMPORT_RUNS_MAX)
+			return kerr_field(err, KERR_TOO_LARGE, "body", "the file makes more than %d runs; split it",
+					  IMPORT_RUNS_MAX);
+		if (emit_run(e, x, m, pt, r, p, n, tau, labels, err))
+			return -1;
+		made++;
+		if (e->cells > IMPORT_CELLS_MAX)
+			return kerr_field(err, KERR_TOO_LARGE, "region", "runs x regions exceeds %d; choose a "
+					  "region with fewer children (region=NAME) or split the file",
+					  IMPORT_CELLS_MAX);
+	}
+	return made;
+}
+
+/* What was left out, as warnings. */
+static void runs_warnings(struct xp *x, const struct mapping *m, const struct emit *e, size_t skipped_points,
+			  size_t bad_tau)
+{
+	if (skipped_points)
+		xp_warn(x, "%zu of %zu points have no value of '%s' for the region '%s': left out",
+			skipped_points, x->npoints, x->metrics[m->metric], x->paths[m->region].name);
+	if (bad_tau)
+		xp_warn(x, "%zu repetitions of '%s' are not a time greater than 0 (NaN, inf, 0 or "
+			"negative): left out, no run made of them", bad_tau, x->metrics[m->metric]);
+	if (e->negative)
+		xp_warn(x, "%zu region values are negative: left out of their runs (a region of 0 s "
+			"is kept)", e->negative);
+}
+
 static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 		   struct import_result *res, struct kerr *err)
 {
@@ -746,6 +806,7 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 	json_t *keys = json_object(), *jv;
 	const char *k;
 	char *labels = NULL;
+	long made;
 	int rc = -1;
 
 	if (pick_params(x, o, &m, err) || pick_metric(x, o, &m, err) || pick_region(x, o, &m, err) ||
@@ -756,64 +817,24 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 		const struct xp_meas *ms = xp_find(x, m.region, m.metric, (uint32_t)pt);
 		const double *coord = x->coords + pt * x->nparams;
 		double p = coord[m.p], n = m.n == SIZE_MAX ? m.n_value : coord[m.n];
-		uint32_t r, v;
-		bool made = false;
 
 		if (!ms) {
 			skipped_points++;
 			continue;
 		}
-		if (p != floor(p) || p < 1 || p > 1e9) {
-			rc = kerr_field(err, KERR_INVALID, "p", "the parameter '%s' is p, and a point has p = %g: p "
-					"must be a whole number of processors from 1 (say which "
-					"parameter is p with p=NAME)", x->params[m.p], p);
+		if (point_pn_check(x, &m, p, n, err))
 			goto out;
-		}
-		if (!(n > 0)) {
-			rc = kerr_field(err, KERR_INVALID, m.n == SIZE_MAX ? "n_value" : "n", "the parameter '%s' "
-					"is n, and a point has n = %g: n must be greater than 0",
-					m.n == SIZE_MAX ? "n_value" : x->params[m.n], n);
-			goto out;
-		}
 		free(labels);
 		labels = point_labels(x, &m, pt, keys);
-		for (r = 0, v = ms->first; r < ms->count; r++, v = x->next[v]) {
-			double tau = x->vals[v];
-
-			if (!(isfinite(tau) && tau > 0)) {
-				bad_tau++;
-				continue;
-			}
-			if (e->runs == IMPORT_RUNS_MAX) {
-				rc = kerr_field(err, KERR_TOO_LARGE, "body", "the file makes more than %d runs; split it",
-						IMPORT_RUNS_MAX);
-				goto out;
-			}
-			if (emit_run(e, x, &m, (uint32_t)pt, r, p, n, tau, labels, err))
-				goto out;
-			made = true;
-			if (e->cells > IMPORT_CELLS_MAX) {
-				rc = kerr_field(err, KERR_TOO_LARGE, "region", "runs x regions exceeds %d; choose a "
-						"region with fewer children (region=NAME) or split the file",
-						IMPORT_CELLS_MAX);
-				goto out;
-			}
-		}
-		res->points += made;
+		if ((made = point_runs(e, x, &m, (uint32_t)pt, ms, p, n, labels, &bad_tau, err)) < 0)
+			goto out;
+		res->points += made > 0;
 	}
-	if (skipped_points)
-		xp_warn(x, "%zu of %zu points have no value of '%s' for the region '%s': left out",
-			skipped_points, x->npoints, x->metrics[m.metric], x->paths[m.region].name);
-	if (bad_tau)
-		xp_warn(x, "%zu repetitions of '%s' are not a time greater than 0 (NaN, inf, 0 or "
-			"negative): left out, no run made of them", bad_tau, x->metrics[m.metric]);
-	if (e->negative)
-		xp_warn(x, "%zu region values are negative: left out of their runs (a region of 0 s "
-			"is kept)", e->negative);
+	runs_warnings(x, &m, e, skipped_points, bad_tau);
 	if (!e->runs) {
-		rc = kerr_field(err, KERR_INVALID, "region", "no run: the region '%s' has no value of the metric "
-				"'%s' greater than 0 at any of the file's %zu points",
-				x->paths[m.region].name, x->metrics[m.metric], x->npoints);
+		kerr_field(err, KERR_INVALID, "region", "no run: the region '%s' has no value of the metric "
+			   "'%s' greater than 0 at any of the file's %zu points",
+			   x->paths[m.region].name, x->metrics[m.metric], x->npoints);
 		goto out;
 	}
 	res->regions = json_array();
