@@ -432,13 +432,61 @@ static void flat_regions(struct cali *c)
 }
 
 /* Two passes: the first finds the attributes and the time metric, the second the values. */
+/* One record of a .cali file (pass 0: the nodes and contexts, pass 1:
+ * the contexts and globals again, with the time attribute known); 0, or
+ * -1 with err. */
+static int cali_record(struct cali *c, struct field *f, size_t nf, struct kerr *err)
+{
+	struct field *rec = field_of(f, nf, "__rec");
+	bool ctx, globals;
+
+	if (!rec || rec->nval != 1)
+		return kerr_field(err, KERR_INVALID, "body", "line %ld: not a Caliper record (no __rec=)", c->line);
+	if (!strcmp(rec->val[0], "node"))
+		return c->pass == 0 ? cali_node(c, f, nf, err) : 0;
+	ctx = !strcmp(rec->val[0], "ctx");
+	globals = !strcmp(rec->val[0], "globals");
+	if ((ctx || globals) && (c->pass == 1 || ctx))
+		return cali_ctx(c, f, nf, c->pass == 1 && globals, err);
+	return 0;
+}
+
+/* After the first pass: the time attribute (metric= or Caliper's
+ * inclusive duration), its unit when the file says, the flat regions. */
+static int cali_time(struct cali *c, struct kerr *err)
+{
+	const struct import_opts *o = c->o;
+	int at = pick_time(c->x, (const char *const *)c->attr_names, c->nattr, o, &c->acc.inclusive,
+			   &c->acc.scale, err);
+	size_t i;
+
+	if (at < 0)
+		return -1;
+	for (i = 0; i < c->nnodes; i++)
+		if (c->nodes[i].attr == CALI_NAME && !strcmp(c->nodes[i].data, c->attr_names[at]))
+			c->time_attr = (int64_t)i;
+	/* attribute.unit of the time, when the file says */
+	for (i = 0; i < c->nnodes; i++) {
+		const char *un = attr_name(c, c->nodes[i].attr);
+
+		if (un && !strcmp(un, "attribute.unit") && (!strcmp(c->nodes[i].data, "usec") ||
+							   !strcmp(c->nodes[i].data, "us")))
+			c->acc.scale = 1e-6;
+	}
+	if (o->time_scale > 0)
+		c->acc.scale = o->time_scale;
+	flat_regions(c);
+	return 0;
+}
+
 int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import_opts *o,
 		 struct kerr *err)
 {
 	struct cali c = {0};
 	struct field *f = xcalloc(REC_FIELDS, sizeof(*f));
 	char *buf = NULL;
-	size_t cbuf = 0, pass, i;
+	size_t cbuf = 0, pass, i, pos, n, nf;
+	const char *line;
 	int rc = -1;
 
 	c.x = x;
@@ -447,14 +495,9 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 	c.flat_attr = -1;
 	acc_init(&c.acc);
 	for (pass = 0; pass < 2; pass++) {
-		size_t pos = 0, n, nf;
-		const char *line;
-
 		c.line = 0;
 		c.pass = (int)pass;
-		while (xp_next_line(body, len, &pos, &line, &n)) {
-			struct field *rec;
-
+		for (pos = 0; xp_next_line(body, len, &pos, &line, &n);) {
 			c.line++;
 			if (!n)
 				continue;
@@ -467,41 +510,11 @@ int xp_read_cali(struct xp *x, const char *body, size_t len, const struct import
 					   "values", c.line, CALI_FIELDS_MAX);
 				goto out;
 			}
-			rec = field_of(f, nf, "__rec");
-			if (!rec || rec->nval != 1) {
-				kerr_field(err, KERR_INVALID, "body", "line %ld: not a Caliper record (no __rec=)", c.line);
+			if (cali_record(&c, f, nf, err))
 				goto out;
-			}
-			if (!strcmp(rec->val[0], "node")) {
-				if (pass == 0 && cali_node(&c, f, nf, err))
-					goto out;
-			} else if (!strcmp(rec->val[0], "ctx") || !strcmp(rec->val[0], "globals")) {
-				if ((pass == 1 || !strcmp(rec->val[0], "ctx")) &&
-				    cali_ctx(&c, f, nf, pass == 1 && !strcmp(rec->val[0], "globals"), err))
-					goto out;
-			}
 		}
-		if (pass == 0) {
-			int at = pick_time(x, (const char *const *)c.attr_names, c.nattr, o, &c.acc.inclusive,
-					   &c.acc.scale, err);
-
-			if (at < 0)
-				goto out;
-			for (i = 0; i < c.nnodes; i++)
-				if (c.nodes[i].attr == CALI_NAME && !strcmp(c.nodes[i].data, c.attr_names[at]))
-					c.time_attr = (int64_t)i;
-			/* attribute.unit of the time, when the file says */
-			for (i = 0; i < c.nnodes; i++) {
-				const char *un = attr_name(&c, c.nodes[i].attr);
-
-				if (un && !strcmp(un, "attribute.unit") && (!strcmp(c.nodes[i].data, "usec") ||
-									   !strcmp(c.nodes[i].data, "us")))
-					c.acc.scale = 1e-6;
-			}
-			if (o->time_scale > 0)
-				c.acc.scale = o->time_scale;
-			flat_regions(&c);
-		}
+		if (pass == 0 && cali_time(&c, err))
+			goto out;
 	}
 	if (!x->npaths) {
 		kerr_field(err, KERR_INVALID, "region", "the file has no region: no nested attribute, and no "
@@ -528,13 +541,77 @@ out:
 /* ---- cali-query / Thicket JSON -------------------------------------------------- */
 
 /* json-split: {"columns", "column_metadata", "nodes", "data"} */
+/* The region column of a split-format file: "path", else a column whose
+ * nodes have parents (a function); SIZE_MAX when there is none. */
+static size_t split_path_column(const char **names, size_t ncols, json_t *meta)
+{
+	size_t i;
+
+	for (i = 0; i < ncols; i++)
+		if (!strcmp(names[i], "path"))
+			return i;
+	for (i = 0; i < ncols; i++)
+		if (!json_is_true(json_object_get(json_array_get(meta, i), "is_value")) &&
+		    strstr(names[i], "function"))
+			return i;
+	return SIZE_MAX;
+}
+
+/* The time's column among the value columns (the rank's left out), as
+ * pick_time chooses it; -1 with err. */
+static int split_time_column(struct xp *x, const char **names, size_t ncols, json_t *meta, size_t rank_col,
+			     const struct import_opts *o, struct acc *a, struct kerr *err)
+{
+	const char **vals = xcalloc(ncols + 1, sizeof(*vals));
+	size_t *col = xcalloc(ncols + 1, sizeof(*col)), k = 0, i;
+	int at;
+
+	for (i = 0; i < ncols; i++)
+		if (json_is_true(json_object_get(json_array_get(meta, i), "is_value")) && i != rank_col) {
+			col[k] = i;
+			vals[k++] = names[i];
+		}
+	at = pick_time(x, vals, k, o, &a->inclusive, &a->scale, err);
+	if (at >= 0)
+		at = (int)col[at];	/* the value's column */
+	free(vals);
+	free(col);
+	return at;
+}
+
+/* The call path of each node of the region column into path_of (XP_NONE
+ * for the nodes of other columns); 0, or -1 with err. */
+static int split_paths(struct xp *x, json_t *nodes, const char *path_name, uint32_t *path_of, struct kerr *err)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(nodes, i, v) {
+		json_t *label = json_object_get(v, "label"), *parent = json_object_get(v, "parent");
+		json_int_t up = json_is_integer(parent) ? json_integer_value(parent) : -1;
+		const char *lab = json_is_string(label) ? json_string_value(label) : "";
+		const char *column = json_string_value(json_object_get(v, "column"));
+
+		path_of[i] = XP_NONE;
+		if (strcmp(column ? column : "", path_name))
+			continue;
+		if (up >= (json_int_t)i)
+			return kerr_field(err, KERR_INVALID, "body", "node %zu's parent comes after it", i);
+		/* a node under its parent's path: nothing of the parent's name copied */
+		path_of[i] = xp_child(x, up >= 0 ? path_of[up] : XP_NONE, lab, strlen(lab), err);
+		if (path_of[i] == XP_NONE)
+			return -1;
+	}
+	return 0;
+}
+
 static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, struct acc *a,
 		      struct kerr *err)
 {
 	json_t *cols = json_object_get(doc, "columns"), *meta = json_object_get(doc, "column_metadata");
 	json_t *nodes = json_object_get(doc, "nodes"), *data = json_object_get(doc, "data"), *v, *row;
 	const char **names = NULL;
-	size_t i, ncols, nnodes, path_col = SIZE_MAX, rank_col = SIZE_MAX;
+	size_t i, ncols, nnodes, path_col, rank_col = SIZE_MAX;
 	uint32_t *path_of = NULL;
 	int at, rc = -1;
 
@@ -549,61 +626,20 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 		if (!strcmp(names[i], "mpi.rank"))
 			rank_col = i;
 	}
-	/* the region column: "path", else a column whose nodes have parents */
-	for (i = 0; i < ncols && path_col == SIZE_MAX; i++)
-		if (!strcmp(names[i], "path"))
-			path_col = i;
-	for (i = 0; i < ncols && path_col == SIZE_MAX; i++)
-		if (!json_is_true(json_object_get(json_array_get(meta, i), "is_value")) &&
-		    strstr(names[i], "function"))
-			path_col = i;
-	if (path_col == SIZE_MAX) {
+	if ((path_col = split_path_column(names, ncols, meta)) == SIZE_MAX) {
 		rc = kerr_field(err, KERR_INVALID, "region", "the file has no region column ('path' or a "
 				"function)");
 		goto out;
 	}
-	{
-		const char **vals = xcalloc(ncols + 1, sizeof(*vals));
-		size_t *col = xcalloc(ncols + 1, sizeof(*col)), k = 0;
-
-		for (i = 0; i < ncols; i++)
-			if (json_is_true(json_object_get(json_array_get(meta, i), "is_value")) &&
-			    i != rank_col) {
-				col[k] = i;
-				vals[k++] = names[i];
-			}
-		at = pick_time(x, vals, k, o, &a->inclusive, &a->scale, err);
-		if (at >= 0)
-			at = (int)col[at];	/* the value's column */
-		free(vals);
-		free(col);
-		if (at < 0)
-			goto out;
-	}
+	if ((at = split_time_column(x, names, ncols, meta, rank_col, o, a, err)) < 0)
+		goto out;
 	path_of = xcalloc(nnodes + 1, sizeof(*path_of));
-	json_array_foreach(nodes, i, v) {
-		json_t *label = json_object_get(v, "label"), *parent = json_object_get(v, "parent");
-		json_int_t up = json_is_integer(parent) ? json_integer_value(parent) : -1;
-		const char *lab = json_is_string(label) ? json_string_value(label) : "";
-
-		path_of[i] = XP_NONE;
-		if (strcmp(json_string_value(json_object_get(v, "column")) ?
-			   json_string_value(json_object_get(v, "column")) : "", names[path_col]))
-			continue;
-		if (up >= (json_int_t)i) {
-			rc = kerr_field(err, KERR_INVALID, "body", "node %zu's parent comes after it", i);
-			goto out;
-		}
-		/* a node under its parent's path: nothing of the parent's name copied */
-		path_of[i] = xp_child(x, up >= 0 ? path_of[up] : XP_NONE, lab, strlen(lab), err);
-		if (path_of[i] == XP_NONE)
-			goto out;
-	}
+	if (split_paths(x, nodes, names[path_col], path_of, err))
+		goto out;
 	json_array_foreach(data, i, row) {
 		json_t *p = json_array_get(row, path_col), *t = json_array_get(row, (size_t)at);
+		json_t *r = rank_col != SIZE_MAX ? json_array_get(row, rank_col) : NULL;
 		json_int_t ni = json_integer_value(p);
-		double rank = 0, d;
-		bool has_rank = false;
 
 		if (!json_is_integer(p))
 			continue;	/* rows of no region: process totals */
@@ -612,14 +648,9 @@ static int json_split(struct xp *x, json_t *doc, const struct import_opts *o, st
 					"region", i, (long long)ni);
 			goto out;
 		}
-		if (!json_is_number(t))
-			continue;
-		d = json_number_value(t);
-		if (rank_col != SIZE_MAX && json_is_number(json_array_get(row, rank_col))) {
-			rank = json_number_value(json_array_get(row, rank_col));
-			has_rank = true;
-		}
-		if (acc_add(a, path_of[ni], rank, has_rank, d, err))
+		if (json_is_number(t) &&
+		    acc_add(a, path_of[ni], json_is_number(r) ? json_number_value(r) : 0, json_is_number(r),
+			    json_number_value(t), err))
 			goto out;
 	}
 	rc = 0;
