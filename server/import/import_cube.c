@@ -988,83 +988,137 @@ struct cube_file {
 };
 
 /* One .cubex (a tar in memory) into x at point pt. */
-static int read_profile(struct xp *x, const char *cubex, size_t len, const char *where, double *coords,
-			size_t nparams, bool add_p, struct unpack *u)
-{
-	struct archive *a = open_archive(cubex, len, false);
-	struct archive_entry *e;
-	struct profile pf = {0};
-	struct cube_file *files = NULL;
-	char *anchor = NULL;
-	size_t alen = 0, nfiles = 0, i, k;
-	double *v = NULL;
-	uint32_t pt, metric;
-	int rc = -1, r;
+/* What a .cubex holds that karte reads: anchor.xml and the metrics'
+ * .index and .data files. */
+struct members {
+	char *anchor;
+	size_t alen, nfiles;
+	struct cube_file *files;
+};
 
-	if (!a)
-		return kerr_field(u->err, KERR_INVALID, "body", "%s is not a tar (a .cubex holds anchor.xml and "
-				  "the metrics' .index and .data)", where);
+/* The files of metric id, added when new; NULL with err past the limit. */
+static struct cube_file *member_file(struct members *m, long id, const char *where, struct unpack *u)
+{
+	size_t i;
+
+	for (i = 0; i < m->nfiles && m->files[i].id != id; i++)
+		;
+	if (i == m->nfiles) {
+		if (m->nfiles == IMPORT_METRICS_MAX) {
+			kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: more than %d metrics' files", where,
+				   IMPORT_METRICS_MAX);
+			return NULL;
+		}
+		m->files = xrealloc(m->files, (m->nfiles + 1) * sizeof(*m->files));
+		memset(&m->files[m->nfiles], 0, sizeof(*m->files));
+		m->files[m->nfiles++].id = id;
+	}
+	return &m->files[i];
+}
+
+/* The tar's members into m (every other member drained and counted), the
+ * anchor unzipped where it is gzip; 0, or -1 with err. */
+static int read_members(struct archive *a, const char *where, struct unpack *u, struct members *m)
+{
+	struct archive_entry *e;
+	struct cube_file *f;
+	int r;
+
 	while ((r = archive_read_next_header(a, &e)) == ARCHIVE_OK) {
 		const char *name = archive_entry_pathname(e), *base = strrchr(name, '/');
-		char what[600];
-		long id;
-		char *end;
+		char what[600], *end;
 		bool is_index;
+		long id;
 
 		base = base ? base + 1 : name;
 		snprintf(what, sizeof(what), "%s: %s", where, base);
 		if (!strcmp(base, "anchor.xml")) {
-			free(anchor);
-			if (!(anchor = entry_data(a, e, u, what, &alen)))
-				goto out;
+			free(m->anchor);
+			if (!(m->anchor = entry_data(a, e, u, what, &m->alen)))
+				return -1;
 			continue;
 		}
 		id = strtol(base, &end, 10);
 		is_index = !strcmp(end, ".index");
 		if (end == base || id < 0 || id > INT32_MAX || (!is_index && strcmp(end, ".data"))) {
 			if (drain(a, u, what))	/* not a metric's file: counted all the same */
-				goto out;
+				return -1;
 			continue;
 		}
-		for (i = 0; i < nfiles && files[i].id != id; i++)
-			;
-		if (i == nfiles) {
-			if (nfiles == IMPORT_METRICS_MAX) {
-				kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: more than %d metrics' files", where,
-					   IMPORT_METRICS_MAX);
-				goto out;
-			}
-			files = xrealloc(files, (nfiles + 1) * sizeof(*files));
-			memset(&files[nfiles], 0, sizeof(*files));
-			files[nfiles++].id = id;
-		}
-		if (is_index) {
-			free(files[i].index);
-			if (!(files[i].index = entry_data(a, e, u, what, &files[i].ilen)))
-				goto out;
-		} else {
-			free(files[i].data);
-			if (!(files[i].data = entry_data(a, e, u, what, &files[i].dlen)))
-				goto out;
-		}
+		if (!(f = member_file(m, id, where, u)))
+			return -1;
+		free(is_index ? f->index : f->data);
+		if (is_index ? !(f->index = entry_data(a, e, u, what, &f->ilen)) :
+			       !(f->data = entry_data(a, e, u, what, &f->dlen)))
+			return -1;
 	}
-	if (r != ARCHIVE_EOF) {
-		kerr_field(u->err, KERR_INVALID, "body", "%s cannot be unpacked: %s", where,
-			   archive_error_string(a) ? archive_error_string(a) : "a broken tar");
-		goto out;
-	}
-	if (!anchor) {
-		kerr_field(u->err, KERR_INVALID, "body", "%s has no anchor.xml: not a Cube 4 profile", where);
-		goto out;
-	}
-	if (alen >= 2 && (unsigned char)anchor[0] == 0x1f && (unsigned char)anchor[1] == 0x8b) {
-		char *plain = gunzip(anchor, alen, &alen, u);
+	if (r != ARCHIVE_EOF)
+		return kerr_field(u->err, KERR_INVALID, "body", "%s cannot be unpacked: %s", where,
+				  archive_error_string(a) ? archive_error_string(a) : "a broken tar");
+	if (!m->anchor)
+		return kerr_field(u->err, KERR_INVALID, "body", "%s has no anchor.xml: not a Cube 4 profile", where);
+	if (m->alen >= 2 && (unsigned char)m->anchor[0] == 0x1f && (unsigned char)m->anchor[1] == 0x8b) {
+		char *plain = gunzip(m->anchor, m->alen, &m->alen, u);
 
-		free(anchor);
-		if (!(anchor = plain))
-			goto out;
+		free(m->anchor);
+		if (!(m->anchor = plain))
+			return -1;
 	}
-	if (read_anchor(&pf, anchor, alen, u) ||
+	return 0;
+}
+
+/* Every measured metric's values of the profile at point pt into x. */
+static int store_profile(struct xp *x, struct profile *pf, const struct members *mb, uint32_t pt,
+			 const char *where, struct unpack *u)
+{
+	double *v = xmalloc((pf->ncnodes + 1) * sizeof(double));
+	uint32_t metric;
+	size_t i, k;
+	int r, rc = -1;
+
+	for (i = 0; i < pf->nmetrics; i++) {
+		const struct cmetric *m = &pf->metrics[i];
+		const struct cube_file *f = NULL;
+
+		for (k = 0; k < mb->nfiles; k++)
+			if (mb->files[k].id == m->id)
+				f = &mb->files[k];
+		if (!f || !f->index || !f->data)
+			continue;	/* defined, not measured */
+		r = metric_values(pf, m, f->index, f->ilen, f->data, f->dlen, v, where, u);
+		if (r < 0)
+			goto out;
+		if (r > 0) {
+			xp_warn(x, "%s: the metric '%s' is of type %s, which karte does not read: left out",
+				where, m->name, m->dtype);
+			continue;
+		}
+		if ((metric = xp_metric(x, m->name, strlen(m->name), u->err)) == XP_NONE)
+			goto out;
+		for (k = 0; k < pf->ncnodes; k++)
+			if (xp_value(x, pf->cnodes[k].path, metric, pt, v[k], u->err))
+				goto out;
+	}
+	rc = 0;
+out:
+	free(v);
+	return rc;
+}
+
+static int read_profile(struct xp *x, const char *cubex, size_t len, const char *where, double *coords,
+			size_t nparams, bool add_p, struct unpack *u)
+{
+	struct archive *a = open_archive(cubex, len, false);
+	struct members mb = {0};
+	struct profile pf = {0};
+	uint32_t pt;
+	size_t i, k;
+	int rc = -1;
+
+	if (!a)
+		return kerr_field(u->err, KERR_INVALID, "body", "%s is not a tar (a .cubex holds anchor.xml and "
+				  "the metrics' .index and .data)", where);
+	if (read_members(a, where, u, &mb) || read_anchor(&pf, mb.anchor, mb.alen, u) ||
 	    charge(u, pf.ncnodes + pf.nregions + pf.nmetrics + pf.locations, where))
 		goto out;
 	/* the call paths, each its region's name under its parent's path (the
@@ -1079,41 +1133,16 @@ static int read_profile(struct xp *x, const char *cubex, size_t len, const char 
 	}
 	if (add_p)
 		coords[nparams - 1] = (double)(pf.processes ? pf.processes : 1);
-	if ((pt = xp_point(x, coords, u->err)) == XP_NONE)
+	if ((pt = xp_point(x, coords, u->err)) == XP_NONE || store_profile(x, &pf, &mb, pt, where, u))
 		goto out;
-	v = xmalloc((pf.ncnodes + 1) * sizeof(double));
-	for (i = 0; i < pf.nmetrics; i++) {
-		const struct cmetric *m = &pf.metrics[i];
-		const struct cube_file *f = NULL;
-
-		for (k = 0; k < nfiles; k++)
-			if (files[k].id == m->id)
-				f = &files[k];
-		if (!f || !f->index || !f->data)
-			continue;	/* defined, not measured */
-		r = metric_values(&pf, m, f->index, f->ilen, f->data, f->dlen, v, where, u);
-		if (r < 0)
-			goto out;
-		if (r > 0) {
-			xp_warn(x, "%s: the metric '%s' is of type %s, which karte does not read: left out",
-				where, m->name, m->dtype);
-			continue;
-		}
-		if ((metric = xp_metric(x, m->name, strlen(m->name), u->err)) == XP_NONE)
-			goto out;
-		for (k = 0; k < pf.ncnodes; k++)
-			if (xp_value(x, pf.cnodes[k].path, metric, pt, v[k], u->err))
-				goto out;
-	}
 	rc = 0;
 out:
-	for (i = 0; i < nfiles; i++) {
-		free(files[i].index);
-		free(files[i].data);
+	for (i = 0; i < mb.nfiles; i++) {
+		free(mb.files[i].index);
+		free(mb.files[i].data);
 	}
-	free(files);
-	free(anchor);
-	free(v);
+	free(mb.files);
+	free(mb.anchor);
 	profile_free(&pf);
 	archive_read_free(a);
 	return rc;
