@@ -870,92 +870,118 @@ static int slowest_inclusive(const struct profile *pf, const uint32_t *pos, uint
  * parallel time), any other metric's the sum (min or max for MINDOUBLE and
  * MAXDOUBLE). 1 when the metric's type is not one karte reads (left out),
  * -1 with err. */
+/* A metric's sparse index (what: its name for messages): the tree
+ * position of each of its *n call paths, the byte order in *swap; NULL
+ * with err. */
+static uint32_t *read_index(const struct profile *pf, const char *index, size_t ilen, const char *what,
+			    struct unpack *u, bool *swap, uint32_t *n)
+{
+	const unsigned char *ix = (const unsigned char *)index;
+	uint32_t one, type, i, *pos;
+
+	if (ilen < 22 || memcmp(ix, "CUBEX.INDEX", 11)) {
+		kerr_field(u->err, KERR_INVALID, "body", "%s is not a Cube index (no CUBEX.INDEX)", what);
+		return NULL;
+	}
+	one = get32(ix + 11, false);
+	*swap = one != 1;
+	if (*swap && __builtin_bswap32(one) != 1) {
+		kerr_field(u->err, KERR_INVALID, "body", "%s: its byte order mark is not 1", what);
+		return NULL;
+	}
+	type = ix[17];
+	*n = get32(ix + 18, *swap);
+	if (type != 1) {
+		kerr_field(u->err, KERR_INVALID, "body", "%s: index format %u is not read (karte reads "
+			   "Cube's sparse index, format 1)", what, type);
+		return NULL;
+	}
+	if (*n > pf->ncnodes || ilen != 22 + (size_t)*n * 4) {
+		kerr_field(u->err, KERR_INVALID, "body", "%s: %u call paths do not fit the file or the "
+			   "call tree", what, *n);
+		return NULL;
+	}
+	if ((size_t)*n * pf->locations > CUBE_VALUES_MAX) {
+		kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: %u call paths x %zu locations is more than "
+			   "%u values", what, *n, pf->locations, CUBE_VALUES_MAX);
+		return NULL;
+	}
+	pos = xmalloc(((size_t)*n + 1) * sizeof(uint32_t));
+	for (i = 0; i < *n; i++) {
+		pos[i] = get32(ix + 22 + 4 * (size_t)i, *swap);
+		if (pos[i] >= pf->ncnodes) {
+			kerr_field(u->err, KERR_INVALID, "body", "%s: tree position %u is past the call "
+				   "tree's %zu nodes", what, pos[i], pf->ncnodes);
+			free(pos);
+			return NULL;
+		}
+	}
+	return pos;
+}
+
+/* The rows of a metric's .data, n call paths x L locations of size bytes: raw
+ * (CUBEX.DATA) in place, or zlib segments (ZCUBEX.DATA) unpacked into
+ * *vals for the caller to free; every value charged first. NULL with err. */
+static const unsigned char *data_rows(const char *data, size_t dlen, bool swap, uint32_t n, size_t L,
+				      size_t size, const char *what, struct unpack *u, unsigned char **vals)
+{
+	const unsigned char *dd = (const unsigned char *)data;
+	size_t count = (size_t)n * L;
+	bool zipped = dlen >= 11 && !memcmp(dd, "ZCUBEX.DATA", 11);
+
+	*vals = NULL;
+	if (charge(u, count, what) || (zipped && unpacked(u, count * size)))
+		return NULL;
+	if (zipped) {
+		*vals = xcalloc(count * size + 1, 1);
+		return unzip_data(dd, dlen, swap, *vals, count * size, what, u) ? NULL : *vals;
+	}
+	if (dlen < 10 || memcmp(dd, "CUBEX.DATA", 10)) {
+		kerr_field(u->err, KERR_INVALID, "body", "%s is not Cube data (no CUBEX.DATA)", what);
+		return NULL;
+	}
+	if (dlen - 10 < count * size) {
+		kerr_field(u->err, KERR_INVALID, "body", "%s: cut short (%zu bytes for %u call paths "
+			   "x %zu locations)", what, dlen, n, L);
+		return NULL;
+	}
+	return dd + 10;
+}
+
 static int metric_values(const struct profile *pf, const struct cmetric *m, const char *index,
 			 size_t ilen, const char *data, size_t dlen, double *v, const char *where,
 			 struct unpack *u)
 {
-	const unsigned char *ix = (const unsigned char *)index, *dd = (const unsigned char *)data;
 	bool swap, is_min = !strcmp(m->dtype, "MINDOUBLE"), is_max = !strcmp(m->dtype, "MAXDOUBLE");
 	bool max_type = is_max;
-	uint32_t one, n, i, type;
+	uint32_t n, i;
 	enum vkind kind;
-	size_t size = dtype_size(m->dtype, &kind), L = pf->locations, body_at, k;
+	size_t size = dtype_size(m->dtype, &kind), L = pf->locations, k;
 	unsigned char *vals = NULL;
 	const unsigned char *rows;
 	uint32_t *pos;
 	char what[160];
+	int rc = 0;
 
 	snprintf(what, sizeof(what), "%s: %d.index", where, m->id);
 	if (!size)
 		return 1;
-	if (ilen < 22 || memcmp(ix, "CUBEX.INDEX", 11))
-		return kerr_field(u->err, KERR_INVALID, "body", "%s is not a Cube index (no CUBEX.INDEX)", what);
-	one = get32(ix + 11, false);
-	swap = one != 1;
-	if (swap && __builtin_bswap32(one) != 1)
-		return kerr_field(u->err, KERR_INVALID, "body", "%s: its byte order mark is not 1", what);
-	type = ix[17];
-	n = get32(ix + 18, swap);
-	if (type != 1)
-		return kerr_field(u->err, KERR_INVALID, "body", "%s: index format %u is not read (karte reads "
-				  "Cube's sparse index, format 1)", what, type);
-	if (n > pf->ncnodes || ilen != 22 + (size_t)n * 4)
-		return kerr_field(u->err, KERR_INVALID, "body", "%s: %u call paths do not fit the file or the "
-				  "call tree", what, n);
-	if ((size_t)n * L > CUBE_VALUES_MAX)
-		return kerr_field(u->err, KERR_TOO_LARGE, "body", "%s: %u call paths x %zu locations is more than "
-				  "%u values", what, n, L, CUBE_VALUES_MAX);
-	pos = xmalloc(((size_t)n + 1) * sizeof(uint32_t));
-	for (i = 0; i < n; i++) {
-		pos[i] = get32(ix + 22 + 4 * (size_t)i, swap);
-		if (pos[i] >= pf->ncnodes) {
-			uint32_t bad = pos[i];
-
-			free(pos);
-			return kerr_field(u->err, KERR_INVALID, "body", "%s: tree position %u is past the call "
-					  "tree's %zu nodes", what, bad, pf->ncnodes);
-		}
-	}
-	snprintf(what, sizeof(what), "%s: %d.data", where, m->id);
-	/* every value is read, stored raw or in zlib segments: charged first */
-	if (charge(u, (size_t)n * L, what) ||
-	    (dlen >= 11 && !memcmp(dd, "ZCUBEX.DATA", 11) && unpacked(u, (size_t)n * L * size))) {
-		free(pos);
+	if (!(pos = read_index(pf, index, ilen, what, u, &swap, &n)))
 		return -1;
-	}
-	if (dlen >= 11 && !memcmp(dd, "ZCUBEX.DATA", 11)) {
-		vals = xcalloc((size_t)n * L * size + 1, 1);
-		if (unzip_data(dd, dlen, swap, vals, (size_t)n * L * size, what, u)) {
-			free(vals);
-			free(pos);
-			return -1;
-		}
-		rows = vals;
-	} else if (dlen >= 10 && !memcmp(dd, "CUBEX.DATA", 10)) {
-		body_at = 10;
-		if (dlen - body_at < (size_t)n * L * size) {
-			free(pos);
-			return kerr_field(u->err, KERR_INVALID, "body", "%s: cut short (%zu bytes for %u call paths "
-					  "x %zu locations)", what, dlen, n, L);
-		}
-		rows = dd + body_at;
-	} else {
-		free(pos);
-		return kerr_field(u->err, KERR_INVALID, "body", "%s is not Cube data (no CUBEX.DATA)", what);
+	snprintf(what, sizeof(what), "%s: %d.data", where, m->id);
+	if (!(rows = data_rows(data, dlen, swap, n, L, size, what, u, &vals))) {
+		rc = -1;
+		goto out;
 	}
 	for (k = 0; k < pf->ncnodes; k++)
 		v[k] = 0;
 	if (m->time && !m->inclusive && !is_min && !is_max) {
-		int rc = slowest_inclusive(pf, pos, n, rows, size, kind, swap, v, what, u);
-
-		free(vals);
-		free(pos);
-		return rc;
+		rc = slowest_inclusive(pf, pos, n, rows, size, kind, swap, v, what, u);
+		goto out;
 	}
 	is_max = is_max || m->time;	/* an inclusive time: the slowest location */
 	for (i = 0; i < n; i++) {
 		const uint32_t *order = m->inclusive ? pf->wide : pf->deep;
-		uint32_t c = order[pos[i]];
 		double acc = is_min ? INFINITY : is_max ? -INFINITY : 0;
 
 		for (k = 0; k < L; k++) {
@@ -963,10 +989,8 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 
 			acc = is_min ? fmin(acc, x) : is_max ? fmax(acc, x) : acc + x;
 		}
-		v[c] = acc;
+		v[order[pos[i]]] = acc;
 	}
-	free(vals);
-	free(pos);
 	/* exclusive values (summed) made inclusive: each node plus its subtree,
 	 * children before parents (the deep order backwards) */
 	if (!m->inclusive && !is_min && !max_type)
@@ -976,7 +1000,10 @@ static int metric_values(const struct profile *pf, const struct cmetric *m, cons
 			if (pf->cnodes[c].parent != UINT32_MAX)
 				v[pf->cnodes[c].parent] += v[c];
 		}
-	return 0;
+out:
+	free(vals);
+	free(pos);
+	return rc;
 }
 
 /* ---- the upload --------------------------------------------------------------------- */
