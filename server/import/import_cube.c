@@ -622,10 +622,71 @@ fail:
 	return NULL;
 }
 
+/* A <region> of <program>: its name by its id; 0, or -1 with err. */
+static int add_region(struct profile *pf, const xmlNode *c, struct kerr *err)
+{
+	xmlChar *keep;
+	const char *name;
+	long id;
+
+	if (pf->nregions == IMPORT_PATHS_MAX)
+		return kerr_field(err, KERR_TOO_LARGE, "body", "anchor.xml: more than %d regions", IMPORT_PATHS_MAX);
+	if (!int_attr(c, "id", &id))
+		return kerr_field(err, KERR_INVALID, "body", "anchor.xml: a region without a numeric id");
+	if ((size_t)id >= pf->nregion_ids) {
+		size_t k, nids = (size_t)id + 1 > 2 * pf->nregion_ids ? (size_t)id + 1 : 2 * pf->nregion_ids;
+
+		if (nids > 4 * (size_t)IMPORT_PATHS_MAX)
+			return kerr_field(err, KERR_INVALID, "body", "anchor.xml: region id %ld is out of range", id);
+		pf->region_by_id = xrealloc(pf->region_by_id, nids * sizeof(uint32_t));
+		for (k = pf->nregion_ids; k < nids; k++)
+			pf->region_by_id[k] = UINT32_MAX;
+		pf->nregion_ids = nids;
+	}
+	if (pf->region_by_id[id] != UINT32_MAX)
+		return kerr_field(err, KERR_INVALID, "body", "anchor.xml: region id %ld twice", id);
+	name = child_text(c, "name", &keep);
+	pf->regions = xrealloc(pf->regions, (pf->nregions + 1) * sizeof(char *));
+	pf->regions[pf->nregions] = xstrdup(*name ? name : "region");
+	pf->region_by_id[id] = (uint32_t)pf->nregions++;
+	xmlFree(keep);
+	return 0;
+}
+
+/* The sections of <cube>: metrics, the program's regions and call tree,
+ * the system's locations; then what a profile needs checked. */
+static int read_sections(struct profile *pf, const xmlNode *root, struct kerr *err)
+{
+	const xmlNode *sec, *c;
+
+	for (sec = root->children; sec; sec = sec->next) {
+		if (named(sec, "metrics") && add_metrics(pf, sec, err))
+			return -1;
+		if (named(sec, "program")) {
+			for (c = sec->children; c; c = c->next)
+				if (named(c, "region") && add_region(pf, c, err))
+					return -1;
+			if (add_cnodes(pf, sec, UINT32_MAX, 0, err))
+				return -1;
+		}
+		if (named(sec, "system"))
+			count_system(pf, sec);
+	}
+	if (!pf->ncnodes)
+		return kerr_field(err, KERR_INVALID, "body", "anchor.xml has no call tree (no <cnode>)");
+	if (!pf->locations || pf->locations > CUBE_LOCATIONS_MAX)
+		return kerr_field(err, KERR_INVALID, "body", "anchor.xml has %zu locations in its system tree (1 to "
+				  "%d are read)", pf->locations, CUBE_LOCATIONS_MAX);
+	if (cube_overlong)
+		return kerr_field(err, KERR_TOO_LARGE, "body", "anchor.xml: %zu names or texts are longer than %d "
+				  "bytes", cube_overlong, CUBE_TEXT_MAX);
+	return 0;
+}
+
 static int read_anchor(struct profile *pf, const char *xml, size_t len, struct unpack *u)
 {
 	xmlDoc *doc;
-	const xmlNode *root, *sec, *c;
+	const xmlNode *root;
 	int rc = -1;
 
 	if (len > INT32_MAX)
@@ -644,78 +705,12 @@ static int read_anchor(struct profile *pf, const char *xml, size_t len, struct u
 	}
 	cube_overlong = 0;
 	root = xmlDocGetRootElement(doc);
-	if (!root || !named(root, "cube")) {
+	if (!root || !named(root, "cube"))
 		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has no <cube> element: not a Cube 4 profile");
-		goto out;
+	else if (read_sections(pf, root, u->err) == 0) {
+		enumerate(pf);
+		rc = 0;
 	}
-	for (sec = root->children; sec; sec = sec->next) {
-		if (named(sec, "metrics") && add_metrics(pf, sec, u->err))
-			goto out;
-		if (named(sec, "program")) {
-			for (c = sec->children; c; c = c->next) {
-				xmlChar *keep;
-				const char *name;
-				long id;
-
-				if (!named(c, "region"))
-					continue;
-				if (pf->nregions == IMPORT_PATHS_MAX) {
-					kerr_field(u->err, KERR_TOO_LARGE, "body", "anchor.xml: more than %d regions",
-						   IMPORT_PATHS_MAX);
-					goto out;
-				}
-				if (!int_attr(c, "id", &id)) {
-					kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: a region without a "
-						   "numeric id");
-					goto out;
-				}
-				if ((size_t)id >= pf->nregion_ids) {
-					size_t k, nids = (size_t)id + 1 > 2 * pf->nregion_ids ? (size_t)id + 1 :
-							 2 * pf->nregion_ids;
-
-					if (nids > 4 * (size_t)IMPORT_PATHS_MAX) {
-						kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: region id %ld is "
-							   "out of range", id);
-						goto out;
-					}
-					pf->region_by_id = xrealloc(pf->region_by_id, nids * sizeof(uint32_t));
-					for (k = pf->nregion_ids; k < nids; k++)
-						pf->region_by_id[k] = UINT32_MAX;
-					pf->nregion_ids = nids;
-				}
-				if (pf->region_by_id[id] != UINT32_MAX) {
-					kerr_field(u->err, KERR_INVALID, "body", "anchor.xml: region id %ld twice", id);
-					goto out;
-				}
-				name = child_text(c, "name", &keep);
-				pf->regions = xrealloc(pf->regions, (pf->nregions + 1) * sizeof(char *));
-				pf->regions[pf->nregions] = xstrdup(*name ? name : "region");
-				pf->region_by_id[id] = (uint32_t)pf->nregions++;
-				xmlFree(keep);
-			}
-			if (add_cnodes(pf, sec, UINT32_MAX, 0, u->err))
-				goto out;
-		}
-		if (named(sec, "system"))
-			count_system(pf, sec);
-	}
-	if (!pf->ncnodes) {
-		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has no call tree (no <cnode>)");
-		goto out;
-	}
-	if (!pf->locations || pf->locations > CUBE_LOCATIONS_MAX) {
-		kerr_field(u->err, KERR_INVALID, "body", "anchor.xml has %zu locations in its system tree (1 to "
-			   "%d are read)", pf->locations, CUBE_LOCATIONS_MAX);
-		goto out;
-	}
-	if (cube_overlong) {
-		kerr_field(u->err, KERR_TOO_LARGE, "body", "anchor.xml: %zu names or texts are longer than %d "
-			   "bytes", cube_overlong, CUBE_TEXT_MAX);
-		goto out;
-	}
-	enumerate(pf);
-	rc = 0;
-out:
 	xmlFreeDoc(doc);
 	return rc;
 }
