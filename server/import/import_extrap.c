@@ -690,12 +690,70 @@ static char *experiment_json(const char *body, size_t len, size_t *out_len, stru
 /* {"parameters": [...], "measurements": {callpath: {metric: [{"coordinate":
  * [...], "values": [...]} or {"coordinate", "mean", "median", ...}]}}}: a
  * measurement saved without its values becomes one repetition, its mean. */
+/* One measurement of an experiment.json: its point, then its values (or
+ * the mean Extra-P saved in their place: *means counts those); 0, or -1
+ * with err. */
+static int experiment_measurement(struct xp *x, json_t *m, uint32_t path, uint32_t metric, size_t *means,
+				  struct kerr *err)
+{
+	json_t *pt = json_object_get(m, "coordinate"), *vals = json_object_get(m, "values"), *v;
+	double c[IMPORT_PARAMS_MAX], d;
+	uint32_t p;
+	size_t k;
+
+	if (!pt)
+		pt = json_object_get(m, "point");
+	if (!json_is_array(pt) || json_array_size(pt) != x->nparams)
+		return json_fail(err, "a measurement's 'coordinate' does not have a value per parameter");
+	for (k = 0; k < x->nparams; k++)
+		if (!json_num(json_array_get(pt, k), &c[k]) || !isfinite(c[k]))
+			return json_fail(err, "a coordinate's value is not a finite number");
+	if ((p = xp_point(x, c, err)) == XP_NONE)
+		return -1;
+	if (json_is_array(vals) && json_array_size(vals)) {
+		json_array_foreach(vals, k, v)
+			if (!json_num(v, &d) || xp_value(x, path, metric, p, d, err))
+				return err->code ? -1 : json_fail(err, "a value is not a number");
+		return 0;
+	}
+	if (!json_num(json_object_get(m, "mean"), &d))
+		return json_fail(err, "a measurement has neither 'values' nor a 'mean'");
+	++*means;
+	return xp_value(x, path, metric, p, d, err);
+}
+
+/* The measurements: call path -> metric -> a list of measurements. */
+static int experiment_measurements(struct xp *x, json_t *meas, size_t *means, struct kerr *err)
+{
+	const char *cpname, *mname;
+	json_t *metrics, *list, *m;
+	size_t j;
+
+	json_object_foreach(meas, cpname, metrics) {
+		uint32_t path = xp_path(x, cpname, strlen(cpname), err), metric;
+
+		if (path == XP_NONE)
+			return -1;
+		if (!json_is_object(metrics))
+			return json_fail(err, "a call path's measurements are not an object of metrics");
+		json_object_foreach(metrics, mname, list) {
+			if ((metric = xp_metric(x, mname, strlen(mname), err)) == XP_NONE)
+				return -1;
+			if (!json_is_array(list))
+				return json_fail(err, "a metric's measurements are not an array");
+			json_array_foreach(list, j, m)
+				if (experiment_measurement(x, m, path, metric, means, err))
+					return -1;
+		}
+	}
+	return 0;
+}
+
 int xp_read_extrap_experiment(struct xp *x, const char *body, size_t len, struct kerr *err)
 {
-	size_t jlen, i, j, k, means = 0;
+	size_t jlen, i, means = 0;
 	char *text = experiment_json(body, len, &jlen, err);
-	json_t *doc, *params, *meas, *v, *metrics, *list, *m, *pt, *vals;
-	const char *cpname, *mname;
+	json_t *doc, *params, *meas, *v;
 	json_error_t je;
 	int rc = -1;
 
@@ -721,61 +779,8 @@ int xp_read_extrap_experiment(struct xp *x, const char *body, size_t len, struct
 		if (xp_param(x, json_string_value(name), json_string_length(name), err))
 			goto out;
 	}
-	json_object_foreach(meas, cpname, metrics) {
-		uint32_t path = xp_path(x, cpname, strlen(cpname), err);
-
-		if (path == XP_NONE)
-			goto out;
-		if (!json_is_object(metrics)) {
-			json_fail(err, "a call path's measurements are not an object of metrics");
-			goto out;
-		}
-		json_object_foreach(metrics, mname, list) {
-			uint32_t metric = xp_metric(x, mname, strlen(mname), err), p;
-			double c[IMPORT_PARAMS_MAX], d;
-
-			if (metric == XP_NONE)
-				goto out;
-			if (!json_is_array(list)) {
-				json_fail(err, "a metric's measurements are not an array");
-				goto out;
-			}
-			json_array_foreach(list, j, m) {
-				pt = json_object_get(m, "coordinate");
-				if (!pt)
-					pt = json_object_get(m, "point");
-				if (!json_is_array(pt) || json_array_size(pt) != x->nparams) {
-					json_fail(err, "a measurement's 'coordinate' does not have a value per "
-						  "parameter");
-					goto out;
-				}
-				for (k = 0; k < x->nparams; k++)
-					if (!json_num(json_array_get(pt, k), &c[k]) || !isfinite(c[k])) {
-						json_fail(err, "a coordinate's value is not a finite number");
-						goto out;
-					}
-				if ((p = xp_point(x, c, err)) == XP_NONE)
-					goto out;
-				vals = json_object_get(m, "values");
-				if (json_is_array(vals) && json_array_size(vals)) {
-					json_array_foreach(vals, k, v)
-						if (!json_num(v, &d) || xp_value(x, path, metric, p, d, err)) {
-							if (!err->code)
-								json_fail(err, "a value is not a number");
-							goto out;
-						}
-					continue;
-				}
-				if (!json_num(json_object_get(m, "mean"), &d)) {
-					json_fail(err, "a measurement has neither 'values' nor a 'mean'");
-					goto out;
-				}
-				if (xp_value(x, path, metric, p, d, err))
-					goto out;
-				means++;
-			}
-		}
-	}
+	if (experiment_measurements(x, meas, &means, err))
+		goto out;
 	if (means)
 		xp_warn(x, "%zu measurements were saved without their values: each is one run whose "
 			"value is its saved mean, where Extra-P had its repetitions", means);
