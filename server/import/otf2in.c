@@ -257,15 +257,74 @@ static void segments(struct ctx *c, struct otf2_trace *t)
 	}
 }
 
+/* The global definitions into c: clock, strings, regions, the metric's
+ * members and classes, locations; 0, or -1 with err where the archive
+ * lacks what a correction needs. */
+static int read_definitions(OTF2_Reader *r, struct ctx *c, const char *anchor, struct kerr *err)
+{
+	OTF2_GlobalDefReader *gdr = OTF2_Reader_GetGlobalDefReader(r);
+	OTF2_GlobalDefReaderCallbacks *dcb = OTF2_GlobalDefReaderCallbacks_New();
+	uint64_t nread = 0;
+
+	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, def_clock);
+	OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, def_string);
+	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, def_region);
+	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, def_member);
+	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dcb, def_class);
+	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
+	OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, dcb, c);
+	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
+	OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &nread);
+	if (c->ids_too_large)
+		return kerr_set(err, KERR_INVALID, "%s has definition ids above %u; karte reads archives with at "
+				"most that many strings, regions and metric classes", anchor, OTF2_IDS_MAX);
+	if (!c->have_location)
+		return kerr_set(err, KERR_INVALID, "%s has no locations", anchor);
+	if (c->power_member == UINT32_MAX)
+		return kerr_set(err, KERR_INVALID, "%s has no power metric (a member with unit W or 'power' in "
+				"its name)", anchor);
+	return 0;
+}
+
+/* The first location's events into c: regions entered and left, the
+ * power samples; 0, or -1 with err past karted's limits or on a sample
+ * that is no number or goes back in time (a damaged archive). */
+static int read_events(OTF2_Reader *r, struct ctx *c, const char *anchor, struct kerr *err)
+{
+	OTF2_GlobalEvtReader *ger;
+	OTF2_GlobalEvtReaderCallbacks *ecb;
+	uint64_t nread = 0;
+	size_t i;
+
+	OTF2_Reader_SelectLocation(r, c->first_location);
+	OTF2_Reader_OpenEvtFiles(r);
+	OTF2_Reader_GetEvtReader(r, c->first_location);	/* mandatory before the global reader */
+	ger = OTF2_Reader_GetGlobalEvtReader(r);
+	ecb = OTF2_GlobalEvtReaderCallbacks_New();
+	OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
+	OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
+	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, ev_metric);
+	OTF2_Reader_RegisterGlobalEvtCallbacks(r, ger, ecb, c);
+	OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
+	OTF2_Reader_ReadAllGlobalEvents(r, ger, &nread);
+	OTF2_Reader_CloseGlobalEvtReader(r, ger);
+	OTF2_Reader_CloseEvtFiles(r);
+	if (c->too_many)
+		return kerr_set(err, KERR_TOO_LARGE, "%s has more than %d power samples or %d regions entered, "
+				"karted's limits of a trace correction", anchor, LIMIT_TRACE_SAMPLES, LIMIT_SEGMENTS);
+	for (i = 0; i < c->ns; i++)
+		if (!isfinite(c->s[i].t) || !isfinite(c->s[i].p) || (i && c->s[i].t < c->s[i - 1].t))
+			return kerr_set(err, KERR_INVALID, "%s: power sample %zu %s (a damaged trace?)", anchor, i,
+					isfinite(c->s[i].t) && isfinite(c->s[i].p) ?
+					"comes before the one read before it" : "is not a finite number");
+	return 0;
+}
+
 int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 {
 	struct ctx c;
 	OTF2_Reader *r;
-	OTF2_GlobalDefReader *gdr;
-	OTF2_GlobalDefReaderCallbacks *dcb;
-	OTF2_GlobalEvtReader *ger;
-	OTF2_GlobalEvtReaderCallbacks *ecb;
-	uint64_t nloc = 0, nread = 0;
+	uint64_t nloc = 0;
 	size_t i;
 	int rc = -1;
 
@@ -281,58 +340,8 @@ int otf2_trace_read(const char *anchor, struct otf2_trace *t, struct kerr *err)
 		kerr_set(err, KERR_INVALID, "%s is not a readable OTF2 archive", anchor);
 		goto out;
 	}
-	gdr = OTF2_Reader_GetGlobalDefReader(r);
-	dcb = OTF2_GlobalDefReaderCallbacks_New();
-	OTF2_GlobalDefReaderCallbacks_SetClockPropertiesCallback(dcb, def_clock);
-	OTF2_GlobalDefReaderCallbacks_SetStringCallback(dcb, def_string);
-	OTF2_GlobalDefReaderCallbacks_SetRegionCallback(dcb, def_region);
-	OTF2_GlobalDefReaderCallbacks_SetMetricMemberCallback(dcb, def_member);
-	OTF2_GlobalDefReaderCallbacks_SetMetricClassCallback(dcb, def_class);
-	OTF2_GlobalDefReaderCallbacks_SetLocationCallback(dcb, def_location);
-	OTF2_Reader_RegisterGlobalDefCallbacks(r, gdr, dcb, &c);
-	OTF2_GlobalDefReaderCallbacks_Delete(dcb);
-	OTF2_Reader_ReadAllGlobalDefinitions(r, gdr, &nread);
-	if (c.ids_too_large) {
-		kerr_set(err, KERR_INVALID, "%s has definition ids above %u; karte reads archives with at most "
-			 "that many strings, regions and metric classes", anchor, OTF2_IDS_MAX);
+	if (read_definitions(r, &c, anchor, err) || read_events(r, &c, anchor, err))
 		goto out;
-	}
-	if (!c.have_location) {
-		kerr_set(err, KERR_INVALID, "%s has no locations", anchor);
-		goto out;
-	}
-	if (c.power_member == UINT32_MAX) {
-		kerr_set(err, KERR_INVALID, "%s has no power metric (a member with unit W or 'power' in its "
-			 "name)", anchor);
-		goto out;
-	}
-	OTF2_Reader_SelectLocation(r, c.first_location);
-	OTF2_Reader_OpenEvtFiles(r);
-	OTF2_Reader_GetEvtReader(r, c.first_location);	/* mandatory before the global reader */
-	ger = OTF2_Reader_GetGlobalEvtReader(r);
-	ecb = OTF2_GlobalEvtReaderCallbacks_New();
-	OTF2_GlobalEvtReaderCallbacks_SetEnterCallback(ecb, ev_enter);
-	OTF2_GlobalEvtReaderCallbacks_SetLeaveCallback(ecb, ev_leave);
-	OTF2_GlobalEvtReaderCallbacks_SetMetricCallback(ecb, ev_metric);
-	OTF2_Reader_RegisterGlobalEvtCallbacks(r, ger, ecb, &c);
-	OTF2_GlobalEvtReaderCallbacks_Delete(ecb);
-	OTF2_Reader_ReadAllGlobalEvents(r, ger, &nread);
-	OTF2_Reader_CloseGlobalEvtReader(r, ger);
-	OTF2_Reader_CloseEvtFiles(r);
-	if (c.too_many) {
-		kerr_set(err, KERR_TOO_LARGE, "%s has more than %d power samples or %d regions entered, karted's "
-			 "limits of a trace correction", anchor, LIMIT_TRACE_SAMPLES, LIMIT_SEGMENTS);
-		goto out;
-	}
-	/* a damaged archive can hold a sample that is no number or comes
-	 * before the one read earlier; the correction needs neither */
-	for (i = 0; i < c.ns; i++)
-		if (!isfinite(c.s[i].t) || !isfinite(c.s[i].p) || (i && c.s[i].t < c.s[i - 1].t)) {
-			kerr_set(err, KERR_INVALID, "%s: power sample %zu %s (a damaged trace?)", anchor, i,
-				 isfinite(c.s[i].t) && isfinite(c.s[i].p) ? "comes before the one read before it" :
-									     "is not a finite number");
-			goto out;
-		}
 	t->samples = c.s;
 	t->nsamples = c.ns;
 	c.s = NULL;
