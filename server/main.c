@@ -653,6 +653,77 @@ static int cmd_copy(const struct opts *o)
 	return 0;
 }
 
+/* SIGINT and SIGTERM blocked in every thread (which inherit the mask)
+ * and read from the descriptor returned, for the loop; SIGPIPE ignored.
+ * -1 when the descriptor cannot be made. */
+static int watch_signals(void)
+{
+	sigset_t sigs;
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return signalfd(-1, &sigs, SFD_CLOEXEC);
+}
+
+/* A large import that a karted left half stored (killed between its
+ * parts): what it stored goes; on PostgreSQL only when its last part is
+ * over a minute old (another instance may be storing it now). */
+static int discard_half_imports(struct store *st, const char *db, struct kerr *err)
+{
+	char stale[32];
+	int64_t gone = 0;
+
+	store_utc_text(time(NULL) - 60, 0, stale, sizeof(stale));
+	if (store_begin(st, err) || store_import_discard(st, 0, store_is_uri(db) ? stale : NULL, &gone, err) ||
+	    store_commit(st, err))
+		return -1;
+	if (gone)
+		klog(KLOG_WARNING, "deleted the %lld runs of an import left half stored", (long long)gone);
+	return 0;
+}
+
+/* The HTTP layer's settings from the options, with karted's handlers. */
+static void http_config_of(const struct opts *o, struct karted *k, struct http_config *cfg)
+{
+	cfg->listen = o->listen;
+	cfg->max_body = o->max_body;
+	cfg->max_file_body = o->max_import;
+	cfg->read_token = o->read_token;
+	cfg->routes = karted_routes;
+	cfg->serve_static = api_static;
+	cfg->token_ok = api_token_ok;
+	cfg->after_run = api_after_run;
+	cfg->answers_ready = api_answers_ready;
+	cfg->loop_sleeps = api_loop_sleeps;
+	cfg->answers_soon = api_answers_soon;
+	cfg->wake_fd = writer_fd(k->writer);
+	cfg->workers = 2;	/* analyses and reports, off the event loop */
+	cfg->quick_workers = 2;	/* cheap reads, never behind slow ones */
+	cfg->read_timeout_s = o->read_timeout_s > 0 ? o->read_timeout_s : -1.0;
+	cfg->access_log = o->access_log;
+	cfg->allowed_hosts = o->allowed;
+	cfg->max_client_conns = o->max_client_conns;
+	cfg->request_timeout_s = o->request_timeout_s;
+	cfg->body_budget = o->body_memory;
+	cfg->app = k;
+}
+
+/* Where karted serves, on stdout and to systemd (Type=notify: ready once
+ * it listens; nothing without NOTIFY_SOCKET). */
+static void say_serving(const struct opts *o, struct http *h)
+{
+	char host[128], shown[512];
+
+	printf("karted: serving http://%s:%u/ (database %s)\n", shown_host(o->listen, host, sizeof(host)),
+	       http_port(h), store_shown(o->db, shown, sizeof(shown)));
+	fflush(stdout);
+	sd_notifyf(0, "READY=1\nSTATUS=serving http://%s:%u/", shown_host(o->listen, host, sizeof(host)),
+		   http_port(h));
+}
+
 static int cmd_serve(const struct opts *o)
 {
 	struct karted k = {0};
@@ -661,10 +732,7 @@ static int cmd_serve(const struct opts *o)
 	struct checkpointer *ckpt = NULL;
 	struct store *st;
 	struct kerr err;
-	sigset_t sigs;
-	char host[128], shown[512], stale[32];
 	int sig, sigfd = -1, rc = 1;
-	int64_t gone = 0;
 	struct stat sb;
 
 	kerr_clear(&err);
@@ -676,20 +744,12 @@ static int cmd_serve(const struct opts *o)
 	 * arenas, and an arena keeps up to 32 MiB free before giving it back. */
 	mallopt(M_MMAP_THRESHOLD, 4 << 20);
 	mallopt(M_TRIM_THRESHOLD, 32 << 20);
-	store_utc_text(time(NULL) - 60, 0, stale, sizeof(stale));
 	/* a bad address is a usage error, found before the database is touched */
 	if (http_check_listen(o->listen, &err)) {
 		fprintf(stderr, "karted: %s\n", KERR_TEXT(&err));
 		return 2;
 	}
-	/* Signals are taken by sigwait() below; every thread inherits the mask. */
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	sigfd = signalfd(-1, &sigs, SFD_CLOEXEC);
-	if (sigfd < 0) {
+	if ((sigfd = watch_signals()) < 0) {
 		klog(KLOG_ERROR, "cannot watch signals: %s", strerror(errno));
 		return 1;
 	}
@@ -707,17 +767,11 @@ static int cmd_serve(const struct opts *o)
 		webhook_close(k.watch.hook);
 		return 1;
 	}
+	if (discard_half_imports(st, o->db, &err))
+		goto out;
 	/* the loop, two quick and two slow workers, one spare; a statement
 	 * stops a second after the read deadline (the workers' reads are
 	 * stopped at it: this is for the loop's) */
-	/* a large import that a karted left half stored (killed between its
-	 * parts): what it stored goes; on PostgreSQL only when its last part
-	 * is over a minute old (another instance may be storing it now) */
-	if (store_begin(st, &err) || store_import_discard(st, 0, store_is_uri(o->db) ? stale : NULL,
-							    &gone, &err) || store_commit(st, &err))
-		goto out;
-	if (gone)
-		klog(KLOG_WARNING, "deleted the %lld runs of an import left half stored", (long long)gone);
 	k.readers = pool_open(o->db, 6, o->read_timeout_s > 0 ? o->read_timeout_s + 1.0 : 0, &err);
 	if (!k.readers || !(k.prober = prober_start(o->db, &err)))
 		goto out;
@@ -736,38 +790,13 @@ static int cmd_serve(const struct opts *o)
 	k.read_token = o->read_token;
 	k.static_dir = (!stat(o->static_dir, &sb) && S_ISDIR(sb.st_mode)) ? o->static_dir : NULL;
 
-	cfg.listen = o->listen;
-	cfg.max_body = o->max_body;
-	cfg.max_file_body = o->max_import;
-	cfg.read_token = o->read_token;
-	cfg.routes = karted_routes;
-	cfg.serve_static = api_static;
-	cfg.token_ok = api_token_ok;
-	cfg.after_run = api_after_run;
-	cfg.answers_ready = api_answers_ready;
-	cfg.loop_sleeps = api_loop_sleeps;
-	cfg.answers_soon = api_answers_soon;
-	cfg.wake_fd = writer_fd(k.writer);
-	cfg.workers = 2;	/* analyses and reports, off the event loop */
-	cfg.quick_workers = 2;	/* cheap reads, never behind slow ones */
-	cfg.read_timeout_s = o->read_timeout_s > 0 ? o->read_timeout_s : -1.0;
-	cfg.access_log = o->access_log;
-	cfg.allowed_hosts = o->allowed;
-	cfg.max_client_conns = o->max_client_conns;
-	cfg.request_timeout_s = o->request_timeout_s;
-	cfg.body_budget = o->body_memory;
-	cfg.app = &k;
+	http_config_of(o, &k, &cfg);
 	h = http_start(&cfg, &err);
 	if (!h)
 		goto out;
 	if (o->first_token)
 		first_start_token(o->db);
-	printf("karted: serving http://%s:%u/ (database %s)\n", shown_host(o->listen, host, sizeof(host)),
-	       http_port(h), store_shown(o->db, shown, sizeof(shown)));
-	fflush(stdout);
-	/* Type=notify: ready once it listens (nothing without NOTIFY_SOCKET) */
-	sd_notifyf(0, "READY=1\nSTATUS=serving http://%s:%u/", shown_host(o->listen, host, sizeof(host)),
-		   http_port(h));
+	say_serving(o, h);
 
 	sig = http_loop(h, sigfd, 10000);
 	sd_notify(0, "STOPPING=1");
