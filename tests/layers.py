@@ -9,7 +9,9 @@ It also refuses what would tie karte to a library's insides: a name of a
 namespace libraries keep to themselves (detail::, internal::, __detail,
 impl::) anywhere in the sources, C++ outside server/api (nothing the
 collectors link may need a C++ runtime), and a server/core/pow10_table.h
-other than what server/core/pow10_gen.py writes.
+other than what server/core/pow10_gen.py writes; and a function of more
+than 80 lines in server/import/ or collectors/ (the readers of other
+tools' files and what runs on compute nodes stay readable in parts).
 
 A room's rank is its floor: a file may include its own room's headers
 (bare: "store_impl.h") and those of rooms on lower floors, by path from
@@ -59,6 +61,26 @@ def target_room(inc, src_dir):
     return None
 
 
+LONG_ROOMS = {"server/import", "collectors"}
+LONG_MAX = 80
+FUNC = re.compile(r"^(?:static )?(?:inline )?(?:__attribute__\(\([^)]*\)\) )?[a-z][\w \*]*?\b(\w+)\(")
+
+
+def long_functions(path, lines):
+    """Functions of more than LONG_MAX lines, from their first line to the
+    closing brace in column 0."""
+    out, start, name = [], None, None
+    for n, line in enumerate(lines, 1):
+        m = FUNC.match(line)
+        if m and not line.rstrip().endswith(";"):
+            start, name = n, m.group(1)
+        if line.rstrip("\n") == "}" and start is not None:
+            if n - start + 1 > LONG_MAX:
+                out.append(f"{path}:{start}: {name} is {n - start + 1} lines (at most {LONG_MAX} here)")
+            start = None
+    return out
+
+
 PRIVATE = re.compile(r"\b(detail|internal|__detail|impl)::")
 CXX_ROOMS = {"server/api"}
 
@@ -79,23 +101,26 @@ def main():
                 if f.endswith((".cc", ".cpp", ".cxx")) and room not in CXX_ROOMS:
                     refused.append(f"{path}: C++ outside {', '.join(sorted(CXX_ROOMS))}")
                 with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
-                    for n, line in enumerate(fh, 1):
-                        if PRIVATE.search(line):
-                            refused.append(f"{path}:{n}: a library's private namespace: {line.strip()}")
-                        m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
-                        if not m:
-                            continue
-                        includes += 1
-                        t = target_room(m.group(1), os.path.dirname(path))
-                        if t is None:
-                            refused.append(f"{path}:{n}: \"{m.group(1)}\" is in no room")
-                        elif t == room:
-                            continue
-                        elif room in ALONE:
-                            refused.append(f"{path}:{n}: {room} includes nothing of karte's, but \"{m.group(1)}\"")
-                        elif FLOORS[t] >= FLOORS[room]:
-                            refused.append(f"{path}:{n}: {room} (floor {FLOORS[room]}) includes "
-                                           f"\"{m.group(1)}\" of {t} (floor {FLOORS[t]}): only rooms below")
+                    lines = fh.readlines()
+                if room in LONG_ROOMS and f.endswith(".c"):
+                    refused.extend(long_functions(path, lines))
+                for n, line in enumerate(lines, 1):
+                    if PRIVATE.search(line):
+                        refused.append(f"{path}:{n}: a library's private namespace: {line.strip()}")
+                    m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+                    if not m:
+                        continue
+                    includes += 1
+                    t = target_room(m.group(1), os.path.dirname(path))
+                    if t is None:
+                        refused.append(f"{path}:{n}: \"{m.group(1)}\" is in no room")
+                    elif t == room:
+                        continue
+                    elif room in ALONE:
+                        refused.append(f"{path}:{n}: {room} includes nothing of karte's, but \"{m.group(1)}\"")
+                    elif FLOORS[t] >= FLOORS[room]:
+                        refused.append(f"{path}:{n}: {room} (floor {FLOORS[room]}) includes "
+                                       f"\"{m.group(1)}\" of {t} (floor {FLOORS[t]}): only rooms below")
     gen = subprocess.run([sys.executable, os.path.join(ROOT, "server/core/pow10_gen.py")],
                          capture_output=True, text=True, check=True).stdout
     with open(os.path.join(ROOT, "server/core/pow10_table.h"), encoding="utf-8") as fh:
