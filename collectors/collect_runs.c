@@ -1,33 +1,22 @@
 /* karte-collect: runs built from options, CSV and JSON files; post and run (collect.h). */
-#include <archive.h>
-#include <archive_entry.h>
 #include <csv.h>
-#include <ctype.h>
-#include <curl/curl.h>
-#include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <jansson.h>
 #include <math.h>
-#include <nettle/sha2.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "core/csvsafe.h"
 #include "core/jsonw.h"
+#include "core/csvsafe.h"
 #include "core/bounds.h"
 #include "core/slurp.h"
 #include "core/run.h"
 #include "rapl.h"
 #include "core/mono.h"
-#include "core/version.h"
 #include "collect.h"
 
 /* ---- building runs --------------------------------------------------------------- */
