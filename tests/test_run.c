@@ -422,6 +422,21 @@ static void test_regions_are_checked(void **state)
 	parse_bad("{" BASE ",\"chi\":1,\"regions\":[{\"name\":\"r\",\"counters\":{\"x\":\"1\"}}]}",
 		  BODY_JSON, "regions[0].counters", -1);
 	parse_bad("{" BASE ",\"chi\":1,\"regions\":[3]}", BODY_JSON, "regions[0]", -1);
+	/* a call path: 1 to 32 names, the last the region's own, unique in the run */
+	parse_bad("{" BASE ",\"regions\":[{\"name\":\"b\",\"path\":[\"a\",\"c\"]}]}", BODY_JSON,
+		  "regions[0].path", -1);
+	parse_bad("{" BASE ",\"regions\":[{\"name\":\"b\",\"path\":[]}]}", BODY_JSON,
+		  "regions[0].path", -1);
+	parse_bad("{" BASE ",\"regions\":[{\"name\":\"b\",\"path\":\"a/b\"}]}", BODY_JSON,
+		  "regions[0].path", -1);
+	parse_bad("{" BASE ",\"regions\":[{\"name\":\"b\",\"path\":[\"a\",1]}]}", BODY_JSON,
+		  "regions[0].path", -1);
+	parse_bad("{" BASE ",\"regions\":[{\"name\":\"b\",\"path\":[\"\",\"b\"]}]}", BODY_JSON,
+		  "regions[0].path", -1);
+	parse_bad("{" BASE ",\"regions\":[{\"name\":\"a\"},{\"name\":\"a\",\"path\":[\"a\"]}]}",
+		  BODY_JSON, "regions[1].path", -1);
+	parse_bad("{" BASE ",\"regions\":[{\"path\":[\"a\",\"b\"],\"name\":\"b\"},"
+		  "{\"name\":\"b\",\"path\":[\"a\",\"b\"]}]}", BODY_JSON, "regions[1].path", -1);
 	parse_bad("{" BASE ",\"chi\":1,\"regions\":{\"name\":\"r\"}}", BODY_JSON, "regions", -1);
 	parse_bad("{" BASE ",\"chi\":1,\"labels\":{\"k\":1}}", BODY_JSON, "labels", -1);
 	parse_bad("{" BASE ",\"chi\":1,\"labels\":[\"k\"]}", BODY_JSON, "labels", -1);
@@ -494,6 +509,34 @@ static void test_malformed_json(void **state)
 	parse_bad("{" BASE ",\"chi\":1} trailing", BODY_JSON, NULL, -1);
 	parse_bad("", BODY_JSON, NULL, -1);
 	parse_bad("{\"system\":\"\xff\"}", BODY_JSON, "system", -1);	/* not UTF-8: the field is named */
+}
+
+/* A call tree: the same leaf under two parents is two regions; a path is
+ * kept as sent; only first-level regions' energies are kept aside (a
+ * nested region's energy is inside its parent's); keys and their text. */
+static void test_region_paths(void **state)
+{
+	static const char body[] = "{" BASE ",\"regions\":["
+		"{\"name\":\"solve\",\"energy_j\":10},"
+		"{\"name\":\"MPI_Send\",\"path\":[\"solve\",\"MPI_Send\"],\"energy_j\":4},"
+		"{\"path\":[\"io\",\"MPI_Send\"],\"name\":\"MPI_Send\",\"time_s\":0.5},"
+		"{\"name\":\"io\",\"path\":[\"io\"],\"energy_j\":2}]}";
+	struct run_batch b = parse_ok(body, BODY_JSON);
+	json_t *regs = json_loads(b.runs[0].regions, 0, NULL);
+	char key[RUN_KEY_SIZE], text[64];
+
+	(void)state;
+	assert_int_equal(b.runs[0].nenergies, 2);
+	assert_string_equal(b.runs[0].energies[0].name, "solve");
+	assert_string_equal(b.runs[0].energies[1].name, "io");
+	assert_int_equal(run_region_key(json_array_get(regs, 0), key, sizeof(key)), 1);
+	assert_string_equal(key, "solve");
+	assert_int_equal(run_region_key(json_array_get(regs, 2), key, sizeof(key)), 2);
+	assert_string_equal(key, "io\x01MPI_Send");
+	assert_string_equal(run_path_text(key, text, sizeof(text)), "io->MPI_Send");
+	assert_string_equal(run_path_text(key, text, 5), "io");	/* never half an arrow */
+	json_decref(regs);
+	run_batch_free(&b);
 }
 
 /* A region's numbers are kept in its text as sent, and read back by
@@ -974,6 +1017,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_json),
 		cmocka_unit_test(test_every_field_is_known),
 		cmocka_unit_test(test_region_integers_read_back),
+		cmocka_unit_test(test_region_paths),
 		cmocka_unit_test(test_answer_form),
 	};
 

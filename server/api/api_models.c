@@ -627,7 +627,8 @@ enum metric_kind { M_TAU, M_CHI, M_GAMMA, M_REGION };
 
 struct metric {
 	enum metric_kind kind;
-	const char *region;	/* M_REGION: the name */
+	const char *region;	/* M_REGION: the name, or a call path "main->solve" */
+	char key[RUN_KEY_SIZE];	/* M_REGION: its key (run_region_key's form) */
 };
 
 static int parse_metric(const char *s, struct metric *m, struct kerr *err)
@@ -638,11 +639,24 @@ static int parse_metric(const char *s, struct metric *m, struct kerr *err)
 		m->kind = M_CHI;
 	else if (!strcmp(s, "gamma"))
 		m->kind = M_GAMMA;
-	else if (!strncmp(s, "region:", 7) && s[7] && strlen(s + 7) <= RUN_NAME_MAX)
+	else if (!strncmp(s, "region:", 7) && s[7] && strlen(s + 7) < sizeof(m->key))
 		m->kind = M_REGION, m->region = s + 7;
 	else
 		return kerr_field(err, KERR_INVALID, "metric", "metric must be tau, chi, gamma or "
-				  "region:NAME (a region name of 1 to %d bytes)", RUN_NAME_MAX);
+				  "region:NAME (a region's name, or its call path \"main->solve\", of 1 to "
+				  "%zu bytes)", sizeof(m->key) - 1);
+	if (m->kind == M_REGION) {	/* "a->b" as a key: names joined by RUN_PATH_SEP */
+		const char *in = m->region;
+		size_t len = 0;
+
+		while (*in) {
+			if (in[0] == '-' && in[1] == '>')
+				m->key[len++] = RUN_PATH_SEP, in += 2;
+			else
+				m->key[len++] = *in++;
+		}
+		m->key[len] = '\0';
+	}
 	return 0;
 }
 
@@ -662,8 +676,9 @@ static double metric_value(const struct metric *m, const struct series_run *r)
 	case M_REGION:
 		json_array_foreach(r->regions, i, reg) {
 			json_t *t = json_object_get(reg, "time_s");
+			char key[RUN_KEY_SIZE];
 
-			if (!strcmp(json_string_value(json_object_get(reg, "name")), m->region))
+			if (run_region_key(reg, key, sizeof(key)) && !strcmp(key, m->key))
 				return json_is_number(t) ? json_number_value(t) : NAN;
 		}
 		return NAN;
@@ -936,8 +951,8 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 	int rc = -1;
 
 	if (model_sel_read(rq, md, sel, err) ||
-	    series_load_in(k, rq, sys, app, var, ls, sel->metric.kind == M_REGION ? SERIES_WITH_REGIONS :
-			   SERIES_ALL_RUNS, &sd, err) ||
+	    series_load_in(k, rq, sys, app, var, ls, sel->metric.kind == M_REGION ?
+			   SERIES_WITH_REGIONS | SERIES_WITH_TREE : SERIES_ALL_RUNS, &sd, err) ||
 	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &sel->freq, err))
 		goto out;
 	snprintf(sel->name, sizeof(sel->name), "%s", series_label(&sd));

@@ -21,6 +21,21 @@ struct loader {
 	size_t n;
 };
 
+/* regions without those nested under another (a path of two names or more). */
+static void first_level(json_t *regions)
+{
+	size_t i, kept = 0;
+	json_t *r;
+
+	for (i = 0; i < json_array_size(regions); i++) {
+		r = json_array_get(regions, i);
+		if (json_array_size(json_object_get(r, "path")) <= 1)
+			json_array_set(regions, kept++, r);
+	}
+	while (json_array_size(regions) > kept)
+		json_array_remove(regions, kept);
+}
+
 static int load_run(const struct run *r, void *ctx)
 {
 	struct loader *l = ctx;
@@ -58,6 +73,8 @@ static int load_run(const struct run *r, void *ctx)
 		s->energy_j = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
 		s->freq = l->freqs[l->n];
 		s->regions = parse && r->regions ? json_loads(r->regions, 0, &je) : NULL;
+		if (s->regions && !(l->flags & SERIES_WITH_TREE))
+			first_level(s->regions);
 		s->labels = parse && r->labels ? json_loads(r->labels, 0, &je) : NULL;
 		l->sd->nall = l->n + 1;
 	}

@@ -31,6 +31,10 @@ enum series_flags {
 	SERIES_ONE_FREQUENCY = 1 << 0,	/* runs[] holds the runs of one frequency */
 	SERIES_WITH_REGIONS = 1 << 1,	/* all[] holds every run with its regions */
 	SERIES_ALL_RUNS = 1 << 2,	/* all[] holds every run, regions and labels NULL */
+	/* with SERIES_WITH_REGIONS: all[].regions holds the whole call tree;
+	 * without, the first-level regions alone (what the energy analyses
+	 * sum: a nested region's time and energy are inside its parent's) */
+	SERIES_WITH_TREE = 1 << 3,
 };
 
 /* A stored run with what the energy analysis needs. */

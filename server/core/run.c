@@ -38,14 +38,14 @@ static const char *const fld_names[F_COUNT] = {
 
 static const unsigned char fld_lens[F_COUNT] = {6, 11, 7, 1, 1, 3, 3, 5, 13, 11, 8, 7, 6, 11, 15};
 
-enum region_fld { R_NAME, R_TIME, R_ENERGY, R_POWER, R_FREQ, R_COUNTERS, R_COUNT };
+enum region_fld { R_NAME, R_TIME, R_ENERGY, R_POWER, R_FREQ, R_COUNTERS, R_PATH, R_COUNT };
 
 static const char *const region_names[R_COUNT] = {
-	"name", "time_s", "energy_j", "power_w", "frequency_mhz", "counters",
+	"name", "time_s", "energy_j", "power_w", "frequency_mhz", "counters", "path",
 };
 
 /* Where the parser is: the container it is inside. */
-enum level { L_TOP, L_BATCH, L_RUN, L_REGIONS, L_REGION, L_COUNTERS, L_LABELS };
+enum level { L_TOP, L_BATCH, L_RUN, L_REGIONS, L_REGION, L_COUNTERS, L_LABELS, L_PATH };
 
 /* yajl's own allocations for one body (handle, lexer, stacks and, once a
  * string has escapes, two 2 KiB buffers; all freed with the handle) come
@@ -83,8 +83,11 @@ struct sax {
 	enum region_fld rfield;
 	unsigned rseen;
 	double renergy;		/* the region's energy_j, NAN before */
-	size_t rname_at;	/* its name in rnames, SIZE_MAX before */
-	char **rnames;		/* names of this run's regions, for duplicates */
+	char rname[RUN_NAME_MAX + 1];	/* its name, "" before */
+	/* its path: the names joined by RUN_PATH_SEP, and how many */
+	char rpath[RUN_PATH_MAX * (RUN_NAME_MAX + 1)];
+	size_t rpath_len, rdepth, rlast;	/* rlast: where the last name starts */
+	char **rnames;		/* keys of this run's regions (path, else name), for duplicates */
 	size_t nrnames, rncap;
 	uint32_t *rhash;	/* open addressing over rnames: index + 1, 0 for empty */
 	size_t rhcap;		/* a power of two, at least twice nrnames */
@@ -159,6 +162,9 @@ static void where(struct sax *x, char *buf, size_t size, const char *leaf)
 		break;
 	case L_COUNTERS:
 		snprintf(buf, size, "regions[%zu].counters", x->region);
+		break;
+	case L_PATH:
+		snprintf(buf, size, "regions[%zu].path", x->region);
 		break;
 	case L_LABELS:
 		snprintf(buf, size, "labels");
@@ -266,7 +272,7 @@ static int type_error(struct sax *x, const char *got)
 	};
 	static const char *const rwant[R_COUNT] = {
 		"a string", "a number (seconds)", "a number (J)", "a number (W)", "a number (MHz)",
-		"an object of name: number",
+		"an object of name: number", "an array of names",
 	};
 
 	switch (x->level) {
@@ -280,6 +286,8 @@ static int type_error(struct sax *x, const char *got)
 		return fail(x, "counter '%s' in %s must be a number, not %s", x->key, cur_name(x), got);
 	case L_LABELS:
 		return fail(x, "label '%s' must be a string, not %s", x->key, got);
+	case L_PATH:
+		return fail(x, "%s must be an array of region names, not one holding %s", cur_name(x), got);
 	default:
 		if (x->kind == BODY_NDJSON)
 			return fail(x, "each line must be a run object, not %s", got);
@@ -367,6 +375,54 @@ static uint32_t name_hash(const unsigned char *s, size_t len)
 	for (i = 0; i < len; i++)
 		h = (h ^ s[i]) * 16777619u;
 	return h;
+}
+
+size_t run_region_key(json_t *region, char *buf, size_t size)
+{
+	json_t *path = json_object_get(region, "path"), *seg;
+	const char *name = json_string_value(json_object_get(region, "name"));
+	size_t i, len = 0, depth = 0;
+
+	buf[0] = '\0';
+	if (!name || !size)
+		return 0;
+	if (!json_is_array(path) || !json_array_size(path)) {
+		snprintf(buf, size, "%s", name);
+		return 1;
+	}
+	json_array_foreach(path, i, seg) {
+		const char *s = json_string_value(seg);
+		size_t n = s ? strlen(s) : 0;
+
+		if (len + n + 2 > size)
+			break;
+		if (i)
+			buf[len++] = RUN_PATH_SEP;
+		memcpy(buf + len, s, n);
+		len += n;
+		depth++;
+	}
+	buf[len] = '\0';
+	return depth;
+}
+
+char *run_path_text(const char *key, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	for (; *key && len + 1 < size; key++) {
+		if (*key != RUN_PATH_SEP) {
+			buf[len++] = *key;
+		} else if (len + 3 < size) {
+			memcpy(buf + len, "->", 2);
+			len += 2;
+		} else {
+			break;
+		}
+	}
+	if (size)
+		buf[len] = '\0';
+	return buf;
 }
 
 /* Put name index i into the hash table. */
@@ -477,10 +533,22 @@ static int ev_string(void *ctx, const unsigned char *s, size_t len)
 			return type_error(x, "a string");
 		if (!check_text(x, s, len, 1, RUN_NAME_MAX, true))
 			return 0;
-		if (!rname_add(x, s, len))
-			return fail(x, "region name '%.*s' appears twice in one run",
-				    (int)(len > 64 ? 64 : len), s);
-		x->rname_at = x->nrnames - 1;
+		memcpy(x->rname, s, len);
+		x->rname[len] = '\0';
+		return 1;
+	case L_PATH:
+		if (!check_text(x, s, len, 1, RUN_NAME_MAX, true))
+			return 0;
+		if (x->rdepth == RUN_PATH_MAX)
+			return fail(x, "%s holds more than %d names (a call path from the first level "
+				    "under the root, at most %d deep)", cur_name(x), RUN_PATH_MAX, RUN_PATH_MAX);
+		if (x->rdepth)
+			x->rpath[x->rpath_len++] = RUN_PATH_SEP;
+		x->rlast = x->rpath_len;
+		memcpy(x->rpath + x->rpath_len, s, len);
+		x->rpath_len += len;
+		x->rpath[x->rpath_len] = '\0';
+		x->rdepth++;
 		return 1;
 	case L_LABELS:
 		if (len > RUN_LABEL_VAL_MAX || !printable(s, len))
@@ -606,7 +674,8 @@ static int ev_start_map(void *ctx)
 		x->rseen = 0;
 		x->rfield = R_NAME;
 		x->renergy = NAN;
-		x->rname_at = SIZE_MAX;
+		x->rname[0] = '\0';
+		x->rpath_len = x->rdepth = 0;
 		return 1;
 	case L_REGION:
 		if (x->rfield != R_COUNTERS)
@@ -664,7 +733,7 @@ static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 			snprintf(field, sizeof(field), "regions[%zu].%.*s", x->region,
 				 (int)(len > 40 ? 40 : len), k);
 			return fail_at(x, field, "unknown field '%.*s' in regions[%zu] (known: name, "
-				       "time_s, energy_j, power_w, frequency_mhz, counters)",
+				       "path, time_s, energy_j, power_w, frequency_mhz, counters)",
 				       (int)(len > 40 ? 40 : len), k, x->region);
 		}
 		x->rfield = (enum region_fld)f;
@@ -684,6 +753,38 @@ static int ev_map_key(void *ctx, const unsigned char *k, size_t len)
 		x->key[len] = '\0';
 		return 1;
 	}
+}
+
+/* A region object is complete: its name (and the path's last name), its
+ * key unique in the run, and a first-level region's energy kept aside. */
+static int region_finish(struct sax *x)
+{
+	const char *key = x->rdepth ? x->rpath : x->rname;
+
+	if (!x->rname[0]) {
+		x->rfield = R_NAME;
+		return fail(x, "regions[%zu] needs a name", x->region);
+	}
+	if (x->rdepth && strcmp(x->rpath + x->rlast, x->rname)) {
+		x->rfield = R_PATH;
+		return fail(x, "regions[%zu].path must end with the region's own name '%.64s'",
+			    x->region, x->rname);
+	}
+	if (!rname_add(x, (const unsigned char *)key, strlen(key))) {
+		char text[160];
+
+		x->rfield = x->rdepth ? R_PATH : R_NAME;
+		run_path_text(key, text, sizeof(text));
+		return fail(x, "region '%s' appears twice in one run", text);
+	}
+	if (!isnan(x->renergy) && x->rdepth <= 1 && x->cur.nenergies < RUN_ENERGIES_KEPT) {
+		if (!x->cur.energies)
+			x->cur.energies = xmalloc(RUN_ENERGIES_KEPT * sizeof(*x->cur.energies));
+		x->cur.energies[x->cur.nenergies++] = (struct run_energy){xstrdup(x->rname), x->renergy};
+	}
+	x->level = L_REGIONS;
+	x->region++;
+	return 1;
 }
 
 /* A run object is complete: the checks that need all of its fields. */
@@ -783,21 +884,7 @@ static int ev_end_map(void *ctx)
 		x->seen |= 1u << F_LABELS;
 		return 1;
 	case L_REGION:
-		if (!(x->rseen & (1u << R_NAME))) {
-			x->rfield = R_NAME;
-			return fail(x, "regions[%zu] needs a name", x->region);
-		}
-		if (!isnan(x->renergy) && x->rname_at != SIZE_MAX &&
-		    x->cur.nenergies < RUN_ENERGIES_KEPT) {
-			if (!x->cur.energies)
-				x->cur.energies = xmalloc(RUN_ENERGIES_KEPT *
-							  sizeof(*x->cur.energies));
-			x->cur.energies[x->cur.nenergies++] =
-				(struct run_energy){xstrdup(x->rnames[x->rname_at]), x->renergy};
-		}
-		x->level = L_REGIONS;
-		x->region++;
-		return 1;
+		return region_finish(x);
 	default:		/* L_COUNTERS */
 		x->level = L_REGION;
 		return 1;
@@ -811,6 +898,10 @@ static int ev_start_array(void *ctx)
 	if (x->level == L_TOP && x->kind == BODY_JSON && !x->top_array) {
 		x->top_array = true;
 		x->level = L_BATCH;
+		return 1;
+	}
+	if (x->level == L_REGION && x->rfield == R_PATH) {
+		x->level = L_PATH;
 		return 1;
 	}
 	if (x->level == L_RUN && x->field == F_REGIONS) {
@@ -829,6 +920,13 @@ static int ev_end_array(void *ctx)
 	if (x->level == L_BATCH) {
 		x->level = L_TOP;
 		x->value_end = here(x);
+		return 1;
+	}
+	if (x->level == L_PATH) {
+		if (!x->rdepth)
+			return fail(x, "%s must list 1 to %d names, the last the region's own", cur_name(x),
+				    RUN_PATH_MAX);
+		x->level = L_REGION;
 		return 1;
 	}
 	/* L_REGIONS */
@@ -855,9 +953,10 @@ static const yajl_callbacks callbacks = {
 /* run_region_energies' reading: the region object at depth 2 of the array. */
 struct re_scan {
 	int depth;
-	enum { RK_OTHER, RK_NAME, RK_ENERGY } key;
+	enum { RK_OTHER, RK_NAME, RK_ENERGY, RK_PATH } key;
 	char name[RUN_NAME_MAX + 1];
 	bool has_name, has_energy;
+	size_t path;		/* names in the region's path: past 1 it is not first-level */
 	double energy;
 	size_t n, max;
 	void (*each)(const char *name, double energy_j, void *ctx);
@@ -889,6 +988,8 @@ static int re_string(void *ctx, const unsigned char *s, size_t len)
 {
 	struct re_scan *c = ctx;
 
+	if (c->depth == 3 && c->key == RK_PATH)
+		c->path++;
 	if (c->depth == 2 && c->key == RK_NAME && len <= RUN_NAME_MAX) {
 		memcpy(c->name, s, len);
 		c->name[len] = '\0';
@@ -902,7 +1003,7 @@ static int re_start(void *ctx)
 	struct re_scan *c = ctx;
 
 	if (++c->depth == 2)
-		c->has_name = c->has_energy = false;
+		c->has_name = c->has_energy = false, c->path = 0;
 	return 1;
 }
 
@@ -912,7 +1013,8 @@ static int re_key(void *ctx, const unsigned char *s, size_t len)
 
 	if (c->depth == 2)
 		c->key = len == 4 && !memcmp(s, "name", 4) ? RK_NAME :
-			 len == 8 && !memcmp(s, "energy_j", 8) ? RK_ENERGY : RK_OTHER;
+			 len == 8 && !memcmp(s, "energy_j", 8) ? RK_ENERGY :
+			 len == 4 && !memcmp(s, "path", 4) ? RK_PATH : RK_OTHER;
 	return 1;
 }
 
@@ -920,7 +1022,7 @@ static int re_end_map(void *ctx)
 {
 	struct re_scan *c = ctx;
 
-	if (c->depth-- == 2 && c->has_name && c->has_energy) {
+	if (c->depth-- == 2 && c->has_name && c->has_energy && c->path <= 1) {
 		c->each(c->name, c->energy, c->ctx);
 		if (++c->n == c->max)
 			return 0;	/* enough: stop */

@@ -24,6 +24,9 @@
 #define RUN_COUNTERS_MAX  512	/* counters per region */
 #define RUN_LABELS_MAX	  128	/* labels per run */
 #define RUN_ENERGIES_KEPT 64	/* region energies a parsed run keeps aside */
+#define RUN_PATH_MAX	  32	/* names in a region's path (call-path depth) */
+#define RUN_PATH_SEP	  '\x01'	/* joins a path's names in a key: no name holds it */
+#define RUN_KEY_SIZE	  (RUN_PATH_MAX * (RUN_NAME_MAX + 1))	/* room for any region's key */
 
 enum run_opt {			/* bits of run.has: which optional numbers are set */
 	RUN_HAS_FREQ = 1 << 0,
@@ -90,13 +93,24 @@ int run_json_controls(const char *body, size_t len, struct kerr *err);
  * 0, or -1 when it is not a finite number. */
 int run_number(const char *s, size_t len, double *out);
 
-/* The regions of a stored regions text (a JSON array of region objects,
- * as karted writes it) that carry a name and a numeric energy_j:
+/* The first-level regions (no path, or a path of one name) of a stored
+ * regions text (a JSON array of region objects, as karted writes it) that
+ * carry a name and a numeric energy_j:
  * each(name, energy_j, ctx) in their order, at most max of them, from
  * yajl's events without a tree. Returns how many, or -1 when the text is
  * not such an array (after giving those met before the fault). */
 int run_region_energies(const char *regions, size_t max,
 			void (*each)(const char *name, double energy_j, void *ctx), void *ctx);
+
+/* A region's key: its path's names joined by RUN_PATH_SEP, or its name
+ * when it has no path (a child of the root: the same key as the path
+ * [name]). A region object as karted stores it; its depth (1 for a
+ * child of the root), or 0 when it has no name (buf ""). */
+size_t run_region_key(json_t *region, char *buf, size_t size);
+
+/* A key written out as the importers and metric=region: read a path,
+ * "main->solve->MPI_Send", into buf (cut short to size). Returns buf. */
+char *run_path_text(const char *key, char *buf, size_t size);
 
 void run_clear(struct run *r);
 void run_batch_free(struct run_batch *batch);
