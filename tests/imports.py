@@ -163,9 +163,13 @@ def stencil_children_become_regions_by_leaf_name():
     s, b = imp(STENCIL, system="rl", application="loop", region="Iterations",
                chi_regions="Halo exchange (MPI_Sendrecv),Residual (MPI_Allreduce)")
     expect(s == 201 and b["regions"] == ["Halo exchange (MPI_Sendrecv)", "Stencil sweep",
-                                         "Residual (MPI_Allreduce)"], f"children one level down ({b})")
+                                         "Residual (MPI_Allreduce)", "Stencil sweep->Boundary"],
+           f"every call path under the region, level by level ({b})")
     x = next(v for v in runs_of("rl", "loop") if v["p"] == 512 and v["n"] == 9000 and v["tau"] < 1.86)
     reg = {r["name"]: r["time_s"] for r in x["regions"]}
+    nested = [r for r in x["regions"] if "path" in r]
+    expect([r["path"] for r in nested] == [["Stencil sweep", "Boundary"]] and nested[0]["name"] == "Boundary"
+           and 0 < nested[0]["time_s"] <= reg["Stencil sweep"], f"Boundary under Stencil sweep ({nested})")
     # Iterations at (512, 9000), repetition 1: 0.158203125 + 1.62 + 0.081
     expect(x["tau"] == 1.859203125 and reg["Stencil sweep"] == 0.158203125, f"values of the point ({x})")
     expect(close(x["chi"], 1.62 + 0.081), f"chi_regions summed into chi ({x['chi']})")
@@ -303,13 +307,14 @@ def extrap_json_current_and_legacy_and_talpas():
 def cali_nested_regions_and_globals():
     s, b = imp(os.path.join(OWN, "stencil.cali"), system="quartz", application="stencil")
     expect(s == 201 and b["format"] == "cali" and b["runs"] == 1, f"one run per file ({b})")
-    expect(b["regions"] == ["init", "solve"], f"{b['regions']}")
+    expect(b["regions"] == ["init", "solve", "solve->halo"], f"the whole tree ({b['regions']})")
     x = runs_of("quartz", "stencil")[0]
     # exclusive sum#time.duration summed over the subtree: main 0.5 + 1.25 + 3.5 + 0.75;
     # the globals mpi.world.size = 16 and problem_size = 4096
     expect(x["n"] == 4096 and x["p"] == 16 and x["tau"] == 6.0, f"{x}")
-    reg = {r["name"]: r["time_s"] for r in x["regions"]}
-    expect(reg == {"init": 1.25, "solve": 4.25}, f"solve holds halo ({reg})")
+    reg = {tuple(r.get("path", [r["name"]])): r["time_s"] for r in x["regions"]}
+    expect(reg == {("init",): 1.25, ("solve",): 4.25, ("solve", "halo"): 0.75},
+           f"solve holds halo, kept as its child ({reg})")
     # the file's own names for p, n and the metric, beside karte's
     s, b = imp(os.path.join(OWN, "stencil.cali"), system="quartz", application="names",
                p="mpi.world.size", n="problem_size", metric="sum#time.duration")
@@ -401,14 +406,15 @@ def cube_sets_in_every_spelling():
     body = cube_tar(cubex.mm_set())
     s, b = imp(body, system="cube", application="mm")
     expect(s == 201 and b["format"] == "cube" and b["runs"] == 12 and b["points"] == 6 and
-           b["regions"] == ["init", "solve", "io"], f"3 p x 2 n x 2 repetitions ({b})")
+           b["regions"] == ["init", "solve", "io", "solve->halo"], f"3 p x 2 n x 2 repetitions ({b})")
     got = {(x["p"], x["n"], round(x["tau"], 9)): x for x in runs_of("cube", "mm")}
     # tests/cubex.py: the first location (of 4 at p = 2) init 0.5, halo 0.05 log2 p, solve n / (100 p)
     # + halo, io 0, main their sum + 0.1 (0.3 in r2); the others solve in half the time. tau and each
     # region's time are the slowest location's (the parallel time), not the sum over locations.
     x = got.get((2, 1000, 5.65))
-    reg = {r["name"]: r["time_s"] for r in x["regions"]} if x else {}
-    expect(x and reg == {"init": 0.5, "solve": 5.05, "io": 0}, f"p = 2, n = 1000: 0.5 + 5.05 + 0.1 ({sorted(got)})")
+    reg = {tuple(r.get("path", [r["name"]])): r["time_s"] for r in x["regions"]} if x else {}
+    expect(x and reg == {("init",): 0.5, ("solve",): 5.05, ("io",): 0, ("solve", "halo"): 0.05},
+           f"p = 2, n = 1000: 0.5 + 5.05 + 0.1, halo inside solve ({reg} {sorted(got)})")
     expect((8, 2000, 3.45) in got, "p = 8, n = 2000, repetition 2: 0.5 + 2.5 + 0.15 + 0.3")
     at1000 = sorted((p, t) for (p, n, t) in got if n == 1000)
     expect(at1000 == [(2, 5.65), (2, 5.85), (4, 3.2), (4, 3.4), (8, 2.0), (8, 2.2)],

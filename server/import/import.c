@@ -289,9 +289,9 @@ struct mapping {
 	size_t p, n;		/* parameter indices; n == SIZE_MAX: n_value */
 	double n_value;		/* the constant n: o->n_value, or 1 assumed for a file of p alone */
 	uint32_t metric, energy, region;	/* energy: XP_NONE when the file has none */
-	uint32_t *children;
+	uint32_t *children;	/* the call paths under region that become run regions */
 	size_t nchildren;
-	bool *child_ok;		/* a name a run region may have, and the first of its name */
+	char **child_path;	/* each one's "path" as JSON text; NULL for the first level */
 	uint32_t *overhead;	/* the regions summed into chi (or gamma) */
 	size_t noverhead;
 	bool gamma;		/* overhead are gamma's */
@@ -528,6 +528,91 @@ static int pick_overhead(const struct xp *x, const struct import_opts *o, struct
 	return rc;
 }
 
+/* What POST /api/v1/runs takes of a region name: 1 to RUN_NAME_MAX
+ * printable bytes (the body is valid UTF-8 already). */
+static bool region_name_ok(const char *name)
+{
+	size_t len = strlen(name), k;
+	bool ok = len >= 1 && len <= RUN_NAME_MAX;
+
+	for (k = 0; k < len && ok; k++)
+		ok = (unsigned char)name[k] >= 0x20 && name[k] != 0x7f;
+	return ok;
+}
+
+/* Path i's names below the level base as a JSON array's text. */
+static char *path_json(const struct xp *x, uint32_t i, uint32_t base)
+{
+	uint32_t chain[RUN_PATH_MAX];
+	struct buf b = {0};
+	size_t d = 0;
+
+	for (; i != XP_NONE && x->paths[i].depth > base && d < RUN_PATH_MAX; i = x->paths[i].parent)
+		chain[d++] = i;
+	buf_lit(&b, "[");
+	while (d--) {
+		buf_str(&b, leaf(x, chain[d]), strlen(leaf(x, chain[d])));
+		buf_lit(&b, d ? "," : "]");
+	}
+	return b.s;
+}
+
+enum { T_OUT, T_KEPT, T_LEFT };	/* a path's state in pick_tree */
+
+/* Every call path under the tau region becomes a run region, down to
+ * RUN_PATH_MAX levels, level by level (the shallow ones kept when a run
+ * would hold more than RUN_REGIONS_MAX), each with a name a run's region
+ * may have, unique among its siblings, under a parent kept. */
+static void pick_tree(const struct xp *x, struct mapping *m)
+{
+	uint32_t base = x->paths[m->region].depth, d;
+	unsigned char *state = xcalloc(x->npaths + 1, 1);
+	size_t i, bad_name = 0, many = 0, deep = 0;
+	json_t *seen = json_object();
+	char key[RUN_NAME_MAX + 24];
+
+	m->children = xcalloc(RUN_REGIONS_MAX + 1, sizeof(*m->children));
+	m->child_path = xcalloc(RUN_REGIONS_MAX + 1, sizeof(*m->child_path));
+	for (d = 1; d <= RUN_PATH_MAX + 1; d++) {
+		for (i = 0; i < x->npaths; i++) {
+			const struct xp_path *pa = &x->paths[i];
+			unsigned char up = pa->parent == XP_NONE ? T_OUT : pa->parent == m->region ?
+					   T_KEPT : state[pa->parent];
+
+			if (pa->depth != base + d || up == T_OUT)
+				continue;
+			state[i] = T_LEFT;
+			snprintf(key, sizeof(key), "%u:%.*s", pa->parent, RUN_NAME_MAX, leaf(x, i));
+			if (up == T_LEFT || d > RUN_PATH_MAX)
+				deep += up == T_KEPT;	/* a subtree deeper than a path may go */
+			else if (!region_name_ok(leaf(x, i)) || json_object_get(seen, key))
+				bad_name++;
+			else if (m->nchildren == RUN_REGIONS_MAX)
+				many++;
+			else {
+				state[i] = T_KEPT;
+				json_object_set_new(seen, key, json_true());
+				m->child_path[m->nchildren] = d > 1 ? path_json(x, (uint32_t)i, base) : NULL;
+				m->children[m->nchildren++] = (uint32_t)i;
+			}
+		}
+	}
+	if (bad_name)
+		xp_warn((struct xp *)x, "%zu call paths are left out of the runs (with what is under "
+			"them): a name is empty, longer than %d bytes, has control characters, or a "
+			"sibling has it", bad_name, RUN_NAME_MAX);
+	if (many)
+		xp_warn((struct xp *)x, "%zu call paths are left out (with what is under them): a run "
+			"holds at most %d regions, the shallowest kept; choose a deeper region= to see "
+			"its subtree", many, RUN_REGIONS_MAX);
+	if (deep)
+		xp_warn((struct xp *)x, "%zu call paths lie more than %d levels under '%s': their subtrees "
+			"are left out (a region's path holds at most %d names)", deep, RUN_PATH_MAX,
+			leaf(x, m->region), RUN_PATH_MAX);
+	json_decref(seen);
+	free(state);
+}
+
 static int pick_region(const struct xp *x, const struct import_opts *o, struct mapping *m,
 		       struct kerr *err)
 {
@@ -556,28 +641,7 @@ static int pick_region(const struct xp *x, const struct import_opts *o, struct m
 	free(names);
 	if (rc)
 		return rc;
-	m->children = xcalloc(x->npaths + 1, sizeof(*m->children));
-	for (i = 0; i < x->npaths; i++)
-		if (x->paths[i].parent == m->region)
-			m->children[m->nchildren++] = (uint32_t)i;
-	/* what POST /api/v1/runs takes of a region name: 1 to RUN_NAME_MAX
-	 * printable bytes, unique in the run (the body is valid UTF-8 already) */
-	m->child_ok = xcalloc(m->nchildren + 1, sizeof(bool));
-	for (i = 0; i < m->nchildren; i++) {
-		const char *name = leaf(x, m->children[i]);
-		size_t len = strlen(name), k;
-		bool ok = len >= 1 && len <= RUN_NAME_MAX;
-
-		for (k = 0; k < len && ok; k++)
-			ok = (unsigned char)name[k] >= 0x20 && name[k] != 0x7f;
-		for (k = 0; k < i && ok; k++)
-			ok = !m->child_ok[k] || strcmp(leaf(x, m->children[k]), name);
-		m->child_ok[i] = ok;
-		if (!ok)
-			xp_warn((struct xp *)x, "the region '%.200s' is left out of the runs: its name is "
-				"empty, longer than %d bytes, has control characters, or another "
-				"region has it", name, RUN_NAME_MAX);
-	}
+	pick_tree(x, m);
 	return 0;
 }
 
@@ -672,8 +736,6 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 		const char *name = leaf(x, ch);
 		double t, en;
 
-		if (!m->child_ok[c])
-			continue;
 		t = rep_value(x, xp_find(x, ch, m->metric, pt), r);
 		e->negative += t < 0;	/* 0 is a measurement (a region that took no time) */
 		if (!(isfinite(t) && t >= 0))
@@ -681,6 +743,10 @@ static int emit_run(struct emit *e, const struct xp *x, const struct mapping *m,
 		en = m->energy == XP_NONE ? NAN : rep_value(x, xp_find(x, ch, m->energy, pt), r);
 		buf_add(&e->reg, e->reg.len ? ",{\"name\":" : "[{\"name\":", 9);
 		buf_str(&e->reg, name, strlen(name));
+		if (m->child_path[c]) {
+			buf_lit(&e->reg, ",\"path\":");
+			buf_lit(&e->reg, m->child_path[c]);
+		}
 		buf_add(&e->reg, ",\"time_s\":", 10);
 		buf_num(&e->reg, t);
 		if (isfinite(en) && en >= 0) {
@@ -838,9 +904,17 @@ static int xp_runs(struct xp *x, const struct import_opts *o, struct emit *e,
 		goto out;
 	}
 	res->regions = json_array();
-	for (c = 0; c < m.nchildren; c++)
-		if (e->child_used[c])
-			json_array_append_new(res->regions, json_string(leaf(x, m.children[c])));
+	for (c = 0; c < m.nchildren; c++) {
+		char *text;
+
+		if (!e->child_used[c])
+			continue;
+		text = m.child_path[c] ? path_text(x, m.children[c]) : NULL;
+		/* a nested one as its path under the region, "solve->MPI_Send" */
+		json_array_append_new(res->regions, json_string(text ? text + x->paths[m.region].text + 2 :
+								leaf(x, m.children[c])));
+		free(text);
+	}
 	res->labels = json_array();
 	json_object_foreach(keys, k, jv)
 		json_array_append_new(res->labels, json_string(k));
@@ -850,8 +924,10 @@ out:
 	json_decref(keys);
 	if (rc)
 		available(x, res);
+	for (c = 0; m.child_path && c < m.nchildren; c++)
+		free(m.child_path[c]);
+	free(m.child_path);
 	free(m.children);
-	free(m.child_ok);
 	free(m.overhead);
 	free(e->child_used);
 	e->child_used = NULL;
