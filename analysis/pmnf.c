@@ -733,6 +733,60 @@ void ka_pmnf_format(const struct ka_pmnf_model *mdl, const char *const *names, c
 	}
 }
 
+/* a / b in lowest terms, b > 0 */
+static void reduce(int *a, int *b)
+{
+	int x = abs(*a), y = *b, t;
+
+	while (y)
+		t = x % y, x = y, y = t;
+	if (x > 1)
+		*a /= x, *b /= x;
+}
+
+enum ka_growth ka_pmnf_growth(const struct ka_pmnf_model *mdl, int param, const char *name, int per,
+			      char *buf, size_t size)
+{
+	/* the dominant term: exponent num / den and log of param, and its sign */
+	int num = -per, den = 1, lg = 0, k, i;
+	double coef = mdl->constant;
+	size_t len = 0;
+
+	for (k = 0; k < mdl->nterms; k++) {
+		const struct ka_pmnf_term *t = &mdl->t[k];
+		int tn = -per, td = 1, tl = 0;
+
+		if (t->coef == 0)
+			continue;
+		for (i = 0; i < t->nfactors; i++)
+			if (t->f[i].param == param)
+				tn = t->f[i].num - per * t->f[i].den, td = t->f[i].den, tl = t->f[i].log;
+		if (coef == 0 || (long)tn * den > (long)num * td || ((long)tn * den == (long)num * td && tl > lg))
+			num = tn, den = td, lg = tl, coef = t->coef;
+	}
+	reduce(&num, &den);
+	buf[0] = '\0';
+	if (num < 0 || (coef < 0 && (num > 0 || lg > 0))) {
+		put(buf, size, 0, "falls");
+		return KA_FALLS;
+	}
+	if (num == 0 && lg == 0) {
+		put(buf, size, 0, "constant");
+		return KA_FLAT;
+	}
+	if (num == 1 && den == 1)
+		len = put(buf, size, len, "%s", name);
+	else if (num && den == 1)
+		len = put(buf, size, len, "%s^%d", name, num);
+	else if (num)
+		len = put(buf, size, len, "%s^(%d/%d)", name, num, den);
+	if (lg)
+		len = put(buf, size, len, "%slog2(%s)", len ? " * " : "", name);
+	if (lg > 1)
+		put(buf, size, len, "^%d", lg);
+	return KA_GROWS;
+}
+
 enum ka_band_from ka_pmnf_band(const struct ka_pmnf_model *mdl, const double *x, const double *y,
 			       const double *var, size_t m, size_t nvalues, double level,
 			       struct ka_band *b)

@@ -79,6 +79,18 @@ double ka_pmnf_term_eval(const struct ka_pmnf_term *t, const double *x);
 void ka_pmnf_format(const struct ka_pmnf_model *mdl, const char *const *names, char *buf,
 		    size_t size);
 
+/* How a model grows as parameter param grows (the others held): the term
+ * that dominates, the largest exponent of param first and then the
+ * largest log exponent, with per set the model divided by param (a
+ * resource model read as the metric again, exponents one less). Written
+ * as ka_pmnf_format writes a term without its coefficient: "constant",
+ * "log2(p)", "p^(1/2) * log2(p)", "p"; "falls" when the dominant exponent
+ * is below 0 or its coefficient is. Returns KA_GROWS, KA_FLAT or KA_FALLS. */
+enum ka_growth { KA_FALLS = -1, KA_FLAT = 0, KA_GROWS = 1 };
+
+enum ka_growth ka_pmnf_growth(const struct ka_pmnf_model *mdl, int param, const char *name, int per,
+			      char *buf, size_t size);
+
 /* ---- the models in Orii's method ------------------------------------------
  * Over (p, n) (parameter 0 is p, 1 is n) a model of the work W = p * gamma
  * and one of the overhead To = p * chi give the efficiency eps = W / (W +

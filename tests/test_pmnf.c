@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -512,6 +513,56 @@ static void test_tau_turn(void **state)
 	assert_int_equal(ka_pmnf_tau_turn(&r2, 0, 1, 4096, &p), -KA_EDOM);
 }
 
+/* A model with one term coef * p^(num/den) * log2(p)^lg (nparams 1, or
+ * with n^1 beside p for two). */
+static struct ka_pmnf_model one_term(double c0, double coef, int num, int den, int lg, bool with_n)
+{
+	struct ka_pmnf_model m = {.nparams = with_n ? 2 : 1, .constant = c0, .nterms = coef != 0};
+
+	m.t[0].coef = coef;
+	m.t[0].nfactors = with_n ? 2 : 1;
+	m.t[0].f[0] = (struct ka_pmnf_factor){0, num, den, lg};
+	m.t[0].f[1] = (struct ka_pmnf_factor){1, 1, 1, 0};
+	return m;
+}
+
+/* The growth class: the dominant term as p grows, of the metric itself or
+ * of a resource model divided by p again (exponents one less). */
+static void test_growth(void **state)
+{
+	static const struct {
+		double c0, coef;
+		int num, den, lg, per;
+		bool with_n;
+		const char *want;
+		enum ka_growth g;
+	} cases[] = {
+		{5, 0, 0, 1, 0, 0, false, "constant", KA_FLAT},
+		{1, 2, 0, 1, 1, 0, false, "log2(p)", KA_GROWS},
+		{4, 0.002, 2, 1, 0, 1, false, "p", KA_GROWS},		/* tau = 4/p + 0.002 p */
+		{21, 0.38, 1, 4, 2, 1, false, "falls", KA_FALLS},	/* p^(-3/4) log2(p)^2 */
+		{3, 0.1, 1, 1, 1, 1, false, "log2(p)", KA_GROWS},	/* (3 + 0.1 p log2 p) / p */
+		{3, 0.1, 3, 2, 1, 1, false, "p^(1/2) * log2(p)", KA_GROWS},
+		{3, 0.1, 1, 1, 2, 0, false, "p * log2(p)^2", KA_GROWS},
+		{1, 2, 1, 2, 0, 0, true, "p^(1/2)", KA_GROWS},	/* 1 + 2 n p^(1/2) */
+		{10, -0.5, 0, 1, 1, 0, false, "falls", KA_FALLS},	/* 10 - 0.5 log2(p) */
+		{0, 10, 1, 1, 0, 1, false, "constant", KA_FLAT},	/* (10 p) / p */
+		{2, 0, 0, 1, 0, 1, false, "falls", KA_FALLS},	/* 2 / p */
+		{1, 1, 4, 3, 0, 0, false, "p^(4/3)", KA_GROWS},
+	};
+	char buf[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct ka_pmnf_model m = one_term(cases[i].c0, cases[i].coef, cases[i].num, cases[i].den,
+						  cases[i].lg, cases[i].with_n);
+
+		assert_int_equal(ka_pmnf_growth(&m, 0, "p", cases[i].per, buf, sizeof(buf)), cases[i].g);
+		assert_string_equal(buf, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -530,6 +581,7 @@ int main(void)
 		cmocka_unit_test(test_isoefficiency_from_models),
 		cmocka_unit_test(test_isoefficiency_from_fitted_models),
 		cmocka_unit_test(test_tau_turn),
+		cmocka_unit_test(test_growth),
 	};
 
 	cmocka_set_message_output(CM_OUTPUT_TAP);
