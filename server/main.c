@@ -600,7 +600,7 @@ static void first_start_token(const char *db)
 }
 
 const struct route *const karted_routes[] = {api_routes, api_import_routes, api_analysis_routes,
-					     api_model_routes, api_history_routes, api_alert_routes,
+					     api_model_routes, api_region_routes, api_history_routes, api_alert_routes,
 					     api_report_routes, api_method_routes, api_metric_routes,
 					     api_openapi_routes, NULL};
 

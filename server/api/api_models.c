@@ -37,20 +37,6 @@
 #define MODEL_POOR_SMAPE 15.0	/* percent: a model missing by more is poor */
 #define MODEL_POOR_R2 0.5	/* adjusted R² below: poor (below 0: unusable) */
 
-/* The values grouped by coordinates: what the modeler and the answer use. */
-struct model_data {
-	int nparams;
-	const char *names[KA_PMNF_PARAMS];
-	size_t m;
-	double *x;		/* m * nparams coordinates, ascending */
-	double *mean, *median, *sd, *lo, *hi;
-	double *var;		/* the variance of each mean (sd^2 / r); 0 for one value */
-	size_t *reps;
-	size_t nvalues;		/* the sum of reps */
-	bool repeated;		/* every point has two or more values */
-	int resource;		/* k + 1: the values were multiplied by parameter k (p), so
-				 * the answer divides by it again; 0: as measured */
-};
 
 /* What the answer divides a value at x by: p for a resource model, else 1. */
 static double per(const struct model_data *md, const double *x)
@@ -104,7 +90,7 @@ static bool in_point_order(const struct obsv *o, size_t nv)
 
 /* Group nv values (sorted here; unused coordinates 0) into md's points.
  * 413 naming field when there are more than MODEL_POINTS_MAX. */
-static int group_points(struct obsv *o, size_t nv, struct model_data *md, const char *field,
+int model_group(struct obsv *o, size_t nv, struct model_data *md, const char *field,
 			struct kerr *err)
 {
 	size_t i, j, m = 0, k;
@@ -263,17 +249,8 @@ static void warnings_json(json_t *w, const struct model_data *md, const struct k
 						      "alone", MODEL_FAR));
 }
 
-/* A model with the points it was fitted to and its band, and, for a model
- * whose reading was chosen (GET, POST, the report), why it is of the
- * metric or of p times it. */
-struct fitted {
-	struct model_data md;
-	struct ka_pmnf_model mdl;
-	struct ka_band b;
-	char resource_reason[320];	/* "": no reading chosen (Orii's models) */
-};
 
-static void fitted_free(struct fitted *f)
+void model_fitted_free(struct fitted *f)
 {
 	model_data_free(&f->md);
 	free(f->b.cov);
@@ -282,7 +259,7 @@ static void fitted_free(struct fitted *f)
 }
 
 /* Fit f->md (grouped) and work out the band. */
-static int fit(struct fitted *f, struct kerr *err)
+int model_fit_band(struct fitted *f, struct kerr *err)
 {
 	f->b.cov = NULL;
 	f->b.from = KA_BAND_NONE;
@@ -407,7 +384,7 @@ static const char *model_quality(const struct fitted *f, json_t *reasons)
 /* The answer for f's model: the model, its fit figures and warnings; with
  * with_points also each point's spread beside the model, and the
  * predictions at npred coordinates pred. */
-static json_t *model_json(const struct fitted *f, const double *pred, size_t npred,
+json_t *model_answer_json(const struct fitted *f, const double *pred, size_t npred,
 			  bool with_points)
 {
 	const struct model_data *md = &f->md;
@@ -490,12 +467,12 @@ static void answer_model(struct resp *rs, struct fitted *f, const double *pred, 
 	json_t *body;
 
 	kerr_clear(&err);
-	if (fit(f, &err)) {
+	if (model_fit_band(f, &err)) {
 		resp_error(rs, &err);
 		json_decref(extra);
 		return;
 	}
-	body = model_json(f, pred, npred, true);
+	body = model_answer_json(f, pred, npred, true);
 	if (extra)
 		json_object_update_new(body, extra);
 	resp_json(rs, 200, body);
@@ -550,7 +527,7 @@ static void resource_auto(struct model_data *md, const char *metric, char *why, 
 }
 
 /* resource=true|false|auto of the query (def when absent). */
-static int query_resource(struct req *rq, enum model_resource def, enum model_resource *out,
+int model_query_resource(struct req *rq, enum model_resource def, enum model_resource *out,
 			  struct kerr *err)
 {
 	const char *s = req_query(rq, "resource");
@@ -607,7 +584,7 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 			   "one parameter must be p");
 		goto out;
 	}
-	if (group_points(mb.o, mb.nv, &f.md, "points", &err))
+	if (model_group(mb.o, mb.nv, &f.md, "points", &err))
 		goto out;
 	if (mb.resource == MODEL_RESOURCE)
 		as_resource(&f.md);
@@ -616,20 +593,14 @@ static int post_model(void *app, struct req *rq, struct resp *rs)
 out:
 	if (err.code)
 		resp_error(rs, &err);
-	fitted_free(&f);
+	model_fitted_free(&f);
 	model_body_free(&mb);
 	return 0;
 }
 
 /* ---- GET /api/v1/analysis/model --------------------------------------------------- */
 
-enum metric_kind { M_TAU, M_CHI, M_GAMMA, M_REGION };
 
-struct metric {
-	enum metric_kind kind;
-	const char *region;	/* M_REGION: the name, or a call path "main->solve" */
-	char key[RUN_KEY_SIZE];	/* M_REGION: its key (run_region_key's form) */
-};
 
 static int parse_metric(const char *s, struct metric *m, struct kerr *err)
 {
@@ -687,7 +658,7 @@ static double metric_value(const struct metric *m, const struct series_run *r)
 }
 
 /* parameters=p|n|p,n|n,p: the names and which run field each is. */
-static int parse_parameters(const char *s, struct model_data *md, bool *is_p, struct kerr *err)
+int model_parameters(const char *s, struct model_data *md, bool *is_p, struct kerr *err)
 {
 	static const char *const forms[] = {"p", "n", "p,n", "n,p"};
 	size_t f;
@@ -753,7 +724,7 @@ static bool one_fixed_each(struct obsv *o, size_t nv)
 }
 
 /* The number at key, above 0: absent leaves *out NAN. */
-static int query_positive(struct req *rq, const char *key, double *out, struct kerr *err)
+int model_query_positive(struct req *rq, const char *key, double *out, struct kerr *err)
 {
 	const struct field f = {key, FIELD_NUMBER, FIELD_ABOVE_LO, 0, MODEL_MAGNITUDE, out, 0};
 
@@ -797,25 +768,6 @@ static int query_predict(struct req *rq, int nparams, double **pred, size_t *npr
 	return 0;
 }
 
-/* What the query selects of a series for a model, and what came of it:
- * what GET /api/v1/analysis/model and the model report share. */
-struct model_sel {
-	struct metric metric;
-	const char *metric_name;
-	bool is_p[KA_PMNF_PARAMS];	/* parameters[i] is p (else n) */
-	double fixed_n, fixed_p;	/* n=, p=: NAN when not given */
-	enum model_resource resource;	/* asked: p times the metric, as measured, or auto */
-	char resource_reason[320];	/* what came of it */
-	/* what the series gave */
-	char name[SERIES_LABEL_SIZE];	/* series_label() */
-	json_t *series;			/* series_json() */
-	double freq;			/* the frequency modelled (NAN: none) */
-	size_t skipped;			/* runs without the metric */
-	bool weak;			/* weak scaling along the parameter */
-	const char *fixed_name;		/* "n" or "p" held fixed (one parameter, not weak), or NULL */
-	double chosen;			/* its value */
-	json_t *values;			/* the fixed one's values, [{n|p, points}] */
-};
 
 static void model_sel_free(struct model_sel *sel)
 {
@@ -831,9 +783,9 @@ static int model_sel_read(struct req *rq, struct model_data *md, struct model_se
 	sel->metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
 	sel->chosen = NAN;
 	if (parse_metric(sel->metric_name, &sel->metric, err) ||
-	    parse_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
-	    query_positive(rq, "n", &sel->fixed_n, err) || query_positive(rq, "p", &sel->fixed_p, err) ||
-	    query_resource(rq, MODEL_RESOURCE_AUTO, &sel->resource, err))
+	    model_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
+	    model_query_positive(rq, "n", &sel->fixed_n, err) || model_query_positive(rq, "p", &sel->fixed_p, err) ||
+	    model_query_resource(rq, MODEL_RESOURCE_AUTO, &sel->resource, err))
 		return -1;
 	if (sel->resource == MODEL_RESOURCE && md->nparams == 1 && !sel->is_p[0])
 		return kerr_field(err, KERR_INVALID, "resource", "resource=true models p times the metric, "
@@ -880,7 +832,7 @@ static size_t model_values(const struct series_data *sd, const struct model_data
 
 /* One parameter: every run when they scale weakly along it, else the runs
  * at the fixed value asked for (or the one with the most points). */
-static int model_choose(const struct model_data *md, struct model_sel *sel, struct obsv *o,
+int model_choose(const struct model_data *md, struct model_sel *sel, struct obsv *o,
 			size_t *nv, struct kerr *err)
 {
 	double want = sel->is_p[0] ? sel->fixed_n : sel->fixed_p;
@@ -922,12 +874,9 @@ static const char *metric_words(const struct model_sel *sel, char *buf, size_t s
 	return buf;
 }
 
-/* The reading of sel->resource applied to md (grouped), its reason into sel. */
-static void model_sel_reading(struct model_data *md, struct model_sel *sel)
+void model_sel_reading_as(struct model_data *md, struct model_sel *sel, const char *m)
 {
 	struct fitted f = {.md = *md};
-	char words[RUN_NAME_MAX + 16];
-	const char *m = metric_words(sel, words, sizeof(words));
 
 	if (sel->resource == MODEL_RESOURCE_AUTO && sel->weak)
 		snprintf(f.resource_reason, sizeof(f.resource_reason), "modelled as measured: each p ran at "
@@ -936,6 +885,21 @@ static void model_sel_reading(struct model_data *md, struct model_sel *sel)
 		choose_reading(&f, sel->resource, m);
 	*md = f.md;
 	memcpy(sel->resource_reason, f.resource_reason, sizeof(sel->resource_reason));
+}
+
+/* The reading of sel->resource applied to md (grouped), its reason into sel. */
+static void model_sel_reading(struct model_data *md, struct model_sel *sel)
+{
+	char words[RUN_NAME_MAX + 16];
+
+	model_sel_reading_as(md, sel, metric_words(sel, words, sizeof(words)));
+}
+
+double model_value(const struct fitted *f, const double *x)
+{
+	double h;
+
+	return model_at(f, x, &h) / per(&f->md, x);
 }
 
 /* The runs of a stored series' metric grouped for a one- or two-parameter
@@ -965,7 +929,7 @@ static int series_model(struct karted *k, struct req *rq, const char *sys, const
 			   sel->metric.kind == M_REGION ? sel->metric.region : sel->metric_name);
 		goto out;
 	}
-	rc = model_choose(md, sel, o, &nv, err) || group_points(o, nv, md, "series", err) ? -1 : 0;
+	rc = model_choose(md, sel, o, &nv, err) || model_group(o, nv, md, "series", err) ? -1 : 0;
 	if (rc == 0)
 		model_sel_reading(md, sel);
 out:
@@ -1011,7 +975,7 @@ static int get_model(void *app, struct req *rq, struct resp *rs)
 		answer_model(rs, &f, pred, npred, model_sel_json(&sel));
 	}
 	model_sel_free(&sel);
-	fitted_free(&f);
+	model_fitted_free(&f);
 	free(pred);
 	return 0;
 }
@@ -1042,7 +1006,7 @@ static void iso_fit_free(struct iso_fit *q)
 	int k;
 
 	for (k = 0; k < Q_COUNT; k++)
-		fitted_free(&q->f[k]);
+		model_fitted_free(&q->f[k]);
 }
 
 /* The three models of sd's runs: 0; 1 with *why when the series' points
@@ -1093,7 +1057,7 @@ static int iso_fit(const struct series_data *sd, const struct ka_obs *obs, size_
 					     k == Q_WORK ? p * (r->tau - r->chi) :
 					     k == Q_OVERHEAD ? p * r->chi : p * r->tau};
 		}
-		if (group_points(o, sd->nruns, md, "series", err) || fit(&q->f[k], err)) {
+		if (model_group(o, sd->nruns, md, "series", err) || model_fit_band(&q->f[k], err)) {
 			free(o);
 			return -1;
 		}
@@ -1338,9 +1302,9 @@ json_t *iso_models_json(struct req *rq, const struct series_data *sd, const stru
 		goto out;
 	out = json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s}", "parameters",
 			q.nparams == 2 ? json_pack("[s,s]", "p", "n") : json_pack("[s]", "p"),
-			"work", model_json(&q.f[Q_WORK], NULL, 0, false), "overhead",
-			model_json(&q.f[Q_OVERHEAD], NULL, 0, false), "resource",
-			model_json(&q.f[Q_RESOURCE], NULL, 0, false), "isoefficiency_functions",
+			"work", model_answer_json(&q.f[Q_WORK], NULL, 0, false), "overhead",
+			model_answer_json(&q.f[Q_OVERHEAD], NULL, 0, false), "resource",
+			model_answer_json(&q.f[Q_RESOURCE], NULL, 0, false), "isoefficiency_functions",
 			iso_functions_json(&q, levels, nlevels), "c1_c3", turns_json(&q, obs, nobs, steps, nsteps),
 			"predictions", iso_predictions_json(&q, pred, npred), "explanation",
 			"work = p·γ, overhead = p·χ and resource = p·τ are modelled (they grow with p, "
@@ -1442,7 +1406,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 	int rc = -1;
 
 	memset(mp, 0, sizeof(*mp));
-	if (query_positive(rq, "max_x", &max_x, err) ||
+	if (model_query_positive(rq, "max_x", &max_x, err) ||
 	    series_model(k, rq, sys, app, var, ls, &f.md, &sel, err))
 		goto out;
 	if (f.md.nparams != 1) {
@@ -1450,7 +1414,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 			   "parameters=p (the default) or parameters=n");
 		goto out;
 	}
-	if (fit(&f, err))
+	if (model_fit_band(&f, err))
 		goto out;
 	hi = f.md.x[f.md.m - 1];
 	max_x = isnan(max_x) ? MODEL_FAR * hi : fmax(max_x, hi);
@@ -1464,7 +1428,7 @@ int model_plot_load(struct karted *k, struct req *rq, const char *sys, const cha
 out:
 	json_decref(reasons);
 	model_sel_free(&sel);
-	fitted_free(&f);
+	model_fitted_free(&f);
 	return rc;
 }
 

@@ -68,6 +68,7 @@ extern const struct route api_routes[];
 extern const struct route api_import_routes[];
 extern const struct route api_analysis_routes[];
 extern const struct route api_model_routes[];
+extern const struct route api_region_routes[];
 extern const struct route api_history_routes[];
 extern const struct route api_alert_routes[];
 extern const struct route api_report_routes[];
