@@ -13,6 +13,7 @@ import argparse
 import collections
 import http.client
 import json
+import math
 import os
 import re
 import signal
@@ -842,6 +843,65 @@ def model_of_a_stored_series():
         expect(s == status and b.get("field") == field, f"{q} -> {status} {field} ({s} {b})")
     s, b, _ = k.request("GET", "/api/v1/analysis/model?application=cg")
     expect(s == 400 and b["field"] == "system", f"no system -> 400 ({b})")
+
+
+@test
+def call_tree_every_path_modelled_and_ranked():
+    """GET /api/v1/analysis/regions on hand-made call paths, two repetitions
+    each at +-1 % (the means exact): solve 8/p, solve->MPI_Allreduce 0.02 +
+    0.02 log2(p), io 1, io->MPI_Allreduce 0.01, init at p = 1 alone."""
+    k, t = Shared.k, Shared.token
+    ps = (1, 2, 4, 8, 16, 32)
+    runs = []
+    for p in ps:
+        paths = {("solve",): 8 / p, ("solve", "MPI_Allreduce"): 0.02 + 0.02 * math.log2(p), ("io",): 1.0,
+                 ("io", "MPI_Allreduce"): 0.01}
+        if p == 1:
+            paths[("init",)] = 2.0
+        for f in (0.99, 1.01):
+            regs = [dict(name=pa[-1], time_s=v * f, **({"path": list(pa)} if len(pa) > 1 else {}))
+                    for pa, v in paths.items()]
+            tau = (8 / p + 1.0 + (2.0 if p == 1 else 0)) * f
+            runs.append(dict(system="tree-it", application="cg", p=p, n=1000.0, tau=tau, regions=regs))
+    s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+    expect(s == 201, f"posted ({s} {b})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/regions?system=tree-it&application=cg")
+    expect(s == 200 and g["count"] == 5 and g["at_p"] == 256 and g["largest"] == 32 and g["n"] == 1000,
+           f"5 paths, at_p 8 x 32 ({s} {g if s != 200 else g['count']})")
+    order = [tuple(x["path"]) for x in g["paths"]]
+    expect(order == [("io",), ("solve", "MPI_Allreduce"), ("solve",), ("io", "MPI_Allreduce"), ("init",)],
+           f"ranked by predicted share at 256, unusable last ({order})")
+    by = {tuple(x["path"]): x for x in g["paths"]}
+    a = by[("solve", "MPI_Allreduce")]
+    expect(a["depth"] == 2 and a["growth"] == "log2(p)" and a["model"]["resource"] is False
+           and abs(a["predicted"]["time"] - 0.18) < 1e-9 and abs(a["measured"]["time"] - 0.12) < 1e-12,
+           f"0.02 + 0.02 log2(p): 0.12 at 32, 0.18 at 256 ({a['model']['function']} {a['predicted']})")
+    sv = by[("solve",)]
+    expect(sv["growth"] == "falls" and sv["model"]["resource"] is True and abs(sv["predicted"]["time"] - 8 / 256) < 1e-9
+           and sv["share_grows"] is False, f"8/p: modelled as p x time, falls ({sv['model']['function']} {sv['growth']})")
+    io = by[("io",)]
+    expect(io["growth"] == "constant" and io["share_grows"] is True and abs(io["measured"]["share"] - 1 / 1.25) < 1e-12,
+           f"io: constant, its share grows as tau falls: 1 / 1.25 at 32 ({io['measured']})")
+    expect(a["share_grows"] is True and by[("io", "MPI_Allreduce")]["share_grows"] is True,
+           "the same leaf under two parents: two paths, each its own")
+    init = by[("init",)]
+    expect(init["model"]["quality"] == "unusable" and init["share_grows"] is False and init["predicted"]["time"] is None
+           and any("p takes 1 distinct value" in r for r in init["model"]["quality_reasons"]),
+           f"one p: unusable, never a candidate, nothing predicted ({init['model']['quality_reasons']})")
+    expect(g["candidates"] == 3 and g["root"]["measured"]["time"] == 1.25 and g["root"]["quality"] != "unusable",
+           f"three candidates; the root is tau ({g['candidates']} {g['root']['measured']})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/regions?system=tree-it&application=cg&at_p=1024&limit=2")
+    expect(s == 200 and g["listed"] == 2 and g["count"] == 5 and abs(g["paths"][1]["predicted"]["time"] - 0.22) < 1e-9,
+           f"at_p=1024: 0.02 + 0.02 * 10; limit lists 2 of 5 ({g.get('paths')})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/model?system=tree-it&application=cg&metric=region:solve->MPI_Allreduce")
+    expect(s == 200 and g["function"] == "0.02 + 0.02 * log2(p)", f"a path as the model's metric ({s} {g})")
+    for q, status, field in [("&metric=bogus", 400, "metric"), ("&at_p=-1", 400, "at_p"), ("&limit=0", 400, "limit"),
+                             ("&parameters=q", 400, "parameters"), ("&metric=energy", 404, "series"),
+                             ("&n=5", 404, "n"), ("&p=4", 400, "p")]:
+        s, b, _ = k.request("GET", "/api/v1/analysis/regions?system=tree-it&application=cg" + q)
+        expect(s == status and b.get("field") == field, f"{q} -> {status} {field} ({s} {b})")
+    s, b, _ = k.request("GET", "/api/v1/analysis/regions?system=nope&application=cg")
+    expect(s == 404, f"no such series ({s} {b})")
 
 
 def isomodel_runs(system, ps=(1, 2, 4, 8, 16, 32, 64), ns=(1000.0, 2000.0, 4000.0, 8000.0, 16000.0)):
