@@ -49,6 +49,23 @@ def grid_runs():
     return out
 
 
+def tree_runs():
+    """A call tree over p = 1..64, 3 repetitions at +-1 %: solve 40/p, its
+    MPI_Allreduce 0.05 log2(p), its halo exchange 0.01 sqrt(p), io 0.5 s."""
+    import math
+    out = []
+    for p in (1, 2, 4, 8, 16, 32, 64):
+        paths = {("solve",): 40 / p + 0.05 * math.log2(p) + 0.01 * p ** 0.5,
+                 ("solve", "MPI_Allreduce"): 0.05 * math.log2(p) + 0.001,
+                 ("solve", "halo"): 0.01 * p ** 0.5, ("io",): 0.5, ("init",): 2 / p}
+        for f in (0.99, 1.0, 1.01):
+            regs = [dict(name=k[-1], time_s=round(v * f, 9), **({"path": list(k)} if len(k) > 1 else {}))
+                    for k, v in paths.items()]
+            tau = round((paths[("solve",)] + 0.5 + 2 / p + 0.01) * f, 9)
+            out.append({"system": "T", "application": "tree", "p": p, "n": 1000, "tau": tau, "regions": regs})
+    return out
+
+
 GRID_SERIES = "series=A:stencil&series=B:stencil&series=C:stencil"
 MORE_REPORTS = [
     ["scaling", "GET", "/api/v1/reports/scaling.{fmt}?system=SP2&application=md",
@@ -69,6 +86,9 @@ MORE_REPORTS = [
      "τ and the efficiency relative to the smallest p, 18 lines"],
     ["model-compare", "GET", "/api/v1/reports/model.{fmt}?" + GRID_SERIES + "&metric=chi&n=8000",
      "the models of χ of three series at n = 8000"],
+    ["regions", "GET", "/api/v1/reports/regions.{fmt}?system=T&application=tree",
+     "which part does not scale: the top call paths' time with their models, dashed to 8 × the largest p, "
+     "and their shares of τ there"],
 ]
 
 
@@ -83,7 +103,7 @@ def main():
     k = Karted(a.karted, args=["--no-first-token"]).start()
     try:
         token = k.token("gallery")
-        for runs in (ex["runs"], grid_runs()):
+        for runs in (ex["runs"], grid_runs(), tree_runs()):
             s, b, _ = k.request("POST", "/api/v1/runs", runs, token=token)
             if s != 201:
                 raise SystemExit(f"gallery: posting the example runs -> {s}: {b}")

@@ -902,6 +902,15 @@ def call_tree_every_path_modelled_and_ranked():
         expect(s == status and b.get("field") == field, f"{q} -> {status} {field} ({s} {b})")
     s, b, _ = k.request("GET", "/api/v1/analysis/regions?system=nope&application=cg")
     expect(s == 404, f"no such series ({s} {b})")
+    for fmt in ("svg", "png", "pdf"):
+        s, body, h = k.request("GET", f"/api/v1/reports/regions.{fmt}?system=tree-it&application=cg&top=3")
+        frame = json.loads(h["X-Karte-Frame"]) if s == 200 else {}
+        expect(s == 200 and len(frame["panels"]) == 2, f"{fmt}: two panels ({s} {str(body)[:200]})")
+        expect(frame["legend"][:3] == ["io: 1 (share grows)", "solve->MPI_Allreduce: 0.02 + 0.02 * log2(p) (share grows)",
+                                       "solve: (8) / p"] and "io: 80 % → " in frame["legend"][3]
+               and "top 3 of 5" in frame["title"], f"{fmt}: every line named, the shares panel too ({frame.get('legend')})")
+    s, b, _ = k.request("GET", "/api/v1/reports/regions.svg?system=tree-it&application=cg&top=11")
+    expect(s == 400 and b["field"] == "top", f"top past 10 ({s} {b})")
 
 
 def isomodel_runs(system, ps=(1, 2, 4, 8, 16, 32, 64), ns=(1000.0, 2000.0, 4000.0, 8000.0, 16000.0)):

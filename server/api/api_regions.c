@@ -440,6 +440,101 @@ size_t regions_names(const char *key, char *buf, const char **names)
 	return n;
 }
 
+/* ---- the regions report ------------------------------------------------------- */
+
+#define CURVE_POINTS 64
+
+/* Path pa's line: its measured means (at the value held) and its model
+ * from the smallest measured x out to at (to the largest measured for an
+ * unusable one), into d (room for 2 m + 2 CURVE_POINTS); its name and path
+ * into name[0, size) and name[size, 2 size). */
+static void region_line(const struct regions *rg, const struct rpath *pa, double *d, char *name,
+			size_t size, struct report_region_line *ln)
+{
+	const struct model_data *md = &pa->f.md;
+	double hi = pa->qrank < 2 ? rg->at : rg->xhi, c[2];
+	char text[RUN_KEY_SIZE + 64];
+	size_t i, k;
+
+	ln->x = d, ln->y = d + md->m, ln->m = 0;
+	for (i = 0; i < md->m; i++) {
+		const double *px = md->x + i * (size_t)md->nparams;
+
+		if (md->nparams == 2 && px[1 - rg->xk] != rg->fix)
+			continue;
+		d[ln->m] = px[rg->xk];
+		d[md->m + ln->m++] = md->mean[i] / (md->resource ? px[md->resource - 1] : 1);
+	}
+	ln->cx = d + 2 * md->m, ln->cy = ln->cx + CURVE_POINTS;
+	ln->nc = pa->fitted ? CURVE_POINTS : 0;
+	for (k = 0; k < ln->nc; k++) {
+		double x = rg->xlo * pow(hi / rg->xlo, (double)k / (CURVE_POINTS - 1));
+
+		regions_coords(rg, x, c);
+		((double *)ln->cx)[k] = x;
+		((double *)ln->cy)[k] = model_value(&pa->f, c);
+	}
+	run_path_text(pa->key, text, sizeof(text));
+	snprintf(name, size, "%s: %s%s", text,
+		 pa->model ? json_string_value(json_object_get(pa->model, "function")) : "not modelled",
+		 pa->qrank == 2 ? " (unusable)" : pa->share_grows ? " (share grows)" : "");
+	ln->name = name;
+	ln->path = name + size;	/* the caller's room holds the path alone after name */
+	snprintf(name + size, size, "%s", text);
+	ln->share_measured = pa->m_share;
+	ln->share_at = pa->p_share;
+}
+
+void regions_report(struct karted *k, struct req *rq, struct resp *rs, const struct report_opts *o,
+		    enum chart_format fmt)
+{
+	int64_t top = 5;
+	const struct field f = {"top", FIELD_INTEGER, 0, 1, REGIONS_TOP_MAX, &top, 0};
+	struct report_region_line lines[REGIONS_TOP_MAX];
+	char (*names)[2][RUN_KEY_SIZE + 1200] = xmalloc(REGIONS_TOP_MAX * sizeof(*names));
+	char title[SERIES_LABEL_SIZE + 160], note[256];
+	char xtitle[64], stitle[64];
+	double *mem[REGIONS_TOP_MAX] = {0};
+	struct report_regions in = {0};
+	struct regions rg;
+	struct kerr err;
+	size_t i;
+
+	kerr_clear(&err);
+	memset(&rg, 0, sizeof(rg));
+	if (fields_read(rq, NULL, &f, 1, &err) ||
+	    regions_load(k, rq, req_query(rq, "system"), req_query(rq, "application"),
+			 req_query(rq, "variant"), NULL, &rg, &err)) {
+		resp_error(rs, &err);
+		regions_free(&rg);
+		free(names);
+		return;
+	}
+	in.n = rg.npaths < (size_t)top ? rg.npaths : (size_t)top;
+	for (i = 0; i < in.n; i++) {
+		const struct rpath *pa = &rg.paths[rg.order[i]];
+
+		mem[i] = xmalloc((2 * pa->f.md.m + 2 * CURVE_POINTS + 1) * sizeof(double));
+		region_line(&rg, pa, mem[i], names[i][0], sizeof(names[i][0]), &lines[i]);
+	}
+	snprintf(title, sizeof(title), "call paths of %s: the top %zu of %zu by predicted share at %s = %g",
+		 rg.sel.name, in.n, rg.npaths, rg.xname, rg.at);
+	snprintf(note, sizeof(note), "markers: mean of the runs; solid: the model over the measured %s; "
+		 "dashed: extrapolated to %s = %g; an unusable model is drawn where measured only", rg.xname,
+		 rg.xname, rg.at);
+	snprintf(xtitle, sizeof(xtitle), "%s", rg.xname[0] == 'p' ? "processes p" : "problem size n");
+	snprintf(stitle, sizeof(stitle), "share of %s (%%)", rg.energy ? "the energy" : "τ");
+	in.title = title, in.xtitle = xtitle, in.stitle = stitle, in.note = note;
+	in.ytitle = rg.energy ? "energy (J)" : "time (s)";
+	in.lines = lines;
+	in.x_measured = rg.xhi, in.at = rg.at;
+	report_respond(rs, report_build_regions(&in, o), fmt);
+	for (i = 0; i < in.n; i++)
+		free(mem[i]);
+	free(names);
+	regions_free(&rg);
+}
+
 /* ---- GET /api/v1/analysis/regions ---------------------------------------------- */
 
 /* {x, value, share} with the metric's name for the value. */

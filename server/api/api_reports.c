@@ -9,6 +9,7 @@
 #include "series.h"
 #include "karted.h"
 #include "models.h"
+#include "regions.h"
 #include "render/report.h"
 #include "core/xalloc.h"
 
@@ -508,6 +509,13 @@ static void scaling_model_report(struct karted *k, struct req *rq, struct resp *
 	model_report(k, rq, rs, false, it, NULL, o, fmt);
 }
 
+static void call_paths_report(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
+			      const struct report_opts *o, enum chart_format fmt)
+{
+	(void)it;
+	regions_report(k, rq, rs, o, fmt);
+}
+
 static void isofunction_report(struct karted *k, struct req *rq, struct resp *rs, struct items *it,
 			       const struct report_opts *o, enum chart_format fmt)
 {
@@ -531,6 +539,7 @@ static const struct report_entry {
 	{"isoefficiency-function", isofunction_report, true},
 	{"history", history_report, false},
 	{"scaling-history", scaling_history, true},
+	{"regions", call_paths_report, false},
 };
 
 static int get_report(void *app, struct req *rq, struct resp *rs)
@@ -554,8 +563,8 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 			e = &reports[i];
 	if (!e || chart_format_parse(dot + 1, &fmt))
 		resp_errorf(rs, 404, "there is no report %.60s: reports are isoefficiency, efficiency, scaling, "
-			    "energy, energy-shares, model, isoefficiency-function, history and "
-			    "scaling-history, each as .svg, .png or .pdf (powercap and trace take "
+			    "energy, energy-shares, model, isoefficiency-function, history, "
+			    "scaling-history and regions, each as .svg, .png or .pdf (powercap and trace take "
 			    "their data by POST)", req_param(rq));
 	else if (report_opts_of(rq, &o, &err))
 		resp_error(rs, &err);

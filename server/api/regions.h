@@ -68,6 +68,12 @@ int regions_load(struct karted *k, struct req *rq, const char *sys, const char *
 		 const struct label_set *ls, struct regions *rg, struct kerr *err);
 void regions_free(struct regions *rg);
 
+/* GET /api/v1/reports/regions.{svg,png,pdf}: the top= (1 to
+ * REGIONS_TOP_MAX, default 5) paths of the ranking drawn. */
+#define REGIONS_TOP_MAX 10
+void regions_report(struct karted *k, struct req *rq, struct resp *rs, const struct report_opts *o,
+		    enum chart_format fmt);
+
 /* A path's names from its key into names (at most RUN_PATH_MAX), each a
  * pointer into buf (a copy of the key, RUN_KEY_SIZE bytes); how many. */
 size_t regions_names(const char *key, char *buf, const char **names);

@@ -1376,6 +1376,54 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 	return r;
 }
 
+struct report *report_build_regions(const struct report_regions *in, const struct report_opts *o)
+{
+	static const enum chart_marker shapes[] = {MARK_CIRCLE, MARK_SQUARE, MARK_TRIANGLE,
+						   MARK_DIAMOND};
+	struct report *r = report_new(o, "call paths", 2);
+	size_t i, k;
+
+	snprintf(r->title, sizeof(r->title), "%s", in->title);
+	r->panels[0].x = axis(in->xtitle, true, NAN, NAN);
+	r->panels[0].y = axis(in->ytitle, true, NAN, NAN);
+	r->panels[0].note = in->note;
+	r->panels[1].x = axis(in->xtitle, true, NAN, NAN);
+	r->panels[1].y = axis(in->stitle, false, 0, NAN);
+	r->panels[1].title = "share at the largest measured and the predicted p";
+	for (i = 0; i < in->n; i++) {
+		const struct report_region_line *ln = &in->lines[i];
+		struct rgb c = chart_palette(i);
+		enum chart_marker mk = shapes[i % 4];
+		struct chart_layer *l;
+		double *sx = doubles(r, 2), *sy = doubles(r, 2);
+		size_t from = r->nlayers[0];
+
+		if (ln->nc)
+			measured_then_beyond(r, ln->cx, ln->cy, ln->nc, in->x_measured, c);
+		for (k = from; k < r->nlayers[0]; k++)
+			r->layers[0][k].soft = true;
+		l = layer(r, 0, LAYER_MARKERS);
+		l->x = ln->x;
+		l->y = ln->y;
+		l->n = ln->m;
+		l->color = c;
+		l->marker = mk;
+		l->size = 3.5;
+		legend(r, 0, str(r, "%s", ln->name), c, mk, DASH_SOLID);
+		sx[0] = in->x_measured, sx[1] = in->at;
+		sy[0] = 100 * ln->share_measured, sy[1] = 100 * ln->share_at;
+		curve(r, 1, sx, sy, isnan(sy[1]) ? 1 : 2, c, DASH_DASHED, NULL, true);
+		r->layers[1][r->nlayers[1] - 1].marker = mk;
+		legend(r, 1, str(r, "%s: %.3g %% → %s", ln->path, sy[0], isnan(sy[1]) ? "—" :
+				 str(r, "%.3g %%", sy[1])), c, mk, DASH_DASHED);
+	}
+	if (!in->n)
+		r->panels[0].placeholder = r->panels[1].placeholder = "no call paths to draw";
+	apply_view(r, o);
+	report_seal(r);
+	return r;
+}
+
 struct report *report_build_scaling(const struct report_scaling *s, size_t ns, bool efficiency,
 				    const struct report_opts *o)
 {

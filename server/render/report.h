@@ -131,6 +131,30 @@ struct report *report_build_model(const struct report_model *s, size_t ns, const
 				  const char *xtitle, const char *ytitle, const char *note,
 				  const struct report_opts *o);
 
+/* Which part does not scale (GET /api/v1/reports/regions): the top call
+ * paths' time against p, the measured means as markers and each model
+ * solid over the measured p, dashed out to at (an unusable one measured
+ * only); a second panel with each path's share of tau at the largest
+ * measured p and at at, joined. Every line named. */
+struct report_region_line {
+	const char *name;		/* "solve->MPI_Allreduce: 0.02 + 0.02 * log2(p)" */
+	const char *path;		/* "solve->MPI_Allreduce": the shares' legend */
+	const double *x, *y;		/* measured means */
+	size_t m;
+	const double *cx, *cy;		/* the model (nc 0: none drawn) */
+	size_t nc;
+	double share_measured, share_at;	/* NAN: not known */
+};
+
+struct report_regions {
+	const char *title, *xtitle, *ytitle, *stitle, *note;	/* stitle: the shares' axis */
+	const struct report_region_line *lines;
+	size_t n;
+	double x_measured, at;		/* the largest measured p, and at_p */
+};
+
+struct report *report_build_regions(const struct report_regions *in, const struct report_opts *o);
+
 /* The isoefficiency function n(p) at a few efficiency levels: where eps
  * falls to each level in the measured runs (Orii, interpolated) as markers,
  * and the function predicted from the models of work and overhead as lines,
