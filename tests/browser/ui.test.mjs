@@ -659,3 +659,75 @@ test('one selection per page: a τ-only import beside another variant, calm note
   assert.ok(frame.legend.some((t) => t.includes(api.function)), `the compare page's model is the API's: ${frame.legend}`);
   await shot('compare-tau-only');
 });
+
+// A call tree: solve 8/p with MPI_Allreduce 0.02 + 0.02 log2(p) and halo
+// inside it, io 1 s; two repetitions at +-1 % (the means exact).
+function treeRuns() {
+  const runs = [];
+  for (const p of [1, 2, 4, 8, 16, 32]) {
+    const paths = [[['solve'], 8 / p + 0.02 + 0.02 * Math.log2(p) + 0.01 * Math.sqrt(p)],
+      [['solve', 'MPI_Allreduce'], 0.02 + 0.02 * Math.log2(p)], [['solve', 'halo'], 0.01 * Math.sqrt(p)],
+      [['io'], 1]];
+    for (const f of [0.99, 1.01]) {
+      runs.push({ system: 'TREE', application: 'cg', p, n: 1000, tau: (paths[0][1] + 1.05) * f,
+        regions: paths.map(([path, v]) => ({ name: path[path.length - 1], time_s: v * f,
+          ...(path.length > 1 ? { path } : {}) })) });
+    }
+  }
+  return runs;
+}
+
+test('the call tree: every path modelled and ranked, expand, sort, keyboard, a chart and a link per path', async () => {
+  await post(treeRuns());
+  const api = await (await fetch(`${url}/api/v1/analysis/regions?system=TREE&application=cg&variant=`)).json();
+  await open('/series?system=TREE&application=cg');
+  await page.locator('#calltree tbody tr').first().waitFor();
+  const paths = async () => page.locator('#calltree tbody tr').evaluateAll((t) => t.map((r) => r.dataset.path));
+  // the roots in rank order; solve is open (its children are in the top ten)
+  const ranked = api.paths.map((x) => x.path.join('->'));
+  assert.deepEqual(await paths(), ['io', 'solve', 'solve->MPI_Allreduce', 'solve->halo'].sort((a, b) => {
+    const best = (k) => Math.min(...ranked.map((r, i) => (r === k || r.startsWith(`${k}->`) ? i : Infinity)));
+    return best(a.split('->')[0]) - best(b.split('->')[0]) || (a.includes('->') - b.includes('->')) ||
+      ranked.indexOf(a) - ranked.indexOf(b);
+  }));
+  const row = (k) => page.locator(`#calltree tr[data-path="${k}"]`);
+  // growth in words and a mark, never colour alone; the share that grows said
+  assert.match(await row('solve->MPI_Allreduce').innerText(), /0\.02 \+ 0\.02 \* log2\(p\)\s+↗ grows as log2\(p\)/);
+  assert.match(await row('solve->MPI_Allreduce').innerText(), /▲ grows/);
+  assert.match(await row('io').innerText(), /→ constant/);
+  // solve holds its children: 8/p and what grows under it; the page says what the API says
+  const solve = api.paths.find((x) => x.path.join('->') === 'solve');
+  assert.ok((await row('solve').innerText()).includes(solve.growth === 'falls' ? '↘ falls' : `↗ grows as ${solve.growth}`));
+  assert.match(await page.locator('#calltree-summary').innerText(), new RegExp(`${api.count} call paths modelled`));
+  // collapse and expand with the mouse and with the keyboard
+  await row('solve').getByRole('button', { name: 'collapse solve' }).click();
+  assert.deepEqual((await paths()).sort(), ['io', 'solve']);
+  await row('solve').locator('.path-name').focus();
+  await page.keyboard.press('ArrowRight');
+  assert.equal((await paths()).length, 4);
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.evaluate(() => document.activeElement.closest('tr').dataset.path),
+    (await paths())[(await paths()).indexOf('solve') + 1]);
+  await page.keyboard.press('ArrowLeft');	// a child: to its parent
+  assert.equal(await page.evaluate(() => document.activeElement.closest('tr').dataset.path), 'solve');
+  // sortable: by the measured share, largest first, siblings under their parent
+  await page.locator('#calltree thead button', { hasText: 'share at largest p' }).click();
+  const order = await paths();
+  assert.equal(order[0], 'io', `io takes 1 / 1.44 of tau at p = 32 (${order})`);
+  // a path opens its model chart; its link reopens the page with it shown
+  await row('solve->halo').locator('.path-name').click();
+  await page.locator('#calltree-chart figure[data-kind="model"][data-ready="yes"]').waitFor();
+  assert.equal(new URL(page.url()).searchParams.get('path'), 'solve->halo');
+  const href = await row('solve->MPI_Allreduce').locator('.path-link').getAttribute('href');
+  await page.locator('figure[data-kind="regions"][data-ready="yes"]').waitFor();
+  const frame = JSON.parse(await page.locator('figure[data-kind="regions"]').getAttribute('data-frame'));
+  assert.ok(frame.legend.some((t) => t.startsWith('solve->MPI_Allreduce: 0.02 + 0.02 * log2(p)')), frame.legend);
+  await shot('series-calltree');
+  await page.locator('#calltree-section button', { hasText: 'Collapse all' }).click();
+  assert.deepEqual((await paths()).sort(), ['io', 'solve']);
+  await open(href);
+  await page.locator('#calltree tr[data-path="solve->MPI_Allreduce"][aria-selected="true"]').waitFor();
+  await page.locator('#calltree-chart figure[data-kind="model"][data-ready="yes"]').waitFor();
+  assert.match(await page.locator('#calltree-chart figcaption').innerText(), /scaling model of solve->MPI_Allreduce/);
+  assert.deepEqual(await page.locator('[role="alert"]').allInnerTexts(), []);
+});

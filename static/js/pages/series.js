@@ -1,6 +1,7 @@
 // A series' page: its analyses, models, charts and runs.
 
 import { MODEL_REGIONS_MAX, SVG_POINTS_MAX, chartPoints, liveChart, parseView, seriesPoints, seriesScaling, viewParam } from '../chart.js';
+import { callTreeSection } from './calltree.js';
 import { api, apiQuery, dataTable, el, errorText, fmt, go, labelFilters, labelled, link, message, pct, problem, sentences, seriesName, seriesQuery, setParam } from '../lib.js';
 
 function spsTable(iso) {
@@ -53,7 +54,9 @@ function qualityBadge(r) {
 // shows, with the server's reason. A model that is not good is greyed and
 // says why; an unusable one draws no extrapolation.
 function modelsSection(q, runs, hasChi = true) {
-  const regions = [...new Set(runs.flatMap((r) => (r.regions || []).map((g) => g.name)))].slice(0, MODEL_REGIONS_MAX);
+  // the first-level regions (the call tree below lists every path)
+  const regions = [...new Set(runs.flatMap((r) => (r.regions || []).filter((g) => !g.path || g.path.length === 1)
+    .map((g) => g.name)))].slice(0, MODEL_REGIONS_MAX);
   const metrics = [['tau', 'τ'], ...(hasChi ? [['chi', 'χ'], ['gamma', 'γ']] : []),
     ...regions.map((g) => [`region:${g}`, `region ${g}`])];
   const reading = el('select', { id: 'model-resource' },
@@ -307,7 +310,13 @@ export async function seriesPage(params) {
     drawn.then(() => energySection(q)).then((x) => energyBox.replaceChildren(x));
     out.push(el('h2', {}, 'Energy saved on more nodes'), energyBox);
   }
-  out.push(el('h2', {}, 'Scaling models'), modelsBox, el('h2', {}, 'History'), historyBox, el('h2', {}, 'Runs'), runsBox);
+  out.push(el('h2', {}, 'Scaling models'), modelsBox);
+  if (counts.with_regions > 0) {
+    const treeBox = el('div', {}, el('p', { class: 'muted' }, 'Modelling every call path…'));
+    drawn.then(() => treeBox.replaceChildren(callTreeSection(q, params)));
+    out.push(el('h2', { id: 'calltree-heading' }, 'Which part does not scale: the call tree'), treeBox);
+  }
+  out.push(el('h2', {}, 'History'), historyBox, el('h2', {}, 'Runs'), runsBox);
   return out.filter((x) => x);
 }
 
