@@ -27,15 +27,23 @@
 extern "C" {
 #endif
 
-#define KARTE_REGIONS_MAX 256
+#define KARTE_REGIONS_MAX 256	/* call paths (a name under each parent it was opened in) */
 #define KARTE_REGION_NAME_MAX 63
+#define KARTE_REGION_DEPTH_MAX 32	/* regions one thread has open at once */
 
-/* Start / stop a region; nesting different regions is fine, a region
- * already open is not re-entered. 0, or -1 for a bad name or a full table. */
+/* Start / stop a region. A region opened while another is open in the same
+ * thread is its child: the run lists it with its call path ("path":
+ * ["solve", "MPI_Allreduce"]), and the same name under another parent is
+ * another region. A region already open is not re-entered; ending one
+ * closes it even when regions opened inside it are still open (they keep
+ * their path). 0, or -1 for a bad name, a full table or KARTE_REGION_DEPTH_MAX
+ * open at once. */
 int karte_region_begin(const char *name);
 int karte_region_end(const char *name);
 
-/* Count the region as overhead (chi), not computation (gamma). */
+/* Count the region as overhead (chi), not computation (gamma), wherever it
+ * is opened. gamma is the time in computation regions less the overhead
+ * regions opened inside them: each moment counted once. */
 int karte_region_overhead(const char *name);
 
 /* Start the clock (done by the first begin when not called). */

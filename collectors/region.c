@@ -33,8 +33,8 @@
  */
 struct region {
 	char name[KARTE_REGION_NAME_MAX + 1];
-	_Atomic uint32_t hash;	/* 0: slot free; stored after name */
-	atomic_bool overhead;
+	int parent;		/* the slot of the region it was opened in, -1: none */
+	_Atomic uint32_t hash;	/* 0: slot free; stored after name and parent */
 };
 
 /* One thread's figures for one region. */
@@ -49,6 +49,8 @@ struct figures {
 /* One thread's figures for every slot; linked for karte_finish. */
 struct thread_figures {
 	struct figures f[KARTE_REGIONS_MAX];
+	int open[KARTE_REGION_DEPTH_MAX];	/* the slots this thread has open, outermost first */
+	int nopen;
 	bool energy;		/* the thread that started the clock: it reads RAPL */
 	struct thread_figures *next;
 };
@@ -64,6 +66,8 @@ static struct {
 	uint64_t e0[RAPL_MAX_DOMAINS];
 	struct region r[KARTE_REGIONS_MAX];
 	size_t used;
+	char overhead[KARTE_REGIONS_MAX][KARTE_REGION_NAME_MAX + 1];	/* names marked overhead */
+	size_t noverhead;
 	struct thread_figures *threads;
 	pthread_t sampler;
 	bool sampling;
@@ -72,29 +76,36 @@ static struct {
 
 static _Thread_local struct thread_figures *T;
 
-static uint32_t fnv1a(const char *s)
+/* The hash of (parent, name): a call path's node. */
+static uint32_t fnv1a(int parent, const char *s)
 {
-	uint32_t h = 2166136261u;
+	uint32_t h = 2166136261u ^ (uint32_t)(parent + 1) * 0x9e3779b1u;
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	return h ? h : 1;
 }
 
-/* The slot of name, made when new (the only time a name is copied, under
- * the lock); -1 for a bad name or a full table. */
-static int slot(const char *name)
+static bool bad_name(const char *name)
+{
+	return !name || !*name || strlen(name) > KARTE_REGION_NAME_MAX;
+}
+
+/* The slot of name opened inside slot parent (-1: at the top), made when
+ * new (the only time a name is copied, under the lock); -1 for a bad name
+ * or a full table. */
+static int slot(int parent, const char *name)
 {
 	uint32_t h, have;
 	size_t i, k;
 
-	if (!name || !*name || strlen(name) > KARTE_REGION_NAME_MAX)
+	if (bad_name(name))
 		return -1;
-	h = fnv1a(name);
+	h = fnv1a(parent, name);
 	for (k = 0; k < KARTE_REGIONS_MAX; k++) {
 		i = (h + k) % KARTE_REGIONS_MAX;
 		have = atomic_load_explicit(&K.r[i].hash, memory_order_acquire);
-		if (have == h && !strcmp(K.r[i].name, name))
+		if (have == h && K.r[i].parent == parent && !strcmp(K.r[i].name, name))
 			return (int)i;
 		if (have == 0)
 			break;
@@ -105,10 +116,11 @@ static int slot(const char *name)
 	for (; k < KARTE_REGIONS_MAX; k++) {
 		i = (h + k) % KARTE_REGIONS_MAX;
 		have = atomic_load_explicit(&K.r[i].hash, memory_order_relaxed);
-		if (have == h && !strcmp(K.r[i].name, name))
+		if (have == h && K.r[i].parent == parent && !strcmp(K.r[i].name, name))
 			break;
 		if (have == 0) {
 			strcpy(K.r[i].name, name);
+			K.r[i].parent = parent;
 			atomic_store_explicit(&K.r[i].hash, h, memory_order_release);
 			K.used++;
 			break;
@@ -213,6 +225,17 @@ void karte_init(void)
 	pthread_once(&K.once, init_once);
 }
 
+/* Where name is open in this thread's stack (innermost), or -1. */
+static int open_at(const struct thread_figures *t, const char *name)
+{
+	int d;
+
+	for (d = t->nopen - 1; d >= 0; d--)
+		if (!strcmp(K.r[t->open[d]].name, name))
+			return d;
+	return -1;
+}
+
 int karte_region_begin(const char *name)
 {
 	struct thread_figures *t;
@@ -221,10 +244,13 @@ int karte_region_begin(const char *name)
 
 	if (!atomic_load_explicit(&K.started, memory_order_acquire))
 		karte_init();
-	i = slot(name);
 	t = mine();
-	if (i < 0 || !t || t->f[i].open)
+	if (bad_name(name) || !t || t->nopen == KARTE_REGION_DEPTH_MAX || open_at(t, name) >= 0)
+		return -1;	/* a region open already is not re-entered */
+	i = slot(t->nopen ? t->open[t->nopen - 1] : -1, name);
+	if (i < 0)
 		return -1;
+	t->open[t->nopen++] = i;
 	f = &t->f[i];
 	f->open = true;
 	f->calls++;
@@ -238,11 +264,14 @@ int karte_region_end(const char *name)
 {
 	double now = mono_s();
 	uint64_t e[RAPL_MAX_DOMAINS];
-	int i = slot(name);
+	int d = T && !bad_name(name) ? open_at(T, name) : -1, i;
 	struct figures *f;
 
-	if (i < 0 || !T || !T->f[i].open)
+	if (d < 0)
 		return -1;
+	i = T->open[d];
+	memmove(T->open + d, T->open + d + 1, (size_t)(T->nopen - d - 1) * sizeof(*T->open));
+	T->nopen--;	/* closed out of order: the ones opened inside it stay open */
 	f = &T->f[i];
 	f->open = false;
 	f->time += now - f->t0;
@@ -253,12 +282,32 @@ int karte_region_end(const char *name)
 
 int karte_region_overhead(const char *name)
 {
-	int i = slot(name);
+	size_t i;
+	int rc = -1;
 
-	if (i < 0)
+	if (bad_name(name))
 		return -1;
-	atomic_store(&K.r[i].overhead, true);
-	return 0;
+	pthread_mutex_lock(&K.lock);
+	for (i = 0; i < K.noverhead && strcmp(K.overhead[i], name); i++)
+		;
+	if (i < K.noverhead || K.noverhead < KARTE_REGIONS_MAX) {
+		if (i == K.noverhead)
+			strcpy(K.overhead[K.noverhead++], name);
+		rc = 0;
+	}
+	pthread_mutex_unlock(&K.lock);
+	return rc;
+}
+
+/* Whether slot i's name was marked overhead (every path of that name is). */
+static bool is_overhead(size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < K.noverhead; k++)
+		if (!strcmp(K.overhead[k], K.r[i].name))
+			return true;
+	return false;
 }
 
 /* JSON string of s (names are short and printable, but quote anyway). */
@@ -355,6 +404,43 @@ static void gather(struct totals *t, double tau, double energy)
 #endif
 }
 
+/* gamma: the time in computation regions, a computation region counted
+ * where it starts (at the top, or inside an overhead one) and an overhead
+ * region inside a computation one taken out again: nested regions once. */
+static double computation(const struct totals *t)
+{
+	double gamma = 0;
+	size_t i;
+
+	for (i = 0; i < KARTE_REGIONS_MAX; i++) {
+		int up = K.r[i].parent;
+
+		if (!atomic_load_explicit(&K.r[i].hash, memory_order_acquire))
+			continue;
+		if (!is_overhead(i) && (up < 0 || is_overhead((size_t)up)))
+			gamma += t->time[i];
+		else if (is_overhead(i) && up >= 0 && !is_overhead((size_t)up))
+			gamma -= t->time[i];
+	}
+	return gamma < 0 ? 0 : gamma;
+}
+
+/* Slot i's path written as a JSON array of names, outermost first. */
+static void write_path(FILE *f, size_t i)
+{
+	int chain[KARTE_REGION_DEPTH_MAX], n = 0, up;
+
+	for (up = (int)i; up >= 0 && n < KARTE_REGION_DEPTH_MAX; up = K.r[up].parent)
+		chain[n++] = up;
+	fputc('[', f);
+	while (n--) {
+		json_str(f, K.r[chain[n]].name);
+		if (n)
+			fputc(',', f);
+	}
+	fputc(']', f);
+}
+
 int karte_finish(void)
 {
 	double tau, gamma = 0, energy = 0;
@@ -381,11 +467,9 @@ int karte_finish(void)
 	f = fopen(path && *path ? path : "karte-run.json", "w");
 	if (!f)
 		return -1;
-	for (i = 0; i < KARTE_REGIONS_MAX; i++)
-		if (atomic_load_explicit(&K.r[i].hash, memory_order_acquire) && !atomic_load(&K.r[i].overhead))
-			gamma += t.time[i];
+	gamma = computation(&t);
 	if (gamma > t.tau)
-		gamma = t.tau;	/* nested computation regions counted twice: see the README */
+		gamma = t.tau;
 	fputc('{', f);
 	write_env_str(f, "system", "KARTE_SYSTEM");
 	write_env_str(f, "application", "KARTE_APPLICATION");
@@ -402,6 +486,10 @@ int karte_finish(void)
 			continue;
 		fprintf(f, "%s{\"name\":", first ? "" : ",");
 		json_str(f, K.r[i].name);
+		if (K.r[i].parent >= 0) {
+			fprintf(f, ",\"path\":");
+			write_path(f, i);
+		}
 		fprintf(f, ",\"time_s\":%.17g", t.time[i]);
 		if (K.use_rapl)
 			fprintf(f, ",\"energy_j\":%.17g", t.renergy[i]);

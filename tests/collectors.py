@@ -160,6 +160,35 @@ def region_library_from_c():
 
 
 @test
+def region_library_records_the_call_tree():
+    """A region opened inside another is its child: MPI_Allreduce under solve
+    and under io are two paths, each posted with its path and accepted by
+    karted; gamma takes the overhead inside computation out once; a thread
+    opens at most 32 at once (the deepest path a run takes)."""
+    exe = os.path.join(S.tmp, "region_tree")
+    subprocess.run(["cc", "-O2"] + S.cflags + ["-I", os.path.join(ROOT, "collectors"),
+                    os.path.join(ROOT, "tests/collectors/region_tree.c"), os.path.join(S.build, "libkarte_region.a"),
+                    "-lpthread", "-lm", "-o", exe], check=True)
+    r = collect("run", "--system", "region-tree", "--application", "demo", "-p", "1", "-n", "10", "--", exe,
+                env={"KARTE_REGION_RAPL": "0"})
+    expect(r.returncode == 0, f"every call answered as documented, posted ({r.stderr})")
+    run = runs_of("region-tree")[0]
+    regs = {tuple(x.get("path", [x["name"]])): x for x in run["regions"]}
+    want = {("solve",), ("solve", "MPI_Allreduce"), ("io",), ("io", "MPI_Allreduce")}
+    deep = [k for k in regs if k[0] == "d0"]
+    expect(want <= set(regs) and len(deep) == 32 and max(map(len, deep)) == 32,
+           f"the tree, and a chain of 32 ({sorted(regs)[:6]} {len(deep)})")
+    expect(all(regs[k]["counters"]["calls"] == 3 for k in want) and regs[("solve", "MPI_Allreduce")]["name"] == "MPI_Allreduce",
+           f"each path its own calls ({[regs[k]['counters'] for k in want]})")
+    t = {k: regs[k]["time_s"] for k in want}
+    expect(t[("solve",)] > t[("solve", "MPI_Allreduce")] >= 0.006 and t[("io",)] >= t[("io", "MPI_Allreduce")] >= 0.003,
+           f"a child's time inside its parent's ({t})")
+    d = sum(regs[k]["time_s"] for k in regs if len(k) == 1 and k[0] == "d0")
+    expect(abs(run["gamma"] - (t[("solve",)] - t[("solve", "MPI_Allreduce")] + t[("io",)] - t[("io", "MPI_Allreduce")] + d))
+           < 1e-9, f"gamma: computation less the overhead inside it ({run['gamma']} {t})")
+
+
+@test
 def regions_from_openmp_threads_merge_per_run_without_a_race():
     """4 OpenMP threads mark one region 50 times each: its calls are the sum
     (200), its time the longest thread's (about 50 x 2 ms, not 4 x that);
