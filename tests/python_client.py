@@ -79,7 +79,9 @@ def test_posts_runs_and_reads_them_back_as_dataframes():
     runs = [{"system": "py", "application": "md", "p": p, "n": 1000, "tau": 10.0 / p + 0.1 * p, "chi": 0.1 * p,
              "labels": {"commit": "3f2a1c", "cc": "gcc-13" if p < 8 else "icx"},
              "regions": [{"name": "calc", "time_s": 8.0 / p, "energy_j": 100.0 / p},
-                         {"name": "halo", "time_s": 0.1 * p}]} for p in (1, 2, 4, 8, 16)]
+                         {"name": "halo", "time_s": 0.1 * p},
+                         {"name": "MPI_Wait", "path": ["halo", "MPI_Wait"], "time_s": 0.05 * p}]}
+            for p in (1, 2, 4, 8, 16)]
     for i, r in enumerate(runs):
         r["measured_at"] = f"2026-11-2{i}T10:00:00Z"
     ids = k.post_runs(runs)
@@ -101,8 +103,14 @@ def test_posts_runs_and_reads_them_back_as_dataframes():
     mean = df.groupby("p")["tau"].mean()  # what a Thicket-style analysis does with it
     expect(math.isclose(mean[16], 10.0 / 16 + 1.6), f"a groupby per p ({mean.to_dict()})")
     reg = k.regions("py", "md")
-    expect(list(reg.columns[:6]) == ["run_id", "p", "n", "region", "time_s", "energy_j"] and len(reg) == 10,
-           f"regions in long form, one row a run and region ({list(reg.columns)}, {len(reg)} rows)")
+    expect(list(reg.columns[:8]) == ["run_id", "p", "n", "region", "time_s", "energy_j", "path", "depth"]
+           and len(reg) == 15, f"regions in long form, one row a run and call path ({list(reg.columns)}, {len(reg)} rows)")
+    wait = reg[(reg.path == "halo->MPI_Wait") & (reg.p == 4)].iloc[0]
+    expect(wait["region"] == "MPI_Wait" and wait["depth"] == 2 and wait["time_s"] == 0.2, f"a nested path ({wait.to_dict()})")
+    tree = k.call_tree("py", "md")
+    ranked = ["->".join(x["path"]) for x in tree["paths"]]
+    expect(sorted(ranked) == ["calc", "halo", "halo->MPI_Wait"] and tree["root"]["quality"] in ("good", "poor"),
+           f"every call path modelled and ranked ({ranked})")
     calc = reg[(reg.region == "calc") & (reg.p == 4)].iloc[0]
     halo = reg[(reg.region == "halo") & (reg.p == 4)].iloc[0]
     expect(calc["run_id"] == ids[2] and calc["energy_j"] == 25.0 and math.isnan(halo["energy_j"])

@@ -274,20 +274,36 @@ class Client:
     def regions(self, system: str, application: str, variant: Optional[str] = "",
                 labels: Optional[Mapping[str, str]] = None) -> "pandas.DataFrame":
         """The regions of the series' runs in long form: one row per run and
-        region, columns run_id, p, n, region, time_s, energy_j (NaN when the
-        run gave none), power_w and frequency_mhz when any run has them.
-        Needs pandas (the 'pandas' extra)."""
+        region (call path), columns run_id, p, n, region (its own name),
+        time_s, energy_j (NaN when the run gave none), path (the call path
+        written "solve->MPI_Allreduce", the name alone for a first-level
+        region), depth (1 for a first-level region), power_w and
+        frequency_mhz when any run has them. Needs pandas (the 'pandas'
+        extra)."""
         pd = _pandas("regions")
         rows = []
         for r in self._each_run(system, application, variant, labels):
             for g in r.get("regions") or []:
+                path = g.get("path") or [g.get("name")]
                 row = {"run_id": r["id"], "p": r["p"], "n": r["n"], "region": g.get("name"),
-                       "time_s": g.get("time_s"), "energy_j": g.get("energy_j")}
+                       "time_s": g.get("time_s"), "energy_j": g.get("energy_j"), "path": "->".join(path),
+                       "depth": len(path)}
                 for extra in ("power_w", "frequency_mhz"):
                     if extra in g:
                         row[extra] = g[extra]
                 rows.append(row)
-        return _frame(pd, rows, ["run_id", "p", "n", "region", "time_s", "energy_j"])
+        return _frame(pd, rows, ["run_id", "p", "n", "region", "time_s", "energy_j", "path", "depth"])
+
+    def call_tree(self, system: str, application: str, variant: str = "", labels: Optional[Mapping[str, str]] = None,
+                  resource: Resource = "auto", **params: Any) -> Dict[str, Any]:
+        """Every call path of a stored series modelled and ranked (GET
+        /api/v1/analysis/regions) as a dict: "root" (the model of tau),
+        "paths" ranked by predicted share at at_p, each with path, depth,
+        measured, model, growth, predicted and share_grows; params are the
+        endpoint's others (metric, n, at_p, limit, ...)."""
+        q = dict(self._series(system, application, variant, labels), resource=_resource(resource))
+        q.update({k: v for k, v in params.items() if v is not None})
+        return self._get("/api/v1/analysis/regions", q)
 
     def model(self, system: str, application: str, metric: str = "tau", parameters: str = "p",
               variant: str = "", resource: Resource = "auto", **params: Any) -> Dict[str, Any]:
