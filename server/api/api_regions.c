@@ -259,8 +259,13 @@ static void path_model(const struct regions *rg, struct rpath *pa)
 	pa->share_grows = pa->qrank < 2 && pa->lo_share < pa->m_share && pa->m_share < pa->p_share;
 }
 
+/* Work items 0..count - 1 done by as many threads as there are cores (at
+ * most REGIONS_THREADS_MAX; the caller's alone for fewer than 16 items),
+ * each taking the next item in turn. How many threads worked. */
 struct work {
-	struct regions *rg;
+	void (*fn)(void *ctx, size_t i);
+	void *ctx;
+	size_t count;
 	atomic_size_t next;
 };
 
@@ -269,22 +274,20 @@ static void *worker(void *arg)
 	struct work *w = arg;
 	size_t i;
 
-	while ((i = atomic_fetch_add(&w->next, 1)) < w->rg->npaths)
-		path_model(w->rg, &w->rg->paths[i]);
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->count)
+		w->fn(w->ctx, i);
 	return NULL;
 }
 
-/* Every path modelled, by as many threads as there are cores (at most
- * REGIONS_THREADS_MAX; one for a small tree). */
-static void model_paths(struct regions *rg)
+static size_t in_parallel(void (*fn)(void *ctx, size_t i), void *ctx, size_t count)
 {
-	struct work w = {.rg = rg};
+	struct work w = {.fn = fn, .ctx = ctx, .count = count};
 	pthread_t th[REGIONS_THREADS_MAX];
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t n = cores < 1 ? 1 : cores > REGIONS_THREADS_MAX ? REGIONS_THREADS_MAX : (size_t)cores, t, started = 0;
 
 	atomic_init(&w.next, 0);
-	if (rg->npaths < 16)
+	if (count < 16)
 		n = 1;
 	for (t = 1; t < n; t++)
 		if (pthread_create(&th[started], NULL, worker, &w) == 0)
@@ -292,7 +295,38 @@ static void model_paths(struct regions *rg)
 	worker(&w);
 	for (t = 0; t < started; t++)
 		pthread_join(th[t], NULL);
-	rg->threads = started + 1;
+	return started + 1;
+}
+
+static void model_one_path(void *ctx, size_t i)
+{
+	struct regions *rg = ctx;
+
+	path_model(rg, &rg->paths[i]);
+}
+
+/* Every path modelled, the models independent. */
+static void model_paths(struct regions *rg)
+{
+	rg->threads = in_parallel(model_one_path, rg, rg->npaths);
+}
+
+static void parse_one(void *ctx, size_t i)
+{
+	struct series_run *r = &((struct series_data *)ctx)->all[i];
+	json_error_t je;
+
+	if (r->regions_text)
+		r->regions = json_loads(r->regions_text, 0, &je);
+	free(r->regions_text);
+	r->regions_text = NULL;
+}
+
+/* Each run's regions parsed, the runs independent (jansson keeps no state
+ * between documents). */
+static void parse_regions(struct series_data *sd)
+{
+	in_parallel(parse_one, sd, sd->nall);
 }
 
 static const struct regions *rank_of;	/* qsort's context, under rank_lock */
@@ -375,11 +409,13 @@ int regions_load(struct karted *k, struct req *rq, const char *sys, const char *
 
 	memset(rg, 0, sizeof(*rg));
 	if (regions_query(rq, &rg->root.md, rg, err) ||
-	    series_load_in(k, rq, sys, app, var, ls, SERIES_WITH_REGIONS | SERIES_WITH_TREE, &sd, err) ||
+	    series_load_in(k, rq, sys, app, var, ls, SERIES_WITH_REGIONS | SERIES_WITH_TREE |
+			   SERIES_REGIONS_TEXT, &sd, err) ||
 	    series_frequency(&sd, req_query(rq, "frequency_mhz"), &rg->sel.freq, err))
 		goto out;
 	snprintf(rg->sel.name, sizeof(rg->sel.name), "%s", series_label(&sd));
 	rg->sel.series = series_json(&sd);
+	parse_regions(&sd);
 	if (read_runs(rg, &sd, &rg->root.md, &root, &nroot, err))
 		goto out;
 	if (!nroot || !rg->npaths) {
@@ -605,7 +641,14 @@ static int get_regions(void *app, struct req *rq, struct resp *rs)
 	return 0;
 }
 
+enum http_lane regions_lane(void *app, struct req *rq)
+{
+	(void)app;
+	(void)rq;
+	return LANE_SLOW;
+}
+
 const struct route api_region_routes[] = {
-	{"GET", "/api/v1/analysis/regions", ROUTE_SLOW, get_regions, series_lane},
+	{"GET", "/api/v1/analysis/regions", ROUTE_SLOW, get_regions, regions_lane},
 	{NULL, NULL, 0, NULL, NULL},
 };

@@ -583,7 +583,14 @@ static int get_report(void *app, struct req *rq, struct resp *rs)
 	return 0;
 }
 
+/* The regions report in the slow lane from the start (regions_lane), the
+ * others as the series they read. */
+static enum http_lane report_lane(void *app, struct req *rq)
+{
+	return !strncmp(req_param(rq), "regions.", 8) ? regions_lane(app, rq) : series_lane(app, rq);
+}
+
 const struct route api_report_routes[] = {
-	{"GET", "/api/v1/reports/{}", ROUTE_SLOW, get_report, series_lane},
+	{"GET", "/api/v1/reports/{}", ROUTE_SLOW, get_report, report_lane},
 	{NULL, NULL, 0, NULL, NULL},
 };

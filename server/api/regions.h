@@ -74,6 +74,12 @@ void regions_free(struct regions *rg);
 void regions_report(struct karted *k, struct req *rq, struct resp *rs, const struct report_opts *o,
 		    enum chart_format fmt);
 
+/* The lane of the analysis and its report: the slow one from the start.
+ * A call tree is heavy whatever the number of runs (a run holds up to
+ * 4096 paths, each a model), and a read moved from the quick lane past
+ * its budget would start again there. */
+enum http_lane regions_lane(void *app, struct req *rq);
+
 /* A path's names from its key into names (at most RUN_PATH_MAX), each a
  * pointer into buf (a copy of the key, RUN_KEY_SIZE bytes); how many. */
 size_t regions_names(const char *key, char *buf, const char **names);

@@ -72,7 +72,9 @@ static int load_run(const struct run *r, void *ctx)
 		s->gamma = (r->has & RUN_HAS_CHI) ? r->gamma : NAN;
 		s->energy_j = (r->has & RUN_HAS_ENERGY) ? r->energy_j : NAN;
 		s->freq = l->freqs[l->n];
-		s->regions = parse && r->regions ? json_loads(r->regions, 0, &je) : NULL;
+		s->regions_text = parse && r->regions && (l->flags & SERIES_REGIONS_TEXT) ?
+				  xstrdup(r->regions) : NULL;
+		s->regions = parse && r->regions && !s->regions_text ? json_loads(r->regions, 0, &je) : NULL;
 		if (s->regions && !(l->flags & SERIES_WITH_TREE))
 			first_level(s->regions);
 		s->labels = parse && r->labels ? json_loads(r->labels, 0, &je) : NULL;
@@ -344,6 +346,7 @@ void series_free(struct series_data *sd)
 	for (i = 0; i < sd->nall; i++) {
 		json_decref(sd->all[i].regions);
 		json_decref(sd->all[i].labels);
+		free(sd->all[i].regions_text);
 	}
 	free(sd->all);
 	free(sd->runs);

@@ -35,6 +35,10 @@ enum series_flags {
 	 * without, the first-level regions alone (what the energy analyses
 	 * sum: a nested region's time and energy are inside its parent's) */
 	SERIES_WITH_TREE = 1 << 3,
+	/* with SERIES_WITH_REGIONS: all[].regions_text holds each run's
+	 * regions unparsed (regions NULL), for a caller that parses them on
+	 * several threads */
+	SERIES_REGIONS_TEXT = 1 << 4,
 };
 
 /* A stored run with what the energy analysis needs. */
@@ -48,6 +52,7 @@ struct series_run {
 	json_t *labels;		/* parsed, owned; NULL when none */
 	double freq;		/* run-level frequency_mhz, NAN when not posted */
 	json_t *regions;	/* parsed, owned; NULL when none */
+	char *regions_text;	/* SERIES_REGIONS_TEXT: the stored text, owned; NULL when none */
 };
 
 struct series_data {
