@@ -181,6 +181,51 @@ def stencil_children_become_regions_by_leaf_name():
 
 
 @test
+def the_whole_call_tree_within_a_run_s_limits():
+    """Every call path under the region becomes a run region with its path,
+    level by level: a chain 40 deep keeps 32 levels; 5000 leaves under one
+    node keep the shallowest 4096 paths a run may hold; the warnings count
+    what was left out, with what is under it."""
+    def tree(wide):
+        lines = []
+        for p in (2, 4, 8):
+            def add(path, v):
+                lines.append(json.dumps({"params": {"p": p}, "callpath": path, "metric": "time", "value": v}))
+            add("main", 100.0)
+            add("main->solve", 50.0)
+            add("main->solve->MPI_Allreduce", 1.0 * p)
+            add("main->io", 2.0)
+            add("main->io->MPI_Allreduce", 0.5)
+            chain = "main->deep"
+            for d in range(40):
+                add(chain, 1.0)
+                chain += f"->d{d}"
+            add("main->wide", 5.0)
+            for i in range(wide):
+                add(f"main->wide->w{i}", 0.001)
+        return "\n".join(lines) + "\n"
+    s, b = imp(tree(3000), system="tree", application="deep", format="extrap-jsonl", region="main", n_value=1)
+    expect(s == 201 and b["runs"] == 3, f"imported ({s} {str(b)[:300]})")
+    x = next(r for r in runs_of("tree", "deep") if r["p"] == 4)
+    regs = {tuple(r.get("path", [r["name"]])): r for r in x["regions"]}
+    expect(regs[("solve", "MPI_Allreduce")]["time_s"] == 4.0 and regs[("io", "MPI_Allreduce")]["time_s"] == 0.5
+           and regs[("solve", "MPI_Allreduce")]["name"] == "MPI_Allreduce",
+           "the same leaf under two parents: two regions, each its own value")
+    deep = max((k for k in regs if k[0] == "deep"), key=len)
+    expect(len(x["regions"]) == 4 + 2 + 32 + 3000 - 1 and len(deep) == 32 and deep[-1] == "d30",
+           f"a chain keeps 32 levels under the region ({len(x['regions'])} {len(deep)} {deep[-2:]})")
+    expect(any("more than 32 levels under 'main'" in w for w in b["warnings"]), f"said ({b['warnings']})")
+    s, b = imp(tree(5000), system="tree", application="wide", format="extrap-jsonl", region="main", n_value=1)
+    x = next(r for r in runs_of("tree", "wide") if r["p"] == 4) if s == 201 else {"regions": []}
+    regs = {tuple(r.get("path", [r["name"]])): r for r in x["regions"]}
+    expect(len(x["regions"]) == 4096 and ("wide",) in regs and ("solve", "MPI_Allreduce") in regs
+           and ("deep", "d0") in regs and ("deep", "d0", "d1") not in regs,
+           f"4096 a run, the shallowest first ({len(x['regions'])})")
+    expect(any("left out (with what is under them): a run holds at most 4096 regions" in w for w in b["warnings"]),
+           f"the cap said ({b['warnings']})")
+
+
+@test
 def extrap_text_grammar_hand_made():
     # BOM, CRLF, comments, blank lines; PARAMETER names on one line; several
     # points on one POINTS line; METRIC before REGION; '->' call paths
