@@ -312,7 +312,7 @@ asan:
 bench-deps:
 	@./deploy/install-deps.sh --bench
 
-bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis $(BUILD)/bench/bench_pmnf \
+bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/min_ingest $(BUILD)/bench/bare_sqlite $(BUILD)/bench/bench_analysis $(BUILD)/bench/bench_pmnf \
        $(BUILD)/bench/bench_chart $(BUILD)/bench/bench_region $(BUILD)/bench/bench_numbers
 	./$(BUILD)/bench/bench_region norapl
 	./$(BUILD)/bench/bench_region rapl
@@ -358,6 +358,10 @@ $(BUILD)/bench/bench_analysis: $(BUILD)/tests/bench/bench_analysis.o $(BUILD)/te
 	$(CC) $(LDFLAGS) -o $@ $^ $(GSL_LIBS) -lm
 
 $(BUILD)/bench/bare_mhd: $(BUILD)/tests/bench/bare_mhd.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(BUILD)/bench/min_ingest: $(BUILD)/tests/bench/min_ingest.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
