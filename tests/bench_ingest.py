@@ -22,7 +22,6 @@ throughput ratio, CPU ratio, p99 ratio and p99.9 (goals: >= 100 %, <= 100 %,
 import argparse
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from karted_proc import Karted, ROOT  # noqa: E402
+from karted_proc import Karted, ROOT, free_port  # noqa: E402
 
 LUA = os.path.join(ROOT, "tests", "bench", "post_run.lua")
 REPORT = """
@@ -39,14 +38,6 @@ done = function(summary, latency, requests)
     latency:percentile(99.9), latency.max, summary.requests, summary.errors.status))
 end
 """
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 def cpu_s(pid):

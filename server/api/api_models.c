@@ -777,13 +777,9 @@ static void model_sel_free(struct model_sel *sel)
 }
 
 /* metric, parameters, n, p and resource of the query, checked together. */
-static int model_sel_read(struct req *rq, struct model_data *md, struct model_sel *sel, struct kerr *err)
+int model_sel_runs(struct req *rq, struct model_data *md, struct model_sel *sel, struct kerr *err)
 {
-	memset(sel, 0, sizeof(*sel));
-	sel->metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
-	sel->chosen = NAN;
-	if (parse_metric(sel->metric_name, &sel->metric, err) ||
-	    model_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
+	if (model_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
 	    model_query_positive(rq, "n", &sel->fixed_n, err) || model_query_positive(rq, "p", &sel->fixed_p, err) ||
 	    model_query_resource(rq, MODEL_RESOURCE_AUTO, &sel->resource, err))
 		return -1;
@@ -800,6 +796,17 @@ static int model_sel_read(struct req *rq, struct model_data *md, struct model_se
 				  "%s; choose the runs with %s= instead", md->names[0], md->names[0],
 				  sel->is_p[0] ? "n" : "p");
 	return 0;
+}
+
+/* metric, parameters, n, p and resource of the query, checked together. */
+static int model_sel_read(struct req *rq, struct model_data *md, struct model_sel *sel, struct kerr *err)
+{
+	memset(sel, 0, sizeof(*sel));
+	sel->metric_name = req_query(rq, "metric") ? req_query(rq, "metric") : "tau";
+	sel->chosen = NAN;
+	if (parse_metric(sel->metric_name, &sel->metric, err))
+		return -1;
+	return model_sel_runs(rq, md, sel, err);
 }
 
 /* The runs at the frequency that carry the metric, into o (room for

@@ -30,24 +30,9 @@ static int regions_query(struct req *rq, struct model_data *md, struct regions *
 				  "against tau) or energy (its energy_j against the run's)");
 	rg->energy = metric && !strncmp(metric, "energy", 6);
 	sel->metric_name = rg->energy ? "energy_j" : "tau";
-	if (model_parameters(req_query(rq, "parameters"), md, sel->is_p, err) ||
-	    model_query_positive(rq, "n", &sel->fixed_n, err) ||
-	    model_query_positive(rq, "p", &sel->fixed_p, err) ||
-	    model_query_resource(rq, MODEL_RESOURCE_AUTO, &sel->resource, err) ||
-	    model_query_positive(rq, "at_p", &at_p, err) || model_query_positive(rq, "at_n", &at_n, err))
+	if (model_sel_runs(rq, md, sel, err) || model_query_positive(rq, "at_p", &at_p, err) ||
+	    model_query_positive(rq, "at_n", &at_n, err))
 		return -1;
-	if (sel->resource == MODEL_RESOURCE && md->nparams == 1 && !sel->is_p[0])
-		return kerr_field(err, KERR_INVALID, "resource", "resource=true models p times the metric, "
-				  "so parameters must include p");
-	if (sel->resource == MODEL_RESOURCE)
-		md->resource = md->nparams == 2 && sel->is_p[1] ? 2 : 1;
-	if (md->nparams == 2 && (!isnan(sel->fixed_n) || !isnan(sel->fixed_p)))
-		return kerr_field(err, KERR_INVALID, isnan(sel->fixed_n) ? "p" : "n", "parameters=p,n "
-				  "models every run; n= and p= choose the runs of one-parameter models");
-	if (md->nparams == 1 && !isnan(sel->is_p[0] ? sel->fixed_p : sel->fixed_n))
-		return kerr_field(err, KERR_INVALID, sel->is_p[0] ? "p" : "n", "parameters=%s models over "
-				  "%s; choose the runs with %s= instead", md->names[0], md->names[0],
-				  sel->is_p[0] ? "n" : "p");
 	/* ranked along p unless the model is over n alone */
 	rg->xk = md->nparams == 2 ? (sel->is_p[0] ? 0 : 1) : 0;
 	rg->xname = md->nparams == 1 && !sel->is_p[0] ? "n" : "p";

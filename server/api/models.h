@@ -94,6 +94,10 @@ int model_query_positive(struct req *rq, const char *key, double *out, struct ke
 int model_query_resource(struct req *rq, enum model_resource def, enum model_resource *out,
 			 struct kerr *err);
 
+/* parameters, n, p and resource of the query into md and sel (zeroed,
+ * chosen NAN, by the caller), checked together: 400 naming the field. */
+int model_sel_runs(struct req *rq, struct model_data *md, struct model_sel *sel, struct kerr *err);
+
 /* One parameter: every value o[0, nv) (x[0] the fixed parameter, x[1] the
  * modelled one) when they scale weakly along it, else those at the fixed
  * value asked for or the one with the most points; what was chosen into
