@@ -752,24 +752,52 @@ static void stage(struct store *st, int64_t of, int64_t after, int n)
 /* A backlog of more than two chunks in runs_new (a large import staged
  * in parts) is moved a chunk of 65,536 at a time, oldest ids first, so no
  * move holds the write lock for long; two chunks or fewer move at once. */
+/* store_merge(false) until it moves nothing: what the writer does between
+ * batches while a move goes on in slices. The runs moved, -1 on a failure;
+ * *calls how many moved some. */
+static int64_t merge_slices(struct store *st, int *calls)
+{
+	struct kerr err;
+	int64_t moved, sum = 0;
+
+	*calls = 0;
+	do {
+		if (store_merge(st, false, &moved, &err))
+			return -1;
+		sum += moved;
+		*calls += moved > 0;
+	} while (moved);
+	return sum;
+}
+
+/* A backlog of 65,536 or more is moved under load 4096 at a time, the
+ * oldest first, the last slice (4096 or fewer) emptying runs_new whole;
+ * below 65,536 nothing moves; store_merge(all) moves what is left. */
 static void test_merge_moves_a_backlog_in_chunks(void **state)
 {
 	struct fixture *f = *state;
 	struct kerr err;
 	int64_t first = put(f->st, RUN("C", "md", "", 1, 1)), moved = 0;
+	int calls;
 
 	/* 2 * 65,536 + 10 runs of the same series in all, the rest by hand */
 	stage(f->st, first, first, 131082);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 131083);
 	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, 65536);
-	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 65535);
-	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 65536);
-	/* 65,547 left: at most two chunks, moved at once */
-	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, 65547);
+	assert_int_equal(moved, 4096);
+	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 4095);
+	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 4096);
+	/* 126,987 left: 31 slices of 4096, then the last 11 at once */
+	assert_int_equal(merge_slices(f->st, &calls), 131083 - 4096);
+	assert_int_equal(calls, 32);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 131083);
+	/* below a chunk nothing moves under load; all moves it whole */
+	stage(f->st, first, first + 131083, 100);
+	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
+	assert_int_equal(moved, 0);
+	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
+	assert_int_equal(moved, 100);
 	assert_int_equal(store_merge(f->st, true, &moved, &err), 0);
 	assert_int_equal(moved, 0);
 }
@@ -813,9 +841,11 @@ static void test_a_failed_move_keeps_nothing(void **state)
 	struct kerr err;
 	int64_t first = put(f->st, RUN("F", "md", "", 1, 1)), moved = -1;
 	char mid[24];
+	int calls;
 
 	stage(f->st, first, first + 10, MERGE_TEST_CHUNK);
-	snprintf(mid, sizeof(mid), "%lld", (long long)(first + 10 + MERGE_TEST_CHUNK / 2));
+	/* in the first slice of 4096 */
+	snprintf(mid, sizeof(mid), "%lld", (long long)(first + 10 + 100));
 	assert_int_equal(store_query(f->st, "INSERT INTO runs_base (id, series_id, p, n, tau, created_at) "
 				     "SELECT id, series_id, p, n, tau, created_at FROM runs_new WHERE id = $1",
 				     "i", (const char *const[]){mid}, NULL, NULL, NULL, &err), 0);
@@ -825,8 +855,7 @@ static void test_a_failed_move_keeps_nothing(void **state)
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), MERGE_TEST_CHUNK + 1);
 	assert_int_equal(store_query(f->st, "DELETE FROM runs_base WHERE id = $1", "i",
 				     (const char *const[]){mid}, NULL, NULL, NULL, &err), 0);
-	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, MERGE_TEST_CHUNK + 1);
+	assert_int_equal(merge_slices(f->st, &calls), MERGE_TEST_CHUNK + 1);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_base"), MERGE_TEST_CHUNK + 1);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
 }
@@ -841,7 +870,8 @@ static void test_a_move_is_no_write_of_another_connection(void **state)
 	struct fixture *f = *state;
 	struct kerr err;
 	struct store *other = store_open(f->path, 0, &err);
-	int64_t first, moved = 0, a0, c0, a1, c1, a2, c2, a3, c3;
+	int64_t first, a0, c0, a1, c1, a2, c2, a3, c3;
+	int calls;
 
 	assert_non_null(other);
 	first = put(f->st, RUN("V", "md", "", 1, 1));
@@ -849,16 +879,14 @@ static void test_a_move_is_no_write_of_another_connection(void **state)
 	assert_int_equal(store_data_version(f->st, &a0, &c0), 0);
 	stage(f->st, first, first + 10, MERGE_TEST_CHUNK);
 	assert_int_equal(store_data_version(f->st, &a0, &c0), 0);
-	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, MERGE_TEST_CHUNK + 2);	/* with the two put */
+	assert_int_equal(merge_slices(f->st, &calls), MERGE_TEST_CHUNK + 2);	/* with the two put */
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_base"), MERGE_TEST_CHUNK + 2);
 	assert_int_equal(store_data_version(f->st, &a1, &c1), 0);
 	assert_true(a1 == a0 && c1 == c0);
 
 	stage(f->st, first, first + 10 + MERGE_TEST_CHUNK, MERGE_TEST_CHUNK);
 	put(other, RUN("V", "other", "", 2, 1));	/* between f->st's last look and the move */
-	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, MERGE_TEST_CHUNK + 1);
+	assert_int_equal(merge_slices(f->st, &calls), MERGE_TEST_CHUNK + 1);
 	assert_int_equal(store_data_version(f->st, &a2, &c2), 0);
 	assert_true(a2 != a1 && c2 != c1);
 	assert_int_equal(store_data_version(f->st, &a3, &c3), 0);

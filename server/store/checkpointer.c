@@ -29,7 +29,11 @@ static void *checkpointer_main(void *arg)
 	pthread_mutex_lock(&c->lock);
 	while (!c->stopping) {
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 1;
+		until.tv_nsec += CHECKPOINT_EVERY_NS;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
 		pthread_cond_timedwait(&c->wake, &c->lock, &until);
 		if (c->stopping)
 			break;

@@ -273,8 +273,8 @@ static void *writer_main(void *arg)
 	for (;;) {
 		if (wait_jobs(w, due, next_merge)) {	/* idle, with runs to move */
 			pthread_mutex_unlock(&w->lock);
-			due = merge(w);
-			next_merge = mono_s() + WRITER_MERGE_EVERY_S;
+			due = merge(w);	/* idle: the next slice at once (a job waits one at most) */
+			next_merge = due ? 0 : mono_s() + WRITER_MERGE_EVERY_S;
 			pthread_mutex_lock(&w->lock);
 			continue;
 		}
@@ -330,7 +330,8 @@ static void *writer_main(void *arg)
 		due = true;
 		if (mono_s() >= next_merge) {	/* after the batch's answers */
 			due = merge(w);
-			next_merge = mono_s() + WRITER_MERGE_EVERY_S;
+			/* a move in slices goes on after the next batch */
+			next_merge = due ? 0 : mono_s() + WRITER_MERGE_EVERY_S;
 		}
 		pthread_mutex_lock(&w->lock);
 	}
