@@ -1464,7 +1464,7 @@ static void renew(struct sq *st)
  * held the writer 290-340 ms at 45,000 POSTs a second (every request in
  * flight waited as long: p99 243 ms), a slice takes a few ms. The last
  * slice empties runs_new whole. */
-#define MERGE_SLICE 4096
+#define MERGE_SLICE 2048
 #define MERGE_CACHE "PRAGMA cache_size = -131072"	/* KiB: 128 MiB */
 
 static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *err)
