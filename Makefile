@@ -325,6 +325,7 @@ bench: bench-deps $(KARTED) $(BUILD)/bench/bare_mhd $(BUILD)/bench/min_ingest $(
 	KARTED=$(KARTED) node tests/browser/bench_ui.mjs
 	python3 tests/bench_reports.py --build $(BUILD)
 	python3 tests/bench_regions.py --build $(BUILD)
+	python3 tests/bench_ingest.py --build $(BUILD)
 	python3 tests/bench_runs.py --build $(BUILD)
 	python3 tests/bench_backends.py --build $(BUILD)
 	python3 tests/bench_growth.py --build $(BUILD)

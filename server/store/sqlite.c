@@ -1462,7 +1462,7 @@ static void renew(struct sq *st)
 /* Under load a move goes in slices of MERGE_SLICE runs, one between two
  * batches, so that no batch waits for a whole move: one of 112,000 runs
  * held the writer 290-340 ms at 45,000 POSTs a second (every request in
- * flight waited as long: p99 243 ms), a slice takes a few ms. The last
+ * flight waited as long: p99 243 ms), a slice of 2048 about 5 ms. The last
  * slice empties runs_new whole. */
 #define MERGE_SLICE 2048
 #define MERGE_CACHE "PRAGMA cache_size = -131072"	/* KiB: 128 MiB */
