@@ -82,6 +82,7 @@ static int64_t put(struct store *st, const char *json)
 }
 
 #define MERGE_TEST_CHUNK 65536	/* sqlite.c MERGE_CHUNK: a move is due */
+#define MERGE_TEST_SLICE 2048	/* sqlite.c MERGE_SLICE: a move's step under load */
 
 #define RUN(sys, app, var, p, n) \
 	"{\"system\":\"" sys "\",\"application\":\"" app "\",\"variant\":\"" var \
@@ -749,9 +750,6 @@ static void stage(struct store *st, int64_t of, int64_t after, int n)
 				     (const char *const[]){from, last, count}, NULL, NULL, NULL, &err), 0);
 }
 
-/* A backlog of more than two chunks in runs_new (a large import staged
- * in parts) is moved a chunk of 65,536 at a time, oldest ids first, so no
- * move holds the write lock for long; two chunks or fewer move at once. */
 /* store_merge(false) until it moves nothing: what the writer does between
  * batches while a move goes on in slices. The runs moved, -1 on a failure;
  * *calls how many moved some. */
@@ -770,8 +768,8 @@ static int64_t merge_slices(struct store *st, int *calls)
 	return sum;
 }
 
-/* A backlog of 65,536 or more is moved under load 4096 at a time, the
- * oldest first, the last slice (4096 or fewer) emptying runs_new whole;
+/* A backlog of 65,536 or more is moved under load 2048 at a time, the
+ * oldest first, the last slice (2048 or fewer) emptying runs_new whole;
  * below 65,536 nothing moves; store_merge(all) moves what is left. */
 static void test_merge_moves_a_backlog_in_chunks(void **state)
 {
@@ -784,12 +782,12 @@ static void test_merge_moves_a_backlog_in_chunks(void **state)
 	stage(f->st, first, first, 131082);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 131083);
 	assert_int_equal(store_merge(f->st, false, &moved, &err), 0);
-	assert_int_equal(moved, 4096);
-	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + 4095);
-	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + 4096);
-	/* 126,987 left: 31 slices of 4096, then the last 11 at once */
-	assert_int_equal(merge_slices(f->st, &calls), 131083 - 4096);
-	assert_int_equal(calls, 32);
+	assert_int_equal(moved, MERGE_TEST_SLICE);
+	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + MERGE_TEST_SLICE - 1);
+	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + MERGE_TEST_SLICE);
+	/* 129,035 left: 63 slices of 2048, then the last 11 at once */
+	assert_int_equal(merge_slices(f->st, &calls), 131083 - MERGE_TEST_SLICE);
+	assert_int_equal(calls, (131083 - MERGE_TEST_SLICE) / MERGE_TEST_SLICE + 1);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs"), 131083);
 	/* below a chunk nothing moves under load; all moves it whole */
@@ -844,7 +842,7 @@ static void test_a_failed_move_keeps_nothing(void **state)
 	int calls;
 
 	stage(f->st, first, first + 10, MERGE_TEST_CHUNK);
-	/* in the first slice of 4096 */
+	/* in the first slice */
 	snprintf(mid, sizeof(mid), "%lld", (long long)(first + 10 + 100));
 	assert_int_equal(store_query(f->st, "INSERT INTO runs_base (id, series_id, p, n, tau, created_at) "
 				     "SELECT id, series_id, p, n, tau, created_at FROM runs_new WHERE id = $1",
