@@ -74,7 +74,6 @@ class KartedServer:
 
 
 def load(url, token, seconds, script):
-    c0 = None
     out = subprocess.run(["wrk", "-t2", "-c64", f"-d{seconds}s", "-s", script, url], capture_output=True,
                          text=True, env=dict(os.environ, KARTE_TOKEN=token or ""), timeout=seconds + 60)
     rps = re.search(r"Requests/sec:\s+([\d.]+)", out.stdout)
@@ -84,7 +83,6 @@ def load(url, token, seconds, script):
     p50, p99, p999, mx, requests, bad = map(int, lat.groups())
     if bad:
         raise RuntimeError(f"{bad} requests failed: {out.stdout}")
-    del c0
     return {"rps": float(rps.group(1)), "p50": p50 / 1e3, "p99": p99 / 1e3, "p999": p999 / 1e3, "max": mx / 1e3,
             "requests": requests}
 

@@ -1560,7 +1560,7 @@ def series_labels_history_report_and_label_comparison():
 @test
 def staged_runs_move_into_the_large_table_and_every_answer_stays():
     """SQLite stores new runs in runs_new; karted's writer thread moves
-    them into runs_base once there are 65,536 (schema 11), 2048 at a time
+    them into runs_base once there are 65,536 (schema 11), 1024 at a time
     between batches, the last slice emptying runs_new whole. The listing, a
     label's runs, a point's history and the catalogue answer the same
     before and after the move, a key stored before it is still found, a
@@ -1594,7 +1594,7 @@ def staged_runs_move_into_the_large_table_and_every_answer_stays():
         while time.time() - t0 < 60 and int(k.sql("SELECT count(*) FROM runs_new")) > 0:
             time.sleep(0.2)
         moved = int(k.sql("SELECT count(*) FROM runs_base"))
-        expect(moved == total and k.log_line("moved 2048 runs", timeout=10),
+        expect(moved == total and k.log_line("moved 1024 runs", timeout=10),
                f"the writer moved the staged runs in slices ({moved} in runs_base)")
         after = answers(k)
         for path, x, y in zip(reads, before, after):

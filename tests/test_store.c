@@ -82,7 +82,7 @@ static int64_t put(struct store *st, const char *json)
 }
 
 #define MERGE_TEST_CHUNK 65536	/* sqlite.c MERGE_CHUNK: a move is due */
-#define MERGE_TEST_SLICE 2048	/* sqlite.c MERGE_SLICE: a move's step under load */
+#define MERGE_TEST_SLICE 1024	/* sqlite.c MERGE_SLICE: a move's step under load */
 
 #define RUN(sys, app, var, p, n) \
 	"{\"system\":\"" sys "\",\"application\":\"" app "\",\"variant\":\"" var \
@@ -768,8 +768,8 @@ static int64_t merge_slices(struct store *st, int *calls)
 	return sum;
 }
 
-/* A backlog of 65,536 or more is moved under load 2048 at a time, the
- * oldest first, the last slice (2048 or fewer) emptying runs_new whole;
+/* A backlog of 65,536 or more is moved under load 1024 at a time, the
+ * oldest first, the last slice (1024 or fewer) emptying runs_new whole;
  * below 65,536 nothing moves; store_merge(all) moves what is left. */
 static void test_merge_moves_a_backlog_in_chunks(void **state)
 {
@@ -785,7 +785,7 @@ static void test_merge_moves_a_backlog_in_chunks(void **state)
 	assert_int_equal(moved, MERGE_TEST_SLICE);
 	assert_int_equal(rows_of(f->st, "SELECT max(id) FROM runs_base"), first + MERGE_TEST_SLICE - 1);
 	assert_int_equal(rows_of(f->st, "SELECT min(id) FROM runs_new"), first + MERGE_TEST_SLICE);
-	/* 129,035 left: 63 slices of 2048, then the last 11 at once */
+	/* 130,059 left: 127 slices of 1024, then the last 11 at once */
 	assert_int_equal(merge_slices(f->st, &calls), 131083 - MERGE_TEST_SLICE);
 	assert_int_equal(calls, (131083 - MERGE_TEST_SLICE) / MERGE_TEST_SLICE + 1);
 	assert_int_equal(rows_of(f->st, "SELECT count(*) FROM runs_new"), 0);

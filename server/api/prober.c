@@ -101,6 +101,7 @@ struct prober *prober_start(const char *path, struct kerr *err)
 		free(pr);
 		return NULL;
 	}
+	pthread_setname_np(pr->thread, "karted-probe");
 	return pr;
 }
 

@@ -1217,6 +1217,7 @@ static int workers_start(struct http *h)
 	struct worker_arg *wa;
 	struct lane *l;
 	unsigned i, k;
+	char name[16];	/* a thread's name: 15 bytes at most */
 
 	pthread_mutex_init(&h->w.lock, NULL);
 	h->w.done_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
@@ -1232,6 +1233,9 @@ static int workers_start(struct http *h)
 				free(wa);
 				break;
 			}
+			/* top -H and gdb show which lane a thread works in */
+			snprintf(name, sizeof(name), "karted-%s%u", (const char *[]){"quick", "slow", "write"}[k], i % 100);
+			pthread_setname_np(l->threads[i], name);
 		}
 		l->n = i;
 	}

@@ -64,6 +64,7 @@ struct checkpointer *checkpointer_start(const char *db_path, struct kerr *err)
 		free(c);
 		return NULL;
 	}
+	pthread_setname_np(c->thread, "karted-ckpt");
 	return c;
 }
 

@@ -362,6 +362,7 @@ struct writer *writer_open(struct store *st, struct kerr *err)
 		close(w->wake_fd);
 		goto fail;
 	}
+	pthread_setname_np(w->thread, "karted-writer");
 	return w;
 fail:
 	free(w);

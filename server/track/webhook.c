@@ -168,6 +168,7 @@ struct webhook *webhook_open(const char *url, struct kerr *err)
 		free(h);
 		return NULL;
 	}
+	pthread_setname_np(h->thread, "karted-webhook");
 	return h;
 }
 
