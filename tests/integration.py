@@ -567,6 +567,20 @@ def metrics_say_which_karted_answers():
 
 
 @test
+def threads_carry_their_names():
+    """top -H and gdb tell karted's threads apart: the event loop, the
+    writer, the checkpointer, the health probe and each lane's workers
+    carry their names (docs/operations.md, "How karted is built")."""
+    pid = Shared.k.proc.pid
+    names = sorted(open(f"/proc/{pid}/task/{t}/comm").read().strip() for t in os.listdir(f"/proc/{pid}/task"))
+    want = ["karted", "karted-ckpt", "karted-probe", "karted-quick0", "karted-quick1", "karted-slow0",
+            "karted-slow1", "karted-write0", "karted-writer"]
+    if "karted-ckpt" not in names:  # PostgreSQL checkpoints itself: no checkpointer there
+        want.remove("karted-ckpt")
+    expect(names == want, f"the threads' names: {names}")
+
+
+@test
 def a_flood_of_wrong_bearers_costs_one_lookup_each():
     """A wrong token is remembered as wrong for a second: 300 requests
     with three wrong bearers cost three lookups per second they span, not
