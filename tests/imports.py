@@ -124,7 +124,8 @@ def stencil_main_is_50_runs_and_a_repeat_stores_nothing():
 def chi_regions_take_a_leaf_under_every_call_path():
     """chi_regions=MPI_Allreduce takes every call path whose leaf it is,
     MPI_* every MPI call; a path nested under another chosen one counts
-    once; the warnings say how many paths each name took; an unknown name
+    once; the warnings say how many paths a name took when it took several
+    (one is what was asked: no warning); an unknown name
     is refused with the region's names listed whole, never cut short."""
     lines = []
     for p in (2, 4, 8):
@@ -150,7 +151,13 @@ def chi_regions_take_a_leaf_under_every_call_path():
     s, b = imp(body, system="chi", application="whole", format="extrap-jsonl", region="main", n_value=1,
                gamma_regions="main->solve")
     x = runs_of("chi", "whole")[0] if s == 201 else {}
-    expect(s == 201 and x.get("chi") == 4.0, f"a whole path as before: gamma 6, chi 4 ({x.get('chi')} {b})")
+    expect(s == 201 and x.get("chi") == 4.0 and not any("gamma_regions" in w for w in b.get("warnings", [])),
+           f"a whole path as before: gamma 6, chi 4, no warning ({x.get('chi')} {b})")
+    s, b = imp(body, system="chi", application="one", format="extrap-jsonl", region="main", n_value=1,
+               chi_regions="MPI_Irecv")
+    x = runs_of("chi", "one")[0] if s == 201 else {}
+    expect(s == 201 and x.get("chi") == 0.5 and not any("chi_regions" in w for w in b.get("warnings", [])),
+           f"a leaf with one call path: nothing to warn of ({x.get('chi')} {b.get('warnings')})")
     s, b = imp(body, system="chi", application="none", format="extrap-jsonl", region="main", n_value=1,
                chi_regions="MPI_Waitall")
     long_name = "a_routine_with_a_long_name_" * 4

@@ -468,7 +468,8 @@ static size_t leaves_under(const struct xp *x, uint32_t root, char **names)
 /* chi_regions / gamma_regions: comma-separated names, each a whole call
  * path, or a leaf name under any number of call paths inside the tau
  * region (a trailing '*' matches a prefix); a path nested under another
- * selected one is counted once. Each name's count of paths is a warning. */
+ * selected one is counted once. A name that took several paths says how
+ * many in a warning. */
 static int pick_overhead(const struct xp *x, const struct import_opts *o, struct mapping *m,
 			 struct kerr *err)
 {
@@ -507,9 +508,8 @@ static int pick_overhead(const struct xp *x, const struct import_opts *o, struct
 					"its regions are %s", field, leaf(x, m->region), (int)len, s,
 					list);
 			free(names);
-		} else {
-			xp_warn((struct xp *)x, "%s: '%.*s' took %zu call path%s", field, (int)len, s, took,
-				took == 1 ? "" : "s");
+		} else if (took > 1) {	/* one path is what was asked: nothing to say */
+			xp_warn((struct xp *)x, "%s: '%.*s' took %zu call paths", field, (int)len, s, took);
 		}
 	}
 	/* each chosen path once, and none inside another chosen one */
