@@ -699,6 +699,14 @@ test('the call tree: every path modelled and ranked, expand, sort, keyboard, a c
   const solve = api.paths.find((x) => x.path.join('->') === 'solve');
   assert.ok((await row('solve').innerText()).includes(solve.growth === 'falls' ? '↘ falls' : `↗ grows as ${solve.growth}`));
   assert.match(await page.locator('#calltree-summary').innerText(), new RegExp(`${api.count} call paths modelled`));
+  // the button's mark can be seen: ▾ in ink on the white page (it was white on white)
+  const mark = await row('solve').getByRole('button', { name: 'collapse solve' }).evaluate((b) => {
+    const lum = (c) => c.match(/\d+/g).slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
+      .reduce((s, v, i) => s + v * [0.2126, 0.7152, 0.0722][i], 0);
+    return [b.textContent, (1.05) / (lum(getComputedStyle(b).color) + 0.05)];
+  });
+  assert.equal(mark[0], '▾');
+  assert.ok(mark[1] >= 4.5, `the toggle's mark against white: contrast ${mark[1].toFixed(2)} (4.5 at least)`);
   // collapse and expand with the mouse and with the keyboard
   await row('solve').getByRole('button', { name: 'collapse solve' }).click();
   assert.deepEqual((await paths()).sort(), ['io', 'solve']);
