@@ -514,7 +514,7 @@ void regions_report(struct karted *k, struct req *rq, struct resp *rs, const str
 	struct report_region_line lines[REGIONS_TOP_MAX];
 	char (*names)[2][RUN_KEY_SIZE + 1200] = xmalloc(REGIONS_TOP_MAX * sizeof(*names));
 	char title[SERIES_LABEL_SIZE + 160], note[256];
-	char xtitle[64], stitle[64];
+	char xtitle[64], stitle[64], sheading[96];
 	double *mem[REGIONS_TOP_MAX] = {0};
 	struct report_regions in = {0};
 	struct regions rg;
@@ -540,12 +540,13 @@ void regions_report(struct karted *k, struct req *rq, struct resp *rs, const str
 	}
 	snprintf(title, sizeof(title), "call paths of %s: the top %zu of %zu by predicted share at %s = %g",
 		 rg.sel.name, in.n, rg.npaths, rg.xname, rg.at);
-	snprintf(note, sizeof(note), "markers: mean of the runs; solid: the model over the measured %s; "
-		 "dashed: extrapolated to %s = %g; an unusable model is drawn where measured only", rg.xname,
-		 rg.xname, rg.at);
+	snprintf(note, sizeof(note), "markers: mean of the runs; solid: the model; "
+		 "dashed: extrapolated to %s = %g (an unusable model is not)", rg.xname, rg.at);
 	snprintf(xtitle, sizeof(xtitle), "%s", rg.xname[0] == 'p' ? "processes p" : "problem size n");
 	snprintf(stitle, sizeof(stitle), "share of %s (%%)", rg.energy ? "the energy" : "τ");
-	in.title = title, in.xtitle = xtitle, in.stitle = stitle, in.note = note;
+	snprintf(sheading, sizeof(sheading), "share at %s = %g (measured) and %s = %g", rg.xname, rg.xhi,
+		 rg.xname, rg.at);
+	in.title = title, in.xtitle = xtitle, in.stitle = stitle, in.sheading = sheading, in.note = note;
 	in.ytitle = rg.energy ? "energy (J)" : "time (s)";
 	in.lines = lines;
 	in.x_measured = rg.xhi, in.at = rg.at;

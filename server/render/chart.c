@@ -118,6 +118,18 @@ static void text(cairo_t *cr, const char *s, double x, double y, enum anchor a, 
 
 static const struct rgb INK = {0.1, 0.1, 0.1}, GRID = {0.88, 0.88, 0.88};
 
+/* A panel's note, under its legend: wrapped at max_w px onto two lines at
+ * most, the second ellipsized. *lines: how many it takes. */
+static PangoLayout *note_layout(cairo_t *cr, const char *note, double max_w, int *lines)
+{
+	PangoLayout *l = layout(cr, note, TEXT_PT * 0.9, false, max_w);
+
+	pango_layout_set_wrap(l, PANGO_WRAP_WORD);
+	pango_layout_set_height(l, -2);	/* negative: lines, not Pango units */
+	*lines = pango_layout_get_line_count(l);
+	return l;
+}
+
 /* ---- axes -------------------------------------------------------------------- */
 
 struct scale {
@@ -1174,6 +1186,8 @@ static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, do
 	struct scale sx, sy;
 	struct placed pl = {.n = 0};
 	size_t i, nlabel = 0;
+	PangoLayout *note = NULL;
+	int note_lines = 0;
 
 	if (p->title) {	/* smaller, down to the text size, before it is cut short */
 		text_size(cr, p->title, tpt, true, &tw, &th);
@@ -1183,10 +1197,15 @@ static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, do
 		text_size(cr, p->title, tpt, true, &tw, &th);
 		top += th + 6;
 	}
-	if (p->note)
-		bottom -= 14;
-	if (right - left < 40 || bottom - top < 40)
+	if (p->note) {
+		note = note_layout(cr, p->note, w - 70, &note_lines);
+		bottom -= 14.0 * note_lines;
+	}
+	if (right - left < 40 || bottom - top < 40) {
+		if (note)
+			g_object_unref(note);
 		return;	/* no room: nothing sensible to draw */
+	}
 	sx = (struct scale){p->x.log, 0, 0, left, right};
 	sy = (struct scale){p->y.log, 0, 0, bottom, top};
 	auto_range(p, true, &p->x, &sx.lo, &sx.hi);
@@ -1207,9 +1226,12 @@ static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, do
 	if (p->y.title)
 		text(cr, p->y.title, x + 6, (top + bottom) / 2, A_CENTER, false, TEXT_PT * 1.05,
 		     false, bottom - top, -M_PI / 2, INK);
-	if (p->note)
-		text(cr, p->note, left, y + h - 14, A_LEFT, false, TEXT_PT * 0.9, false, w - 70, 0,
-		     (struct rgb){0.35, 0.35, 0.35});
+	if (note) {
+		cairo_move_to(cr, left, y + h - 14.0 * note_lines);
+		cairo_set_source_rgb(cr, 0.35, 0.35, 0.35);
+		pango_cairo_show_layout(cr, note);
+		g_object_unref(note);
+	}
 
 	if (p->placeholder) {
 		text(cr, p->placeholder, (left + right) / 2, (top + bottom) / 2, A_CENTER, true,
@@ -1253,7 +1275,9 @@ static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, do
 		cairo_stroke(cr);
 		draw_legend(cr, p, right - lw - 12, top + 9, lw, 1);
 	} else if (below) {
-		draw_legend(cr, p, left, y + h - lh - 4, lw + 10, cols);
+		/* above the note's second line, if it takes two */
+		draw_legend(cr, p, left, y + h - lh - 4 - 14.0 * (note_lines > 1 ? note_lines - 1 : 0), lw + 10,
+			    cols);
 	} else if (p->nlegend) {
 		draw_legend(cr, p, right + 10, top, lw, 1);
 	}
