@@ -927,6 +927,37 @@ def call_tree_every_path_modelled_and_ranked():
     expect(s == 400 and b["field"] == "top", f"top past 10 ({s} {b})")
 
 
+@test
+def call_tree_says_when_the_paths_predict_more_than_tau():
+    """Each path is modelled on its own, so the first-level paths may
+    predict more than tau's model: tau 10 at every p, a = 1 + 0.5 log2(p)
+    and b = 6 (p = 1 ... 16, two repetitions at +-1 %) predict 4.5 + 6 =
+    10.5 s at p = 128, 105 % of tau's 10: a warning in the answer and a note
+    on the report's shares panel; with tau = a + b, none."""
+    k, t = Shared.k, Shared.token
+    for app, tau in (("over", lambda p: 10.0), ("sum", lambda p: 7.0 + 0.5 * math.log2(p))):
+        runs = [dict(system="parts-it", application=app, p=p, n=1.0, tau=tau(p) * f,
+                     regions=[dict(name="a", time_s=(1 + 0.5 * math.log2(p)) * f), dict(name="b", time_s=6.0 * f)])
+                for p in (1, 2, 4, 8, 16) for f in (0.99, 1.01)]
+        s, b, _ = k.request("POST", "/api/v1/runs", runs, token=t)
+        expect(s == 201, f"posted ({s} {b})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/regions?system=parts-it&application=over")
+    by = {tuple(x["path"]): x for x in g.get("paths", [])}
+    expect(s == 200 and g["at_p"] == 128 and abs(by[("a",)]["predicted"]["time"] - 4.5) < 1e-9
+           and abs(g["root"]["predicted"]["time"] - 10) < 1e-9, f"a 4.5 s and tau 10 s at p = 128 ({s} {g.get('root')})")
+    expect(g["warnings"] == ["at p = 128 the first-level paths' models predict 10.5 s together, 105 % of τ's model "
+                             "(10 s): each is fitted on its own, so the shares there add up to more than 100 %; "
+                             "measure at larger p before trusting either"], f"said ({g['warnings']})")
+    s, body, h = k.request("GET", "/api/v1/reports/regions.svg?system=parts-it&application=over")
+    frame = json.loads(h["X-Karte-Frame"]) if s == 200 else {}
+    expect(s == 200 and frame["notes"][1] == "at p = 128 the first-level paths predict 105 % of τ's model: "
+           "each model is fitted on its own", f"and on the shares panel ({frame.get('notes')})")
+    s, g, _ = k.request("GET", "/api/v1/analysis/regions?system=parts-it&application=sum")
+    expect(s == 200 and g["warnings"] == [], f"tau = a + b: nothing to say ({g.get('warnings')})")
+    s, body, h = k.request("GET", "/api/v1/reports/regions.svg?system=parts-it&application=sum")
+    expect(s == 200 and json.loads(h["X-Karte-Frame"])["notes"][1] == "", "nor on the report")
+
+
 def isomodel_runs(system, ps=(1, 2, 4, 8, 16, 32, 64), ns=(1000.0, 2000.0, 4000.0, 8000.0, 16000.0)):
     """tau = 2n/p + 5 sqrt(p) with +-2 % repetitions: work p*gamma = 2n and
     overhead p*chi = 5 p^(3/2) exactly in the mean."""

@@ -208,6 +208,41 @@ static json_t *model_one(const struct regions *rg, struct fitted *f, const char 
 	return model_answer_json(f, NULL, 0, false);
 }
 
+/* The root's value predicted at rg->at; NAN from an unusable model. */
+static double root_predicted(const struct regions *rg)
+{
+	double c[2];
+
+	regions_coords(rg, rg->at, c);
+	return quality_rank(rg->root_model) < 2 ? model_value(&rg->root, c) : NAN;
+}
+
+/* Each path is modelled on its own, so the first-level paths' predictions
+ * may add up to more than the root's model predicts (the shares stay of
+ * the root's model). When they do, a sentence that says so in buf (short:
+ * for a chart's small print) and true. */
+static bool parts_exceed_root(const struct regions *rg, bool brief, char *buf, size_t size)
+{
+	double sum = 0, root = root_predicted(rg);
+	const char *of = rg->energy ? "the energy" : "τ", *unit = rg->energy ? "J" : "s";
+	size_t i;
+
+	for (i = 0; i < rg->npaths; i++)
+		if (rg->paths[i].depth == 1 && isfinite(rg->paths[i].p_value))
+			sum += rg->paths[i].p_value;
+	if (!(root > 0) || sum <= root * (1 + 1e-9))
+		return false;
+	if (brief)
+		snprintf(buf, size, "at %s = %g the first-level paths predict %.0f %% of %s's model: "
+			 "each model is fitted on its own", rg->xname, rg->at, 100 * sum / root, of);
+	else
+		snprintf(buf, size, "at %s = %g the first-level paths' models predict %.4g %s together, "
+			 "%.0f %% of %s's model (%.4g %s): each is fitted on its own, so the shares there "
+			 "add up to more than 100 %%; measure at larger %s before trusting either",
+			 rg->xname, rg->at, sum, unit, 100 * sum / root, of, root, unit, rg->xname);
+	return true;
+}
+
 /* Path pa modelled, its shares measured and predicted, its growth. */
 static void path_model(const struct regions *rg, struct rpath *pa)
 {
@@ -238,7 +273,7 @@ static void path_model(const struct regions *rg, struct rpath *pa)
 	if (pa->qrank < 2) {	/* nothing extrapolated from an unusable model */
 		regions_coords(rg, rg->at, c);
 		pa->p_value = model_value(&pa->f, c);
-		root_at = quality_rank(rg->root_model) < 2 ? model_value(&rg->root, c) : NAN;
+		root_at = root_predicted(rg);
 		pa->p_share = root_at > 0 ? pa->p_value / root_at : NAN;
 	}
 	pa->share_grows = pa->qrank < 2 && pa->lo_share < pa->m_share && pa->m_share < pa->p_share;
@@ -513,7 +548,7 @@ void regions_report(struct karted *k, struct req *rq, struct resp *rs, const str
 	const struct field f = {"top", FIELD_INTEGER, 0, 1, REGIONS_TOP_MAX, &top, 0};
 	struct report_region_line lines[REGIONS_TOP_MAX];
 	char (*names)[2][RUN_KEY_SIZE + 1200] = xmalloc(REGIONS_TOP_MAX * sizeof(*names));
-	char title[SERIES_LABEL_SIZE + 160], note[256];
+	char title[SERIES_LABEL_SIZE + 160], note[256], why[320];
 	char xtitle[64], stitle[64], sheading[96];
 	double *mem[REGIONS_TOP_MAX] = {0};
 	struct report_regions in = {0};
@@ -547,6 +582,7 @@ void regions_report(struct karted *k, struct req *rq, struct resp *rs, const str
 	snprintf(sheading, sizeof(sheading), "share at %s = %g (measured) and %s = %g", rg.xname, rg.xhi,
 		 rg.xname, rg.at);
 	in.title = title, in.xtitle = xtitle, in.stitle = stitle, in.sheading = sheading, in.note = note;
+	in.snote = parts_exceed_root(&rg, true, why, sizeof(why)) ? why : NULL;
 	in.ytitle = rg.energy ? "energy (J)" : "time (s)";
 	in.lines = lines;
 	in.x_measured = rg.xhi, in.at = rg.at;
@@ -586,8 +622,8 @@ static int get_regions(void *app, struct req *rq, struct resp *rs)
 {
 	struct regions rg;
 	struct kerr err;
-	json_t *paths, *body, *root;
-	double c[2];
+	json_t *paths, *body, *root, *warnings = json_array();
+	char why[320];
 	size_t i, limit;
 	int64_t lim = REGIONS_PATHS_MAX;
 	const struct field fl = {"limit", FIELD_INTEGER, 0, 1, REGIONS_PATHS_MAX, &lim, 0};
@@ -605,11 +641,11 @@ static int get_regions(void *app, struct req *rq, struct resp *rs)
 	paths = json_array();
 	for (i = 0; i < rg.npaths && i < limit; i++)
 		json_array_append_new(paths, path_json(&rg, &rg.paths[rg.order[i]], i + 1));
-	regions_coords(&rg, rg.at, c);
 	root = json_deep_copy(rg.root_model);
 	json_object_set_new(root, "measured", at_json(&rg, rg.xhi, measured_at(&rg, &rg.root, rg.xhi), 1));
-	json_object_set_new(root, "predicted", at_json(&rg, rg.at, quality_rank(rg.root_model) < 2 ?
-						       model_value(&rg.root, c) : NAN, 1));
+	json_object_set_new(root, "predicted", at_json(&rg, rg.at, root_predicted(&rg), 1));
+	if (parts_exceed_root(&rg, false, why, sizeof(why)))
+		json_array_append_new(warnings, json_string(why));
 	body = json_pack("{s:O,s:s,s:s,s:o,s:s,s:o,s:f,s:f,s:o,s:I,s:I,s:I,s:I,s:{s:I}}", "series",
 			 rg.sel.series, "metric", rg.energy ? "energy" : "time", "along", rg.xname,
 			 "frequency_mhz", json_finite(rg.sel.freq), "scaling", rg.sel.weak ? "weak" :
@@ -618,6 +654,7 @@ static int get_regions(void *app, struct req *rq, struct resp *rs)
 			 (json_int_t)json_array_size(paths), "candidates", (json_int_t)rg.candidates, "threads",
 			 (json_int_t)rg.threads, "skipped", "no_value", (json_int_t)rg.sel.skipped);
 	json_object_set_new(body, rg.xname[0] == 'p' ? "at_p" : "at_n", json_real(rg.at));
+	json_object_set_new(body, "warnings", warnings);
 	if (rg.sel.fixed_name)
 		json_object_set_new(body, rg.sel.fixed_name, json_real(rg.sel.chosen));
 	if (rg.root.md.nparams == 2)

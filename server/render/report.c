@@ -1390,6 +1390,7 @@ struct report *report_build_regions(const struct report_regions *in, const struc
 	r->panels[1].x = axis(in->xtitle, true, NAN, NAN);
 	r->panels[1].y = axis(in->stitle, false, 0, NAN);
 	r->panels[1].title = in->sheading;
+	r->panels[1].note = in->snote;
 	for (i = 0; i < in->n; i++) {
 		const struct report_region_line *ln = &in->lines[i];
 		struct rgb c = chart_palette(i);

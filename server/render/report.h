@@ -149,6 +149,7 @@ struct report_region_line {
 struct report_regions {
 	const char *title, *xtitle, *ytitle, *note;
 	const char *stitle, *sheading;	/* the shares' axis, and their panel's title */
+	const char *snote;		/* NULL, or the shares panel's small print */
 	const struct report_region_line *lines;
 	size_t n;
 	double x_measured, at;		/* the largest measured p, and at_p */

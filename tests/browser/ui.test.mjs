@@ -699,6 +699,7 @@ test('the call tree: every path modelled and ranked, expand, sort, keyboard, a c
   const solve = api.paths.find((x) => x.path.join('->') === 'solve');
   assert.ok((await row('solve').innerText()).includes(solve.growth === 'falls' ? '↘ falls' : `↗ grows as ${solve.growth}`));
   assert.match(await page.locator('#calltree-summary').innerText(), new RegExp(`${api.count} call paths modelled`));
+  assert.deepEqual(await page.locator('#calltree-warnings li').allInnerTexts(), api.warnings);
   // the button's mark can be seen: ▾ in ink on the white page (it was white on white)
   const mark = await row('solve').getByRole('button', { name: 'collapse solve' }).evaluate((b) => {
     const lum = (c) => c.match(/\d+/g).slice(0, 3).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; })
@@ -738,4 +739,21 @@ test('the call tree: every path modelled and ranked, expand, sort, keyboard, a c
   await page.locator('#calltree-chart figure[data-kind="model"][data-ready="yes"]').waitFor();
   assert.match(await page.locator('#calltree-chart figcaption').innerText(), /scaling model of solve->MPI_Allreduce/);
   assert.deepEqual(await page.locator('[role="alert"]').allInnerTexts(), []);
+});
+
+test('the call tree says when its paths predict more than τ', async () => {
+  // τ 10 at every p; a = 1 + 0.5 log2(p) and b = 6: 10.5 s at p = 128, 105 % of τ's model
+  const runs = [];
+  for (const p of [1, 2, 4, 8, 16]) {
+    for (const f of [0.99, 1.01]) {
+      runs.push({ system: 'PARTS', application: 'over', p, n: 1, tau: 10 * f,
+        regions: [{ name: 'a', time_s: (1 + 0.5 * Math.log2(p)) * f }, { name: 'b', time_s: 6 * f }] });
+    }
+  }
+  await post(runs);
+  await open('/series?system=PARTS&application=over');
+  await page.locator('#calltree tbody tr').first().waitFor();
+  assert.deepEqual(await page.locator('#calltree-warnings li').allInnerTexts(),
+    ["at p = 128 the first-level paths' models predict 10.5 s together, 105 % of τ's model (10 s): each is " +
+     'fitted on its own, so the shares there add up to more than 100 %; measure at larger p before trusting either']);
 });

@@ -190,7 +190,10 @@ async function load(q, params, box) {
     `${b.candidates} ${b.candidates === 1 ? 'has' : 'have'} a share that grows from the smallest to the largest ` +
     `measured ${b.along} and on to ${at}: the candidates for a scalability bug. Unusable models come last and are ` +
     `never candidates. ${what} itself: ${b.root.function} (${b.root.quality}).`);
-  box.replaceChildren(summary,
+  // the paths' models may predict more than τ's own: said, never hidden
+  const warnings = el('ul', { class: 'warnings', id: 'calltree-warnings' },
+    ...(b.warnings || []).map((w) => el('li', {}, w)));
+  box.replaceChildren(summary, warnings,
     liveChart('regions', q, `the top call paths against ${b.along}, and their shares of ${what}`, []),
     el('div', { class: 'toolbar' }, expandAll, collapseAll),
     el('div', { class: 'table-wrap' }, el('table', { id: 'calltree', role: 'treegrid',
