@@ -456,6 +456,8 @@ test('a series page models every metric and region, draws the chosen model and t
   await page.waitForFunction(() => document.querySelector('figure[data-kind="model"]')?.dataset.ready === 'yes' &&
     document.querySelector('figure[data-kind="isoefficiency-function"]')?.dataset.ready === 'yes');
   assert.match(await modelFig.locator('figcaption').innerText(), /scaling model of τ \(modelled as p × the metric, divided by p\)/);
+  // a metric's name reads from the cell's left edge, also when it wraps (a button centres its text)
+  assert.equal(await page.locator('#models button[data-metric="region:halo"]').evaluate((b) => getComputedStyle(b).textAlign), 'left');
   await page.locator('#models button[data-metric="region:halo"]').click();
   await page.waitForFunction(() => document.querySelector('figure[data-kind="model"] figcaption')
     ?.textContent.includes('region halo') && document.querySelector('figure[data-kind="model"]').dataset.ready === 'yes');
