@@ -622,7 +622,7 @@ static int get_regions(void *app, struct req *rq, struct resp *rs)
 {
 	struct regions rg;
 	struct kerr err;
-	json_t *paths, *body, *root, *warnings = json_array();
+	json_t *paths, *body, *root, *warnings;
 	char why[320];
 	size_t i, limit;
 	int64_t lim = REGIONS_PATHS_MAX;
@@ -642,6 +642,7 @@ static int get_regions(void *app, struct req *rq, struct resp *rs)
 	for (i = 0; i < rg.npaths && i < limit; i++)
 		json_array_append_new(paths, path_json(&rg, &rg.paths[rg.order[i]], i + 1));
 	root = json_deep_copy(rg.root_model);
+	warnings = json_array();
 	json_object_set_new(root, "measured", at_json(&rg, rg.xhi, measured_at(&rg, &rg.root, rg.xhi), 1));
 	json_object_set_new(root, "predicted", at_json(&rg, rg.at, root_predicted(&rg), 1));
 	if (parts_exceed_root(&rg, false, why, sizeof(why)))
