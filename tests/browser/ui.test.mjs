@@ -78,7 +78,7 @@ test('a series page shows its charts, the SPS and C-class tables and a sortable 
   assert.equal(await page.locator('figure').first().getAttribute('data-kind'), 'scaling');
   await page.locator('#sps tbody tr').first().waitFor();
   assert.equal(await page.locator('#sps tbody tr').count(), 3);
-  assert.match(await page.locator('#sps').innerText(), /\(10, 39200\)\s+80000\s+16\s+0\.552\s+crossed\s+C1/);
+  assert.match(await page.locator('#sps').innerText(), /\(10, 39200\)\s+80000\s+16\s+0\.552\s+crossed\s+C1\s+C1\s+holds/);
   assert.equal(await page.locator('#steps tbody tr').count(), 6);
   // energy: this series has none: no chart, one calm note that says what energy would add
   assert.equal(await page.locator('figure[data-kind="energy"]').count(), 0);
@@ -741,6 +741,20 @@ test('the call tree: every path modelled and ranked, expand, sort, keyboard, a c
   await page.locator('#calltree-chart figure[data-kind="model"][data-ready="yes"]').waitFor();
   assert.match(await page.locator('#calltree-chart figcaption').innerText(), /scaling model of solve->MPI_Allreduce/);
   assert.deepEqual(await page.locator('[role="alert"]').allInnerTexts(), []);
+});
+
+test('a step the runs\' spread could flip says so; the others hold', async () => {
+  // medians 10.3 -> 9.95 from p = 2 to 4 (C1), but 10.0 ... 10.6 and 9.8 ... 10.1 overlap: uncertain
+  const runs = [];
+  for (const [p, taus, chi] of [[2, [10.0, 10.6], 1.0], [4, [10.1, 9.8], 1.5], [8, [6.0, 6.1], 2.0]]) {
+    for (const tau of taus) runs.push({ system: 'NOISY', application: 'a', p, n: 100, tau, chi });
+  }
+  await post(runs);
+  await open('/series?system=NOISY&application=a');
+  await page.locator('#steps tbody tr').first().waitFor();
+  const steps = await page.locator('#steps tbody tr').allInnerTexts();
+  assert.match(steps[0], /^100\s+2\s+4\s+C1\s+\S+\s+uncertain: the runs’ spread could flip it$/);
+  assert.match(steps[1], /^100\s+4\s+8\s+C1\s+\S+\s+holds$/);
 });
 
 test('the call tree says when its paths predict more than τ', async () => {

@@ -8,12 +8,18 @@ function spsTable(iso) {
   const rows = iso.sps.map((s) => ({
     base: `(${s.base.p}, ${fmt(s.base.n)})`, grown_n: fmt(s.grown_n.n), grown_p: s.grown_p.p,
     efficiency: s.efficiency, crossing: s.crossing, arrow: s.arrow_region, step: s.step_region,
-    uncertain: s.uncertain ? 'uncertain' : '' }));
+    uncertain: certainty(s) }));
   return dataTable([
     { key: 'base', label: 'base (p, n)' }, { key: 'grown_n', label: "n'", num: true },
     { key: 'grown_p', label: "p'", num: true }, { key: 'efficiency', label: 'ε', num: true },
     { key: 'crossing', label: 'crossing' }, { key: 'arrow', label: 'arrow' }, { key: 'step', label: 'step' },
-    { key: 'uncertain', label: 'verdict' }], rows, { id: 'sps' });
+    { key: 'uncertain', label: 'against the noise' }], rows, { id: 'sps' });
+}
+
+// A verdict that values inside the repeated runs' spreads would flip is
+// uncertain (docs/api.md, "Repeats"); one run a point has no spread to say so.
+function certainty(s) {
+  return s.uncertain ? 'uncertain: the runs’ spread could flip it' : 'holds';
 }
 
 // No SPS triple: why, from the grid the points form, with the weak-scaling
@@ -35,11 +41,11 @@ function noSps(scaling) {
 
 function stepsTable(iso) {
   const rows = iso.steps.map((s) => ({ n: s.n, from_p: s.from_p, to_p: s.to_p, region: s.region,
-    slope: s.slope, uncertain: s.uncertain ? 'uncertain' : '' }));
+    slope: s.slope, uncertain: certainty(s) }));
   return dataTable([
     { key: 'n', label: 'n', num: true }, { key: 'from_p', label: 'from p', num: true },
     { key: 'to_p', label: 'to p', num: true }, { key: 'region', label: 'region' },
-    { key: 'slope', label: 'dχ/dτ', num: true }, { key: 'uncertain', label: 'verdict' }], rows, { id: 'steps' });
+    { key: 'slope', label: 'dχ/dτ', num: true }, { key: 'uncertain', label: 'against the noise' }], rows, { id: 'steps' });
 }
 
 function qualityBadge(r) {
