@@ -1331,6 +1331,13 @@ def where_tau_stops_falling_never_contradicts_the_measured_steps():
     expect(said is not None and 8 <= said <= 16, f"the statement turns where the steps do ({c})")
     expect(c["source"] == "measurement" or b["models"]["resource"]["quality"] == "good",
            f"from a model only when it is good ({c} {b['models']['resource']['quality']})")
+    # the SP2 example of the paper: a model from 4 p and 2 n is unusable; the note names the measured turn
+    ensure_sp2()
+    s, b, _ = k.request("GET", "/api/v1/analysis/isoefficiency?system=SP2-it&application=md&points=false")
+    c = b["models"]["c1_c3"][0]
+    expect(c["source"] == "measurement" and c["p"] == 24 and "cannot say where τ stops falling" in c["note"]
+           and c["note"].endswith("the measured steps turn at p = 24 (τ does not fall from p = 24 to 36)"),
+           f"the measured turn named in the note ({c})")
 
 
 @test

@@ -1254,9 +1254,11 @@ static json_t *turns_json(const struct iso_fit *q, const struct ka_obs *obs, siz
 			if (good)
 				snprintf(note, sizeof(note), "the model τ = (%s) / p and the measured steps "
 					 "disagree: the measurement stands", fn);
+			else if (isfinite(next))
+				snprintf(note, sizeof(note), "%sthe measured steps turn at p = %g (τ does not "
+					 "fall from p = %g to %g)", why, turn, turn, next);
 			else
-				snprintf(note, sizeof(note), "%s%s", why, isfinite(next) ? "the measured steps "
-					 "turn at p" : "the measured steps are C1 throughout");
+				snprintf(note, sizeof(note), "%sthe measured steps are C1 throughout", why);
 			o = json_pack("{s:f,s:o,s:s,s:o,s:s}", "n", n, "p",
 				      isfinite(next) ? json_real(turn) : json_null(), "source", "measurement",
 				      "model_p", falls ? json_null() : json_finite(p), "note", note);
