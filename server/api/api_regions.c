@@ -219,8 +219,11 @@ static double root_predicted(const struct regions *rg)
 
 /* Each path is modelled on its own, so the first-level paths' predictions
  * may add up to more than the root's model predicts (the shares stay of
- * the root's model). When they do, a sentence that says so in buf (short:
- * for a chart's small print) and true. */
+ * the root's model). When they do by more than PARTS_OVER (a sum a hair
+ * above the root's, as when one path is nearly all of it, is no news), a
+ * sentence that says so in buf (short: for a chart's small print) and
+ * true. */
+#define PARTS_OVER 0.01
 static bool parts_exceed_root(const struct regions *rg, bool brief, char *buf, size_t size)
 {
 	double sum = 0, root = root_predicted(rg);
@@ -230,7 +233,7 @@ static bool parts_exceed_root(const struct regions *rg, bool brief, char *buf, s
 	for (i = 0; i < rg->npaths; i++)
 		if (rg->paths[i].depth == 1 && isfinite(rg->paths[i].p_value))
 			sum += rg->paths[i].p_value;
-	if (!(root > 0) || sum <= root * (1 + 1e-9))
+	if (!(root > 0) || sum <= root * (1 + PARTS_OVER))
 		return false;
 	if (brief)
 		snprintf(buf, size, "at %s = %g the first-level paths predict %.0f %% of %s's model: "
