@@ -757,13 +757,15 @@ test('a step the runs\' spread could flip says so; the others hold', async () =>
   assert.match(steps[1], /^100\s+4\s+8\s+C1\s+\S+\s+holds$/);
 });
 
-test('the call tree says when its paths predict more than τ', async () => {
-  // τ 10 at every p; a = 1 + 0.5 log2(p) and b = 6: 10.5 s at p = 128, 105 % of τ's model
+test('the call tree says when its paths predict more than τ, and greys an unusable growth', async () => {
+  // τ 10 at every p; a = 1 + 0.5 log2(p) and b = 6: 10.5 s at p = 128, 105 % of τ's model;
+  // c at p = 1 alone: unusable, nothing predicted from it
   const runs = [];
   for (const p of [1, 2, 4, 8, 16]) {
     for (const f of [0.99, 1.01]) {
       runs.push({ system: 'PARTS', application: 'over', p, n: 1, tau: 10 * f,
-        regions: [{ name: 'a', time_s: (1 + 0.5 * Math.log2(p)) * f }, { name: 'b', time_s: 6 * f }] });
+        regions: [{ name: 'a', time_s: (1 + 0.5 * Math.log2(p)) * f }, { name: 'b', time_s: 6 * f },
+          ...(p === 1 ? [{ name: 'c', time_s: 0.5 * f }] : [])] });
     }
   }
   await post(runs);
@@ -772,4 +774,10 @@ test('the call tree says when its paths predict more than τ', async () => {
   assert.deepEqual(await page.locator('#calltree-warnings li').allInnerTexts(),
     ["at p = 128 the first-level paths' models predict 10.5 s together, 105 % of τ's model (10 s): each is " +
      'fitted on its own, so the shares there add up to more than 100 %; measure at larger p before trusting either']);
+  // a grows as log2(p) in its colour; c's growth from an unusable model is no finding
+  const growth = async (k) => page.locator(`#calltree tr[data-path="${k}"] .growth`);
+  assert.equal(await (await growth('a')).innerText(), '↗ grows as log2(p)');
+  assert.match(await (await growth('a')).getAttribute('class'), /growth-grows/);
+  assert.equal(await (await growth('c')).innerText(), '· constant, from an unusable model');
+  assert.match(await (await growth('c')).getAttribute('class'), /growth-none/);
 });

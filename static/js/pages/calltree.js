@@ -13,15 +13,23 @@ import { api, el, fmt, problem, setParam } from '../lib.js';
 const SEP = '->';
 const EXPAND_ALL_MAX = 3000;	// rows "expand all" will show at once
 
-function growthOf(g) {
+const unusableOf = (d) => Boolean(d && d.model && d.model.quality === 'unusable');
+
+// An unusable model's growth is no finding: said in grey, with why, and
+// sorted with the paths not modelled.
+function growthOf(g, unusable) {
+  if (unusable && g && g !== 'not modelled') {
+    return { word: `${g === 'falls' || g === 'constant' ? g : `grows as ${g}`}, from an unusable model`,
+      cls: 'growth-none', mark: '·', order: -1 };
+  }
   if (g === 'falls') return { word: 'falls', cls: 'growth-falls', mark: '↘', order: 0 };
   if (g === 'constant') return { word: 'constant', cls: 'growth-flat', mark: '→', order: 1 };
   if (!g || g === 'not modelled') return { word: 'not modelled', cls: 'growth-none', mark: '·', order: -1 };
   return { word: `grows as ${g}`, cls: 'growth-grows', mark: '↗', order: 2 };
 }
 
-function growthCell(g) {
-  const x = growthOf(g);
+function growthCell(g, unusable) {
+  const x = growthOf(g, unusable);
   return el('span', { class: `growth ${x.cls}` }, el('span', { 'aria-hidden': 'true' }, `${x.mark} `), x.word);
 }
 
@@ -52,7 +60,7 @@ const COLUMNS = [
   { key: 'time', label: 'time at largest p (s)', num: true, value: (n) => (n.data ? n.data.measured.value : null) },
   { key: 'share', label: 'share at largest p', num: true, value: (n) => (n.data ? n.data.measured.share : null) },
   { key: 'model', label: 'model', value: (n) => (n.data && n.data.model ? n.data.model.function : '') },
-  { key: 'growth', label: 'growth', value: (n) => growthOf(n.data && n.data.growth).order },
+  { key: 'growth', label: 'growth', value: (n) => growthOf(n.data && n.data.growth, unusableOf(n.data)).order },
   { key: 'predicted', label: 'predicted time (s)', num: true, value: (n) => (n.data ? n.data.predicted.value : null) },
   { key: 'pshare', label: 'predicted share', num: true, value: (n) => (n.data ? n.data.predicted.share : null) },
   { key: 'grows', label: 'share grows', value: (n) => (n.data && n.data.share_grows ? 1 : 0) },
@@ -135,7 +143,7 @@ async function load(q, params, box) {
       el('td', { class: 'num' }, d ? fmt(d.measured.value) : ''),
       el('td', { class: 'num' }, d ? share(d.measured.share) : ''),
       el('td', {}, model),
-      el('td', {}, d ? growthCell(d.growth) : ''),
+      el('td', {}, d ? growthCell(d.growth, unusableOf(d)) : ''),
       el('td', { class: 'num' }, d && d.predicted.value !== null ? fmt(d.predicted.value) : d ? '—' : ''),
       el('td', { class: 'num' }, d ? share(d.predicted.share) : ''),
       el('td', {}, d && d.share_grows ? el('span', { class: 'candidate' }, '▲ grows') : d ? 'no' : ''),
