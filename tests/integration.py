@@ -1107,6 +1107,13 @@ def scaling_needs_tau_alone():
            f"several series: each line names its series and n ({s} {legend})")
     s, b, _ = k.request("GET", "/api/v1/reports/scaling.svg?system=scale-it&application=md&second=both")
     expect(s == 400 and b["field"] == "second", f"second named ({b})")
+    # tau 11 ... 2.3 spans under a decade: linear labels, and one at the axis' foot below 4 (make demo's K:mg)
+    k.request("POST", "/api/v1/runs", [run(system="scale-foot", application="mg", p=p, n=1.0, tau=v)
+                                       for p, v in ((1, 11.0), (2, 6.0), (4, 3.3), (8, 2.3))], token=t)
+    s, b, h = k.request("GET", "/api/v1/reports/scaling.svg?system=scale-foot&application=mg")
+    y = json.loads(h["X-Karte-Frame"])["panels"][0]["y"] if s == 200 else {}
+    expect(s == 200 and y["log"] and y["ticks"] == [3, 4, 6, 8, 10, 12] and y["min"] < 2.3,
+           f"the labels of tau's axis reach its foot ({y})")
 
 
 @test

@@ -94,7 +94,9 @@ static void test_svg_markers_where_the_frame_says(void **state)
 	assert_int_equal(count(svg, len, want), 1);
 	assert_true(memmem(svg, len, "karte-m0", 8) < memmem(svg, len, "karte-m1", 8));
 	json = chart_frames_json(&spec, &fr);
-	assert_non_null(strstr(json, "\"x\":{\"log\":true,\"min\":0.5,\"max\":200}"));
+	/* 0.5 ... 200 on a log axis: labelled 1, 2, 5 in each decade */
+	assert_non_null(strstr(json, "\"x\":{\"log\":true,\"min\":0.5,\"max\":200,"
+			       "\"ticks\":[0.5,1,2,5,10,20,50,100,200]}"));
 	assert_non_null(strstr(json, "\"legend\":[]"));
 	free(json);
 	free(svg);

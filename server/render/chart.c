@@ -261,6 +261,25 @@ static void lin_ticks(double lo, double hi, struct ticks *t, double max_ticks)
 		t->minor[t->nminor++] = v;
 }
 
+/* Linear steps on a log axis crowd at its top and leave its foot bare
+ * (2.2 ... 12 labelled 4, 6, ... 12): below the lowest label, labels at half
+ * the step while each stays min_px from the one above it. */
+static void log_foot(double lo, double px_per_decade, struct ticks *t, double min_px)
+{
+	double half, v;
+
+	if (t->nmajor < 2)
+		return;
+	half = (t->major[1] - t->major[0]) / 2;
+	for (v = t->major[0] - half; v >= lo && v > 0 && t->nmajor < 64; v -= half) {
+		if (px_per_decade * log10(t->major[0] / v) < min_px)
+			break;
+		memmove(t->major + 1, t->major, t->nmajor * sizeof(*t->major));
+		t->major[0] = v;
+		t->nmajor++;
+	}
+}
+
 /* e in superscript digits (plain UTF-8: no markup, so nothing a user
  * posted can change a layout): "⁻⁴". */
 static void superscript(int e, char *buf, size_t size)
@@ -976,8 +995,11 @@ static bool draw_ray(cairo_t *cr, const struct chart_layer *l, const struct scal
 
 /* ---- panels ---------------------------------------------------------------------- */
 
+/* An axis' ticks, grid and labels; the labelled values into labelled
+ * (CHART_FRAME_TICKS at most, *nlabelled of them). */
 static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct chart_axis *ax,
-			    bool x_axis, double other, double span0, double span1)
+			    bool x_axis, double other, double span0, double span1, double *labelled,
+			    size_t *nlabelled)
 {
 	struct ticks t;
 	const char *name[64];	/* at_text: each major tick's label */
@@ -997,11 +1019,15 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 			room = fabs(map(s, t.major[1]) - map(s, t.major[0])) - 4;
 	} else if (s->log) {
 		log_ticks(s->lo, s->hi, &t);
-		if (t.nmajor < 3)	/* under half a decade: nice linear steps read better */
+		if (t.nmajor < 3) {	/* under half a decade: nice linear steps read better */
 			lin_ticks(s->lo, s->hi, &t, fabs(s->p1 - s->p0) / (x_axis ? 70 : 35));
+			log_foot(s->lo, fabs(s->p1 - s->p0) / (log10(s->hi) - log10(s->lo)), &t,
+				 x_axis ? 70 : 35);
+		}
 	} else {	/* a label every 70 px across, 35 px up */
 		lin_ticks(s->lo, s->hi, &t, fabs(s->p1 - s->p0) / (x_axis ? 70 : 35));
 	}
+	*nlabelled = 0;
 	cairo_set_line_width(cr, 1);
 	set_dash(cr, DASH_SOLID, 1);
 	/* grid at the major ticks, light, behind the data */
@@ -1040,6 +1066,8 @@ static void draw_axis_ticks(cairo_t *cr, const struct scale *s, const struct cha
 			last_right = v + tw / 2;
 		} else
 			text(cr, buf, other - 8, v, A_RIGHT, true, TEXT_PT, false, 0, 0, INK);
+		if (*nlabelled < CHART_FRAME_TICKS)
+			labelled[(*nlabelled)++] = t.major[i];
 	}
 	source(cr, INK, 0);
 	for (i = 0; i < t.nminor; i++) {
@@ -1210,12 +1238,13 @@ static void draw_panel_as(cairo_t *cr, const struct chart_panel *p, double x, do
 	sy = (struct scale){p->y.log, 0, 0, bottom, top};
 	auto_range(p, true, &p->x, &sx.lo, &sx.hi);
 	auto_range(p, false, &p->y, &sy.lo, &sy.hi);
-	*fr = (struct chart_frame){!p->placeholder, left, top, right, bottom, sx.log, sy.log,
-				   sx.lo, sx.hi, sy.lo, sy.hi, false, 0};
+	*fr = (struct chart_frame){.drawn = !p->placeholder, .left = left, .top = top, .right = right,
+				   .bottom = bottom, .xlog = sx.log, .ylog = sy.log, .xmin = sx.lo,
+				   .xmax = sx.hi, .ymin = sy.lo, .ymax = sy.hi};
 
 	/* frame, ticks, titles */
-	draw_axis_ticks(cr, &sx, &p->x, true, bottom, top, bottom);
-	draw_axis_ticks(cr, &sy, &p->y, false, left, left, right);
+	draw_axis_ticks(cr, &sx, &p->x, true, bottom, top, bottom, fr->xticks, &fr->nxticks);
+	draw_axis_ticks(cr, &sy, &p->y, false, left, left, right, fr->yticks, &fr->nyticks);
 	source(cr, INK, 0);
 	cairo_set_line_width(cr, 1);
 	cairo_rectangle(cr, left, top, right - left, bottom - top);
@@ -1343,6 +1372,20 @@ static void sink_json_string(struct sink *s, const char *text)
 	sink_put(s, "\"", 1);
 }
 
+/* [v0,v1,...] with the digits to read each back. */
+static void sink_numbers(struct sink *s, const double *v, size_t n)
+{
+	char buf[32];
+	size_t i;
+
+	sink_put(s, "[", 1);
+	for (i = 0; i < n; i++) {
+		snprintf(buf, sizeof(buf), "%s%.17g", i ? "," : "", v[i]);
+		sink_put(s, buf, strlen(buf));
+	}
+	sink_put(s, "]", 1);
+}
+
 char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame *frames)
 {
 	struct sink s = {0};
@@ -1356,17 +1399,23 @@ char *chart_frames_json(const struct chart_spec *spec, const struct chart_frame 
 	for (i = 0; i < spec->npanels; i++) {
 		const struct chart_frame *f = &frames[i];
 
-		if (!f->drawn)
+		if (!f->drawn) {
 			snprintf(buf, sizeof(buf), "%snull", i ? "," : "");
-		else
-			snprintf(buf, sizeof(buf),
-				 "%s{\"left\":%.2f,\"top\":%.2f,\"right\":%.2f,\"bottom\":%.2f,"
-				 "\"x\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g},"
-				 "\"y\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g}}",
-				 i ? "," : "", f->left, f->top, f->right, f->bottom,
-				 f->xlog ? "true" : "false", f->xmin, f->xmax,
-				 f->ylog ? "true" : "false", f->ymin, f->ymax);
+			sink_put(&s, buf, strlen(buf));
+			continue;
+		}
+		snprintf(buf, sizeof(buf),
+			 "%s{\"left\":%.2f,\"top\":%.2f,\"right\":%.2f,\"bottom\":%.2f,"
+			 "\"x\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g,\"ticks\":",
+			 i ? "," : "", f->left, f->top, f->right, f->bottom,
+			 f->xlog ? "true" : "false", f->xmin, f->xmax);
 		sink_put(&s, buf, strlen(buf));
+		sink_numbers(&s, f->xticks, f->nxticks);
+		snprintf(buf, sizeof(buf), "},\"y\":{\"log\":%s,\"min\":%.17g,\"max\":%.17g,\"ticks\":",
+			 f->ylog ? "true" : "false", f->ymin, f->ymax);
+		sink_put(&s, buf, strlen(buf));
+		sink_numbers(&s, f->yticks, f->nyticks);
+		sink_put(&s, "}}", 2);
 	}
 	sink_put(&s, "],\"title\":", 10);
 	sink_json_string(&s, spec->title ? spec->title : "");

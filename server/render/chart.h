@@ -122,12 +122,16 @@ void chart_number(double v, char *buf, size_t size);
 /* Where a panel's data went: the plot rectangle (px from the image's top
  * left) and the range each axis shows. A browser maps a data point to the
  * pixel it was drawn at with these (hover, click, zoom over the picture). */
+#define CHART_FRAME_TICKS 32	/* labelled ticks a frame lists, per axis */
+
 struct chart_frame {
 	bool drawn;			/* false: placeholder, or no room */
 	double left, top, right, bottom;
 	bool xlog, ylog;
 	double xmin, xmax, ymin, ymax;
 	bool short_legend;		/* the panel's legend_short was drawn */
+	double xticks[CHART_FRAME_TICKS], yticks[CHART_FRAME_TICKS];	/* the labelled values */
+	size_t nxticks, nyticks;
 	uint64_t labels;		/* bit k: the k-th labelled ray of the panel had room
 					 * for its label (a label that would overlap another
 					 * is left out, and not listed in the frame's legend) */
