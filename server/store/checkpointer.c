@@ -10,6 +10,7 @@
 #include "store.h"
 #include "core/xalloc.h"
 #include "core/klog.h"
+#include "core/mono.h"
 
 struct checkpointer {
 	struct store *st;
@@ -28,12 +29,7 @@ static void *checkpointer_main(void *arg)
 
 	pthread_mutex_lock(&c->lock);
 	while (!c->stopping) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += CHECKPOINT_EVERY_NS;
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = clock_in(CLOCK_REALTIME, CHECKPOINT_EVERY_NS);
 		pthread_cond_timedwait(&c->wake, &c->lock, &until);
 		if (c->stopping)
 			break;

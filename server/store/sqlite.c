@@ -1473,7 +1473,7 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 	struct sq *st = (struct sq *)base;
 	sqlite3_stmt *s = stmt(st, S_STAGED, err);
 	int64_t staged = 0, upto = 0;
-	bool whole, sliced;
+	bool whole, sliced, big;
 	int rc = -1;
 
 	*moved = 0;
@@ -1491,7 +1491,11 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 	 * batch); a whole move (all: at stop, or idle) in chunks */
 	sliced = !all && staged > MERGE_SLICE;
 	st->merging = sliced;	/* the last slice empties runs_new whole */
-	if (!sliced)
+	/* only a move of more than a slice at once needs the large cache (and
+	 * the new connection after it): the last slice, or a few runs at stop,
+	 * fit in SQLite's default */
+	big = all && staged > MERGE_SLICE;
+	if (big)
 		sqlite3_exec(st->db, MERGE_CACHE, NULL, NULL, NULL);
 	if (exec_stmt(st, S_BEGIN, err, "beginning a merge"))
 		goto out;
@@ -1510,7 +1514,7 @@ static int sq_merge(struct store *base, bool all, int64_t *moved, struct kerr *e
 		     exec_int(st, S_MERGE_DROP, upto, err, "moving runs into runs_base")) ||
 	    exec_stmt(st, S_COMMIT, err, "committing a merge"))
 		goto fail;
-	if (!sliced)
+	if (big)
 		renew(st);	/* with the cache the move grew; the new one has SQLite's default */
 	rc = 0;
 	goto out;	/* the cache given back all the same if the old connection stayed */
@@ -1519,7 +1523,7 @@ fail:
 	st->merging = false;
 	exec_stmt(st, S_ROLLBACK, NULL, "rolling back a merge");
 out:
-	if (!sliced) {
+	if (big) {
 		sqlite3_exec(st->db, "PRAGMA cache_size = -2000", NULL, NULL, NULL);	/* SQLite's default */
 		sqlite3_db_release_memory(st->db);
 	}

@@ -192,12 +192,7 @@ static void gather(struct writer *w, uint64_t typical_ns, uint64_t last_jobs)
 
 	if (!ns)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_nsec += (long)ns;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = clock_in(CLOCK_MONOTONIC, (int64_t)ns);
 	w->want = last_jobs;
 	while (w->queued < last_jobs && !w->stopping &&
 	       pthread_cond_timedwait(&w->cond, &w->lock, &until) == 0)
@@ -248,13 +243,7 @@ static bool wait_jobs(struct writer *w, bool due, double next_merge)
 		at = next_merge - mono_s();
 		if (at <= 0)
 			return true;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_sec += (time_t)at;
-		until.tv_nsec += (long)((at - (double)(time_t)at) * 1e9);
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = clock_in(CLOCK_MONOTONIC, (int64_t)(at * 1e9));
 		pthread_cond_timedwait(&w->cond, &w->lock, &until);
 	}
 	return false;

@@ -16,6 +16,7 @@
 #include "core/xalloc.h"
 #include "core/jsonw.h"
 #include "core/klog.h"
+#include "core/mono.h"
 
 struct item {
 	char *body;
@@ -74,13 +75,7 @@ static bool wait_ms(struct webhook *h, long ms)
 {
 	struct timespec until;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += ms / 1000;
-	until.tv_nsec += (ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
+	until = clock_in(CLOCK_REALTIME, (int64_t)ms * 1000000);
 	while (!h->stopping && pthread_cond_timedwait(&h->cond, &h->lock, &until) != ETIMEDOUT)
 		;
 	return h->stopping;

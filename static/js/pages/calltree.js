@@ -19,8 +19,7 @@ const unusableOf = (d) => Boolean(d && d.model && d.model.quality === 'unusable'
 // sorted with the paths not modelled.
 function growthOf(g, unusable) {
   if (unusable && g && g !== 'not modelled') {
-    return { word: `${g === 'falls' || g === 'constant' ? g : `grows as ${g}`}, from an unusable model`,
-      cls: 'growth-none', mark: '·', order: -1 };
+    return { word: `${growthOf(g).word}, from an unusable model`, cls: 'growth-none', mark: '·', order: -1 };
   }
   if (g === 'falls') return { word: 'falls', cls: 'growth-falls', mark: '↘', order: 0 };
   if (g === 'constant') return { word: 'constant', cls: 'growth-flat', mark: '→', order: 1 };
